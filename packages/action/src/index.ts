@@ -1,0 +1,2 @@
+export type { MetricComparison } from './statistics.js';
+export { compareSamples, tQuantile975 } from './statistics.js';

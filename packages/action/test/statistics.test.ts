@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { compareSamples, tQuantile975 } from '../src/index.js';
+
+describe('tQuantile975', () => {
+  it.each([
+    [1, 12.706],
+    [4, 2.776],
+    [10, 2.228],
+    [30, 2.042],
+    [120, 1.98],
+  ])('df=%d gives %f', (df, expected) => {
+    expect(tQuantile975(df)).toBeCloseTo(expected, 2);
+  });
+});
+
+describe('compareSamples', () => {
+  it('flags a clear 25 % throughput drop as significant', () => {
+    const result = compareSamples([1000, 1010, 990, 1005], [750, 760, 745, 755]);
+    expect(result.change).toBeCloseTo(-0.25, 2);
+    expect(result.significant).toBe(true);
+    expect(result.ci[1]).toBeLessThan(0);
+  });
+
+  it('does not flag noise around the same mean', () => {
+    const result = compareSamples([1000, 1040, 960, 1010], [990, 1030, 970, 1000]);
+    expect(result.significant).toBe(false);
+    expect(result.ci[0]).toBeLessThan(0);
+    expect(result.ci[1]).toBeGreaterThan(0);
+  });
+
+  it('rejects an empty side', () => {
+    expect(() => compareSamples([], [1])).toThrow(/base=0 head=1/);
+  });
+});

@@ -1,0 +1,2 @@
+export type { RequestSpec } from './request.js';
+export { serializeRequest } from './request.js';

@@ -1,0 +1,2 @@
+export type { Monitor, MonitorOptions, MonitorSnapshot } from './monitor.js';
+export { createMonitor } from './monitor.js';

@@ -1,0 +1,2 @@
+export { parseCpuProfile } from './cpuprofile.js';
+export type { FunctionEntry, FunctionKind, Profile } from './model.js';

@@ -1,0 +1,33 @@
+// `pnpm test`: every package's tests through turbo (which builds first), then one closing
+// line for the whole workspace: "tests: N passed, N failed".
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const results = (dir) => join(root, 'packages', dir, '.vitest-result.json');
+const packages = readdirSync(join(root, 'packages'));
+for (const dir of packages) rmSync(results(dir), { force: true });
+
+const turbo = spawnSync('pnpm', ['exec', 'turbo', 'run', 'test', '--concurrency=1', ...process.argv.slice(2)], {
+  cwd: root,
+  stdio: 'inherit',
+});
+
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+const missing = [];
+for (const dir of packages) {
+  if (!existsSync(results(dir))) {
+    missing.push(dir);
+    continue;
+  }
+  const json = JSON.parse(readFileSync(results(dir), 'utf8'));
+  passed += json.numPassedTests;
+  failed += json.numFailedTests;
+  skipped += json.numPendingTests + (json.numTodoTests ?? 0);
+}
+if (missing.length) console.log(`no test results from: ${missing.join(', ')}`);
+console.log(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exit(turbo.status ?? 1);
