@@ -59,9 +59,13 @@ async function fallbackDemo() {
   console.log('hotpath demo (engine slice): pbkdf2 (base) vs pbkdf2Sync (head), 8 connections, 5 s each\n');
   const base = await measure('base', false);
   const head = await measure('head', true);
-  console.log(`req/s   base ${base.rps.toFixed(1)}   head ${head.rps.toFixed(1)}   change ${(((head.rps - base.rps) / base.rps) * 100).toFixed(1)} %`);
+  console.log(
+    `req/s   base ${base.rps.toFixed(1)}   head ${head.rps.toFixed(1)}   change ${(((head.rps - base.rps) / base.rps) * 100).toFixed(1)} %`,
+  );
   console.log('\nhottest functions in head (self %):');
   for (const f of head.profile.functions.slice(0, 5)) {
-    console.log(`  ${((f.self / head.profile.totalTicks) * 100).toFixed(1).padStart(5)} %  ${f.name}  ${f.file}:${f.line}`);
+    console.log(
+      `  ${((f.self / head.profile.totalTicks) * 100).toFixed(1).padStart(5)} %  ${f.name}  ${f.file}:${f.line}`,
+    );
   }
 }

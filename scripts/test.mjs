@@ -9,10 +9,14 @@ const results = (dir) => join(root, 'packages', dir, '.vitest-result.json');
 const packages = readdirSync(join(root, 'packages'));
 for (const dir of packages) rmSync(results(dir), { force: true });
 
-const turbo = spawnSync('pnpm', ['exec', 'turbo', 'run', 'test', '--concurrency=1', ...process.argv.slice(2)], {
-  cwd: root,
-  stdio: 'inherit',
-});
+const turbo = spawnSync(
+  'pnpm',
+  ['exec', 'turbo', 'run', 'test', '--concurrency=1', ...process.argv.slice(2)],
+  {
+    cwd: root,
+    stdio: 'inherit',
+  },
+);
 
 let passed = 0;
 let failed = 0;
