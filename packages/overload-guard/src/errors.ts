@@ -1,0 +1,32 @@
+/** Every error this package raises on purpose carries one of these stable codes. */
+export const GUARD_ERROR_CODES = {
+  HP_GUARD_INVALID_OPTION: 'an option of createGuard or createMonitor has a value outside what it accepts',
+  HP_GUARD_CLOSED: 'the guard was closed: it admits every request and cannot make new adapters',
+  HP_GUARD_HEALTH_CHECK_FAILED:
+    'the custom healthCheck threw or rejected; the guard treats that as unhealthy',
+  HP_GUARD_OVERLOADED: 'a request was shed (the code in the default 503 body)',
+} as const;
+
+export type GuardErrorCode = keyof typeof GUARD_ERROR_CODES;
+
+/** Base class of the errors of @hotpath/overload-guard; `code` is stable, the message names the bad value. */
+export class HotpathGuardError extends Error {
+  readonly code: GuardErrorCode;
+
+  constructor(code: GuardErrorCode, message?: string, options?: { cause?: unknown }) {
+    super(message ?? GUARD_ERROR_CODES[code], options);
+    this.name = 'HotpathGuardError';
+    this.code = code;
+  }
+}
+
+export function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value == null) return String(value);
+  if (typeof value === 'function') return 'a function';
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

@@ -1,0 +1,23 @@
+import type { z } from 'zod';
+import { describeValue, HotpathGuardError } from './errors.js';
+
+/**
+ * Parses `input` with `schema`; on failure throws HP_GUARD_INVALID_OPTION naming the first bad
+ * option, its value and what was expected.
+ */
+export function parseOptions<T extends z.ZodType>(schema: T, input: unknown, owner: string): z.output<T> {
+  const result = schema.safeParse(input ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const path = issue.path.map(String).join('.');
+  let value: unknown = input;
+  for (const key of issue.path) {
+    value =
+      value != null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+  }
+  const name = path === '' ? 'options' : path;
+  throw new HotpathGuardError(
+    'HP_GUARD_INVALID_OPTION',
+    `${owner}: invalid ${name} ${describeValue(value)}: expected ${issue.message}`,
+  );
+}
