@@ -1,6 +1,6 @@
-// `pnpm demo [express|restify|nodecached]`: a real base-vs-head comparison on an example.
-// Delegates to the hotpath CLI once it is built; until then, runs the best end-to-end slice:
-// the PBKDF2 story with two real servers, real load and a real CPU profile of the head.
+// `pnpm demo [express|restify|nodecached] [extra hotpath flags]`: a real base-vs-head comparison
+// on an example with `hotpath compare`. Without the CLI built, it runs the engine slice that
+// predates it: the PBKDF2 story with two real servers, real load and a CPU profile of the head.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -10,8 +10,41 @@ import { parseCpuProfile } from '@hotpath/tick-parser';
 
 const root = new URL('..', import.meta.url).pathname;
 const cli = join(root, 'packages/action/dist/cli.js');
+
+/** The three seed stories: base is the slow first version, head is the fix. */
+const demos = {
+  express: {
+    cwd: 'examples/express-auth',
+    base: 'HASH_MODE=sync node server.js',
+    head: 'HASH_MODE=async node server.js',
+    args: ['--url', '/auth?username=demo&password=secret', '--connections', '20'],
+  },
+  restify: {
+    cwd: 'examples/restify-etag',
+    base: 'ETAG_MODE=slow node server.js',
+    head: 'ETAG_MODE=fast node server.js',
+    args: ['--url', '/seed/v1', '--connections', '50'],
+  },
+  nodecached: {
+    cwd: 'examples/nodecached',
+    base: 'NAGLE=1 VALUES=string node server.js',
+    head: 'node server.js',
+    args: ['--url', 'memcache://127.0.0.1:$PORT', '--connections', '50'],
+  },
+};
+
+const name = process.argv[2] ?? 'express';
+const demo = demos[name];
+if (!demo) {
+  console.error(`unknown demo ${JSON.stringify(name)}: expected one of ${Object.keys(demos).join(', ')}`);
+  process.exit(2);
+}
 if (existsSync(cli)) {
-  const child = spawn(process.execPath, [cli, 'demo', ...process.argv.slice(2)], { stdio: 'inherit' });
+  const out = join('.hotpath', `demo-${name}`);
+  const args = [cli, 'compare', '--cwd', demo.cwd, '--base-start', demo.base, '--head-start', demo.head];
+  args.push(...demo.args, '--duration', '8', '--warmup', '2', '--rounds', '3', '--out', out);
+  args.push(...process.argv.slice(3));
+  const child = spawn(process.execPath, args, { stdio: 'inherit', cwd: root });
   child.on('exit', (code) => process.exit(code ?? 1));
 } else {
   await fallbackDemo();
@@ -56,9 +89,9 @@ async function fallbackDemo() {
     const profile = parseCpuProfile(readFileSync(join(dir, label, profiles[0]), 'utf8'));
     return { label, rps: done / 5, profile };
   };
-  console.log('hotpath demo (engine slice): pbkdf2 (base) vs pbkdf2Sync (head), 8 connections, 5 s each\n');
-  const base = await measure('base', false);
-  const head = await measure('head', true);
+  console.log('hotpath demo (engine slice): pbkdf2Sync (base) vs pbkdf2 (head), 8 connections, 5 s each\n');
+  const base = await measure('base', true);
+  const head = await measure('head', false);
   console.log(
     `req/s   base ${base.rps.toFixed(1)}   head ${head.rps.toFixed(1)}   change ${(((head.rps - base.rps) / base.rps) * 100).toFixed(1)} %`,
   );
