@@ -95,10 +95,10 @@ async function fallbackDemo() {
   console.log(
     `req/s   base ${base.rps.toFixed(1)}   head ${head.rps.toFixed(1)}   change ${(((head.rps - base.rps) / base.rps) * 100).toFixed(1)} %`,
   );
-  console.log('\nhottest functions in head (self %):');
-  for (const f of head.profile.functions.slice(0, 5)) {
+  console.log('\nhottest functions in base (self %):');
+  for (const f of base.profile.functions.slice(0, 5)) {
     console.log(
-      `  ${((f.self / head.profile.totalTicks) * 100).toFixed(1).padStart(5)} %  ${f.name}  ${f.file}:${f.line}`,
+      `  ${((f.self / base.profile.totalTicks) * 100).toFixed(1).padStart(5)} %  ${f.name}  ${f.file}:${f.line}`,
     );
   }
 }
