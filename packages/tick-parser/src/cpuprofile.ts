@@ -1,75 +1,178 @@
-import type { FunctionEntry, Profile } from './model.js';
+import { HotpathTicksError } from './errors.js';
+import type { FunctionKind, Profile, ProfileMeta } from './model.js';
+import { ProfileBuilder } from './profile-builder.js';
+
+interface CallFrame {
+  functionName: string;
+  url: string;
+  lineNumber: number;
+  columnNumber: number;
+}
 
 interface CpuProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+  callFrame: CallFrame;
   hitCount?: number;
   children?: number[];
 }
 
+/** The older tree-shaped format (v8-profiler-next's default): nested `head.children`. */
+interface TreeNode {
+  id: number;
+  callFrame?: CallFrame;
+  functionName?: string;
+  url?: string;
+  lineNumber?: number;
+  columnNumber?: number;
+  hitCount?: number;
+  children?: TreeNode[];
+}
+
 interface CpuProfileJson {
-  nodes: CpuProfileNode[];
+  nodes?: CpuProfileNode[];
+  head?: TreeNode;
   samples?: number[];
+  timeDeltas?: number[];
   startTime: number;
   endTime: number;
 }
 
 function isCpuProfile(value: unknown): value is CpuProfileJson {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as CpuProfileJson;
   return (
-    typeof value === 'object' &&
-    value !== null &&
-    Array.isArray((value as CpuProfileJson).nodes) &&
-    typeof (value as CpuProfileJson).startTime === 'number'
+    typeof v.startTime === 'number' &&
+    (Array.isArray(v.nodes) || (typeof v.head === 'object' && v.head !== null))
   );
 }
 
-const GC_NAMES = new Set(['(garbage collector)']);
-const META_NAMES = new Set(['(program)', '(idle)', '(root)']);
+/** Turns the nested `head` format into the flat `nodes` format. */
+function flattenTree(head: TreeNode): CpuProfileNode[] {
+  const nodes: CpuProfileNode[] = [];
+  const pending: TreeNode[] = [head];
+  while (pending.length > 0) {
+    const node = pending.pop()!;
+    const children = Array.isArray(node.children) ? node.children : [];
+    nodes.push({
+      id: node.id,
+      callFrame: node.callFrame ?? {
+        functionName: node.functionName ?? '',
+        url: node.url ?? '',
+        lineNumber: (node.lineNumber ?? 0) - 1,
+        columnNumber: (node.columnNumber ?? 0) - 1,
+      },
+      hitCount: node.hitCount,
+      children: children.map((c) => c.id),
+    });
+    for (const child of children) pending.push(child);
+  }
+  return nodes;
+}
 
-/** Reads a `.cpuprofile` (from `node --cpu-prof`, DevTools or v8-profiler-next) into a Profile. */
+const KIND_BY_NAME: Record<string, FunctionKind> = {
+  '(garbage collector)': 'gc',
+  '(program)': 'meta',
+  '(idle)': 'meta',
+  '(root)': 'meta',
+};
+
+function kindOf(frame: CallFrame): FunctionKind {
+  const known = KIND_BY_NAME[frame.functionName];
+  if (known) return known;
+  if (frame.url) return 'js';
+  if (frame.functionName.startsWith('/') || frame.functionName.startsWith('RegExp:')) return 'regexp';
+  return 'builtin';
+}
+
+/**
+ * Reads a `.cpuprofile` (from `node --cpu-prof`, DevTools, node:inspector or v8-profiler-next) into
+ * a Profile. Positions there are 0-based; the model is 1-based like editors.
+ */
 export function parseCpuProfile(json: string | unknown): Profile {
-  const value: unknown = typeof json === 'string' ? JSON.parse(json) : json;
+  let value: unknown = json;
+  if (typeof json === 'string') {
+    try {
+      value = JSON.parse(json);
+    } catch (error) {
+      throw new HotpathTicksError(
+        'HP_TICKS_BAD_CPUPROFILE',
+        `not a .cpuprofile: expected JSON with "nodes" (array) and "startTime" (number), got unparsable text (${(error as Error).message})`,
+        { cause: error },
+      );
+    }
+  }
   if (!isCpuProfile(value)) {
-    throw new TypeError(
+    throw new HotpathTicksError(
+      'HP_TICKS_BAD_CPUPROFILE',
       'not a .cpuprofile: expected an object with "nodes" (array) and "startTime" (number)',
     );
   }
+  const warnings: string[] = [];
+  const nodes = Array.isArray(value.nodes) ? value.nodes : flattenTree(value.head!);
   const byId = new Map<number, CpuProfileNode>();
-  for (const node of value.nodes) byId.set(node.id, node);
-
-  // Hit counts per node: prefer the samples array (exact), fall back to hitCount.
-  const hits = new Map<number, number>();
-  if (value.samples && value.samples.length > 0) {
-    for (const id of value.samples) hits.set(id, (hits.get(id) ?? 0) + 1);
-  } else {
-    for (const node of value.nodes) if (node.hitCount) hits.set(node.id, node.hitCount);
+  for (const node of nodes) {
+    if (node && typeof node.id === 'number' && node.callFrame) byId.set(node.id, node);
   }
-
-  const functions = new Map<string, FunctionEntry>();
-  let total = 0;
-  for (const [id, count] of hits) {
-    const node = byId.get(id);
-    if (!node) continue;
-    total += count;
-    const frame = node.callFrame;
-    const name = frame.functionName || '(anonymous)';
-    const kind = GC_NAMES.has(name) ? 'gc' : META_NAMES.has(name) ? 'meta' : frame.url ? 'js' : 'builtin';
-    const key = `${name}\u0000${frame.url}`;
-    let entry = functions.get(key);
-    if (!entry) {
-      entry = {
-        name,
-        file: frame.url,
-        // .cpuprofile positions are 0-based; the model is 1-based like editors.
-        line: frame.lineNumber + 1,
-        column: frame.columnNumber + 1,
-        kind,
-        self: 0,
-      };
-      functions.set(key, entry);
+  const parent = new Map<number, number>();
+  for (const node of byId.values()) {
+    for (const child of node.children ?? []) {
+      if (byId.has(child) && !parent.has(child)) parent.set(child, node.id);
     }
-    entry.self += count;
   }
-  const list = [...functions.values()].sort((a, b) => b.self - a.self);
-  return { source: 'cpuprofile', totalTicks: total, functions: list };
+
+  // Hit counts per node: the samples array is exact; hitCount is the fallback.
+  const hits = new Map<number, number>();
+  if (Array.isArray(value.samples) && value.samples.length > 0) {
+    let unknown = 0;
+    for (const id of value.samples) {
+      if (byId.has(id)) hits.set(id, (hits.get(id) ?? 0) + 1);
+      else unknown++;
+    }
+    if (unknown > 0) warnings.push(`${unknown} samples name node ids that are not in "nodes"; skipped`);
+  } else {
+    for (const node of byId.values()) if (node.hitCount) hits.set(node.id, node.hitCount);
+  }
+
+  const builder = new ProfileBuilder();
+  const functionOf = new Map<number, number>();
+  const idOf = (node: CpuProfileNode): number => {
+    let id = functionOf.get(node.id);
+    if (id === undefined) {
+      const frame = node.callFrame;
+      const name = frame.functionName || (frame.url ? '(anonymous)' : '(anonymous)');
+      id = builder.internFunction({
+        name,
+        file: frame.url ?? '',
+        line: frame.lineNumber >= 0 ? frame.lineNumber + 1 : 0,
+        column: frame.columnNumber >= 0 ? frame.columnNumber + 1 : 0,
+        kind: kindOf(frame),
+      });
+      functionOf.set(node.id, id);
+    }
+    return id;
+  };
+
+  const path: number[] = [];
+  let cyclic = false;
+  let gcTicks = 0;
+  for (const [nodeId, count] of hits) {
+    path.length = 0;
+    let current: number | undefined = nodeId;
+    let guard = 0;
+    while (current !== undefined && guard++ <= byId.size) {
+      const node = byId.get(current)!;
+      const isRoot = !parent.has(current);
+      if (!isRoot || current === nodeId) path.push(idOf(node));
+      current = parent.get(current);
+    }
+    if (guard > byId.size + 1) cyclic = true;
+    path.reverse();
+    if (byId.get(nodeId)!.callFrame.functionName === '(garbage collector)') gcTicks += count;
+    builder.addStack(path, path.length, count);
+  }
+  if (cyclic) warnings.push('the node tree has a cycle; stacks were cut where it repeats');
+
+  const meta: ProfileMeta = { gcTicks };
+  if (typeof value.endTime === 'number') meta.durationMicros = Math.max(0, value.endTime - value.startTime);
+  return builder.build('cpuprofile', warnings, meta);
 }

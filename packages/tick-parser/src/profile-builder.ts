@@ -1,0 +1,104 @@
+import { functionKey, functionLabel } from './function-label.js';
+import type { FunctionEntry, FunctionKind, Profile, ProfileMeta, StackSample } from './model.js';
+
+export interface FunctionFields {
+  name: string;
+  file: string;
+  line: number;
+  column: number;
+  kind: FunctionKind;
+}
+
+/**
+ * Collects functions and stacks, then produces a consistent Profile: self and total derived from
+ * the stacks, functions sorted by self, stack frames remapped to the sorted order.
+ */
+export class ProfileBuilder {
+  private readonly fields: FunctionFields[] = [];
+  private readonly ids = new Map<string, number>();
+  private readonly tiers: (Set<string> | undefined)[] = [];
+  private readonly stacks = new Map<string, StackSample>();
+
+  /** Returns the id of the function with these fields, creating it on first sight. */
+  internFunction(fields: FunctionFields): number {
+    const key = functionKey(fields);
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      id = this.fields.length;
+      this.fields.push(fields);
+      this.tiers.push(undefined);
+      this.ids.set(key, id);
+    }
+    return id;
+  }
+
+  addTier(id: number, tier: string): void {
+    let set = this.tiers[id];
+    if (!set) this.tiers[id] = set = new Set();
+    set.add(tier);
+  }
+
+  /** Adds `count` samples of a stack given root first; identical stacks are merged. */
+  addStack(frames: ArrayLike<number>, length: number, count: number): void {
+    if (count <= 0 || length <= 0) return;
+    const copy = new Array<number>(length);
+    for (let i = 0; i < length; i++) copy[i] = frames[i];
+    const key = copy.join(',');
+    const existing = this.stacks.get(key);
+    if (existing) existing.count += count;
+    else this.stacks.set(key, { frames: copy, count });
+  }
+
+  build(source: Profile['source'], warnings: string[], meta?: ProfileMeta): Profile {
+    const n = this.fields.length;
+    const self = new Float64Array(n);
+    const total = new Float64Array(n);
+    const stamp = new Int32Array(n).fill(-1);
+    let totalTicks = 0;
+    let stackNo = 0;
+    for (const stack of this.stacks.values()) {
+      const { frames, count } = stack;
+      totalTicks += count;
+      self[frames[frames.length - 1]] += count;
+      for (const id of frames) {
+        if (stamp[id] === stackNo) continue; // recursion: count a function once per sample
+        stamp[id] = stackNo;
+        total[id] += count;
+      }
+      stackNo++;
+    }
+    const used: FunctionEntry[] = [];
+    const oldIds: number[] = [];
+    for (let id = 0; id < n; id++) {
+      if (total[id] === 0) continue;
+      const entry: FunctionEntry = { ...this.fields[id], self: self[id], total: total[id] };
+      const tierSet = this.tiers[id];
+      if (tierSet && tierSet.size > 0) entry.tiers = [...tierSet].sort();
+      used.push(entry);
+      oldIds.push(id);
+    }
+    const order = used.map((_, i) => i);
+    const labels = used.map(functionLabel);
+    order.sort(
+      (a, b) =>
+        used[b].self - used[a].self ||
+        used[b].total - used[a].total ||
+        (labels[a] < labels[b] ? -1 : labels[a] > labels[b] ? 1 : 0),
+    );
+    const remap = new Int32Array(n).fill(-1);
+    const functions: FunctionEntry[] = new Array(order.length);
+    for (let rank = 0; rank < order.length; rank++) {
+      functions[rank] = used[order[rank]];
+      remap[oldIds[order[rank]]] = rank;
+    }
+    const stacks: StackSample[] = [];
+    for (const stack of this.stacks.values()) {
+      const frames = stack.frames.map((id) => remap[id]);
+      stacks.push({ frames, count: stack.count });
+    }
+    stacks.sort((a, b) => b.count - a.count);
+    const profile: Profile = { source, totalTicks, functions, stacks, warnings };
+    if (meta) profile.meta = meta;
+    return profile;
+  }
+}
