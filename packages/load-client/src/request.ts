@@ -1,3 +1,5 @@
+import { HotpathLoadError } from './errors.js';
+
 export interface RequestSpec {
   method?: string;
   path?: string;
@@ -14,10 +16,14 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 export function serializeRequest(host: string, spec: RequestSpec = {}): Buffer {
   const method = spec.method ?? 'GET';
   if (!TOKEN.test(method))
-    throw new TypeError(`invalid HTTP method ${JSON.stringify(method)}: expected a token`);
+    throw new HotpathLoadError(
+      'HP_LOAD_INVALID_REQUEST',
+      `invalid HTTP method ${JSON.stringify(method)}: expected a token`,
+    );
   const path = spec.path ?? '/';
   if (!path.startsWith('/') || /[\s]/.test(path)) {
-    throw new TypeError(
+    throw new HotpathLoadError(
+      'HP_LOAD_INVALID_REQUEST',
       `invalid request path ${JSON.stringify(path)}: expected an absolute path without spaces`,
     );
   }
@@ -25,8 +31,16 @@ export function serializeRequest(host: string, spec: RequestSpec = {}): Buffer {
   const headers = new Map<string, string>();
   headers.set('host', `Host: ${host}`);
   for (const [name, value] of Object.entries(spec.headers ?? {})) {
-    if (!TOKEN.test(name)) throw new TypeError(`invalid header name ${JSON.stringify(name)}`);
-    if (/[\r\n]/.test(value)) throw new TypeError(`invalid value for header ${name}: contains a line break`);
+    if (!TOKEN.test(name))
+      throw new HotpathLoadError(
+        'HP_LOAD_INVALID_REQUEST',
+        `invalid header name ${JSON.stringify(name)}: expected a token`,
+      );
+    if (/[\r\n]/.test(value))
+      throw new HotpathLoadError(
+        'HP_LOAD_INVALID_REQUEST',
+        `invalid value for header ${name}: contains a line break`,
+      );
     headers.set(name.toLowerCase(), `${name}: ${value}`);
   }
   if (body && !headers.has('content-length')) headers.set('content-length', `Content-Length: ${body.length}`);

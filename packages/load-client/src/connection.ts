@@ -1,0 +1,250 @@
+import { connect, type Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import {
+  ERROR_CLOSED,
+  ERROR_CONNECT,
+  ERROR_OTHER,
+  ERROR_PARSE,
+  ERROR_RESET,
+  ERROR_TIMEOUT,
+} from './recorder.js';
+import type { ResponseSink, WireParser } from './wire.js';
+
+/** What a connection needs from the run that owns it. */
+export interface ConnectionOwner {
+  readonly host: string;
+  readonly port: number;
+  readonly requests: Buffer[];
+  readonly noBody: boolean[];
+  readonly pipelining: number;
+  createParser(sink: ResponseSink): WireParser;
+  /** Intended send time (ms, performance clock) of the next request, or -1 when none may go now. */
+  take(now: number): number;
+  /** Whether the request just taken is measured (false during warm-up). */
+  readonly takenMeasured: boolean;
+  /** A taken request was not answered and must be sent again (the server closed gracefully). */
+  giveBack(intended: number, measured: boolean): void;
+  response(status: number, latencyMs: number, measured: boolean): void;
+  error(kind: number, measured: boolean): void;
+  connected(): void;
+  connectFailed(connection: Connection): void;
+  received(bytes: number): void;
+}
+
+function noop(): void {}
+
+/**
+ * One keep-alive connection: writes ready request Buffers (up to `pipelining` in flight),
+ * matches responses to requests in order, reconnects when the server closes.
+ */
+export class Connection implements ResponseSink {
+  private socket: Socket | null = null;
+  private readonly parser: WireParser;
+  private readonly intended: Float64Array;
+  private readonly sentAt: Float64Array;
+  private readonly measured: Uint8Array;
+  private readonly requestIndex: Int32Array;
+  private head = 0;
+  private size = 0;
+  private nextRequest: number;
+  private isConnected = false;
+  private stopped = false;
+  private lastErrorKind = -1;
+  private arrival = 0;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private reopen = false;
+
+  constructor(
+    private readonly owner: ConnectionOwner,
+    index: number,
+  ) {
+    const cap = owner.pipelining;
+    this.intended = new Float64Array(cap);
+    this.sentAt = new Float64Array(cap);
+    this.measured = new Uint8Array(cap);
+    this.requestIndex = new Int32Array(cap);
+    this.nextRequest = index % owner.requests.length;
+    this.parser = owner.createParser(this);
+    this.onConnect = this.onConnect.bind(this);
+    this.onData = this.onData.bind(this);
+    this.onError = this.onError.bind(this);
+    this.onClose = this.onClose.bind(this);
+    this.open = this.open.bind(this);
+  }
+
+  get inFlight(): number {
+    return this.size;
+  }
+
+  open(): void {
+    this.reconnectTimer = null;
+    if (this.stopped) return;
+    this.isConnected = false;
+    this.lastErrorKind = -1;
+    this.parser.reset();
+    const socket = connect({ host: this.owner.host, port: this.owner.port, noDelay: true });
+    this.socket = socket;
+    socket.on('connect', this.onConnect);
+    socket.on('data', this.onData);
+    socket.on('error', this.onError);
+    socket.on('close', this.onClose);
+  }
+
+  /** Sends what the run allows, up to the pipelining depth, in one corked write. */
+  fill(): void {
+    const socket = this.socket;
+    if (!this.isConnected || this.stopped || socket === null || this.size >= this.intended.length) return;
+    const owner = this.owner;
+    const cap = this.intended.length;
+    const now = performance.now();
+    let corked = false;
+    while (this.size < cap) {
+      const intended = owner.take(now);
+      if (intended < 0) break;
+      const slot = (this.head + this.size) % cap;
+      const index = this.nextRequest;
+      this.nextRequest = index + 1 === owner.requests.length ? 0 : index + 1;
+      this.intended[slot] = intended;
+      this.sentAt[slot] = now;
+      this.measured[slot] = owner.takenMeasured ? 1 : 0;
+      this.requestIndex[slot] = index;
+      if (this.size === 0) this.parser.noBody = owner.noBody[index];
+      this.size++;
+      if (!corked && this.size < cap) {
+        socket.cork();
+        corked = true;
+      }
+      socket.write(owner.requests[index]);
+    }
+    if (corked) socket.uncork();
+  }
+
+  /** Time the oldest request in flight was written, or -1. */
+  oldestSentAt(): number {
+    return this.size === 0 ? -1 : this.sentAt[this.head];
+  }
+
+  /** Every request in flight timed out: count them and start over on a new socket. */
+  timeOut(): void {
+    this.failInFlight(ERROR_TIMEOUT);
+    this.drop();
+    this.open();
+  }
+
+  /** Ends the connection for good (run finished). */
+  stop(): void {
+    this.stopped = true;
+    this.parser.halted = true;
+    if (this.reconnectTimer !== null) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+    this.drop();
+  }
+
+  onResponse(status: number, close: boolean): void {
+    if (this.size === 0) {
+      this.onParseError('response without a request');
+      return;
+    }
+    const cap = this.intended.length;
+    const slot = this.head;
+    this.head = slot + 1 === cap ? 0 : slot + 1;
+    this.size--;
+    if (this.size > 0) this.parser.noBody = this.owner.noBody[this.requestIndex[this.head]];
+    this.owner.response(status, this.arrival - this.intended[slot], this.measured[slot] === 1);
+    if (close && !this.stopped) {
+      // Graceful close: the requests behind this one were never handled; send them again.
+      this.parser.halted = true;
+      this.giveBackInFlight();
+      this.drop();
+      this.reopen = true;
+    }
+  }
+
+  onParseError(_reason: string): void {
+    this.parser.halted = true;
+    this.failInFlight(ERROR_PARSE);
+    this.drop();
+    this.reopen = true;
+  }
+
+  private onConnect(): void {
+    this.isConnected = true;
+    this.owner.connected();
+    this.fill();
+  }
+
+  private onData(chunk: Buffer): void {
+    this.arrival = performance.now();
+    this.owner.received(chunk.length);
+    this.parser.execute(chunk);
+    if (this.reopen) {
+      // The parser was halted mid-chunk; a fresh socket starts only now.
+      this.reopen = false;
+      this.open();
+    } else if (this.isConnected) this.fill();
+  }
+
+  private onError(error: NodeJS.ErrnoException): void {
+    const code = error.code ?? '';
+    if (!this.isConnected) this.lastErrorKind = ERROR_CONNECT;
+    else if (code === 'ECONNRESET' || code === 'EPIPE') this.lastErrorKind = ERROR_RESET;
+    else this.lastErrorKind = ERROR_OTHER;
+  }
+
+  private onClose(): void {
+    this.socket = null;
+    if (this.stopped) return;
+    if (!this.isConnected) {
+      this.owner.connectFailed(this);
+      return;
+    }
+    this.isConnected = false;
+    if (this.size > 0) {
+      this.arrival = performance.now();
+      this.parser.finishOnClose();
+      if (this.size > 0) this.failInFlight(this.lastErrorKind === -1 ? ERROR_CLOSED : this.lastErrorKind);
+    }
+    this.reopen = false;
+    this.open();
+  }
+
+  /** Schedules a new connect after a failed one. */
+  retryLater(delayMs: number): void {
+    if (this.stopped || this.reconnectTimer !== null) return;
+    this.reconnectTimer = setTimeout(this.open, delayMs);
+  }
+
+  private failInFlight(kind: number): void {
+    const cap = this.intended.length;
+    while (this.size > 0) {
+      const slot = this.head;
+      this.head = slot + 1 === cap ? 0 : slot + 1;
+      this.size--;
+      this.owner.error(kind, this.measured[slot] === 1);
+    }
+    this.head = 0;
+  }
+
+  private giveBackInFlight(): void {
+    const cap = this.intended.length;
+    // Keep the cycle of requests in step: the first unanswered request goes out again next.
+    if (this.size > 0) this.nextRequest = this.requestIndex[this.head];
+    while (this.size > 0) {
+      const slot = this.head;
+      this.head = slot + 1 === cap ? 0 : slot + 1;
+      this.size--;
+      this.owner.giveBack(this.intended[slot], this.measured[slot] === 1);
+    }
+    this.head = 0;
+  }
+
+  private drop(): void {
+    const socket = this.socket;
+    this.socket = null;
+    this.isConnected = false;
+    if (socket === null) return;
+    socket.removeAllListeners();
+    socket.on('error', noop);
+    socket.destroy();
+  }
+}

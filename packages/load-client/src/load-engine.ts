@@ -1,0 +1,286 @@
+import { EventEmitter } from 'node:events';
+import { performance } from 'node:perf_hooks';
+import { Connection, type ConnectionOwner } from './connection.js';
+import { HotpathLoadError } from './errors.js';
+import type { ResolvedOptions } from './options.js';
+import { ERROR_CONNECT, Recorder } from './recorder.js';
+import type { ResponseSink, WireParser } from './wire.js';
+
+/** One second of progress, emitted as 'tick'. */
+export interface Tick {
+  /** 1-based second of the measured window. */
+  second: number;
+  requests: number;
+  bytes: number;
+  errors: number;
+}
+
+export interface EngineOutcome {
+  recorder: Recorder;
+  /** Measured seconds. */
+  duration: number;
+  aborted: boolean;
+  /** Wall-clock start of the measured window (ms since epoch). */
+  startedAt: number;
+}
+
+/** How the engine talks a protocol: the ready requests and a parser factory. */
+export interface Protocol {
+  requests: Buffer[];
+  noBody: boolean[];
+  createParser(sink: ResponseSink): WireParser;
+}
+
+const PHASE_CONNECTING = 0;
+const PHASE_WARMUP = 1;
+const PHASE_MEASURE = 2;
+const PHASE_DONE = 3;
+
+/**
+ * Runs one load test in this thread: owns the connections, decides when each request may
+ * go (closed model: as soon as a connection is free; open model: on an even schedule), and
+ * ends on duration, amount, abort, or an unreachable target.
+ */
+export class LoadEngine extends EventEmitter implements ConnectionOwner {
+  readonly host: string;
+  readonly port: number;
+  readonly requests: Buffer[];
+  readonly noBody: boolean[];
+  readonly pipelining: number;
+  readonly recorder = new Recorder();
+  takenMeasured = false;
+
+  private readonly connections: Connection[] = [];
+  private phase = PHASE_CONNECTING;
+  private reserved = 0;
+  private readonly amount: number;
+  private readonly interval: number;
+  private scheduleStart = 0;
+  private issued = 0;
+  private readonly retryQueue: number[] = [];
+  private measureStart = 0;
+  private measureStartWall = 0;
+  private measureEnd = 0;
+  private everConnected = false;
+  private connectFailures = 0;
+  private aborted = false;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private dispatchTimer: NodeJS.Timeout | null = null;
+  private rotate = 0;
+  private resolve!: (outcome: EngineOutcome) => void;
+  private reject!: (error: Error) => void;
+  readonly done: Promise<EngineOutcome>;
+
+  constructor(
+    private readonly options: ResolvedOptions,
+    private readonly protocol: Protocol,
+    private readonly signal?: AbortSignal,
+  ) {
+    super();
+    this.host = options.target.host;
+    this.port = options.target.port;
+    this.requests = protocol.requests;
+    this.noBody = protocol.noBody;
+    this.pipelining = options.pipelining;
+    this.amount = options.amount ?? Number.POSITIVE_INFINITY;
+    this.interval = options.rate === undefined ? 0 : 1000 / options.rate;
+    this.done = new Promise((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    this.onAbort = this.onAbort.bind(this);
+    this.dispatch = this.dispatch.bind(this);
+  }
+
+  createParser(sink: ResponseSink): WireParser {
+    return this.protocol.createParser(sink);
+  }
+
+  start(): Promise<EngineOutcome> {
+    if (this.signal?.aborted) {
+      this.aborted = true;
+      this.finish();
+      return this.done;
+    }
+    this.signal?.addEventListener('abort', this.onAbort, { once: true });
+    this.scheduleStart = performance.now();
+    if (this.options.warmup > 0) {
+      this.phase = PHASE_WARMUP;
+      this.timers.push(setTimeout(() => this.beginMeasure(), this.options.warmup * 1000));
+    } else {
+      this.beginMeasure();
+    }
+    for (let i = 0; i < this.options.connections; i++) {
+      const connection = new Connection(this, i);
+      this.connections.push(connection);
+      connection.open();
+    }
+    const timeoutMs = this.options.timeout * 1000;
+    const scan = Math.max(20, Math.min(250, timeoutMs / 4));
+    this.timers.push(setInterval(() => this.checkTimeouts(timeoutMs), scan));
+    if (this.interval > 0) this.dispatch();
+    return this.done;
+  }
+
+  /** Stops now; the result holds what was measured so far. */
+  stop(): void {
+    if (this.phase === PHASE_DONE) return;
+    this.aborted = true;
+    this.finish();
+  }
+
+  // ---- ConnectionOwner: called by connections on the hot path ----
+
+  take(now: number): number {
+    if (this.phase === PHASE_DONE) return -1;
+    const measuring = this.phase === PHASE_MEASURE;
+    if (measuring && this.reserved >= this.amount) return -1;
+    let intended = now;
+    if (this.interval > 0) {
+      if (this.retryQueue.length > 0) {
+        intended = this.retryQueue.shift()!;
+      } else {
+        intended = this.scheduleStart + this.issued * this.interval;
+        if (intended > now) return -1;
+        this.issued++;
+      }
+    }
+    if (measuring) this.reserved++;
+    this.takenMeasured = measuring;
+    return intended;
+  }
+
+  giveBack(intended: number, measured: boolean): void {
+    if (measured) this.reserved--;
+    if (this.interval > 0) this.retryQueue.push(intended);
+  }
+
+  response(status: number, latencyMs: number, measured: boolean): void {
+    if (!measured || this.phase === PHASE_DONE) return;
+    this.recorder.response(status, Math.round(latencyMs * 1000));
+    if (this.recorder.outcomes >= this.amount) this.finish();
+  }
+
+  error(kind: number, measured: boolean): void {
+    if (!measured || this.phase === PHASE_DONE) return;
+    this.recorder.error(kind);
+    if (this.recorder.outcomes >= this.amount) this.finish();
+  }
+
+  received(bytes: number): void {
+    this.recorder.received(bytes);
+  }
+
+  connected(): void {
+    this.everConnected = true;
+  }
+
+  connectFailed(connection: Connection): void {
+    if (this.phase === PHASE_DONE) return;
+    if (!this.everConnected) {
+      this.connectFailures++;
+      if (this.connectFailures >= this.connections.length) {
+        this.fail(
+          new HotpathLoadError(
+            'HP_LOAD_UNREACHABLE',
+            `cannot connect to ${this.host}:${this.port}: expected a server listening there`,
+          ),
+        );
+        return;
+      }
+      connection.retryLater(50);
+      return;
+    }
+    // A failed reconnect is one failed request: it counts toward the amount, so a run whose
+    // target went away still ends.
+    if (this.phase === PHASE_MEASURE && this.reserved < this.amount) {
+      this.reserved++;
+      this.error(ERROR_CONNECT, true);
+    }
+    connection.retryLater(20);
+  }
+
+  // ---- phases and timers ----
+
+  private beginMeasure(): void {
+    if (this.phase === PHASE_DONE) return;
+    this.phase = PHASE_MEASURE;
+    this.recorder.recording = true;
+    this.measureStart = performance.now();
+    this.measureStartWall = Date.now();
+    let second = 0;
+    this.timers.push(
+      setInterval(() => {
+        const sample = this.recorder.sampleSecond();
+        second++;
+        this.emit('tick', { second, ...sample } satisfies Tick);
+      }, 1000),
+    );
+    if (this.options.duration !== undefined) {
+      this.timers.push(setTimeout(() => this.finish(), this.options.duration * 1000));
+    }
+  }
+
+  /** Open model: hands due requests to connections with room, then sleeps until the next is due. */
+  private dispatch(): void {
+    this.dispatchTimer = null;
+    if (this.phase === PHASE_DONE) return;
+    const connections = this.connections;
+    const n = connections.length;
+    const start = this.rotate;
+    this.rotate = start + 1 === n ? 0 : start + 1;
+    for (let i = 0; i < n; i++) {
+      connections[(start + i) % n].fill();
+    }
+    const next = this.scheduleStart + this.issued * this.interval;
+    const wait = next - performance.now();
+    this.dispatchTimer = setTimeout(this.dispatch, wait > 1 ? Math.floor(wait) : 1);
+  }
+
+  private checkTimeouts(timeoutMs: number): void {
+    const now = performance.now();
+    for (const connection of this.connections) {
+      const sent = connection.oldestSentAt();
+      if (sent >= 0 && now - sent > timeoutMs) connection.timeOut();
+    }
+  }
+
+  private onAbort(): void {
+    this.aborted = true;
+    this.finish();
+  }
+
+  private cleanup(): void {
+    this.phase = PHASE_DONE;
+    this.recorder.recording = false;
+    this.signal?.removeEventListener('abort', this.onAbort);
+    for (const timer of this.timers) clearTimeout(timer);
+    if (this.dispatchTimer !== null) clearTimeout(this.dispatchTimer);
+    for (const connection of this.connections) connection.stop();
+  }
+
+  private fail(error: Error): void {
+    if (this.phase === PHASE_DONE) return;
+    this.cleanup();
+    this.reject(error);
+  }
+
+  private finish(): void {
+    if (this.phase === PHASE_DONE) return;
+    const measured = this.phase === PHASE_MEASURE;
+    this.measureEnd = performance.now();
+    // The last whole second may end a hair after the duration timer fires: close it too.
+    const seconds = (this.measureEnd - this.measureStart) / 1000;
+    if (measured && this.recorder.requestsPerSecond.length + 1 <= seconds + 0.05) {
+      const sample = this.recorder.sampleSecond();
+      this.emit('tick', { second: this.recorder.requestsPerSecond.length, ...sample } satisfies Tick);
+    }
+    this.cleanup();
+    this.resolve({
+      recorder: this.recorder,
+      duration: measured ? (this.measureEnd - this.measureStart) / 1000 : 0,
+      aborted: this.aborted,
+      startedAt: this.measureStartWall,
+    });
+  }
+}

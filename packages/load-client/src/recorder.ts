@@ -1,0 +1,158 @@
+import * as hdr from 'hdr-histogram-js';
+
+/** Kinds of failed requests, counted separately. */
+export const ERROR_KINDS = ['connect', 'reset', 'timeout', 'parse', 'closed', 'other'] as const;
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+
+/** Latency values in the histogram are microseconds; the highest trackable is one hour. */
+export const HISTOGRAM_UNIT = 'us';
+const HIGHEST_US = 3_600_000_000;
+
+export function createLatencyHistogram(): hdr.Histogram {
+  return hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: HIGHEST_US,
+    numberOfSignificantValueDigits: 3,
+    bitBucketSize: 32,
+    autoResize: true,
+  });
+}
+
+export interface LatencySummary {
+  min: number;
+  mean: number;
+  stdev: number;
+  p50: number;
+  p75: number;
+  p90: number;
+  p97_5: number;
+  p99: number;
+  p99_9: number;
+  p99_99: number;
+  max: number;
+}
+
+/** Percentiles in milliseconds from a histogram recorded in microseconds. */
+export function summarizeLatency(histogram: hdr.Histogram): LatencySummary {
+  if (histogram.totalCount === 0) {
+    return {
+      min: 0,
+      mean: 0,
+      stdev: 0,
+      p50: 0,
+      p75: 0,
+      p90: 0,
+      p97_5: 0,
+      p99: 0,
+      p99_9: 0,
+      p99_99: 0,
+      max: 0,
+    };
+  }
+  const ms = (us: number) => Math.round(us) / 1000;
+  return {
+    min: ms(histogram.minNonZeroValue),
+    mean: Math.round(histogram.mean) / 1000,
+    stdev: Math.round(histogram.stdDeviation) / 1000,
+    p50: ms(histogram.getValueAtPercentile(50)),
+    p75: ms(histogram.getValueAtPercentile(75)),
+    p90: ms(histogram.getValueAtPercentile(90)),
+    p97_5: ms(histogram.getValueAtPercentile(97.5)),
+    p99: ms(histogram.getValueAtPercentile(99)),
+    p99_9: ms(histogram.getValueAtPercentile(99.9)),
+    p99_99: ms(histogram.getValueAtPercentile(99.99)),
+    max: ms(histogram.maxValue),
+  };
+}
+
+export function encodeHistogram(histogram: hdr.Histogram): string {
+  return hdr.encodeIntoCompressedBase64(histogram);
+}
+
+export function decodeHistogram(encoded: string): hdr.Histogram {
+  return hdr.decodeFromCompressedBase64(encoded, 32, false);
+}
+
+/**
+ * Counts of one run: latency histogram, status codes, errors by kind, bytes, and per-second
+ * samples. Only what is recorded while `recording` is true enters the totals (warm-up is not).
+ */
+export class Recorder {
+  recording = false;
+  readonly histogram = createLatencyHistogram();
+  /** Indexed by status code 0..999. */
+  readonly statusCounts = new Float64Array(1000);
+  readonly errorCounts = new Float64Array(ERROR_KINDS.length);
+  responses = 0;
+  errors = 0;
+  bytes = 0;
+  sent = 0;
+  /** Responses and errors of measured requests: what `amount` counts. */
+  outcomes = 0;
+  readonly requestsPerSecond: number[] = [];
+  readonly bytesPerSecond: number[] = [];
+  readonly errorsPerSecond: number[] = [];
+  private secondResponses = 0;
+  private secondBytes = 0;
+  private secondErrors = 0;
+
+  response(status: number, latencyUs: number): void {
+    this.responses++;
+    this.outcomes++;
+    this.secondResponses++;
+    this.statusCounts[status]++;
+    this.histogram.recordValue(Math.max(latencyUs, 1));
+  }
+
+  error(kind: number): void {
+    this.errors++;
+    this.outcomes++;
+    this.secondErrors++;
+    this.errorCounts[kind]++;
+  }
+
+  received(bytes: number): void {
+    if (!this.recording) return;
+    this.bytes += bytes;
+    this.secondBytes += bytes;
+  }
+
+  /** Closes one second of samples; returns that second's counts. */
+  sampleSecond(): { requests: number; bytes: number; errors: number } {
+    const sample = { requests: this.secondResponses, bytes: this.secondBytes, errors: this.secondErrors };
+    this.requestsPerSecond.push(sample.requests);
+    this.bytesPerSecond.push(sample.bytes);
+    this.errorsPerSecond.push(sample.errors);
+    this.secondResponses = 0;
+    this.secondBytes = 0;
+    this.secondErrors = 0;
+    return sample;
+  }
+
+  statusCodes(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (let i = 0; i < 1000; i++) if (this.statusCounts[i] > 0) out[String(i)] = this.statusCounts[i];
+    return out;
+  }
+
+  non2xx(): number {
+    let n = 0;
+    for (let i = 0; i < 1000; i++) if (i < 200 || i > 299) n += this.statusCounts[i];
+    return n;
+  }
+
+  errorsByKind(): Record<string, number> {
+    const out: Record<string, number> = {};
+    ERROR_KINDS.forEach((kind, i) => {
+      if (this.errorCounts[i] > 0) out[kind] = this.errorCounts[i];
+    });
+    return out;
+  }
+}
+
+export const ERROR_CONNECT = 0;
+export const ERROR_RESET = 1;
+export const ERROR_TIMEOUT = 2;
+export const ERROR_PARSE = 3;
+export const ERROR_CLOSED = 4;
+export const ERROR_OTHER = 5;

@@ -1,0 +1,158 @@
+import type { EngineOutcome } from './load-engine.js';
+import {
+  createLatencyHistogram,
+  decodeHistogram,
+  encodeHistogram,
+  HISTOGRAM_UNIT,
+  type LatencySummary,
+  summarizeLatency,
+} from './recorder.js';
+
+export interface RunResult {
+  url: string;
+  connections: number;
+  pipelining: number;
+  /** Requests per second asked for (open model), or null (closed model). */
+  rate: number | null;
+  workers: number;
+  /** Measured seconds (warm-up excluded). */
+  duration: number;
+  /** ISO time the measured window started. */
+  start: string;
+  /** True when the run was stopped early (signal, Ctrl-C). */
+  aborted: boolean;
+  requests: {
+    /** Responses received (any status). */
+    total: number;
+    /** Requests per second over the measured window. */
+    mean: number;
+    /** Responses in each whole second of the window. */
+    perSecond: number[];
+  };
+  throughput: { total: number; mean: number; perSecond: number[] };
+  latency: LatencySummary;
+  statusCodes: Record<string, number>;
+  non2xx: number;
+  errors: number;
+  errorsByKind: Record<string, number>;
+  /** HdrHistogram of latencies in microseconds, compressed base64; see mergeHistograms. */
+  histogram: string;
+  histogramUnit: 'us';
+}
+
+/** What one engine (one thread) measured, in a form that crosses thread boundaries. */
+export interface PartialResult {
+  responses: number;
+  errors: number;
+  bytes: number;
+  statusCodes: Record<string, number>;
+  errorsByKind: Record<string, number>;
+  requestsPerSecond: number[];
+  bytesPerSecond: number[];
+  histogram: string;
+  duration: number;
+  aborted: boolean;
+  startedAt: number;
+}
+
+export function toPartial(outcome: EngineOutcome): PartialResult {
+  const r = outcome.recorder;
+  return {
+    responses: r.responses,
+    errors: r.errors,
+    bytes: r.bytes,
+    statusCodes: r.statusCodes(),
+    errorsByKind: r.errorsByKind(),
+    requestsPerSecond: r.requestsPerSecond.slice(),
+    bytesPerSecond: r.bytesPerSecond.slice(),
+    histogram: encodeHistogram(r.histogram),
+    duration: outcome.duration,
+    aborted: outcome.aborted,
+    startedAt: outcome.startedAt,
+  };
+}
+
+function addCounts(into: Record<string, number>, from: Record<string, number>): void {
+  for (const [key, value] of Object.entries(from)) into[key] = (into[key] ?? 0) + value;
+}
+
+function addSeries(into: number[], from: number[]): void {
+  for (let i = 0; i < from.length; i++) into[i] = (into[i] ?? 0) + from[i];
+}
+
+/** Merges serialised histograms (from workers or machines) exactly; returns the merged encoding. */
+export function mergeHistograms(encoded: string[]): string {
+  const merged = createLatencyHistogram();
+  for (const one of encoded) {
+    const h = decodeHistogram(one);
+    merged.add(h);
+  }
+  return encodeHistogram(merged);
+}
+
+export interface ResultContext {
+  url: string;
+  connections: number;
+  pipelining: number;
+  rate: number | undefined;
+  workers: number;
+  /** Labels status codes (memcache replies); identity for HTTP. */
+  statusLabel?: (code: string) => string;
+  /** Which codes count as failures for non2xx. */
+  isFailureStatus?: (code: number) => boolean;
+}
+
+/** Combines the partial results of one or more engines into the public result. */
+export function buildResult(parts: PartialResult[], context: ResultContext): RunResult {
+  const merged = createLatencyHistogram();
+  const statusCodes: Record<string, number> = {};
+  const errorsByKind: Record<string, number> = {};
+  const requestsPerSecond: number[] = [];
+  const bytesPerSecond: number[] = [];
+  let responses = 0;
+  let errors = 0;
+  let bytes = 0;
+  let duration = 0;
+  let aborted = false;
+  let startedAt = Number.POSITIVE_INFINITY;
+  for (const part of parts) {
+    merged.add(decodeHistogram(part.histogram));
+    addCounts(statusCodes, part.statusCodes);
+    addCounts(errorsByKind, part.errorsByKind);
+    addSeries(requestsPerSecond, part.requestsPerSecond);
+    addSeries(bytesPerSecond, part.bytesPerSecond);
+    responses += part.responses;
+    errors += part.errors;
+    bytes += part.bytes;
+    duration = Math.max(duration, part.duration);
+    aborted ||= part.aborted;
+    if (part.startedAt > 0) startedAt = Math.min(startedAt, part.startedAt);
+  }
+  const isFailure = context.isFailureStatus ?? ((code: number) => code < 200 || code > 299);
+  let non2xx = 0;
+  const labelled: Record<string, number> = {};
+  for (const [code, count] of Object.entries(statusCodes)) {
+    if (isFailure(Number(code))) non2xx += count;
+    labelled[context.statusLabel ? context.statusLabel(code) : code] = count;
+  }
+  const perSecondMean = (total: number) => (duration > 0 ? Math.round((total / duration) * 100) / 100 : 0);
+  return {
+    url: context.url,
+    connections: context.connections,
+    pipelining: context.pipelining,
+    rate: context.rate ?? null,
+    workers: context.workers,
+    duration: Math.round(duration * 1000) / 1000,
+    start: new Date(Number.isFinite(startedAt) ? startedAt : Date.now()).toISOString(),
+    aborted,
+    requests: { total: responses, mean: perSecondMean(responses), perSecond: requestsPerSecond },
+    throughput: { total: bytes, mean: perSecondMean(bytes), perSecond: bytesPerSecond },
+    latency: summarizeLatency(merged),
+    statusCodes: labelled,
+    non2xx,
+    errors,
+    errorsByKind,
+    histogram: encodeHistogram(merged),
+    histogramUnit: HISTOGRAM_UNIT,
+  };
+}

@@ -1,0 +1,24 @@
+/** The small interface between a connection and the protocol it speaks (HTTP/1.1 or memcache). */
+
+/** What a parser reports to; one object per connection, so there are no per-response closures. */
+export interface ResponseSink {
+  /** One complete response. `close`: the server closes the connection after it. */
+  onResponse(status: number, close: boolean): void;
+  /** The bytes do not follow the protocol; the connection must be dropped. */
+  onParseError(reason: string): void;
+}
+
+/** A streaming response parser for one connection. */
+export interface WireParser {
+  execute(chunk: Buffer): void;
+  /** Fresh state for a new connection. */
+  reset(): void;
+  /** Part of a response has been read. */
+  readonly midResponse: boolean;
+  /** The server closed the connection: completes a close-delimited response, if one is open. */
+  finishOnClose(): boolean;
+  /** The response now awaited carries no body (HTTP HEAD). */
+  noBody: boolean;
+  /** Stop reading the current chunk (the connection is being dropped). */
+  halted: boolean;
+}

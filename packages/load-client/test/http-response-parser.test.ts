@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { HttpResponseParser } from '../src/http-response-parser.js';
+
+function collect(chunks: Buffer[], noBody = false) {
+  const responses: { status: number; close: boolean }[] = [];
+  const errors: string[] = [];
+  const parser = new HttpResponseParser({
+    onResponse: (status, close) => {
+      responses.push({ status, close });
+      parser.noBody = noBody;
+    },
+    onParseError: (reason) => errors.push(reason),
+  });
+  parser.reset();
+  parser.noBody = noBody;
+  for (const chunk of chunks) parser.execute(chunk);
+  return { responses, errors, parser };
+}
+
+/** Every way of cutting the stream in two, plus byte by byte. */
+function splits(text: string): Buffer[][] {
+  const all = Buffer.from(text, 'latin1');
+  const out: Buffer[][] = [[all], [...all].map((b) => Buffer.from([b]))];
+  for (let i = 1; i < all.length; i++) out.push([all.subarray(0, i), all.subarray(i)]);
+  return out;
+}
+
+const stream =
+  'HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Long: ' +
+  'y'.repeat(50) +
+  '\r\n\r\nhello' +
+  'HTTP/1.1 404 Not Found\r\ntransfer-encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\nA\r\n0123456789\r\n0\r\nTrailer: t\r\n\r\n' +
+  'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n' +
+  'HTTP/1.1 503 Busy\r\nCONTENT-LENGTH: 2\r\nConnection: close\r\n\r\nno';
+
+describe('HttpResponseParser', () => {
+  it('reads Content-Length, chunked, 1xx and 204 responses however the bytes are split', () => {
+    for (const chunks of splits(stream)) {
+      const { responses, errors } = collect(chunks);
+      expect(errors).toEqual([]);
+      expect(responses).toEqual([
+        { status: 200, close: false },
+        { status: 404, close: false },
+        { status: 204, close: false },
+        { status: 503, close: true },
+      ]);
+    }
+  });
+
+  it('finishes a close-delimited body only when the server closes', () => {
+    const { responses, parser } = collect([Buffer.from('HTTP/1.1 200 OK\r\n\r\nsome body')]);
+    expect(responses).toEqual([]);
+    expect(parser.midResponse).toBe(true);
+    expect(parser.finishOnClose()).toBe(true);
+    expect(responses).toEqual([{ status: 200, close: true }]);
+  });
+
+  it('treats HTTP/1.0 without keep-alive as closing', () => {
+    const { responses } = collect([Buffer.from('HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n')]);
+    expect(responses).toEqual([{ status: 200, close: true }]);
+  });
+
+  it('expects no body after a HEAD request', () => {
+    const { responses } = collect(
+      [
+        Buffer.from(
+          'HTTP/1.1 200 OK\r\nContent-Length: 99\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 99\r\n\r\n',
+        ),
+      ],
+      true,
+    );
+    expect(responses).toHaveLength(2);
+  });
+
+  it.each([
+    ['not HTTP', 'SSH-2.0-OpenSSH_9\r\n'],
+    ['a bad status', 'HTTP/1.1 2x0 OK\r\n\r\n'],
+    ['a bad Content-Length', 'HTTP/1.1 200 OK\r\nContent-Length: 12a\r\n\r\n'],
+    ['conflicting Content-Length', 'HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n'],
+    ['a bad chunk size', 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n'],
+    ['a header without colon', 'HTTP/1.1 200 OK\r\nbroken\r\n\r\n'],
+    ['a huge head', `HTTP/1.1 200 OK\r\nX: ${'a'.repeat(70_000)}`],
+  ])('reports %s as a parse error', (_name, text) => {
+    const { responses, errors } = collect([Buffer.from(text)]);
+    expect(responses).toEqual([]);
+    expect(errors).toHaveLength(1);
+  });
+});
