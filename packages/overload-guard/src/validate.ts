@@ -9,6 +9,13 @@ export function parseOptions<T extends z.ZodType>(schema: T, input: unknown, own
   const result = schema.safeParse(input ?? {});
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
+  if (issue.code === 'unrecognized_keys') {
+    const where = issue.path.length ? ` in ${issue.path.map(String).join('.')}` : '';
+    throw new HotpathGuardError(
+      'HP_GUARD_INVALID_OPTION',
+      `${owner}: unknown option ${issue.keys.map((key) => JSON.stringify(key)).join(', ')}${where}: expected only the documented option names`,
+    );
+  }
   const path = issue.path.map(String).join('.');
   let value: unknown = input;
   for (const key of issue.path) {

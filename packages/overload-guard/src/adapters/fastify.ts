@@ -1,0 +1,98 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { OverloadGuard } from '../guard.js';
+
+/** The parts of a Fastify request the plugin uses. */
+export interface FastifyRequestLike {
+  raw: IncomingMessage;
+  url: string;
+  routeOptions?: { config?: unknown };
+}
+
+/** The parts of a Fastify reply the plugin uses. */
+export interface FastifyReplyLike {
+  raw: ServerResponse;
+  code(statusCode: number): FastifyReplyLike;
+  header(name: string, value: string): FastifyReplyLike;
+  type(contentType: string): FastifyReplyLike;
+  send(payload?: unknown): FastifyReplyLike;
+  hijack(): FastifyReplyLike;
+}
+
+/** The parts of a Fastify instance the plugin uses. */
+export interface FastifyInstanceLike {
+  // biome-ignore lint/suspicious/noExplicitAny: fastify's own hook types are overloaded per hook name
+  addHook(name: string, hook: (...args: any[]) => unknown): unknown;
+  // biome-ignore lint/suspicious/noExplicitAny: fastify's own route options type
+  route(options: any): unknown;
+}
+
+/** `app.register(guard.fastify)`: an onRequest hook on every route (not encapsulated). */
+export type FastifyGuardPlugin = (
+  instance: FastifyInstanceLike,
+  options: unknown,
+  done: (error?: Error) => void,
+) => void;
+
+/** Route-level opt-out: `{ config: { overloadGuard: false } }` in a route's options. */
+function optedOut(config: unknown): boolean {
+  return (
+    typeof config === 'object' &&
+    config !== null &&
+    (config as { overloadGuard?: unknown }).overloadGuard === false
+  );
+}
+
+export function fastifyAdapter(guard: OverloadGuard): FastifyGuardPlugin {
+  const shed = guard.response;
+  const options = guard.options;
+  const onRequest = (
+    request: FastifyRequestLike,
+    reply: FastifyReplyLike,
+    done: (error?: Error) => void,
+  ): void => {
+    if (optedOut(request.routeOptions?.config) || guard.matchPath(request.url) === 2) {
+      done();
+      return;
+    }
+    const reason = guard.core.admit();
+    if (reason === null) {
+      if (guard.core.concurrency !== undefined) guard.track(reply.raw);
+      done();
+      return;
+    }
+    if (options.onShed) {
+      reply.hijack();
+      options.onShed(request.raw, reply.raw, reason);
+      return;
+    }
+    reply
+      .code(shed.statusCode)
+      .header('retry-after', shed.retryAfter)
+      .header('cache-control', 'no-store')
+      .type(shed.contentType)
+      .send(shed.body);
+  };
+  const plugin: FastifyGuardPlugin = (instance, _options, done) => {
+    if (options.healthPath !== undefined) {
+      instance.route({
+        method: ['GET', 'HEAD'],
+        url: options.healthPath,
+        config: { overloadGuard: false },
+        handler: (_request: FastifyRequestLike, reply: FastifyReplyLike) => {
+          const { statusCode, body } = guard.healthResponse();
+          reply.code(statusCode).header('cache-control', 'no-store').type('application/json; charset=utf-8');
+          if (statusCode !== 200) reply.header('retry-after', shed.retryAfter);
+          reply.send(body);
+        },
+      });
+    }
+    instance.addHook('onRequest', onRequest);
+    done();
+  };
+  // what fastify-plugin would set: apply to the parent scope, with a readable name
+  const meta = plugin as unknown as Record<symbol, unknown>;
+  meta[Symbol.for('skip-override')] = true;
+  meta[Symbol.for('fastify.display-name')] = '@hotpath/overload-guard';
+  meta[Symbol.for('plugin-meta')] = { name: '@hotpath/overload-guard', fastify: '>=4' };
+  return plugin;
+}

@@ -1,0 +1,202 @@
+import { performance } from 'node:perf_hooks';
+import { getHeapStatistics } from 'node:v8';
+import { ConcurrencyLimit } from './concurrency-limit.js';
+import { GUARD_ERROR_CODES, HotpathGuardError } from './errors.js';
+import type { OverloadReason, ResolvedGuardOptions } from './guard-options.js';
+import { UtilizationWindow } from './utilization-window.js';
+
+/** What the admission controller tells its owner (the guard turns these into events). */
+export interface AdmissionListener {
+  onOverloaded(reason: OverloadReason): void;
+  onRecovered(): void;
+  onHealthCheckError(error: HotpathGuardError): void;
+}
+
+/**
+ * Decides per request, at admission time, from what the loop is doing now:
+ *
+ * - turn: the time since the first request of the current loop turn was admitted. Requests read
+ *   in the same poll phase run one after another; when this exceeds maxEventLoopDelay, the next
+ *   request of the batch would already have waited that long, so it is shed — the batch is cut
+ *   inside the busy iteration, which an interval-sampled lag cannot do.
+ * - heartbeat: a timer every sampleInterval ms; if it is overdue by more than maxEventLoopDelay
+ *   the loop is blocked right now. Its measured lag, minus the poll-phase work this guard already
+ *   bounded, catches delay from elsewhere (timers, deferred work, GC).
+ * - sampled limits (utilisation, heap, RSS, health check) refreshed on each heartbeat.
+ * - optionally a fixed or adaptive concurrency limit.
+ */
+export class AdmissionController {
+  admitted = 0;
+  shed = 0;
+  overloaded = false;
+  lastReason: OverloadReason | null = null;
+  /** Lag of the last heartbeat not explained by bounded poll-phase work, ms. */
+  lag = 0;
+  /** Raw lag of the last heartbeat, ms. */
+  rawLag = 0;
+  utilization = 0;
+  heapUsedBytes = 0;
+  rssBytes = 0;
+  healthy = true;
+  closed = false;
+  readonly concurrency: ConcurrencyLimit | undefined;
+
+  private readonly maxDelay: number;
+  private turnStart = -1;
+  private pollWork = 0;
+  private due: number;
+  private sampledReason: OverloadReason | null = null;
+  private shedSinceTick = false;
+  private lastOverloadAt = 0;
+  private readonly heartbeat: NodeJS.Timeout;
+  private readonly window: UtilizationWindow;
+  private healthTimer: NodeJS.Timeout | undefined;
+  private healthRunning = false;
+
+  constructor(
+    private readonly options: ResolvedGuardOptions,
+    private readonly listener: AdmissionListener,
+  ) {
+    this.maxDelay = options.maxEventLoopDelay > 0 ? options.maxEventLoopDelay : Number.POSITIVE_INFINITY;
+    this.concurrency = options.concurrency ? new ConcurrencyLimit(options.concurrency) : undefined;
+    this.window = new UtilizationWindow(options.utilizationWindow, options.sampleInterval);
+    this.due = performance.now() + options.sampleInterval;
+    this.heartbeat = setTimeout(this.tick, options.sampleInterval);
+    this.heartbeat.unref();
+    if (options.healthCheck) {
+      this.healthTimer = setInterval(this.runHealthCheck, options.healthCheckInterval);
+      this.healthTimer.unref();
+      this.runHealthCheck();
+    }
+    this.readMemory();
+  }
+
+  /** The per-request decision: null admits, a reason sheds. Cheap: one clock read, a few compares. */
+  admit(): OverloadReason | null {
+    if (this.closed) return null;
+    const now = performance.now();
+    if (this.turnStart < 0) {
+      this.turnStart = now;
+      setImmediate(this.endTurn);
+    } else if (now - this.turnStart > this.maxDelay) {
+      return this.shedNow('eventLoopDelay', now);
+    }
+    if (now - this.due > this.maxDelay) return this.shedNow('eventLoopDelay', now);
+    if (this.sampledReason !== null) return this.shedNow(this.sampledReason, now);
+    if (this.concurrency !== undefined && !this.concurrency.tryAcquire()) {
+      return this.shedNow('concurrency', now);
+    }
+    this.admitted++;
+    return null;
+  }
+
+  /** Stops timers; afterwards every request is admitted. Idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.heartbeat);
+    if (this.healthTimer) clearInterval(this.healthTimer);
+  }
+
+  private shedNow(reason: OverloadReason, now: number): OverloadReason {
+    this.shed++;
+    this.shedSinceTick = true;
+    this.lastReason = reason;
+    this.lastOverloadAt = now;
+    this.concurrency?.onShed();
+    if (!this.overloaded) {
+      this.overloaded = true;
+      this.listener.onOverloaded(reason);
+    }
+    return reason;
+  }
+
+  private readonly endTurn = (): void => {
+    this.pollWork += performance.now() - this.turnStart;
+    this.turnStart = -1;
+  };
+
+  private readonly tick = (): void => {
+    if (this.closed) return;
+    const now = performance.now();
+    const options = this.options;
+    this.rawLag = now > this.due ? now - this.due : 0;
+    // lag the admission turns already bounded is not held against the next turn
+    this.lag = this.rawLag > this.pollWork ? this.rawLag - this.pollWork : 0;
+    this.pollWork = 0;
+    this.due = now + options.sampleInterval;
+    this.heartbeat.refresh();
+
+    let reason: OverloadReason | null = null;
+    if (this.lag > this.maxDelay) reason = 'eventLoopDelay';
+    this.window.record(now);
+    this.utilization = this.window.utilization(now);
+    if (
+      reason === null &&
+      options.maxEventLoopUtilization > 0 &&
+      this.utilization > options.maxEventLoopUtilization
+    ) {
+      reason = 'eventLoopUtilization';
+    }
+    if (options.maxHeapUsedBytes > 0 || options.maxRssBytes > 0) {
+      this.readMemory();
+      if (reason === null && options.maxHeapUsedBytes > 0 && this.heapUsedBytes > options.maxHeapUsedBytes) {
+        reason = 'heapUsedBytes';
+      }
+      if (reason === null && options.maxRssBytes > 0 && this.rssBytes > options.maxRssBytes)
+        reason = 'rssBytes';
+    }
+    if (reason === null && !this.healthy) reason = 'healthCheck';
+    this.sampledReason = reason;
+
+    if (reason !== null) {
+      this.lastReason = reason;
+      this.lastOverloadAt = now;
+      if (!this.overloaded) {
+        this.overloaded = true;
+        this.listener.onOverloaded(reason);
+      }
+    } else if (this.overloaded && !this.shedSinceTick && now - this.lastOverloadAt >= options.recoveryTime) {
+      this.overloaded = false;
+      this.listener.onRecovered();
+    }
+    this.shedSinceTick = false;
+  };
+
+  /** Reads heap (and RSS when limited) into the public fields. */
+  readMemory(): void {
+    this.heapUsedBytes = getHeapStatistics().used_heap_size;
+    this.rssBytes = process.memoryUsage.rss();
+  }
+
+  private readonly runHealthCheck = (): void => {
+    const check = this.options.healthCheck;
+    if (!check || this.healthRunning || this.closed) return;
+    this.healthRunning = true;
+    const settle = (healthy: boolean, error?: unknown) => {
+      this.healthRunning = false;
+      if (this.closed) return;
+      this.healthy = healthy;
+      if (error !== undefined) {
+        this.listener.onHealthCheckError(
+          new HotpathGuardError(
+            'HP_GUARD_HEALTH_CHECK_FAILED',
+            `${GUARD_ERROR_CODES.HP_GUARD_HEALTH_CHECK_FAILED}: ${error instanceof Error ? error.message : String(error)}`,
+            { cause: error },
+          ),
+        );
+      }
+    };
+    try {
+      const result = check();
+      if (typeof result === 'boolean') settle(result);
+      else
+        Promise.resolve(result).then(
+          (value) => settle(value === true),
+          (error: unknown) => settle(false, error),
+        );
+    } catch (error) {
+      settle(false, error);
+    }
+  };
+}
