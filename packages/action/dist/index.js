@@ -25,7 +25,7 @@ function tQuantile975(df) {
   const z = 1.959964;
   return z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df ** 2);
 }
-function compareSamples(base, head) {
+function differenceOfMeans(base, head) {
   if (base.length === 0 || head.length === 0) {
     throw new RangeError(`need at least one sample per side, got base=${base.length} head=${head.length}`);
   }
@@ -37,10 +37,16 @@ function compareSamples(base, head) {
   const df = vb + vh === 0 ? Number.POSITIVE_INFINITY : (vb + vh) ** 2 / (vb ** 2 / (base.length - 1 || 1) + vh ** 2 / (head.length - 1 || 1));
   const t = base.length < 2 || head.length < 2 ? Number.POSITIVE_INFINITY : tQuantile975(df);
   const diff = mh - mb;
-  const half = se === 0 ? 0 : t * se;
-  const change = mb === 0 ? Number.NaN : diff / mb;
-  const ci = mb === 0 ? [Number.NaN, Number.NaN] : [(diff - half) / mb, (diff + half) / mb];
-  return { base: mb, head: mh, change, ci, significant: ci[0] > 0 || ci[1] < 0 };
+  const half = base.length < 2 || head.length < 2 ? Number.POSITIVE_INFINITY : se === 0 ? 0 : t * se;
+  return { base: mb, head: mh, diff, ci: [diff - half, diff + half] };
+}
+function compareSamples(base, head) {
+  const d = differenceOfMeans(base, head);
+  const mb = d.base;
+  const change = mb === 0 ? Number.NaN : d.diff / mb;
+  const ci = mb === 0 ? [Number.NaN, Number.NaN] : [d.ci[0] / mb, d.ci[1] / mb];
+  if (mb < 0) ci.reverse();
+  return { base: mb, head: d.head, change, ci, significant: ci[0] > 0 || ci[1] < 0 };
 }
 
 // src/main.ts

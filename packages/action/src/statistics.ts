@@ -39,11 +39,16 @@ export function tQuantile975(df: number): number {
   return z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df ** 2);
 }
 
-/**
- * Welch's t interval on the difference of means, expressed relative to the base mean
- * (the base mean's own uncertainty is second order for the sample sizes used here).
- */
-export function compareSamples(base: readonly number[], head: readonly number[]): MetricComparison {
+/** Difference of means (head - base) with a 95 % Welch interval, in the metric's own unit. */
+export interface Difference {
+  base: number;
+  head: number;
+  diff: number;
+  ci: [number, number];
+}
+
+/** Welch's t interval on the difference of means head - base. */
+export function differenceOfMeans(base: readonly number[], head: readonly number[]): Difference {
   if (base.length === 0 || head.length === 0) {
     throw new RangeError(`need at least one sample per side, got base=${base.length} head=${head.length}`);
   }
@@ -58,8 +63,20 @@ export function compareSamples(base: readonly number[], head: readonly number[])
       : (vb + vh) ** 2 / (vb ** 2 / (base.length - 1 || 1) + vh ** 2 / (head.length - 1 || 1));
   const t = base.length < 2 || head.length < 2 ? Number.POSITIVE_INFINITY : tQuantile975(df);
   const diff = mh - mb;
-  const half = se === 0 ? 0 : t * se;
-  const change = mb === 0 ? Number.NaN : diff / mb;
-  const ci: [number, number] = mb === 0 ? [Number.NaN, Number.NaN] : [(diff - half) / mb, (diff + half) / mb];
-  return { base: mb, head: mh, change, ci, significant: ci[0] > 0 || ci[1] < 0 };
+  // With fewer than two samples a side there is no interval: it spans everything.
+  const half = base.length < 2 || head.length < 2 ? Number.POSITIVE_INFINITY : se === 0 ? 0 : t * se;
+  return { base: mb, head: mh, diff, ci: [diff - half, diff + half] };
+}
+
+/**
+ * Welch's t interval on the difference of means, expressed relative to the base mean
+ * (the base mean's own uncertainty is second order for the sample sizes used here).
+ */
+export function compareSamples(base: readonly number[], head: readonly number[]): MetricComparison {
+  const d = differenceOfMeans(base, head);
+  const mb = d.base;
+  const change = mb === 0 ? Number.NaN : d.diff / mb;
+  const ci: [number, number] = mb === 0 ? [Number.NaN, Number.NaN] : [d.ci[0] / mb, d.ci[1] / mb];
+  if (mb < 0) ci.reverse();
+  return { base: mb, head: d.head, change, ci, significant: ci[0] > 0 || ci[1] < 0 };
 }

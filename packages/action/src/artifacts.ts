@@ -1,0 +1,59 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import * as ticks from '@hotpath/tick-parser';
+import type { Measurements } from './compare.js';
+import { renderMarkdown } from './markdown.js';
+import { flameGraphRenderers } from './profiles.js';
+import { type Report, sideProfiles } from './report.js';
+
+export interface WrittenFiles {
+  dir: string;
+  report: string;
+  markdown: string;
+  folded: { base?: string; head?: string };
+  flameGraph?: string;
+  diffFlameGraph?: string;
+  notes: string[];
+}
+
+/**
+ * Writes the report JSON, the markdown, folded stacks of each side and flame graphs (head, and
+ * base → head differential) into `dir`.
+ */
+export function writeArtifacts(dir: string, report: Report, measurements: Measurements): WrittenFiles {
+  const out = resolve(dir);
+  mkdirSync(out, { recursive: true });
+  const files: WrittenFiles = {
+    dir: out,
+    report: join(out, 'report.json'),
+    markdown: join(out, 'report.md'),
+    folded: {},
+    notes: [],
+  };
+  writeFileSync(files.report, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(files.markdown, renderMarkdown(report));
+  const profiles = sideProfiles(measurements);
+  const toFolded = (ticks as Record<string, unknown>).toFolded as ((p: unknown) => string) | undefined;
+  for (const side of ['base', 'head'] as const) {
+    const profile = profiles[side];
+    if (!profile || !toFolded) continue;
+    const path = join(out, `${side}.folded`);
+    writeFileSync(path, toFolded(profile));
+    files.folded[side] = path;
+  }
+  const { flame, diff } = flameGraphRenderers();
+  if (profiles.head && flame) {
+    files.flameGraph = join(out, 'head-flamegraph.svg');
+    writeFileSync(files.flameGraph, flame(profiles.head, { format: 'svg', title: 'hotpath: head' }));
+  } else if (profiles.head) {
+    files.notes.push('flame graphs need a newer @hotpath/tick-parser (renderFlameGraph)');
+  }
+  if (profiles.base && profiles.head && diff) {
+    files.diffFlameGraph = join(out, 'diff-flamegraph.svg');
+    writeFileSync(
+      files.diffFlameGraph,
+      diff(profiles.base, profiles.head, { format: 'svg', title: 'hotpath: base → head' }),
+    );
+  }
+  return files;
+}

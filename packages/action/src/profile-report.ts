@@ -1,0 +1,61 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import * as ticks from '@hotpath/tick-parser';
+import { sideHealth } from './diagnosis.js';
+import { share, shortLocation } from './format.js';
+import type { Settings } from './options.js';
+import { flameGraphRenderers, merge } from './profiles.js';
+import { roundMetrics } from './report.js';
+import type { RoundResult } from './round.js';
+
+/** `hotpath profile`: one side's load numbers, its hottest functions and event-loop health. */
+export function writeProfileOnly(dir: string, rounds: RoundResult[], settings: Settings) {
+  const out = resolve(dir);
+  mkdirSync(out, { recursive: true });
+  const profile = merge(rounds.flatMap((r) => (r.profile ? [r.profile] : [])));
+  const metrics = rounds.map(roundMetrics);
+  const health = sideHealth(rounds.flatMap((r) => r.monitors));
+  const top = (profile?.functions ?? [])
+    .filter((f) => f.kind !== 'meta')
+    .slice(0, 15)
+    .map((f) => ({
+      name: f.name,
+      file: f.file,
+      line: f.line,
+      kind: f.kind,
+      share: f.self / (profile?.totalTicks || 1),
+    }));
+  const summary = {
+    schema: 'hotpath-profile/1',
+    rounds: metrics,
+    profilers: [...new Set(rounds.flatMap((r) => r.profilers))],
+    topFunctions: top,
+    eventLoop: health,
+    warnings: [...new Set(rounds.flatMap((r) => r.warnings))],
+    settings: { ...settings, headers: Object.keys(settings.headers), body: settings.body !== undefined },
+  };
+  writeFileSync(join(out, 'profile.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  const toFolded = (ticks as Record<string, unknown>).toFolded as ((p: unknown) => string) | undefined;
+  if (profile && toFolded) writeFileSync(join(out, 'head.folded'), toFolded(profile));
+  const { flame } = flameGraphRenderers();
+  if (profile && flame)
+    writeFileSync(
+      join(out, 'head-flamegraph.svg'),
+      flame(profile, { format: 'svg', title: 'hotpath profile' }),
+    );
+  const lines = metrics.map(
+    (m, i) =>
+      `round ${i + 1}: ${m.requestsPerSecond.toFixed(1)} req/s, p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms, errors ${(m.errorRate * 100).toFixed(2)} %`,
+  );
+  lines.push('', `hottest functions (self time, profiler: ${summary.profilers.join(', ') || 'none'}):`);
+  for (const f of top.slice(0, 10))
+    lines.push(`  ${share(f.share).padStart(7)}  ${f.name}  ${shortLocation(f.file, f.line)}`);
+  if (health) {
+    lines.push(
+      '',
+      `event loop: delay mean ${health.delayMean.toFixed(1)} ms, p99 ${health.delayP99.toFixed(1)} ms, utilisation ${(health.utilization * 100).toFixed(0)} %`,
+    );
+  }
+  for (const w of summary.warnings) lines.push(`warning: ${w}`);
+  return { dir: out, summary, text: `${lines.join('\n')}\n` };
+}
