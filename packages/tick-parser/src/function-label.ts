@@ -3,7 +3,8 @@ import type { FunctionEntry } from './model.js';
 /** A one-line label for a function: `name file:line:column` for located code, the bare name otherwise. */
 export function functionLabel(fn: FunctionEntry): string {
   if (fn.kind === 'js' && fn.file) {
-    return fn.line > 0 ? `${fn.name} ${fn.file}:${fn.line}:${fn.column}` : `${fn.name} ${fn.file}`;
+    if (fn.line > 0 && fn.column > 0) return `${fn.name} ${fn.file}:${fn.line}:${fn.column}`;
+    return fn.line > 0 ? `${fn.name} ${fn.file}:${fn.line}` : `${fn.name} ${fn.file}`;
   }
   return fn.name;
 }

@@ -1,3 +1,5 @@
+export type { SymbolToolOptions } from './binary-symbols.js';
+export { SymbolCache } from './binary-symbols.js';
 export { parseCpuProfile } from './cpuprofile.js';
 export type { DiffOptions, FunctionDiff, ProfileDiff } from './diff.js';
 export { diffProfiles } from './diff.js';
@@ -7,3 +9,5 @@ export { foldedFrameName, toFolded } from './folded.js';
 export { crossProfileKey, functionLabel } from './function-label.js';
 export { mergeProfiles } from './merge.js';
 export type { FunctionEntry, FunctionKind, Profile, ProfileMeta, StackSample } from './model.js';
+export type { TickLogOptions } from './tick-log.js';
+export { parseTickLog } from './tick-log.js';

@@ -1,0 +1,113 @@
+import {
+  findSymbol,
+  loadSymbols,
+  type SymbolCache,
+  type SymbolTable,
+  type SymbolToolOptions,
+} from './binary-symbols.js';
+
+/** A binary named by `shared-library` events, with its symbols once `nm` has read them. */
+export interface Library {
+  path: string;
+  table?: SymbolTable;
+  /** Function id per symbol index (-1 until first sampled). */
+  symbolFns?: Int32Array;
+  /** Function id of "somewhere in this library, no symbol" (-1 until needed). */
+  libraryFn: number;
+  /** False when symbols will never come (disabled, pseudo file like [vdso], load failed). */
+  resolvable: boolean;
+}
+
+/** One executable mapping of a library: [start, end) in the process, and how to get file addresses. */
+export interface Region {
+  start: number;
+  end: number;
+  slide: number;
+  library: Library;
+}
+
+const MAX_REGIONS = 4096;
+
+/** The process's executable mappings from `shared-library` events, and their symbol tables. */
+export class LibraryMap {
+  private readonly regions: Region[] = [];
+  private readonly libraries = new Map<string, Library>();
+  private readonly loads: Promise<void>[] = [];
+  droppedRegions = 0;
+
+  constructor(
+    private readonly resolveSymbols: boolean,
+    private readonly cache: SymbolCache,
+    private readonly tools: SymbolToolOptions,
+  ) {}
+
+  /** Records a mapping; starts reading the library's symbols (in parallel with parsing) on first sight. */
+  add(path: string, start: number, end: number, slide: number): void {
+    if (this.regions.length >= MAX_REGIONS) {
+      this.droppedRegions++;
+      return;
+    }
+    let library = this.libraries.get(path);
+    if (!library) {
+      const resolvable = this.resolveSymbols && path.startsWith('/');
+      library = { path, libraryFn: -1, resolvable };
+      this.libraries.set(path, library);
+      if (resolvable) this.loads.push(this.load(library));
+    }
+    const region: Region = { start, end, slide, library };
+    let i = this.regions.length;
+    while (i > 0 && this.regions[i - 1].start > start) i--;
+    this.regions.splice(i, 0, region);
+  }
+
+  /** The mapping containing `addr` (the last one added wins where they overlap), or undefined. */
+  find(addr: number): Region | undefined {
+    const regions = this.regions;
+    let lo = 0;
+    let hi = regions.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (regions[mid].start <= addr) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    for (let i = hi; i >= 0; i--) {
+      const region = regions[i];
+      if (addr < region.end) return region;
+      if (hi - i > 8) break; // overlapping mappings are few; do not scan far
+    }
+    return undefined;
+  }
+
+  /** File address of `addr` inside `region`, for symbol lookup. */
+  static fileAddress(region: Region, addr: number): number {
+    const table = region.library.table!;
+    if (table.elfType === 'exec') return addr - region.slide;
+    return addr - region.start - region.slide + table.textOffsetMinusVma;
+  }
+
+  /** Index of the symbol at `addr` in `region`'s library, or -1. */
+  static symbolAt(region: Region, addr: number): number {
+    const table = region.library.table;
+    if (!table || table.starts.length === 0) return -1;
+    return findSymbol(table, LibraryMap.fileAddress(region, addr));
+  }
+
+  /** Resolves once every symbol table asked for is read (or has failed). */
+  async settled(): Promise<void> {
+    await Promise.all(this.loads);
+  }
+
+  /** Warnings of all symbol tables, once each. */
+  warnings(): string[] {
+    const out = new Set<string>();
+    for (const library of this.libraries.values()) for (const w of library.table?.warnings ?? []) out.add(w);
+    return [...out];
+  }
+
+  private async load(library: Library): Promise<void> {
+    const table = await loadSymbols(library.path, this.cache, this.tools);
+    library.table = table;
+    library.symbolFns = new Int32Array(table.names.length).fill(-1);
+    if (table.starts.length === 0) library.resolvable = false;
+  }
+}

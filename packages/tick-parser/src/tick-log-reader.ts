@@ -1,0 +1,505 @@
+import { SymbolCache, type SymbolToolOptions } from './binary-symbols.js';
+import { type CodeDescription, describeCode } from './code-description.js';
+import { DynamicCodeMap } from './code-map.js';
+import { LibraryMap, type Region } from './library-map.js';
+import { fieldEquals, parseHexField, parseIntField, splitFields, stringField } from './log-fields.js';
+import { type LineSink, LineSplitter } from './log-lines.js';
+import type { Profile, ProfileMeta } from './model.js';
+import { ProfileBuilder } from './profile-builder.js';
+import { RemappedBuiltins } from './remapped-builtins.js';
+import { FRAME_LIMIT, StackTrie } from './stack-trie.js';
+
+export interface TickLogOptions extends SymbolToolOptions {
+  /** Resolve C++ frames with nm/objdump (default true). */
+  resolveSymbols?: boolean;
+  /** Share symbol tables between calls (e.g. base and head logs of the same node binary). */
+  symbolCache?: SymbolCache;
+  /** Longer lines are skipped with a warning (default 64 MiB). */
+  maxLineBytes?: number;
+  /** Bound on the call tree's size; beyond it samples keep only their top frame (default 2,000,000). */
+  maxStackNodes?: number;
+}
+
+const word = (text: string) => Buffer.from(text, 'latin1');
+const TICK = word('tick');
+const CODE_CREATION = word('code-creation');
+const CODE_MOVE = word('code-move');
+const CODE_DELETE = word('code-delete');
+const SFI_MOVE = word('sfi-move');
+const SHARED_LIBRARY = word('shared-library');
+const V8_VERSION = word('v8-version');
+const NEW = word('new');
+const CODE_RANGE = word('CodeRange');
+
+/** Line kinds V8 writes that carry nothing for a CPU profile. */
+const IGNORED_KINDS = new Set([
+  'code-source-info',
+  'script-source',
+  'script-details',
+  'script',
+  'shared-library-end',
+  'v8-platform',
+  'profiler',
+  'new',
+  'delete',
+  'heap-capacity',
+  'heap-available',
+  'code-deopt',
+  'code-disable-optimization',
+  'timer-event-start',
+  'timer-event-end',
+  'current-time',
+  'heap-sample-begin',
+  'heap-sample-end',
+  'heap-sample-item',
+  'function-creation',
+  'function-move',
+  'function-delete',
+  'code-allocate',
+  'begin-code-region',
+  'end-code-region',
+  'active-runtime-timer',
+  'snapshot-code-name',
+  'compilation-cache',
+  'tick-timestamp',
+  'map-create',
+  'map-details',
+  'map',
+  'ic',
+  'LoadIC',
+  'StoreIC',
+  'KeyedLoadIC',
+  'KeyedStoreIC',
+  'LoadGlobalIC',
+  'StoreGlobalIC',
+  'StoreInArrayLiteralIC',
+  'suspect-read',
+  'api',
+  'cpp',
+  'wasm-code-creation',
+  'code-creation-with-source',
+  'sharedlibrary',
+  'jit-code',
+  'code-move-wasm',
+]);
+
+const MAX_FIELDS = 6 + 256 + 8;
+const MAX_CODE_SIZE = 16 * 1024 * 1024;
+const MAX_UNKNOWN_KINDS = 64;
+const VM_STATE_GC = 1;
+const PENDING_BASE = FRAME_LIMIT / 2;
+
+/** Reads V8 `--prof` log lines into a Profile: the state machine behind `parseTickLog`. */
+export class TickLogReader implements LineSink {
+  private readonly splitter: LineSplitter;
+  private readonly builder = new ProfileBuilder();
+  private readonly code = new DynamicCodeMap();
+  private readonly libraries: LibraryMap;
+  private readonly trie: StackTrie;
+  private readonly descriptions: CodeDescription[] = [];
+  private readonly descriptionIds = new Map<string, number>();
+  private readonly pendingIds = new Map<number, number>();
+  private readonly pendingAddrs: number[] = [];
+  private readonly starts = new Int32Array(MAX_FIELDS);
+  private readonly ends = new Int32Array(MAX_FIELDS);
+  private readonly scratch = new Int32Array(MAX_FIELDS + 2);
+  private readonly unknownKinds = new Map<string, number>();
+  private readonly blob = new RemappedBuiltins();
+  private unknownFn = -1;
+  private overflowFn = -1;
+  private lines = 0;
+  private ticks = 0;
+  private gcTicks = 0;
+  private unaccounted = 0;
+  private badLines = 0;
+  private oversizedLines = 0;
+  private badFrames = 0;
+  private droppedFrames = 0;
+  private unknownMoves = 0;
+  private unknownDeletes = 0;
+  private hugeCode = 0;
+  private v8Version: string | undefined;
+  private readonly firstBadLines: string[] = [];
+
+  constructor(options: TickLogOptions = {}) {
+    this.splitter = new LineSplitter(this, options.maxLineBytes ?? 64 * 1024 * 1024);
+    this.libraries = new LibraryMap(
+      options.resolveSymbols ?? true,
+      options.symbolCache ?? new SymbolCache(),
+      options,
+    );
+    this.trie = new StackTrie(options.maxStackNodes ?? 2_000_000);
+  }
+
+  push(chunk: Buffer): void {
+    this.splitter.push(chunk);
+  }
+
+  oversized(bytes: number): void {
+    this.lines++;
+    this.oversizedLines++;
+    if (this.firstBadLines.length < 5)
+      this.firstBadLines.push(`line ${this.lines}: ${bytes} bytes, over the line limit`);
+  }
+
+  line(buf: Buffer, start: number, end: number): void {
+    this.lines++;
+    if (end > start && buf[end - 1] === 13) end--; // CRLF
+    if (end <= start) return;
+    const comma = buf.indexOf(44, start);
+    const kindEnd = comma === -1 || comma > end ? end : comma;
+    if (fieldEquals(buf, start, kindEnd, TICK)) this.tick(buf, start, end);
+    else if (fieldEquals(buf, start, kindEnd, CODE_CREATION)) this.codeCreation(buf, start, end);
+    else if (fieldEquals(buf, start, kindEnd, CODE_MOVE)) this.codeMove(buf, start, end);
+    else if (fieldEquals(buf, start, kindEnd, CODE_DELETE)) this.codeDelete(buf, start, end);
+    else if (fieldEquals(buf, start, kindEnd, SHARED_LIBRARY)) this.sharedLibrary(buf, start, end);
+    else if (fieldEquals(buf, start, kindEnd, SFI_MOVE)) return;
+    else if (fieldEquals(buf, start, kindEnd, V8_VERSION)) this.version(buf, start, end);
+    else if (fieldEquals(buf, start, kindEnd, NEW)) this.memoryChunk(buf, start, end);
+    else {
+      const kind = buf.toString('latin1', start, Math.min(kindEnd, start + 64));
+      if (IGNORED_KINDS.has(kind)) return;
+      const key =
+        this.unknownKinds.has(kind) || this.unknownKinds.size < MAX_UNKNOWN_KINDS ? kind : '(other)';
+      this.unknownKinds.set(key, (this.unknownKinds.get(key) ?? 0) + 1);
+    }
+  }
+
+  private bad(buf: Buffer, start: number, end: number, why: string): void {
+    this.badLines++;
+    if (this.firstBadLines.length < 5) {
+      const text = buf.toString('utf8', start, Math.min(end, start + 80)).replace(/[^\x20-\x7e]/g, '?');
+      this.firstBadLines.push(`line ${this.lines} (${why}): ${text}${end - start > 80 ? '…' : ''}`);
+    }
+  }
+
+  private tick(buf: Buffer, start: number, end: number): void {
+    const { starts, ends, scratch } = this;
+    const n = splitFields(buf, start, end, starts, ends);
+    if (n < 6) {
+      this.bad(buf, start, end, 'tick with fewer than 6 fields');
+      return;
+    }
+    const pc = parseIntField(buf, starts[1], ends[1]);
+    const external = parseIntField(buf, starts[3], ends[3]);
+    let tos = parseIntField(buf, starts[4], ends[4]);
+    const vmState = parseIntField(buf, starts[5], ends[5]);
+    if (Number.isNaN(pc) || Number.isNaN(vmState)) {
+      this.bad(buf, start, end, 'tick with a bad number');
+      return;
+    }
+    this.ticks++;
+    if (vmState === VM_STATE_GC) this.gcTicks++;
+    let depth = 0;
+    if (external !== 0 && !Number.isNaN(external) && !Number.isNaN(tos) && tos !== 0) {
+      // In an external (C++ API) callback V8 logs the callback's address. V8's tick processor
+      // replaces the pc by it; we keep the real pc as the sampled frame (e.g. SHA-512 inside the
+      // PBKDF2 callback) with the callback as its caller, unless both are the same function.
+      const callback = this.resolve(tos);
+      const leaf = this.resolve(pc);
+      if (leaf >= 0 && leaf !== callback) scratch[depth++] = leaf;
+      if (callback >= 0) scratch[depth++] = callback;
+      if (depth === 0) {
+        this.unaccounted++;
+        scratch[depth++] = this.unknownFunction();
+      }
+    } else {
+      if (tos !== 0 && !Number.isNaN(tos)) {
+        // Top of stack inside a JS function: a frameless call; keep that function as the caller.
+        const entry = this.code.find(tos);
+        if (!entry || this.descriptions[entry.desc].kind !== 'js') tos = 0;
+      } else tos = 0;
+      const top = this.resolve(pc);
+      if (top < 0) {
+        this.unaccounted++;
+        scratch[depth++] = this.unknownFunction();
+      } else scratch[depth++] = top;
+      if (tos !== 0) {
+        const frame = this.resolve(tos);
+        if (frame >= 0) scratch[depth++] = frame;
+      }
+    }
+    let previous = pc;
+    for (let i = 6; i < n; i++) {
+      const s = starts[i];
+      const e = ends[i];
+      if (e <= s) continue;
+      const first = buf[s];
+      let addr: number;
+      if (first === 43 || first === 45) {
+        // '+' / '-': an offset from the previous relative frame, as V8's log reader reads it.
+        const offset = parseHexField(buf, s, e);
+        if (Number.isNaN(offset)) {
+          this.badFrames++;
+          continue;
+        }
+        previous += offset;
+        addr = previous;
+      } else if (first === 111) {
+        this.droppedFrames++; // "overflow"
+        continue;
+      } else {
+        addr = parseHexField(buf, s, e);
+        if (Number.isNaN(addr)) {
+          this.badFrames++;
+          continue;
+        }
+      }
+      const frame = this.resolve(addr);
+      if (frame >= 0) scratch[depth++] = frame;
+    }
+    this.trie.add(scratch, depth);
+  }
+
+  /** Frame id of the code at `addr`: a function id, a pending library address, or -1. */
+  private resolve(addr: number): number {
+    const frame = this.resolveDirect(addr);
+    if (frame >= 0 || !this.blob.mayContain(addr)) return frame;
+    const original = this.blob.toOriginal(addr);
+    return original < 0 ? -1 : this.resolveDirect(original);
+  }
+
+  private resolveDirect(addr: number): number {
+    const entry = this.code.find(addr);
+    if (entry) return this.functionOfCode(entry.desc);
+    const region = this.libraries.find(addr);
+    if (!region) return -1;
+    const library = region.library;
+    if (library.table) {
+      const symbol = LibraryMap.symbolAt(region, addr);
+      if (symbol >= 0) {
+        let fn = library.symbolFns![symbol];
+        if (fn < 0) {
+          fn = library.symbolFns![symbol] = this.intern(library.table.names[symbol], library.path, 'cpp');
+        }
+        return fn;
+      }
+      return this.libraryFunction(region);
+    }
+    if (!library.resolvable) return this.libraryFunction(region);
+    // Symbols are still being read: remember the address, resolve it at the end.
+    let pending = this.pendingIds.get(addr);
+    if (pending === undefined) {
+      if (this.pendingAddrs.length >= PENDING_BASE) return this.libraryFunction(region);
+      pending = PENDING_BASE + this.pendingAddrs.length;
+      this.pendingAddrs.push(addr);
+      this.pendingIds.set(addr, pending);
+    }
+    return pending;
+  }
+
+  private functionOfCode(desc: number): number {
+    const d = this.descriptions[desc];
+    if (d.fn < 0) {
+      d.fn = this.intern(d.name, d.file, d.kind, d.line, d.column);
+      if (d.tier && d.fn !== this.overflowFn) this.builder.addTier(d.fn, d.tier);
+    }
+    return d.fn;
+  }
+
+  private libraryFunction(region: Region): number {
+    const library = region.library;
+    if (library.libraryFn < 0) library.libraryFn = this.intern(library.path, library.path, 'shared');
+    return library.libraryFn;
+  }
+
+  private unknownFunction(): number {
+    if (this.unknownFn < 0) this.unknownFn = this.intern('(unknown)', '', 'unknown');
+    return this.unknownFn;
+  }
+
+  private intern(name: string, file: string, kind: CodeDescription['kind'], line = 0, column = 0): number {
+    const id = this.builder.internFunction({ name, file, line, column, kind });
+    if (id < PENDING_BASE) return id;
+    if (this.overflowFn < 0)
+      this.overflowFn = this.builder.internFunction({
+        name: '(other functions)',
+        file: '',
+        line: 0,
+        column: 0,
+        kind: 'meta',
+      });
+    return this.overflowFn;
+  }
+
+  private codeCreation(buf: Buffer, start: number, end: number): void {
+    const { starts, ends } = this;
+    const n = splitFields(buf, start, end, starts, ends);
+    if (n < 6) {
+      this.bad(buf, start, end, 'code-creation with fewer than 6 fields');
+      return;
+    }
+    // Since V8 ~7 a timestamp sits before the address; older logs have the address third.
+    const hasTimestamp = !(ends[3] - starts[3] > 2 && buf[starts[3]] === 48 && buf[starts[3] + 1] === 120);
+    const at = hasTimestamp ? 4 : 3;
+    if (n < at + 3) {
+      this.bad(buf, start, end, 'code-creation with too few fields');
+      return;
+    }
+    const addr = parseIntField(buf, starts[at], ends[at]);
+    const size = parseIntField(buf, starts[at + 1], ends[at + 1]);
+    if (Number.isNaN(addr) || Number.isNaN(size) || size < 0 || addr < 0) {
+      this.bad(buf, start, end, 'code-creation with a bad address or size');
+      return;
+    }
+    if (size > MAX_CODE_SIZE) {
+      this.hugeCode++;
+      this.bad(buf, start, end, `code-creation of ${size} bytes`);
+      return;
+    }
+    const type = buf.toString('latin1', starts[1], Math.min(ends[1], starts[1] + 64));
+    const hasFunction = n > at + 3 && ends[at + 3] > starts[at + 3];
+    const state =
+      hasFunction && n > at + 4
+        ? buf.toString('latin1', starts[at + 4], Math.min(ends[at + 4], starts[at + 4] + 4))
+        : '';
+    const rawName = stringField(buf, starts[at + 2], ends[at + 2]);
+    const key = `${type}\u0000${rawName}\u0000${hasFunction ? state : '-'}`;
+    let desc = this.descriptionIds.get(key);
+    if (desc === undefined) {
+      desc = this.descriptions.length;
+      this.descriptions.push(describeCode(type, rawName, hasFunction, state));
+      this.descriptionIds.set(key, desc);
+    }
+    this.code.add(addr, size, desc);
+    if ((type === 'Builtin' || type === 'BytecodeHandler') && this.libraries.find(addr))
+      this.blob.addBuiltin(addr, size);
+  }
+
+  private memoryChunk(buf: Buffer, start: number, end: number): void {
+    const n = splitFields(buf, start, end, this.starts, this.ends);
+    if (n < 4 || !fieldEquals(buf, this.starts[1], this.ends[1], CODE_RANGE)) return;
+    const addr = parseIntField(buf, this.starts[2], this.ends[2]);
+    const size = parseIntField(buf, this.starts[3], this.ends[3]);
+    if (!Number.isNaN(addr) && addr > 0) this.blob.setCodeRange(addr, Number.isNaN(size) ? 0 : size);
+  }
+
+  private codeMove(buf: Buffer, start: number, end: number): void {
+    const n = splitFields(buf, start, end, this.starts, this.ends);
+    if (n < 3) {
+      this.bad(buf, start, end, 'code-move with fewer than 3 fields');
+      return;
+    }
+    const from = parseIntField(buf, this.starts[1], this.ends[1]);
+    const to = parseIntField(buf, this.starts[2], this.ends[2]);
+    if (Number.isNaN(from) || Number.isNaN(to) || to < 0) {
+      this.bad(buf, start, end, 'code-move with a bad address');
+      return;
+    }
+    if (!this.code.move(from, to)) this.unknownMoves++;
+  }
+
+  private codeDelete(buf: Buffer, start: number, end: number): void {
+    const n = splitFields(buf, start, end, this.starts, this.ends);
+    if (n < 2) {
+      this.bad(buf, start, end, 'code-delete without an address');
+      return;
+    }
+    const addr = parseIntField(buf, this.starts[1], this.ends[1]);
+    if (Number.isNaN(addr)) {
+      this.bad(buf, start, end, 'code-delete with a bad address');
+      return;
+    }
+    if (!this.code.delete(addr)) this.unknownDeletes++;
+  }
+
+  private sharedLibrary(buf: Buffer, start: number, end: number): void {
+    const n = splitFields(buf, start, end, this.starts, this.ends);
+    if (n < 4) {
+      this.bad(buf, start, end, 'shared-library with fewer than 4 fields');
+      return;
+    }
+    const path = stringField(buf, this.starts[1], Math.min(this.ends[1], this.starts[1] + 4096));
+    const from = parseIntField(buf, this.starts[2], this.ends[2]);
+    const to = parseIntField(buf, this.starts[3], this.ends[3]);
+    const slide = n > 4 ? parseIntField(buf, this.starts[4], this.ends[4]) : 0;
+    if (Number.isNaN(from) || Number.isNaN(to) || to <= from || from < 0) {
+      this.bad(buf, start, end, 'shared-library with a bad address range');
+      return;
+    }
+    this.libraries.add(path, from, to, Number.isNaN(slide) ? 0 : slide);
+  }
+
+  private version(buf: Buffer, start: number, end: number): void {
+    const n = splitFields(buf, start, end, this.starts, this.ends);
+    const parts: string[] = [];
+    for (let i = 1; i < Math.min(n, 6); i++)
+      parts.push(buf.toString('latin1', this.starts[i], Math.min(this.ends[i], this.starts[i] + 32)));
+    const [major, minor, build, patch, candidate] = parts;
+    this.v8Version = `${major ?? '?'}.${minor ?? '?'}.${build ?? '?'}.${patch ?? '?'}${candidate && candidate !== '0' ? candidate : ''}`;
+  }
+
+  /** Ends the input, waits for symbol tables, and builds the Profile. */
+  async finish(): Promise<Profile> {
+    const warnings: string[] = [];
+    const incomplete = this.splitter.end();
+    if (incomplete > 0) {
+      warnings.push(
+        `the log ends in an incomplete line of ${incomplete} bytes (the process was stopped while writing?); skipped`,
+      );
+    }
+    await this.libraries.settled();
+    for (const w of this.libraries.warnings()) warnings.push(w);
+    // Addresses seen before their library's symbols were read.
+    const resolved = new Int32Array(this.pendingAddrs.length);
+    for (let i = 0; i < this.pendingAddrs.length; i++) {
+      const addr = this.pendingAddrs[i];
+      const region = this.libraries.find(addr)!;
+      const symbol = LibraryMap.symbolAt(region, addr);
+      const library = region.library;
+      if (symbol >= 0) {
+        let fn = library.symbolFns![symbol];
+        if (fn < 0)
+          fn = library.symbolFns![symbol] = this.intern(library.table!.names[symbol], library.path, 'cpp');
+        resolved[i] = fn;
+      } else resolved[i] = this.libraryFunction(region);
+    }
+    if (resolved.length > 0)
+      this.trie.remapFrames((frame) => (frame >= PENDING_BASE ? resolved[frame - PENDING_BASE] : frame));
+    const builder = this.builder;
+    this.trie.forEachStack((frames, length, count) => builder.addStack(frames, length, count));
+    this.collectWarnings(warnings);
+    const meta: ProfileMeta = {
+      gcTicks: this.gcTicks,
+      unaccountedTicks: this.unaccounted,
+      lines: this.lines,
+      badLines: this.badLines + this.oversizedLines,
+    };
+    if (this.v8Version) meta.v8Version = this.v8Version;
+    if (this.unknownKinds.size > 0) meta.unknownLines = Object.fromEntries(this.unknownKinds);
+    const profile = builder.build('tick-log', warnings, meta);
+    if (profile.totalTicks !== this.ticks) {
+      warnings.push(`internal: ${this.ticks} ticks read but ${profile.totalTicks} in stacks`);
+    }
+    return profile;
+  }
+
+  private collectWarnings(warnings: string[]): void {
+    if (this.lines === 0) warnings.push('the log is empty');
+    else if (this.ticks === 0) warnings.push('the log has no tick lines: was it written with --prof?');
+    if (this.badLines > 0) warnings.push(`${this.badLines} malformed lines skipped`);
+    if (this.oversizedLines > 0) warnings.push(`${this.oversizedLines} lines over the line limit skipped`);
+    for (const detail of this.firstBadLines) warnings.push(`  ${detail}`);
+    if (this.hugeCode > 0)
+      warnings.push(`${this.hugeCode} code-creation events with implausible sizes ignored`);
+    if (this.badFrames > 0) warnings.push(`${this.badFrames} stack frames with bad addresses skipped`);
+    if (this.droppedFrames > 0) warnings.push(`${this.droppedFrames} stack overflow markers skipped`);
+    if (this.unknownMoves > 0)
+      warnings.push(`${this.unknownMoves} code-move events for code never created (ignored, as V8 does)`);
+    if (this.unknownDeletes > 0)
+      warnings.push(`${this.unknownDeletes} code-delete events for code never created (ignored)`);
+    if (this.libraries.droppedRegions > 0)
+      warnings.push(`${this.libraries.droppedRegions} shared-library events over the limit ignored`);
+    if (this.unknownKinds.size > 0) {
+      const list = [...this.unknownKinds].map(([kind, count]) => `${kind} (${count})`).join(', ');
+      warnings.push(`lines of unknown kinds skipped: ${list}`);
+    }
+    if (this.trie.truncated > 0)
+      warnings.push(`call tree over its size limit: ${this.trie.truncated} ticks kept only their top frame`);
+    if (this.ticks > 0 && this.unaccounted / this.ticks > 0.05) {
+      warnings.push(
+        `${this.unaccounted} of ${this.ticks} ticks (${((100 * this.unaccounted) / this.ticks).toFixed(1)}%) are at addresses no code event or library covers`,
+      );
+    }
+  }
+}

@@ -1,0 +1,34 @@
+import { createReadStream } from 'node:fs';
+import { HotpathTicksError } from './errors.js';
+import type { Profile } from './model.js';
+import { type TickLogOptions, TickLogReader } from './tick-log-reader.js';
+
+export type { TickLogOptions } from './tick-log-reader.js';
+
+/**
+ * Reads a V8 `--prof` log (a path or a readable stream) into a Profile, streaming: memory stays
+ * bounded by the number of distinct functions and stacks, not by the log's size. C++ frames are
+ * resolved with nm/objdump while the log is read. Problems become `warnings`; only an unreadable
+ * input throws (HP_TICKS_READ_FAILED).
+ */
+export async function parseTickLog(
+  input: string | NodeJS.ReadableStream,
+  options: TickLogOptions = {},
+): Promise<Profile> {
+  const reader = new TickLogReader(options);
+  const stream = typeof input === 'string' ? createReadStream(input, { highWaterMark: 1 << 20 }) : input;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer | string>) {
+      reader.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
+    }
+  } catch (error) {
+    const what = typeof input === 'string' ? input : 'the input stream';
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new HotpathTicksError(
+      'HP_TICKS_READ_FAILED',
+      `cannot read ${what}${code ? ` (${code})` : ''}: expected a readable V8 tick log`,
+      { cause: error },
+    );
+  }
+  return reader.finish();
+}

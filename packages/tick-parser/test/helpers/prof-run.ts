@@ -1,0 +1,120 @@
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+
+/** A small HTTP server whose route hashes a password with crypto.pbkdf2Sync. */
+export const PBKDF2_SERVER = `const http = require('node:http');
+const crypto = require('node:crypto');
+function hashPassword(password) {
+  return crypto.pbkdf2Sync(password, 'salt', 2000, 64, 'sha512').toString('hex');
+}
+function handleLogin(req, res) {
+  res.end(hashPassword('secret' + req.url).slice(0, 16));
+}
+const server = http.createServer(handleLogin);
+server.listen(0, '127.0.0.1', () => console.log('port ' + server.address().port));
+// Bounded: the server stops by itself, writing a complete log.
+setTimeout(() => server.close(() => process.exit(0)), Number(process.env.RUN_MS || 3000)).unref();
+process.on('SIGTERM', () => process.exit(0));
+`;
+
+function get(port: number): Promise<void> {
+  return new Promise((resolve) => {
+    const req = request({ host: '127.0.0.1', port, path: `/u${Math.random()}`, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve());
+    });
+    req.on('error', () => resolve());
+    req.end();
+  });
+}
+
+/** Load for `seconds`: wrk when installed, else a small node client with 4 concurrent requests. */
+async function load(port: number, seconds: number): Promise<void> {
+  if (existsSync('/usr/bin/wrk')) {
+    await new Promise<void>((resolve) => {
+      execFile('/usr/bin/wrk', ['-t1', '-c4', `-d${seconds}s`, `http://127.0.0.1:${port}/`], () => resolve());
+    });
+    return;
+  }
+  const until = Date.now() + seconds * 1000;
+  const worker = async () => {
+    while (Date.now() < until) await get(port);
+  };
+  await Promise.all([worker(), worker(), worker(), worker()]);
+}
+
+/**
+ * Runs the pbkdf2 server under `node --prof` in `dir` with `seconds` of load; resolves with the
+ * log's path once the server has exited (the log is then complete).
+ */
+export async function profilePbkdf2Server(
+  dir: string,
+  seconds = 2,
+  extraArgs: string[] = [],
+): Promise<string> {
+  const script = join(dir, 'server.js');
+  writeFileSync(script, PBKDF2_SERVER);
+  const child = spawn(process.execPath, ['--prof', ...extraArgs, script], {
+    cwd: dir,
+    env: { ...process.env, RUN_MS: String(seconds * 1000 + 1500) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const match = /port (\d+)/.exec(out);
+        if (match) resolve(Number(match[1]));
+      });
+      child.on('exit', () => reject(new Error(`server exited before listening: ${out}`)));
+    });
+    await load(port, seconds);
+    await exited;
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+  const log = readdirSync(dir).find((f) => f.startsWith('isolate') && f.endsWith('.log'));
+  if (!log) throw new Error(`no isolate log in ${dir}`);
+  return join(dir, log);
+}
+
+/** `node --prof-process` text output for a log. */
+export function profProcess(log: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--prof-process', log],
+      { maxBuffer: 64 * 1024 * 1024, timeout: 120_000 },
+      (error, stdout) => (error ? reject(error) : resolve(stdout)),
+    );
+  });
+}
+
+const JS_TYPES = new Set(['JS', 'Eval', 'Script', 'Function', 'LazyCompile']);
+
+/** From `--prof-process` text: total ticks and JS functions' self ticks, tiers summed, by label. */
+export function readProfProcessText(text: string): {
+  total: number;
+  unaccounted: number;
+  js: Map<string, number>;
+} {
+  const header = /\((\d+) ticks, (\d+) unaccounted/.exec(text);
+  const js = new Map<string, number>();
+  let inJs = false;
+  for (const line of text.split('\n')) {
+    if (line.startsWith(' [')) inJs = line.startsWith(' [JavaScript]');
+    if (!inJs) continue;
+    const match = /^\s+(\d+)\s+[\d.]+%\s+[\d.]+%\s+(\w+): (.*)$/.exec(line);
+    if (!match || !JS_TYPES.has(match[2])) continue;
+    const label = match[3]
+      .replace(/^[~^+*-]/, '')
+      .replace(/ \{\d+\}$/, '')
+      .replace(/^<anonymous>/, '(anonymous)');
+    js.set(label, (js.get(label) ?? 0) + Number(match[1]));
+  }
+  return { total: Number(header?.[1] ?? Number.NaN), unaccounted: Number(header?.[2] ?? Number.NaN), js };
+}

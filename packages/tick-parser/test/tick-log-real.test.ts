@@ -1,0 +1,71 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { functionLabel, type Profile, parseTickLog, toFolded } from '../src/index.js';
+import { profilePbkdf2Server, profProcess, readProfProcessText } from './helpers/prof-run.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'hotpath-prof-'));
+let log: string;
+let profile: Profile;
+let reference: ReturnType<typeof readProfProcessText>;
+
+beforeAll(async () => {
+  log = await profilePbkdf2Server(dir, 2);
+  const [parsed, text] = await Promise.all([parseTickLog(log), profProcess(log)]);
+  profile = parsed;
+  reference = readProfProcessText(text);
+}, 90_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('parseTickLog on a real `node --prof` run of a pbkdf2Sync server under load', () => {
+  it('counts the same total ticks as node --prof-process', () => {
+    expect(reference.total).toBeGreaterThan(100);
+    expect(profile.totalTicks).toBe(reference.total);
+  });
+
+  it('gives every JS function the self ticks --prof-process gives it (tiers summed)', () => {
+    const mine = new Map<string, number>();
+    for (const fn of profile.functions) {
+      if (fn.kind === 'js' && fn.self > 0) mine.set(functionLabel(fn), fn.self);
+    }
+    expect(reference.js.size).toBeGreaterThan(0);
+    expect(Object.fromEntries(mine)).toEqual(Object.fromEntries(reference.js));
+  });
+
+  it('leaves fewer than 5 % of ticks unaccounted', () => {
+    const unknown = profile.functions.find((f) => f.kind === 'unknown')?.self ?? 0;
+    expect(profile.meta?.unaccountedTicks).toBe(unknown);
+    expect(unknown / profile.totalTicks).toBeLessThan(0.05);
+  });
+
+  it('shows the PBKDF2 and SHA-512 C++ frames with their real share', () => {
+    const crypto = profile.functions.filter(
+      (f) => f.kind === 'cpp' && /sha512|SHA512|PBKDF2|HMAC|EVP_|OPENSSL_cleanse|CRYPTO_/.test(f.name),
+    );
+    const share = crypto.reduce((n, f) => n + f.self, 0) / profile.totalTicks;
+    expect(share).toBeGreaterThan(0.25);
+    expect(profile.functions.some((f) => f.kind === 'cpp' && /sha512/i.test(f.name) && f.self > 0)).toBe(
+      true,
+    );
+    const pbkdf2 = profile.functions
+      .filter((f) => /PBKDF2/.test(f.name))
+      .sort((a, b) => b.total - a.total)[0];
+    expect(pbkdf2?.file).toBe(process.execPath);
+    expect(pbkdf2!.total / profile.totalTicks).toBeGreaterThan(0.25);
+    // The JS caller is on the same stacks.
+    const hash = profile.functions.find((f) => f.name === 'hashPassword');
+    expect(hash?.file).toBe(join(dir, 'server.js'));
+    expect(hash?.line).toBe(3);
+    expect(hash!.total).toBeGreaterThanOrEqual(pbkdf2!.total * 0.9);
+  });
+
+  it('writes folded stacks whose counts sum to the total', () => {
+    const sum = toFolded(profile)
+      .trim()
+      .split('\n')
+      .reduce((n, line) => n + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+    expect(sum).toBe(profile.totalTicks);
+    expect(profile.meta?.v8Version).toMatch(/^\d+\.\d+\.\d+/);
+  });
+});
