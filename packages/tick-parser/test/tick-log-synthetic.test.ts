@@ -67,7 +67,7 @@ describe('parseTickLog on a hand-written log', () => {
       unaccountedTicks: 3,
       unknownLines: { 'some-new-kind': 2 },
     });
-    expect(profile.warnings.join('\n')).toMatch(/incomplete line of 10 bytes/);
+    expect(profile.warnings.join('\n')).toMatch(/incomplete line of 9 bytes/);
     expect(profile.warnings.join('\n')).toMatch(/unknown kinds skipped: some-new-kind \(2\)/);
     expect(profile.warnings.join('\n')).toMatch(/1 stack overflow markers/);
     // Stacks are root first.
