@@ -13,6 +13,8 @@ export { foldedFrameName, toFolded } from './folded.js';
 export { crossProfileKey, functionLabel } from './function-label.js';
 export { mergeProfiles } from './merge.js';
 export type { FunctionEntry, FunctionKind, Profile, ProfileMeta, StackSample } from './model.js';
+export { detectProfileFormat, readProfile } from './read-profile.js';
+export { renderDiffText } from './report-diff-text.js';
 export type { JsonReport } from './report-json.js';
 export { toJsonReport } from './report-json.js';
 export type { TextReportOptions } from './report-text.js';

@@ -1,0 +1,107 @@
+import { parseArgs } from 'node:util';
+import { HotpathTicksError } from './errors.js';
+
+export interface CliOptions {
+  file: string;
+  json: boolean;
+  folded: boolean;
+  speedscope: boolean;
+  flamegraph?: string;
+  top?: number;
+  diff?: string;
+  symbols: boolean;
+  nm?: string;
+  objdump?: string;
+  help: boolean;
+}
+
+export const USAGE = `Usage: hotpath-ticks <file> [options]
+
+Reads a V8 tick log (node --prof) or a .cpuprofile (node --cpu-prof); the kind is detected from
+the content. Prints the node --prof-process text report by default.
+
+Options:
+  --json                 JSON report: ticks { total, unaccounted, js, cpp, gc, shared } and functions
+  --folded               folded stacks ("a;b;c 42" lines) for flame graph tools
+  --speedscope           speedscope JSON
+  --flamegraph <out>     write a flame graph; out ends in .svg or .html
+  --top <N>              at most N functions per section (N >= 1)
+  --diff <base>          compare <file> (head) with <base>: self-share change per function;
+                         with --flamegraph, a differential flame graph
+  --no-symbols           do not run nm/objdump for C++ symbols
+  --nm <path>            nm to use (default: nm on PATH)
+  --objdump <path>       objdump to use (default: objdump on PATH)
+  -h, --help             this help
+
+Exit codes: 0 done, 1 the input could not be read, 2 bad usage or unknown input format.
+`;
+
+function bad(message: string): never {
+  throw new HotpathTicksError('HP_TICKS_BAD_OPTION', message);
+}
+
+/** Parses and validates argv (without node and the script). Throws HP_TICKS_BAD_OPTION with one line. */
+export function parseCliOptions(argv: string[]): CliOptions {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        json: { type: 'boolean', default: false },
+        folded: { type: 'boolean', default: false },
+        speedscope: { type: 'boolean', default: false },
+        flamegraph: { type: 'string' },
+        top: { type: 'string' },
+        diff: { type: 'string' },
+        'no-symbols': { type: 'boolean', default: false },
+        nm: { type: 'string' },
+        objdump: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    bad(`${(error as Error).message.split('\n')[0]} (see --help)`);
+  }
+  const v = parsed.values as Record<string, string | boolean | undefined>;
+  const help = v.help === true;
+  if (help) return { file: '', json: false, folded: false, speedscope: false, symbols: true, help };
+  if (parsed.positionals.length !== 1) {
+    bad(
+      `expected exactly one input file, got ${parsed.positionals.length === 0 ? 'none' : parsed.positionals.map((p) => `"${p}"`).join(', ')} (see --help)`,
+    );
+  }
+  const modes = ['json', 'folded', 'speedscope'].filter((m) => v[m] === true);
+  if (modes.length > 1) bad(`--${modes.join(' and --')} cannot be combined: choose one output format`);
+  let top: number | undefined;
+  if (v.top !== undefined) {
+    const text = String(v.top);
+    if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 1e9) {
+      bad(`--top "${text}" is not valid: expected a whole number >= 1`);
+    }
+    top = Number(text);
+  }
+  const flamegraph = v.flamegraph === undefined ? undefined : String(v.flamegraph);
+  if (flamegraph !== undefined && !/\.(svg|html?)$/i.test(flamegraph)) {
+    bad(`--flamegraph "${flamegraph}" is not valid: expected a file name ending in .svg or .html`);
+  }
+  if ((v.folded === true || v.speedscope === true) && v.diff !== undefined) {
+    bad(
+      `--diff cannot be combined with --${v.folded === true ? 'folded' : 'speedscope'}: use the text or --json report`,
+    );
+  }
+  return {
+    file: parsed.positionals[0],
+    json: v.json === true,
+    folded: v.folded === true,
+    speedscope: v.speedscope === true,
+    flamegraph,
+    top,
+    diff: v.diff === undefined ? undefined : String(v.diff),
+    symbols: v['no-symbols'] !== true,
+    nm: v.nm === undefined ? undefined : String(v.nm),
+    objdump: v.objdump === undefined ? undefined : String(v.objdump),
+    help: false,
+  };
+}

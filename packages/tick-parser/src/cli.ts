@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+import { writeFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { SymbolCache } from './binary-symbols.js';
+import { parseCliOptions, USAGE } from './cli-options.js';
+import { diffProfiles } from './diff.js';
+import { HotpathTicksError } from './errors.js';
+import { renderDiffFlameGraph, renderFlameGraph } from './flamegraph.js';
+import { toFolded } from './folded.js';
+import { readProfile } from './read-profile.js';
+import { renderDiffText } from './report-diff-text.js';
+import { toJsonReport } from './report-json.js';
+import { renderTextReport } from './report-text.js';
+import { toSpeedscope } from './speedscope.js';
+
+async function main(argv: string[]): Promise<number> {
+  const options = parseCliOptions(argv);
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const tickOptions = {
+    resolveSymbols: options.symbols,
+    symbolCache: new SymbolCache(),
+    nm: options.nm,
+    objdump: options.objdump,
+  };
+  const [head, base] = await Promise.all([
+    readProfile(options.file, tickOptions),
+    options.diff === undefined ? undefined : readProfile(options.diff, tickOptions),
+  ]);
+  const format = options.flamegraph?.toLowerCase().endsWith('.svg') ? 'svg' : 'html';
+  let out: string;
+  if (base) {
+    const diff = diffProfiles(base, head, { limit: options.top });
+    out = options.json
+      ? `${JSON.stringify(diff, null, 2)}\n`
+      : renderDiffText(diff, basename(options.diff!), basename(options.file));
+    if (options.flamegraph) {
+      const title = `${basename(options.diff!)} → ${basename(options.file)} (red: hotter, blue: cooler)`;
+      await writeFile(options.flamegraph, renderDiffFlameGraph(base, head, { format, title }));
+    }
+  } else {
+    if (options.json) out = `${JSON.stringify(toJsonReport(head, { top: options.top }), null, 2)}\n`;
+    else if (options.folded) out = toFolded(head);
+    else if (options.speedscope)
+      out = `${JSON.stringify(toSpeedscope(head, { name: basename(options.file) }))}\n`;
+    else out = renderTextReport(head, { fileName: basename(options.file), top: options.top });
+    if (options.flamegraph) {
+      await writeFile(options.flamegraph, renderFlameGraph(head, { format, title: basename(options.file) }));
+    }
+  }
+  process.stdout.write(out);
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof HotpathTicksError) {
+      process.stderr.write(`hotpath-ticks: ${error.message}\n`);
+      process.exitCode = error.code === 'HP_TICKS_READ_FAILED' ? 1 : 2;
+    } else {
+      const e = error as NodeJS.ErrnoException;
+      process.stderr.write(`hotpath-ticks: ${e.code ? `${e.code}: ` : ''}${e.message ?? String(error)}\n`);
+      process.exitCode = 1;
+    }
+  },
+);
