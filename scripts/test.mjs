@@ -5,8 +5,12 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const results = (dir) => join(root, 'packages', dir, '.vitest-result.json');
-const packages = readdirSync(join(root, 'packages'));
+const results = (dir) => join(root, dir, '.vitest-result.json');
+const packages = ['packages', 'examples'].flatMap((group) =>
+  readdirSync(join(root, group), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(join(root, group, entry.name, 'package.json')))
+    .map((entry) => join(group, entry.name)),
+);
 for (const dir of packages) rmSync(results(dir), { force: true });
 
 const turbo = spawnSync(

@@ -1,0 +1,40 @@
+// Runs `hotpath compare` (the built CLI of packages/action) on an example, briefly, and
+// returns the report JSON. Shared by the examples' story tests.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const cli = join(dirname(fileURLToPath(import.meta.url)), '../../packages/action/dist/cli.js');
+
+export async function compareBriefly({ cwd, baseStart, headStart, args }) {
+  const out = mkdtempSync(join(tmpdir(), 'hotpath-example-'));
+  try {
+    const argv = [cli, 'compare', '--cwd', cwd, '--base-start', baseStart, '--head-start', headStart];
+    argv.push('--duration', '2', '--warmup', '1', '--rounds', '2', '--out', out, ...args);
+    await new Promise((resolve, reject) => {
+      execFile(process.execPath, argv, { timeout: 120_000 }, (error, stdout, stderr) => {
+        if (error) reject(new Error(`hotpath compare failed: ${error.message}\n${stdout}\n${stderr}`));
+        else resolve();
+      });
+    });
+    return JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+/** Mean of a metric over the rounds of one side. */
+export function sideMean(report, side, metric) {
+  const rounds = report.rounds.filter((r) => r.side === side);
+  return rounds.reduce((sum, r) => sum + r[metric], 0) / rounds.length;
+}
+
+/** Self-time share of the functions whose name, or whose caller's name, matches. */
+export function shareOf(report, side, pattern) {
+  const key = side === 'base' ? 'baseShare' : 'headShare';
+  return report.hotFunctions.rows
+    .filter((row) => pattern.test(row.name) || (row.caller && pattern.test(row.caller.name)))
+    .reduce((sum, row) => sum + row[key], 0);
+}
