@@ -5,6 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // the load tests saturate a core on purpose; other files must not share the machine with them
+    fileParallelism: false,
     // The json file feeds the workspace-wide "N passed, N failed" line (scripts/test.mjs).
     reporters: ['default', ['json', { outputFile: '.vitest-result.json' }]],
   },

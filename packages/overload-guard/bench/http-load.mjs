@@ -2,7 +2,11 @@
 // connections, one request in flight per connection, latencies recorded PER STATUS so the
 // latency of accepted (2xx) requests can be told apart from fast 503s. Run it as its own
 // process (the server's loop is saturated on purpose). Prints one JSON line.
+// With --prime PATH, every connection first gets one answer on PATH (a cheap route) before the
+// clock starts: a saturated server accepts new connections only about one per loop turn, so
+// without priming the run would measure connection set-up starvation, not steady overload.
 //   node bench/http-load.mjs --port 3000 [--path /] [--connections 100] [--duration 3] [--warmup 1]
+//                            [--prime /ping]
 import { connect } from 'node:net';
 import { parseArgs } from 'node:util';
 
@@ -15,6 +19,7 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '3' },
     warmup: { type: 'string', default: '1' },
     grace: { type: 'string', default: '3' },
+    prime: { type: 'string' },
   },
 });
 const port = Number(values.port);
@@ -29,12 +34,17 @@ for (const [name, value] of Object.entries({ port, connections, duration, warmup
   }
 }
 
-const request = Buffer.from(`GET ${values.path} HTTP/1.1\r\nHost: ${values.host}:${port}\r\n\r\n`, 'latin1');
+const requestFor = (path) =>
+  Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${values.host}:${port}\r\n\r\n`, 'latin1');
+const request = requestFor(values.path);
+const primeRequest = values.prime ? requestFor(values.prime) : null;
 const HEADER_END = Buffer.from('\r\n\r\n');
 const CHUNKED_END = Buffer.from('0\r\n\r\n');
-const started = performance.now();
-const measureFrom = started + warmup;
-const measureTo = measureFrom + duration;
+let started = performance.now();
+let measureFrom = started + warmup;
+let measureTo = measureFrom + duration;
+let primed = 0;
+const primedSockets = [];
 let stopping = false;
 let inFlight = 0;
 let errors = 0;
@@ -42,8 +52,11 @@ const latencies = new Map(); // status -> number[]
 const completedInWindow = new Map(); // status -> count
 let retryAfterMissing = 0;
 
+// Latency: every response received after the warm-up, including the drain after the window
+// (a request starved since the warm-up still counts, with its full wait). Goodput: 2xx
+// responses completed inside the window, per second.
 function record(status, sentAt, doneAt, hasRetryAfter) {
-  if (sentAt >= measureFrom && sentAt < measureTo) {
+  if (doneAt >= measureFrom) {
     let list = latencies.get(status);
     if (!list) latencies.set(status, (list = []));
     list.push(doneAt - sentAt);
@@ -59,6 +72,7 @@ function open() {
   let buffer = null;
   let sentAt = 0;
   let waiting = false;
+  let priming = primeRequest !== null;
   const send = () => {
     if (stopping || performance.now() >= measureTo) return socket.end();
     sentAt = performance.now();
@@ -66,7 +80,12 @@ function open() {
     inFlight++;
     socket.write(request);
   };
-  socket.on('connect', send);
+  socket.on('connect', () => {
+    if (!priming) return send();
+    waiting = true;
+    inFlight++;
+    socket.write(primeRequest);
+  });
   socket.on('data', (chunk) => {
     buffer = buffer ? Buffer.concat([buffer, chunk]) : chunk;
     while (buffer !== null) {
@@ -83,6 +102,15 @@ function open() {
       } else total = headerEnd + 4;
       if (buffer.length < total) return;
       const status = (buffer[9] - 48) * 100 + (buffer[10] - 48) * 10 + (buffer[11] - 48);
+      if (priming) {
+        priming = false;
+        waiting = false;
+        inFlight--;
+        buffer = buffer.length === total ? null : buffer.subarray(total);
+        primedSockets.push(send);
+        if (++primed === connections) begin();
+        continue;
+      }
       record(status, sentAt, performance.now(), head.includes('\r\nretry-after:'));
       waiting = false;
       inFlight--;
@@ -119,8 +147,28 @@ function summary(list) {
   };
 }
 
+function begin() {
+  started = performance.now();
+  measureFrom = started + warmup;
+  measureTo = measureFrom + duration;
+  for (const send of primedSockets.splice(0)) send();
+  setTimeout(report, warmup + duration);
+}
+
 for (let i = 0; i < connections; i++) open();
-setTimeout(() => {
+if (primeRequest === null) setTimeout(report, warmup + duration);
+else {
+  setTimeout(() => {
+    if (primed < connections) {
+      console.error(
+        `http-load: only ${primed} of ${connections} connections answered ${values.prime} in 10 s`,
+      );
+      process.exit(1);
+    }
+  }, 10_000).unref();
+}
+
+function report() {
   const deadline = performance.now() + grace;
   const finish = () => {
     if (inFlight > 0 && performance.now() < deadline) return setTimeout(finish, 20);
@@ -157,4 +205,4 @@ setTimeout(() => {
     process.exit(0);
   };
   finish();
-}, warmup + duration);
+}

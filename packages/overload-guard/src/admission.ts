@@ -5,6 +5,11 @@ import { GUARD_ERROR_CODES, HotpathGuardError } from './errors.js';
 import type { OverloadReason, ResolvedGuardOptions } from './guard-options.js';
 import { UtilizationWindow } from './utilization-window.js';
 
+function cpuMicros(): number {
+  const usage = process.cpuUsage();
+  return usage.user + usage.system;
+}
+
 /** What the admission controller tells its owner (the guard turns these into events). */
 export interface AdmissionListener {
   onOverloaded(reason: OverloadReason): void;
@@ -19,9 +24,10 @@ export interface AdmissionListener {
  *   in the same poll phase run one after another; when this exceeds maxEventLoopDelay, the next
  *   request of the batch would already have waited that long, so it is shed — the batch is cut
  *   inside the busy iteration, which an interval-sampled lag cannot do.
- * - heartbeat: a timer every sampleInterval ms; if it is overdue by more than maxEventLoopDelay
- *   the loop is blocked right now. Its measured lag, minus the poll-phase work this guard already
- *   bounded, catches delay from elsewhere (timers, deferred work, GC).
+ * - heartbeat: a timer every sampleInterval ms. Its lag, minus the poll-phase work this guard
+ *   already bounded, is delay from elsewhere (timers, deferred work, GC); when it exceeds
+ *   maxEventLoopDelay on two heartbeats in a row, requests are shed until it no longer does
+ *   (one long block — start-up, a GC pause — is not an overload).
  * - sampled limits (utilisation, heap, RSS, health check) refreshed on each heartbeat.
  * - optionally a fixed or adaptive concurrency limit.
  */
@@ -43,10 +49,16 @@ export class AdmissionController {
 
   private readonly maxDelay: number;
   private turnStart = -1;
+  /** CPU time (µs) of the process when the turn's first request came, -1 until read. */
+  private turnCpu = -1;
+  private turnOver = false;
+  /** The previous turn was long: read the CPU clock at the start of the next one. */
+  private longTurns = false;
   private pollWork = 0;
   private due: number;
   private sampledReason: OverloadReason | null = null;
   private shedSinceTick = false;
+  private lagging = false;
   private lastOverloadAt = 0;
   private readonly heartbeat: NodeJS.Timeout;
   private readonly window: UtilizationWindow;
@@ -77,11 +89,13 @@ export class AdmissionController {
     const now = performance.now();
     if (this.turnStart < 0) {
       this.turnStart = now;
+      this.turnCpu = this.longTurns ? cpuMicros() : -1;
+      this.turnOver = false;
       setImmediate(this.endTurn);
-    } else if (now - this.turnStart > this.maxDelay) {
+    } else if (this.turnOver || (now - this.turnStart > this.maxDelay && this.turnUsedCpu())) {
+      this.turnOver = true;
       return this.shedNow('eventLoopDelay', now);
     }
-    if (now - this.due > this.maxDelay) return this.shedNow('eventLoopDelay', now);
     if (this.sampledReason !== null) return this.shedNow(this.sampledReason, now);
     if (this.concurrency !== undefined && !this.concurrency.tryAcquire()) {
       return this.shedNow('concurrency', now);
@@ -111,8 +125,23 @@ export class AdmissionController {
     return reason;
   }
 
+  /**
+   * True when this process really worked through at least half of maxEventLoopDelay of CPU
+   * in this turn. When the machine is contended, wall time also passes while the process is
+   * descheduled; without this floor a turn would admit ever fewer requests and spend a growing
+   * share of its CPU answering 503s. The CPU clock (a getrusage call) is only read at the start
+   * of turns that follow a long turn, so a healthy server never pays for it; without a reading
+   * the wall clock alone decides.
+   */
+  private turnUsedCpu(): boolean {
+    if (this.turnCpu < 0) return true;
+    return (cpuMicros() - this.turnCpu) / 1000 > this.maxDelay / 2;
+  }
+
   private readonly endTurn = (): void => {
-    this.pollWork += performance.now() - this.turnStart;
+    const turn = performance.now() - this.turnStart;
+    this.longTurns = turn > this.maxDelay / 4;
+    this.pollWork += turn;
     this.turnStart = -1;
   };
 
@@ -128,7 +157,9 @@ export class AdmissionController {
     this.heartbeat.refresh();
 
     let reason: OverloadReason | null = null;
-    if (this.lag > this.maxDelay) reason = 'eventLoopDelay';
+    const lagging = this.lag > this.maxDelay;
+    if (lagging && this.lagging) reason = 'eventLoopDelay';
+    this.lagging = lagging;
     this.window.record(now);
     this.utilization = this.window.utilization(now);
     if (

@@ -21,8 +21,9 @@ const cpuMs = Number(values.cpu);
 const guard = values.guard ? createGuard(JSON.parse(values.options)) : undefined;
 const body = 'ok\n';
 
-function burn() {
-  if (cpuMs <= 0) return;
+// every route but /ping burns cpuMs (the load generator primes its connections on /ping)
+function burn(url) {
+  if (cpuMs <= 0 || url === '/ping') return;
   const end = performance.now() + cpuMs;
   while (performance.now() < end) {
     // the event loop is blocked for cpuMs
@@ -40,8 +41,8 @@ process.on('disconnect', () => process.exit(0));
 async function main() {
   switch (values.framework) {
     case 'http': {
-      const handler = (_req, res) => {
-        burn();
+      const handler = (req, res) => {
+        burn(req.url);
         res.writeHead(200, { 'content-type': 'text/plain', 'content-length': body.length });
         res.end(body);
       };
@@ -62,7 +63,7 @@ async function main() {
       });
       const server = createServer((req, res) => {
         if (protect(req, res) === true) return;
-        burn();
+        burn(req.url);
         res.writeHead(200, { 'content-type': 'text/plain', 'content-length': body.length });
         res.end(body);
       });
@@ -73,8 +74,8 @@ async function main() {
       const express = require('express');
       const app = express();
       if (guard) app.use(guard.express());
-      app.get('/', (_req, res) => {
-        burn();
+      app.get(['/', '/ping'], (req, res) => {
+        burn(req.url);
         res.type('text/plain').send(body);
       });
       const server = app.listen(0, '127.0.0.1', () => ready(server.address().port));
@@ -85,7 +86,7 @@ async function main() {
       const app = new Koa();
       if (guard) app.use(guard.koa());
       app.use((ctx) => {
-        burn();
+        burn(ctx.url);
         ctx.body = body;
       });
       const server = app.listen(0, '127.0.0.1', () => ready(server.address().port));
@@ -102,10 +103,12 @@ async function main() {
           retryAfter: 1,
         });
       }
-      app.get('/', (_request, reply) => {
-        burn();
+      const route = (request, reply) => {
+        burn(request.url);
         reply.type('text/plain').send(body);
-      });
+      };
+      app.get('/', route);
+      app.get('/ping', route);
       await app.listen({ port: 0, host: '127.0.0.1' });
       ready(app.server.address().port);
       return;
@@ -114,11 +117,13 @@ async function main() {
       const restify = require('restify');
       const server = restify.createServer({ handleUncaughtExceptions: false });
       if (guard) server.pre(guard.restify());
-      server.get('/', (_req, res, next) => {
-        burn();
+      const route = (req, res, next) => {
+        burn(req.url);
         res.sendRaw(200, body, { 'content-type': 'text/plain' });
         next();
-      });
+      };
+      server.get('/', route);
+      server.get('/ping', route);
       server.listen(0, '127.0.0.1', () => ready(server.address().port));
       return;
     }
