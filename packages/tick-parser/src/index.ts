@@ -11,6 +11,8 @@ export type { FlameGraphOptions } from './flamegraph.js';
 export { renderDiffFlameGraph, renderFlameGraph } from './flamegraph.js';
 export { foldedFrameName, toFolded } from './folded.js';
 export { crossProfileKey, functionLabel } from './function-label.js';
+export type { InProcessOptions, InProcessProfiler, ProfilingSession } from './in-process.js';
+export { profileInProcess, startProfiling, stopProfiling } from './in-process.js';
 export { mergeProfiles } from './merge.js';
 export type { FunctionEntry, FunctionKind, Profile, ProfileMeta, StackSample } from './model.js';
 export { detectProfileFormat, readProfile } from './read-profile.js';
