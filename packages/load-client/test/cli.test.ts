@@ -1,0 +1,137 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Nginx, startNginx } from './nginx.js';
+import { httpServer } from './servers.js';
+
+const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+
+interface Ran {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[], options: { interruptAfterMs?: number } = {}): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const killer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+    if (options.interruptAfterMs !== undefined)
+      setTimeout(() => child.kill('SIGINT'), options.interruptAfterMs);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(killer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+describe('hotpath-load against nginx', () => {
+  let nginx: Nginx;
+  beforeAll(async () => {
+    nginx = await startNginx();
+  });
+  afterAll(async () => {
+    await nginx?.stop();
+  });
+
+  it('-n 20000 sends exactly 20000 requests: the access log shows 20000 lines', async () => {
+    const ran = await cli(['-n', '20000', '-c', '10', '--json', `${nginx.url}/hello`]);
+    expect(ran.stderr).toBe('');
+    expect(ran.code).toBe(0);
+    const result = JSON.parse(ran.stdout);
+    expect(result.requests.total).toBe(20000);
+    expect(result.statusCodes).toEqual({ '200': 20000 });
+    expect(result.errors).toBe(0);
+    expect(typeof result.duration).toBe('number');
+    for (const key of ['p50', 'p99', 'max']) expect(typeof result.latency[key]).toBe('number');
+    // nginx closes keep-alive connections after 1000 requests: the client reconnected.
+    expect(nginx.accessLogLines()).toBe(20000);
+  });
+
+  it('pipelines against nginx with exact counts and status codes', async () => {
+    const before = nginx.accessLogLines();
+    const ran = await cli(['-n', '5000', '-c', '4', '-p', '10', '--json', `${nginx.url}/missing`]);
+    const result = JSON.parse(ran.stdout);
+    expect(result.statusCodes).toEqual({ '404': 5000 });
+    expect(result.non2xx).toBe(5000);
+    expect(nginx.accessLogLines() - before).toBe(5000);
+  });
+
+  it('prints an ab-style summary by default', async () => {
+    const ran = await cli(['-n', '300', '-c', '3', `${nginx.url}/index.html`]);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toMatch(/Complete requests:\s+300\n/);
+    expect(ran.stdout).toMatch(/Requests per second:\s+[\d.]+ \[#\/sec\] \(mean\)/);
+    expect(ran.stdout).toMatch(/Status codes:\s+200: 300/);
+    expect(ran.stdout).toContain('(longest request)');
+    // No progress output when stderr is not a terminal.
+    expect(ran.stderr).toBe('');
+  });
+});
+
+describe('hotpath-load input and lifecycle', () => {
+  it.each([
+    [['http://127.0.0.1:1/', '-d', '0'], /invalid -d "0": expected a number of seconds > 0/],
+    [['http://127.0.0.1:1/', '-d', 'abc'], /invalid -d "abc": expected a number of seconds > 0/],
+    [['http://127.0.0.1:1/', '--duration=-5'], /invalid -d "-5": expected a number of seconds > 0/],
+    [['http://127.0.0.1:1/', '-d', '-5'], /-d/],
+    [['http://127.0.0.1:1/', '-n', '0'], /invalid -n "0"/],
+    [['http://127.0.0.1:1/', '-c', '2.5'], /invalid -c "2.5"/],
+    [['http://127.0.0.1:1/', '--bogus'], /Unknown option '--bogus'/],
+    [['not a url'], /invalid URL "not a url"/],
+    [['https://example.test/'], /invalid URL "https:\/\/example.test\/"/],
+    [[], /missing target URL/],
+    [['http://127.0.0.1:1/', '-H', 'no-colon'], /invalid -H "no-colon": expected "Name: value"/],
+  ])('rejects %j with one line and exit status 2', async (args, message) => {
+    const ran = await cli(args);
+    expect(ran.code).toBe(2);
+    expect(ran.stdout).toBe('');
+    expect(ran.stderr).toMatch(message);
+    expect(ran.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(ran.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('reports an unreachable target in one line with exit status 1', async () => {
+    const server = await httpServer((_req, res) => res.end());
+    const url = server.url;
+    await server.close();
+    const ran = await cli(['-n', '10', `${url}/`]);
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toMatch(/^hotpath-load: cannot connect to 127\.0\.0\.1:\d+/);
+    expect(ran.stderr.trimEnd().split('\n')).toHaveLength(1);
+  });
+
+  it('prints usage on --help', async () => {
+    const ran = await cli(['--help']);
+    expect(ran.code).toBe(0);
+    for (const flag of ['-c', '-d', '-n', '-p', '-R', '-m', '-H', '-b', '-w', '--warmup', '--json'])
+      expect(ran.stdout).toContain(`${flag}`);
+  });
+
+  it('runs a bounded default of 10 s and stops cleanly on Ctrl-C with the partial result', async () => {
+    const server = await httpServer((_req, res) => res.end('x'));
+    try {
+      const started = Date.now();
+      const ran = await cli(['-c', '2', '--json', `${server.url}/`], { interruptAfterMs: 1500 });
+      expect(Date.now() - started).toBeLessThan(9000);
+      expect(ran.code).toBe(130);
+      const result = JSON.parse(ran.stdout);
+      expect(result.aborted).toBe(true);
+      expect(result.requests.total).toBeGreaterThan(0);
+      expect(result.duration).toBeGreaterThan(0);
+      expect(result.duration).toBeLessThan(9);
+    } finally {
+      await server.close();
+    }
+  });
+});
