@@ -77,13 +77,14 @@ export class HttpResponseParser implements WireParser {
     return true;
   }
 
-  execute(chunk: Buffer): void {
+  execute(chunk: Buffer, length: number): void {
     let buf = chunk;
+    let end = length;
     if (this.pending !== null) {
-      buf = Buffer.concat([this.pending, chunk]);
+      buf = Buffer.concat([this.pending, chunk.subarray(0, length)]);
+      end = buf.length;
       this.pending = null;
     }
-    const end = buf.length;
     let pos = 0;
     while (pos < end && !this.halted) {
       switch (this.state) {

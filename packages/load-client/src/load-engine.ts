@@ -48,6 +48,7 @@ export class LoadEngine extends EventEmitter implements ConnectionOwner {
   readonly noBody: boolean[];
   readonly pipelining: number;
   readonly recorder = new Recorder();
+  readonly readBuffer = Buffer.allocUnsafe(64 * 1024);
   takenMeasured = false;
 
   private readonly connections: Connection[] = [];
@@ -168,7 +169,7 @@ export class LoadEngine extends EventEmitter implements ConnectionOwner {
   }
 
   received(bytes: number): void {
-    this.recorder.received(bytes);
+    if (this.phase === PHASE_MEASURE) this.recorder.received(bytes);
   }
 
   connected(): void {
@@ -229,11 +230,12 @@ export class LoadEngine extends EventEmitter implements ConnectionOwner {
     const n = connections.length;
     const start = this.rotate;
     this.rotate = start + 1 === n ? 0 : start + 1;
+    const now = performance.now();
     for (let i = 0; i < n; i++) {
-      connections[(start + i) % n].fill();
+      connections[(start + i) % n].fill(now);
     }
     const next = this.scheduleStart + this.issued * this.interval;
-    const wait = next - performance.now();
+    const wait = next - now;
     this.dispatchTimer = setTimeout(this.dispatch, wait > 1 ? Math.floor(wait) : 1);
   }
 

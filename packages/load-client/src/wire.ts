@@ -10,7 +10,8 @@ export interface ResponseSink {
 
 /** A streaming response parser for one connection. */
 export interface WireParser {
-  execute(chunk: Buffer): void;
+  /** Parses `chunk[0..length)`; the bytes are only valid during the call (the parser copies what it keeps). */
+  execute(chunk: Buffer, length: number): void;
   /** Fresh state for a new connection. */
   reset(): void;
   /** Part of a response has been read. */

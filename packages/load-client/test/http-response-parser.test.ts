@@ -13,7 +13,7 @@ function collect(chunks: Buffer[], noBody = false) {
   });
   parser.reset();
   parser.noBody = noBody;
-  for (const chunk of chunks) parser.execute(chunk);
+  for (const chunk of chunks) parser.execute(chunk, chunk.length);
   return { responses, errors, parser };
 }
 
