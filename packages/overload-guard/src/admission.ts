@@ -52,6 +52,8 @@ export class AdmissionController {
   /** CPU time (µs) of the process when the turn's first request came, -1 until read. */
   private turnCpu = -1;
   private turnOver = false;
+  private tickWall = 0;
+  private tickCpu = 0;
   /** The previous turn was long: read the CPU clock at the start of the next one. */
   private longTurns = false;
   private pollWork = 0;
@@ -73,6 +75,8 @@ export class AdmissionController {
     this.concurrency = options.concurrency ? new ConcurrencyLimit(options.concurrency) : undefined;
     this.window = new UtilizationWindow(options.utilizationWindow, options.sampleInterval);
     this.due = performance.now() + options.sampleInterval;
+    this.tickWall = performance.now();
+    this.tickCpu = cpuMicros();
     this.heartbeat = setTimeout(this.tick, options.sampleInterval);
     this.heartbeat.unref();
     if (options.healthCheck) {
@@ -129,12 +133,16 @@ export class AdmissionController {
    * True when this process really worked through at least half of maxEventLoopDelay of CPU
    * in this turn. When the machine is contended, wall time also passes while the process is
    * descheduled; without this floor a turn would admit ever fewer requests and spend a growing
-   * share of its CPU answering 503s. The CPU clock (a getrusage call) is only read at the start
-   * of turns that follow a long turn, so a healthy server never pays for it; without a reading
-   * the wall clock alone decides.
+   * share of its CPU answering 503s, and a healthy server that was merely descheduled for a
+   * moment would shed. The CPU clock (a getrusage call) is read on each heartbeat and at the
+   * start of turns that follow a long turn, never per request.
    */
   private turnUsedCpu(): boolean {
-    if (this.turnCpu < 0) return true;
+    if (this.turnCpu < 0) {
+      // no reading at the turn's start: take the heartbeat's, and count all time between the
+      // heartbeat and the turn's start as CPU (so the estimate of the turn's CPU is a floor)
+      this.turnCpu = this.tickCpu + Math.max(0, this.turnStart - this.tickWall) * 1000;
+    }
     return (cpuMicros() - this.turnCpu) / 1000 > this.maxDelay / 2;
   }
 
@@ -154,6 +162,8 @@ export class AdmissionController {
     this.lag = this.rawLag > this.pollWork ? this.rawLag - this.pollWork : 0;
     this.pollWork = 0;
     this.due = now + options.sampleInterval;
+    this.tickWall = now;
+    this.tickCpu = cpuMicros();
     this.heartbeat.refresh();
 
     let reason: OverloadReason | null = null;

@@ -27,7 +27,11 @@ describe.each([
   ['http', 2],
   ['fastify', 1],
 ])('%s under 10x overload (100 connections)', (framework, pairs) => {
-  it('sheds with Retry-After, halves the accepted p99 and keeps >= 0.8x the goodput', async () => {
+  // One retry: other work on this shared machine can only make the guarded side look worse
+  // (its queue is empty after each turn, so it idles whenever the load process is descheduled).
+  it('sheds with Retry-After, halves the accepted p99 and keeps >= 0.8x the goodput', {
+    retry: 1,
+  }, async () => {
     const unguarded: LoadResult[] = [];
     const guarded: LoadResult[] = [];
     // Both servers run AT THE SAME TIME, each with its own load process: load from other work
