@@ -3,6 +3,7 @@ import { LoadEngine, type Tick } from './load-engine.js';
 import { type ResolvedOptions, type RunOptions, resolveOptions } from './options.js';
 import { protocolFor } from './protocol.js';
 import { buildResult, type ResultContext, type RunResult, toPartial } from './result.js';
+import { WorkerPool } from './worker-pool.js';
 
 export interface LoadRunEvents {
   tick: [Tick];
@@ -15,20 +16,35 @@ export interface LoadRunEvents {
 export class LoadRun extends EventEmitter<LoadRunEvents> {
   readonly result: Promise<RunResult>;
   readonly options: ResolvedOptions;
-  private readonly engine: LoadEngine;
+  private readonly runner: LoadEngine | WorkerPool;
 
   constructor(options: RunOptions) {
     super();
     this.options = resolveOptions(options);
     const resolved = this.options;
-    this.engine = new LoadEngine(resolved, protocolFor(resolved), options.signal);
-    this.engine.on('tick', (tick: Tick) => this.emit('tick', tick));
     const context = resultContext(resolved);
-    this.result = this.engine.start().then((outcome) => buildResult([toPartial(outcome)], context));
+    if (resolved.workers > 1) {
+      const pool = new WorkerPool(options, resolved);
+      this.runner = pool;
+      pool.on('tick', (tick: Tick) => this.emit('tick', tick));
+      const onAbort = () => pool.stop();
+      if (options.signal?.aborted) pool.stop();
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      this.result = pool
+        .start()
+        .finally(() => options.signal?.removeEventListener('abort', onAbort))
+        .then((parts) => buildResult(parts, context));
+    } else {
+      const engine = new LoadEngine(resolved, protocolFor(resolved), options.signal);
+      this.runner = engine;
+      engine.on('tick', (tick: Tick) => this.emit('tick', tick));
+      this.result = engine.start().then((outcome) => buildResult([toPartial(outcome)], context));
+    }
   }
 
+  /** Stops the run now; `result` then holds what was measured so far. */
   stop(): void {
-    this.engine.stop();
+    this.runner.stop();
   }
 }
 

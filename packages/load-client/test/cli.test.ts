@@ -67,6 +67,15 @@ describe('hotpath-load against nginx', () => {
     expect(nginx.accessLogLines() - before).toBe(5000);
   });
 
+  it('splits the load over worker threads (-w) and still counts exactly', async () => {
+    const before = nginx.accessLogLines();
+    const ran = await cli(['-n', '4000', '-c', '4', '-w', '2', '--json', `${nginx.url}/hello`]);
+    const result = JSON.parse(ran.stdout);
+    expect(result.workers).toBe(2);
+    expect(result.requests.total).toBe(4000);
+    expect(nginx.accessLogLines() - before).toBe(4000);
+  });
+
   it('prints an ab-style summary by default', async () => {
     const ran = await cli(['-n', '300', '-c', '3', `${nginx.url}/index.html`]);
     expect(ran.code).toBe(0);
