@@ -5485,9 +5485,9 @@ var require_umd = __commonJS({
           return getStringImpl(memory.buffer, ptr);
         }
         const env = imports.env = imports.env || {};
-        env.abort = env.abort || function abort(msg, file2, line, colm) {
+        env.abort = env.abort || function abort(msg, file2, line2, colm) {
           const memory = extendedExports.memory || env.memory;
-          throw Error(`abort: ${getString(memory, msg)} at ${getString(memory, file2)}:${line}:${colm}`);
+          throw Error(`abort: ${getString(memory, msg)} at ${getString(memory, file2)}:${line2}:${colm}`);
         };
         env.trace = env.trace || function trace(msg, n, ...args) {
           const memory = extendedExports.memory || env.memory;
@@ -5736,9 +5736,9 @@ var require_umd = __commonJS({
             curr = curr[part];
           }
           let name = parts[0];
-          let hash2 = name.indexOf("#");
-          if (hash2 >= 0) {
-            const className = name.substring(0, hash2);
+          let hash3 = name.indexOf("#");
+          if (hash3 >= 0) {
+            const className = name.substring(0, hash3);
             const classElem = curr[className];
             if (typeof classElem === "undefined" || !classElem.prototype) {
               const ctor = function(...args) {
@@ -5760,7 +5760,7 @@ var require_umd = __commonJS({
               if (classElem) Object.getOwnPropertyNames(classElem).forEach((name2) => Object.defineProperty(ctor, name2, Object.getOwnPropertyDescriptor(classElem, name2)));
               curr[className] = ctor;
             }
-            name = name.substring(hash2 + 1);
+            name = name.substring(hash3 + 1);
             curr = curr[className].prototype;
             if (/^(get|set):/.test(name)) {
               if (!Object.hasOwn(curr, name = name.substring(4))) {
@@ -7249,18 +7249,18 @@ var require_HistogramLogReader = __commonJS({
         }
         return null;
       }
-      parseStartTimeFromLine(line) {
-        this.startTimeSec = Number.parseFloat(line.split(" ")[1]);
+      parseStartTimeFromLine(line2) {
+        this.startTimeSec = Number.parseFloat(line2.split(" ")[1]);
       }
-      parseBaseTimeFromLine(line) {
-        this.baseTimeSec = Number.parseFloat(line.split(" ")[1]);
+      parseBaseTimeFromLine(line2) {
+        this.baseTimeSec = Number.parseFloat(line2.split(" ")[1]);
       }
     };
     var splitLines = (logContent) => logContent.split(/\r\n|\r|\n/g);
-    var shouldIncludeNoTag = (lines) => lines.find((line) => !line.startsWith("#") && !line.startsWith('"') && !line.startsWith(TAG_PREFIX) && line.includes(","));
+    var shouldIncludeNoTag = (lines) => lines.find((line2) => !line2.startsWith("#") && !line2.startsWith('"') && !line2.startsWith(TAG_PREFIX) && line2.includes(","));
     var listTags = (content) => {
       const lines = splitLines(content);
-      const tags = lines.filter((line) => line.includes(",") && line.startsWith(TAG_PREFIX)).map((line) => line.substring(TAG_PREFIX_LENGTH, line.indexOf(",")));
+      const tags = lines.filter((line2) => line2.includes(",") && line2.startsWith(TAG_PREFIX)).map((line2) => line2.substring(TAG_PREFIX_LENGTH, line2.indexOf(",")));
       const tagsWithoutDuplicates = new Set(tags);
       const result = Array.from(tagsWithoutDuplicates);
       if (shouldIncludeNoTag(lines)) {
@@ -7587,35 +7587,35 @@ import { spawn as spawn2 } from "node:child_process";
 import { open, stat } from "node:fs/promises";
 function runTool(command, args, timeoutMs) {
   return new Promise((resolve5) => {
-    let child;
+    let child2;
     try {
-      child = spawn2(command, args, { shell: false, stdio: ["ignore", "pipe", "pipe"], timeout: timeoutMs });
+      child2 = spawn2(command, args, { shell: false, stdio: ["ignore", "pipe", "pipe"], timeout: timeoutMs });
     } catch (error62) {
-      resolve5({ stdout: "", error: error62.message, missing: true });
+      resolve5({ stdout: Buffer.alloc(0), error: error62.message, missing: true });
       return;
     }
     const chunks = [];
     let bytes = 0;
     let stderr = "";
     let tooBig = false;
-    child.stdout.on("data", (chunk) => {
+    child2.stdout.on("data", (chunk) => {
       bytes += chunk.length;
       if (bytes > MAX_TOOL_OUTPUT) {
         tooBig = true;
-        child.kill("SIGKILL");
+        child2.kill("SIGKILL");
         return;
       }
       chunks.push(chunk);
     });
-    child.stderr.on("data", (chunk) => {
+    child2.stderr.on("data", (chunk) => {
       if (stderr.length < 4096)
         stderr += chunk.toString("utf8");
     });
-    child.on("error", (error62) => {
-      resolve5({ stdout: "", error: `${command}: ${error62.message}`, missing: error62.code === "ENOENT" });
+    child2.on("error", (error62) => {
+      resolve5({ stdout: Buffer.alloc(0), error: `${command}: ${error62.message}`, missing: error62.code === "ENOENT" });
     });
-    child.on("close", (code, signal2) => {
-      const stdout = Buffer.concat(chunks).toString("utf8");
+    child2.on("close", (code, signal2) => {
+      const stdout = Buffer.concat(chunks);
       if (tooBig)
         resolve5({ stdout, error: `${command} printed more than ${MAX_TOOL_OUTPUT} bytes; cut` });
       else if (signal2)
@@ -7647,78 +7647,139 @@ async function readElfType(path) {
     await handle?.close();
   }
 }
-function parseNmOutput(text2, into) {
+function hexValue(c) {
+  if (c >= 48 && c <= 57)
+    return c - 48;
+  if (c >= 97 && c <= 102)
+    return c - 87;
+  if (c >= 65 && c <= 70)
+    return c - 55;
+  return -1;
+}
+function isCodeType(c) {
+  return c === 116 || c === 84 || c === 119 || c === 87 || c === 105 || c === 73;
+}
+function buildTable(path, elfType, shift, text2, warnings) {
+  let capacity = 0;
+  for (let pos2 = text2.indexOf(10); pos2 !== -1; pos2 = text2.indexOf(10, pos2 + 1))
+    capacity++;
+  capacity++;
+  const rawStart = new Float64Array(capacity);
+  const rawSize = new Float64Array(capacity);
+  const rawName = new Int32Array(capacity);
+  const rawNameEnd = new Int32Array(capacity);
+  let n = 0;
   let pos = 0;
   while (pos < text2.length) {
-    let nl = text2.indexOf("\n", pos);
-    if (nl === -1)
-      nl = text2.length;
-    const match = SYMBOL_LINE.exec(text2.slice(pos, nl));
-    pos = nl + 1;
-    if (!match)
-      continue;
-    into.push({
-      start: Number.parseInt(match[1], 16),
-      size: match[2] ? Number.parseInt(match[2], 16) : 0,
-      name: match[4].replace(VERSION_SUFFIX, "")
-    });
-  }
-}
-function buildTable(path, elfType, shift, raw, warnings) {
-  raw.sort((a, b) => a.start - b.start || b.size - a.size);
-  const starts = [];
-  const ends = [];
-  const names = [];
-  for (let i = 0; i < raw.length; i++) {
-    const sym = raw[i];
-    if (starts.length > 0 && starts[starts.length - 1] === sym.start)
-      continue;
-    let end = sym.start + sym.size;
-    if (sym.size === 0) {
-      let j = i + 1;
-      while (j < raw.length && raw[j].start === sym.start)
-        j++;
-      end = j < raw.length ? raw[j].start : sym.start + 1;
+    let end = text2.indexOf(10, pos);
+    if (end === -1)
+      end = text2.length;
+    const lineStart = pos;
+    pos = end + 1;
+    let p = lineStart;
+    let addr = 0;
+    let digits = 0;
+    for (; p < end && text2[p] !== 32; p++, digits++) {
+      const d = hexValue(text2[p]);
+      if (d < 0)
+        break;
+      addr = addr * 16 + d;
     }
-    starts.push(sym.start);
-    ends.push(end);
-    names.push(sym.name);
+    if (digits === 0 || digits > 16 || text2[p] !== 32)
+      continue;
+    p++;
+    let size = 0;
+    if (!(p + 1 < end && text2[p + 1] === 32)) {
+      let sizeDigits = 0;
+      for (; p < end && text2[p] !== 32; p++, sizeDigits++) {
+        const d = hexValue(text2[p]);
+        if (d < 0)
+          break;
+        size = size * 16 + d;
+      }
+      if (sizeDigits === 0 || text2[p] !== 32)
+        continue;
+      p++;
+    }
+    if (p + 2 >= end || text2[p + 1] !== 32 || !isCodeType(text2[p]))
+      continue;
+    rawStart[n] = addr;
+    rawSize[n] = size;
+    rawName[n] = p + 2;
+    rawNameEnd[n] = end;
+    n++;
+  }
+  const order = new Uint32Array(n);
+  let sorted = true;
+  for (let i = 0; i < n; i++) {
+    order[i] = i;
+    if (i > 0 && (rawStart[i] < rawStart[i - 1] || rawStart[i] === rawStart[i - 1] && rawSize[i] > rawSize[i - 1]))
+      sorted = false;
+  }
+  if (!sorted)
+    order.sort((a, b) => rawStart[a] - rawStart[b] || rawSize[b] - rawSize[a]);
+  const starts = new Float64Array(n);
+  const ends = new Float64Array(n);
+  const nameStarts = new Int32Array(n);
+  const nameEnds = new Int32Array(n);
+  let kept = 0;
+  for (let k = 0; k < n; k++) {
+    const i = order[k];
+    const start = rawStart[i];
+    if (kept > 0 && starts[kept - 1] === start)
+      continue;
+    let end = start + rawSize[i];
+    if (rawSize[i] === 0) {
+      let j = k + 1;
+      while (j < n && rawStart[order[j]] === start)
+        j++;
+      end = j < n ? rawStart[order[j]] : start + 1;
+    }
+    starts[kept] = start;
+    ends[kept] = end;
+    nameStarts[kept] = rawName[i];
+    nameEnds[kept] = rawNameEnd[i];
+    kept++;
   }
   return {
     path,
     elfType,
     textOffsetMinusVma: shift,
-    starts: Float64Array.from(starts),
-    ends: Float64Array.from(ends),
-    names,
+    starts: starts.subarray(0, kept),
+    ends: ends.subarray(0, kept),
+    text: text2,
+    nameStarts: nameStarts.subarray(0, kept),
+    nameEnds: nameEnds.subarray(0, kept),
     warnings
   };
+}
+function symbolName(table, index) {
+  return table.text.toString("utf8", table.nameStarts[index], table.nameEnds[index]).replace(VERSION_SUFFIX, "");
 }
 async function readSymbolTable(path, options = {}) {
   const nm = options.nm ?? "nm";
   const objdump = options.objdump ?? "objdump";
   const timeout = options.toolTimeoutMs ?? 6e4;
   const warnings = [];
-  const empty = () => buildTable(path, "dyn", 0, [], warnings);
+  const empty = () => buildTable(path, "dyn", 0, Buffer.alloc(0), warnings);
   const type = await readElfType(path);
   if (typeof type === "object") {
     warnings.push(`cannot read symbols of ${path} (${type.error}); its ticks are counted under the library name`);
     return empty();
   }
   const [symbols, headers] = await Promise.all([
-    runTool(nm, ["-C", "--defined-only", "-S", "--", path], timeout),
+    runTool(nm, ["-C", "-n", "--defined-only", "-S", "--", path], timeout),
     type === "dyn" ? runTool(objdump, ["-h", "--", path], timeout) : Promise.resolve(void 0)
   ]);
-  const raw = [];
   if (symbols.error && symbols.missing) {
     warnings.push(`${nm} is not available (${symbols.error}): C++ frames of ${path} stay unresolved and are counted under the library name; install binutils`);
     return empty();
   }
-  parseNmOutput(symbols.stdout, raw);
-  if (raw.length === 0) {
-    const dynamic = await runTool(nm, ["-C", "--defined-only", "-S", "-D", "--", path], timeout);
-    parseNmOutput(dynamic.stdout, raw);
-    if (raw.length === 0) {
+  let table = buildTable(path, type, 0, symbols.stdout, warnings);
+  if (table.starts.length === 0) {
+    const dynamic = await runTool(nm, ["-C", "-n", "--defined-only", "-S", "-D", "--", path], timeout);
+    table = buildTable(path, type, 0, dynamic.stdout, warnings);
+    if (table.starts.length === 0) {
       warnings.push(`no code symbols in ${path} (${dynamic.error ?? symbols.error ?? "stripped"}); its ticks are counted under the library name`);
     }
   } else if (symbols.error) {
@@ -7729,8 +7790,8 @@ async function readSymbolTable(path, options = {}) {
     if (headers.error && headers.missing) {
       warnings.push(`${objdump} is not available (${headers.error}): assuming ${path}'s .text is at its file offset`);
     } else {
-      for (const line of headers.stdout.split("\n")) {
-        const parts = line.trim().split(/\s+/);
+      for (const line2 of headers.stdout.toString("utf8").split("\n")) {
+        const parts = line2.trim().split(/\s+/);
         if (parts[1] === ".text" && parts.length >= 6) {
           const vma = Number.parseInt(parts[3], 16);
           const offset = Number.parseInt(parts[5], 16);
@@ -7740,22 +7801,23 @@ async function readSymbolTable(path, options = {}) {
       }
     }
   }
-  return buildTable(path, type, shift, raw, warnings);
+  table.textOffsetMinusVma = shift;
+  return table;
 }
 async function loadSymbols(path, cache, options = {}) {
   if (!path.startsWith("/")) {
-    return buildTable(path, "dyn", 0, [], [`not reading symbols of "${path}": not an absolute path`]);
+    return buildTable(path, "dyn", 0, Buffer.alloc(0), [`not reading symbols of "${path}": not an absolute path`]);
   }
   let key;
   try {
     const info = await stat(path);
     if (!info.isFile()) {
-      return buildTable(path, "dyn", 0, [], [`not reading symbols of ${path}: not a regular file`]);
+      return buildTable(path, "dyn", 0, Buffer.alloc(0), [`not reading symbols of ${path}: not a regular file`]);
     }
     key = `${path}\0${info.size}\0${info.mtimeMs}`;
   } catch (error62) {
     const code = error62.code ?? error62.message;
-    return buildTable(path, "dyn", 0, [], [`cannot read ${path} (${code}); its ticks are counted under the library name`]);
+    return buildTable(path, "dyn", 0, Buffer.alloc(0), [`cannot read ${path} (${code}); its ticks are counted under the library name`]);
   }
   let table = cache.get(key);
   if (!table) {
@@ -7779,7 +7841,7 @@ function findSymbol(table, addr) {
   }
   return found >= 0 && addr < ends[found] ? found : -1;
 }
-var SymbolCache, MAX_TOOL_OUTPUT, SYMBOL_LINE, VERSION_SUFFIX;
+var SymbolCache, MAX_TOOL_OUTPUT, VERSION_SUFFIX;
 var init_binary_symbols = __esm({
   "../tick-parser/dist/binary-symbols.js"() {
     "use strict";
@@ -7796,8 +7858,51 @@ var init_binary_symbols = __esm({
       }
     };
     MAX_TOOL_OUTPUT = 512 * 1024 * 1024;
-    SYMBOL_LINE = /^([0-9a-fA-F]{1,16}) (?:([0-9a-fA-F]{1,16}) )?([tTwWiI]) (.+)$/;
     VERSION_SUFFIX = /@@?[A-Za-z0-9_.]+$/;
+  }
+});
+
+// ../tick-parser/dist/call-tree.js
+function child(parent, fn) {
+  let node2 = parent.children.get(fn);
+  if (!node2) {
+    node2 = { fn, total: 0, self: 0, children: /* @__PURE__ */ new Map() };
+    parent.children.set(fn, node2);
+  }
+  return node2;
+}
+function buildTopDownTree(profile) {
+  const root = { fn: -1, total: 0, self: 0, children: /* @__PURE__ */ new Map() };
+  for (const { frames, count } of profile.stacks) {
+    root.total += count;
+    let node2 = root;
+    for (const fn of frames) {
+      node2 = child(node2, fn);
+      node2.total += count;
+    }
+    node2.self += count;
+  }
+  return root;
+}
+function buildBottomUpTree(profile) {
+  const root = { fn: -1, total: 0, self: 0, children: /* @__PURE__ */ new Map() };
+  for (const { frames, count } of profile.stacks) {
+    root.total += count;
+    let node2 = root;
+    for (let i = frames.length - 1; i >= 0; i--) {
+      node2 = child(node2, frames[i]);
+      node2.total += count;
+    }
+    node2.self += count;
+  }
+  return root;
+}
+function sortedChildren(node2) {
+  return [...node2.children.values()].sort((a, b) => b.total - a.total || a.fn - b.fn);
+}
+var init_call_tree = __esm({
+  "../tick-parser/dist/call-tree.js"() {
+    "use strict";
   }
 });
 
@@ -7828,7 +7933,9 @@ var init_errors = __esm({
 // ../tick-parser/dist/function-label.js
 function functionLabel(fn) {
   if (fn.kind === "js" && fn.file) {
-    return fn.line > 0 ? `${fn.name} ${fn.file}:${fn.line}:${fn.column}` : `${fn.name} ${fn.file}`;
+    if (fn.line > 0 && fn.column > 0)
+      return `${fn.name} ${fn.file}:${fn.line}:${fn.column}`;
+    return fn.line > 0 ? `${fn.name} ${fn.file}:${fn.line}` : `${fn.name} ${fn.file}`;
   }
   return fn.name;
 }
@@ -7966,8 +8073,8 @@ function flattenTree(head) {
       hitCount: node2.hitCount,
       children: children.map((c) => c.id)
     });
-    for (const child of children)
-      pending.push(child);
+    for (const child2 of children)
+      pending.push(child2);
   }
   return nodes;
 }
@@ -8002,9 +8109,9 @@ function parseCpuProfile(json2) {
   }
   const parent = /* @__PURE__ */ new Map();
   for (const node2 of byId.values()) {
-    for (const child of node2.children ?? []) {
-      if (byId.has(child) && !parent.has(child))
-        parent.set(child, node2.id);
+    for (const child2 of node2.children ?? []) {
+      if (byId.has(child2) && !parent.has(child2))
+        parent.set(child2, node2.id);
     }
   }
   const hits = /* @__PURE__ */ new Map();
@@ -8144,6 +8251,192 @@ var init_diff = __esm({
   }
 });
 
+// ../tick-parser/dist/flamegraph.js
+function escapeXml(text2) {
+  return text2.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+function hash(text2) {
+  let h = 2166136261;
+  for (let i = 0; i < text2.length; i++)
+    h = Math.imul(h ^ text2.charCodeAt(i), 16777619);
+  return (h >>> 0) / 4294967296;
+}
+function kindColor(kind, label) {
+  const [h, s, l] = PALETTE[kind];
+  const jitter = hash(label);
+  return `hsl(${(h + jitter * 16 - 8).toFixed(0)},${s}%,${(l + jitter * 10 - 5).toFixed(0)}%)`;
+}
+function diffColor(delta, maxAbs) {
+  if (maxAbs <= 0 || Math.abs(delta) < 1e-9)
+    return "hsl(0,0%,92%)";
+  const strength = Math.min(1, Math.abs(delta) / maxAbs);
+  const lightness = (92 - 42 * strength).toFixed(0);
+  return delta > 0 ? `hsl(0,85%,${lightness}%)` : `hsl(220,85%,${lightness}%)`;
+}
+function layout(root, width, minWidth, visit2) {
+  let maxDepth = 0;
+  const scale = root.total > 0 ? width / root.total : 0;
+  const walk = (node2, x, depth) => {
+    for (const c of sortedChildren(node2)) {
+      const w = c.total * scale;
+      if (w >= minWidth) {
+        const frame = { x, w, depth, label: "", kind: "meta", total: c.total, self: c.self };
+        visit2(c, frame);
+        if (depth > maxDepth)
+          maxDepth = depth;
+        walk(c, x, depth + 1);
+      }
+      x += w;
+    }
+  };
+  walk(root, 0, 0);
+  return maxDepth;
+}
+function renderSvg(frames, maxDepth, total, title, width, color, subtitle) {
+  const height = TOP + (maxDepth + 1) * FRAME_HEIGHT + BOTTOM;
+  const out = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width + 20}" height="${height}" viewBox="0 0 ${width + 20} ${height}" font-family="monospace" font-size="11">`,
+    `<rect x="0" y="0" width="${width + 20}" height="${height}" fill="#fdfdfd"/>`,
+    `<text x="${(width + 20) / 2}" y="16" text-anchor="middle" font-size="14">${escapeXml(title)}</text>`,
+    `<text x="10" y="30" fill="#555">${escapeXml(subtitle)}</text>`
+  ];
+  for (const f of frames) {
+    const y = height - BOTTOM - (f.depth + 1) * FRAME_HEIGHT;
+    const share2 = total > 0 ? (100 * f.total / total).toFixed(2) : "0";
+    const tip = `${f.label} (${f.total} samples, ${share2}%, self ${f.self}${f.note ? `, ${f.note}` : ""})`;
+    const chars = Math.floor((f.w - 6) / CHAR_WIDTH);
+    const text2 = chars >= 3 ? f.label.length <= chars ? f.label : `${f.label.slice(0, chars - 2)}..` : "";
+    out.push(`<g class="f" data-x="${(f.x + 10).toFixed(2)}" data-w="${f.w.toFixed(2)}" data-d="${f.depth}"><title>${escapeXml(tip)}</title><rect x="${(f.x + 10).toFixed(2)}" y="${y}" width="${Math.max(f.w - 0.5, 0.1).toFixed(2)}" height="${FRAME_HEIGHT - 1}" rx="2" fill="${color(f)}"/>` + (text2 ? `<text x="${(f.x + 13).toFixed(2)}" y="${y + 11.5}">${escapeXml(text2)}</text>` : "") + "</g>");
+  }
+  out.push("</svg>");
+  return out.join("\n");
+}
+function wrapHtml(svg, title) {
+  return [
+    "<!doctype html>",
+    '<html lang="en"><head><meta charset="utf-8">',
+    `<title>${escapeXml(title)}</title>`,
+    "<style>body{font-family:sans-serif;margin:12px}g.f{cursor:pointer}g.f:hover rect{stroke:#000;stroke-width:.5}</style>",
+    "</head><body>",
+    `<div><input id="search" placeholder="search functions" size="40"> <button id="reset">reset zoom</button> <span id="hits"></span></div>`,
+    svg,
+    `<script>${PAGE_SCRIPT}</script>`,
+    "</body></html>",
+    ""
+  ].join("\n");
+}
+function renderFlameGraph(profile, options = {}) {
+  const width = options.width ?? 1200;
+  const title = options.title ?? "Flame graph";
+  const labels = profile.functions.map(functionLabel);
+  const frames = [];
+  const maxDepth = layout(buildTopDownTree(profile), width, options.minFrameWidth ?? 0.3, (node2, frame) => {
+    frame.label = labels[node2.fn];
+    frame.kind = profile.functions[node2.fn].kind;
+    frames.push(frame);
+  });
+  const svg = renderSvg(frames, maxDepth, profile.totalTicks, title, width, (f) => kindColor(f.kind, f.label), `${profile.totalTicks} samples \xB7 ${profile.source}`);
+  return options.format === "html" ? wrapHtml(svg, title) : svg;
+}
+function selfByPath(profile) {
+  const keys = profile.functions.map(crossProfileKey);
+  const map2 = /* @__PURE__ */ new Map();
+  for (const { frames, count } of profile.stacks) {
+    let path = "";
+    for (const fn of frames)
+      path += `${keys[fn]}`;
+    map2.set(path, (map2.get(path) ?? 0) + count);
+  }
+  return map2;
+}
+function renderDiffFlameGraph(base, head, options = {}) {
+  const width = options.width ?? 1200;
+  const title = options.title ?? "Differential flame graph (red: hotter in head, blue: cooler)";
+  const baseSelf = selfByPath(base);
+  const keys = head.functions.map(crossProfileKey);
+  const labels = head.functions.map(functionLabel);
+  const frames = [];
+  const paths = [];
+  const maxDepth = layout(buildTopDownTree(head), width, options.minFrameWidth ?? 0.3, (node2, frame) => {
+    const parentPath = frame.depth === 0 ? "" : paths[frame.depth - 1];
+    const path = `${parentPath}${keys[node2.fn]}`;
+    paths[frame.depth] = path;
+    const headShare = head.totalTicks > 0 ? node2.self / head.totalTicks : 0;
+    const before = baseSelf.get(path) ?? 0;
+    const baseShare = base.totalTicks > 0 ? before / base.totalTicks : 0;
+    frame.label = labels[node2.fn];
+    frame.kind = head.functions[node2.fn].kind;
+    frame.delta = headShare - baseShare;
+    frame.note = `self share ${(100 * baseShare).toFixed(2)}% \u2192 ${(100 * headShare).toFixed(2)}%`;
+    frames.push(frame);
+  });
+  let maxAbs = 0;
+  for (const f of frames)
+    maxAbs = Math.max(maxAbs, Math.abs(f.delta ?? 0));
+  const subtitle = `head ${head.totalTicks} samples, base ${base.totalTicks} samples; widths from head`;
+  const svg = renderSvg(frames, maxDepth, head.totalTicks, title, width, (f) => diffColor(f.delta ?? 0, maxAbs), subtitle);
+  return options.format === "html" ? wrapHtml(svg, title) : svg;
+}
+var FRAME_HEIGHT, TOP, BOTTOM, CHAR_WIDTH, PALETTE, PAGE_SCRIPT;
+var init_flamegraph = __esm({
+  "../tick-parser/dist/flamegraph.js"() {
+    "use strict";
+    init_call_tree();
+    init_function_label();
+    FRAME_HEIGHT = 16;
+    TOP = 36;
+    BOTTOM = 8;
+    CHAR_WIDTH = 6.6;
+    PALETTE = {
+      js: [45, 90, 58],
+      // yellow-orange
+      cpp: [8, 80, 62],
+      // red
+      builtin: [275, 45, 68],
+      // violet
+      regexp: [320, 60, 70],
+      // pink
+      shared: [30, 10, 62],
+      // grey-brown
+      gc: [120, 45, 55],
+      // green
+      meta: [210, 10, 75],
+      // grey
+      unknown: [0, 0, 70]
+      // grey
+    };
+    PAGE_SCRIPT = `
+const frames = [...document.querySelectorAll('g.f')];
+const W = Number(document.querySelector('svg').getAttribute('width')) - 20;
+function zoom(g) {
+  const fx = Number(g.dataset.x), fw = Number(g.dataset.w), fd = Number(g.dataset.d);
+  for (const f of frames) {
+    const x = Number(f.dataset.x), w = Number(f.dataset.w), d = Number(f.dataset.d);
+    const inside = x + w > fx + 0.01 && x < fx + fw - 0.01;
+    const nx = 10 + (x - fx) * W / fw, nw = w * W / fw;
+    f.style.display = inside && (d >= fd || (x <= fx && x + w >= fx + fw)) ? '' : 'none';
+    const r = f.querySelector('rect'), t = f.querySelector('text');
+    r.setAttribute('x', Math.max(nx, 10)); r.setAttribute('width', Math.max(Math.min(nw, W) - 0.5, 0.1));
+    if (t) { t.setAttribute('x', Math.max(nx, 10) + 3); t.style.display = nw > 40 ? '' : 'none'; }
+  }
+}
+for (const f of frames) f.addEventListener('click', () => zoom(f));
+document.getElementById('reset').addEventListener('click', () => location.reload());
+document.getElementById('search').addEventListener('input', (e) => {
+  const q = e.target.value.toLowerCase();
+  let hits = 0;
+  for (const f of frames) {
+    const match = q && f.querySelector('title').textContent.toLowerCase().includes(q);
+    f.querySelector('rect').style.stroke = match ? '#e0f' : '';
+    f.querySelector('rect').style.strokeWidth = match ? '2' : '';
+    if (match) hits++;
+  }
+  document.getElementById('hits').textContent = q ? hits + ' frames match' : '';
+});
+`;
+  }
+});
+
 // ../tick-parser/dist/folded.js
 function foldedFrameName(label) {
   return label.replace(/;/g, ":").replace(/[\r\n\t]+/g, " ");
@@ -8152,13 +8445,13 @@ function toFolded(profile) {
   const names = profile.functions.map((fn) => foldedFrameName(functionLabel(fn)));
   const lines = [];
   for (const stack of profile.stacks) {
-    let line = "";
+    let line2 = "";
     for (let i = 0; i < stack.frames.length; i++) {
       if (i > 0)
-        line += ";";
-      line += names[stack.frames[i]];
+        line2 += ";";
+      line2 += names[stack.frames[i]];
     }
-    lines.push(`${line} ${stack.count}
+    lines.push(`${line2} ${stack.count}
 `);
   }
   return lines.join("");
@@ -8167,6 +8460,119 @@ var init_folded = __esm({
   "../tick-parser/dist/folded.js"() {
     "use strict";
     init_function_label();
+  }
+});
+
+// ../tick-parser/dist/in-process.js
+import { randomUUID } from "node:crypto";
+import { Session } from "node:inspector";
+import { createRequire } from "node:module";
+function loadV8ProfilerNext() {
+  try {
+    const require2 = createRequire(import.meta.url);
+    return require2("v8-profiler-next");
+  } catch (error62) {
+    return error62;
+  }
+}
+function withProfiler(profile, profiler, warnings) {
+  profile.meta = { ...profile.meta, profiler };
+  profile.warnings.push(...warnings);
+  return profile;
+}
+function startV8ProfilerNext(api, interval) {
+  const title = `hotpath-${randomUUID()}`;
+  api.setGenerateType(1);
+  api.setSamplingInterval(interval);
+  api.startProfiling(title, true);
+  let stopped = false;
+  return {
+    profiler: "v8-profiler-next",
+    async stop() {
+      if (stopped)
+        throw new HotpathTicksError("HP_TICKS_PROFILER_STATE", `profile ${title} was already stopped`);
+      stopped = true;
+      const raw = api.stopProfiling(title);
+      if (!raw)
+        throw new HotpathTicksError("HP_TICKS_PROFILER_STATE", `v8-profiler-next has no profile ${title}`);
+      const { delete: remove, ...json2 } = raw;
+      try {
+        return withProfiler(parseCpuProfile(json2), "v8-profiler-next", []);
+      } finally {
+        remove.call(raw);
+      }
+    }
+  };
+}
+function post(session, method, params) {
+  return new Promise((resolve5, reject) => {
+    session.post(method, params ?? {}, (error62, result) => error62 ? reject(error62) : resolve5(result));
+  });
+}
+async function startInspector(interval, warnings) {
+  const session = new Session();
+  session.connect();
+  try {
+    await post(session, "Profiler.enable");
+    await post(session, "Profiler.setSamplingInterval", { interval });
+    await post(session, "Profiler.start");
+  } catch (error62) {
+    session.disconnect();
+    throw new HotpathTicksError("HP_TICKS_PROFILER_UNAVAILABLE", `node:inspector could not start the CPU profiler: ${error62.message}`, { cause: error62 });
+  }
+  let stopped = false;
+  return {
+    profiler: "inspector",
+    async stop() {
+      if (stopped)
+        throw new HotpathTicksError("HP_TICKS_PROFILER_STATE", "this inspector profile was already stopped");
+      stopped = true;
+      try {
+        const { profile } = await post(session, "Profiler.stop");
+        return withProfiler(parseCpuProfile(profile), "inspector", warnings);
+      } finally {
+        session.disconnect();
+      }
+    }
+  };
+}
+async function startProfiling(options = {}) {
+  const interval = options.samplingIntervalMicros ?? 1e3;
+  if (!Number.isInteger(interval) || interval < 1) {
+    throw new HotpathTicksError("HP_TICKS_BAD_OPTION", `samplingIntervalMicros ${interval} is not valid: expected a whole number >= 1`);
+  }
+  const warnings = [];
+  if (options.profiler !== "inspector") {
+    const api = loadV8ProfilerNext();
+    if (!(api instanceof Error))
+      return startV8ProfilerNext(api, interval);
+    if (options.profiler === "v8-profiler-next") {
+      throw new HotpathTicksError("HP_TICKS_PROFILER_UNAVAILABLE", `v8-profiler-next could not be loaded: ${api.message.split("\n")[0]}`, { cause: api });
+    }
+    warnings.push(`v8-profiler-next could not be loaded (${api.message.split("\n")[0]}); node:inspector profiled instead`);
+  }
+  return startInspector(interval, warnings);
+}
+function stopProfiling(session) {
+  return session.stop();
+}
+async function profileInProcess(fn, options = {}) {
+  const session = await startProfiling(options);
+  let result;
+  try {
+    result = await fn();
+  } catch (error62) {
+    await session.stop().catch(() => void 0);
+    throw error62;
+  }
+  const profile = await session.stop();
+  return { result, profile, profiler: session.profiler };
+}
+var init_in_process = __esm({
+  "../tick-parser/dist/in-process.js"() {
+    "use strict";
+    init_cpuprofile();
+    init_errors();
   }
 });
 
@@ -8446,7 +8852,7 @@ var init_library_map = __esm({
       async load(library) {
         const table = await loadSymbols(library.path, this.cache, this.tools);
         library.table = table;
-        library.symbolFns = new Int32Array(table.names.length).fill(-1);
+        library.symbolFns = new Int32Array(table.starts.length).fill(-1);
         if (table.starts.length === 0)
           library.resolvable = false;
       }
@@ -8687,12 +9093,69 @@ var init_log_lines = __esm({
         if (this.discarding) {
           this.sink.oversized(this.pending);
         } else if (this.pending > 0) {
-          const line = this.pieces.length === 1 ? this.pieces[0] : Buffer.concat(this.pieces, this.pending);
-          this.sink.line(line, 0, line.length);
+          const line2 = this.pieces.length === 1 ? this.pieces[0] : Buffer.concat(this.pieces, this.pending);
+          this.sink.line(line2, 0, line2.length);
         }
         this.pieces = [];
         this.pending = 0;
         this.discarding = false;
+      }
+    };
+  }
+});
+
+// ../tick-parser/dist/remapped-builtins.js
+var MB, CODE_RANGE_SIZES, CODE_RANGE_PAGE, RemappedBuiltins;
+var init_remapped_builtins = __esm({
+  "../tick-parser/dist/remapped-builtins.js"() {
+    "use strict";
+    MB = 1024 * 1024;
+    CODE_RANGE_SIZES = [128 * MB, 256 * MB, 512 * MB, 1024 * MB, 2048 * MB];
+    CODE_RANGE_PAGE = 256 * 1024;
+    RemappedBuiltins = class {
+      rangeStart = -1;
+      rangeSize = 0;
+      blobStart = Number.POSITIVE_INFINITY;
+      blobEnd = 0;
+      /** copy address - original address, once found; NaN before. */
+      shift = Number.NaN;
+      setCodeRange(start, size) {
+        this.rangeStart = start;
+        this.rangeSize = size;
+        this.shift = Number.NaN;
+      }
+      addBuiltin(start, size) {
+        if (start < this.blobStart)
+          this.blobStart = start;
+        if (start + size > this.blobEnd)
+          this.blobEnd = start + size;
+        this.shift = Number.NaN;
+      }
+      /** Cheap test: could `addr` be in the copy? */
+      mayContain(addr) {
+        return this.rangeStart >= 0 && this.blobEnd > this.blobStart && addr >= this.rangeStart && addr < this.rangeStart + 2048 * MB;
+      }
+      /** The binary address of copy address `addr`, or -1. */
+      toOriginal(addr) {
+        if (Number.isNaN(this.shift)) {
+          const shift = this.findShift(addr);
+          if (shift === void 0)
+            return -1;
+          this.shift = shift;
+        }
+        const original = addr - this.shift;
+        return original >= this.blobStart && original < this.blobEnd ? original : -1;
+      }
+      findShift(addr) {
+        const blobSize = this.blobEnd - this.blobStart;
+        const allocated = Math.ceil(blobSize / CODE_RANGE_PAGE) * CODE_RANGE_PAGE;
+        const sizes = this.rangeSize > 0 ? [this.rangeSize, ...CODE_RANGE_SIZES] : CODE_RANGE_SIZES;
+        for (const size of sizes) {
+          const copyStart = this.rangeStart + size - allocated;
+          if (addr >= copyStart && addr < copyStart + blobSize)
+            return copyStart - this.blobStart;
+        }
+        return void 0;
       }
     };
   }
@@ -8724,17 +9187,17 @@ var init_stack_trie = __esm({
         let node2 = 0;
         for (let i = length - 1; i >= 0; i--) {
           const key = node2 * FRAME_LIMIT + top[i];
-          let child = this.edges.get(key);
-          if (child === void 0) {
+          let child2 = this.edges.get(key);
+          if (child2 === void 0) {
             if (this.used >= this.maxNodes) {
               this.truncated++;
               node2 = this.child(0, top[0]);
               this.counts[node2]++;
               return;
             }
-            child = this.create(node2, top[i], key);
+            child2 = this.create(node2, top[i], key);
           }
-          node2 = child;
+          node2 = child2;
         }
         this.counts[node2]++;
       }
@@ -8799,7 +9262,7 @@ var init_stack_trie = __esm({
 });
 
 // ../tick-parser/dist/tick-log-reader.js
-var word, TICK, CODE_CREATION, CODE_MOVE, CODE_DELETE, SFI_MOVE, SHARED_LIBRARY, V8_VERSION, IGNORED_KINDS, MAX_FIELDS, MAX_CODE_SIZE, MAX_UNKNOWN_KINDS, VM_STATE_GC, PENDING_BASE, TickLogReader;
+var word, TICK, CODE_CREATION, CODE_MOVE, CODE_DELETE, SFI_MOVE, SHARED_LIBRARY, V8_VERSION, NEW, CODE_RANGE, IGNORED_KINDS, MAX_FIELDS, MAX_CODE_SIZE, MAX_UNKNOWN_KINDS, VM_STATE_GC, PENDING_BASE, TickLogReader;
 var init_tick_log_reader = __esm({
   "../tick-parser/dist/tick-log-reader.js"() {
     "use strict";
@@ -8810,6 +9273,7 @@ var init_tick_log_reader = __esm({
     init_log_fields();
     init_log_lines();
     init_profile_builder();
+    init_remapped_builtins();
     init_stack_trie();
     word = (text2) => Buffer.from(text2, "latin1");
     TICK = word("tick");
@@ -8819,6 +9283,8 @@ var init_tick_log_reader = __esm({
     SFI_MOVE = word("sfi-move");
     SHARED_LIBRARY = word("shared-library");
     V8_VERSION = word("v8-version");
+    NEW = word("new");
+    CODE_RANGE = word("CodeRange");
     IGNORED_KINDS = /* @__PURE__ */ new Set([
       "code-source-info",
       "script-source",
@@ -8875,7 +9341,6 @@ var init_tick_log_reader = __esm({
     VM_STATE_GC = 1;
     PENDING_BASE = FRAME_LIMIT / 2;
     TickLogReader = class {
-      options;
       splitter;
       builder = new ProfileBuilder();
       code = new DynamicCodeMap();
@@ -8889,6 +9354,7 @@ var init_tick_log_reader = __esm({
       ends = new Int32Array(MAX_FIELDS);
       scratch = new Int32Array(MAX_FIELDS + 2);
       unknownKinds = /* @__PURE__ */ new Map();
+      blob = new RemappedBuiltins();
       unknownFn = -1;
       overflowFn = -1;
       lines = 0;
@@ -8905,7 +9371,6 @@ var init_tick_log_reader = __esm({
       v8Version;
       firstBadLines = [];
       constructor(options = {}) {
-        this.options = options;
         this.splitter = new LineSplitter(this, options.maxLineBytes ?? 64 * 1024 * 1024);
         this.libraries = new LibraryMap(options.resolveSymbols ?? true, options.symbolCache ?? new SymbolCache(), options);
         this.trie = new StackTrie(options.maxStackNodes ?? 2e6);
@@ -8941,6 +9406,8 @@ var init_tick_log_reader = __esm({
           return;
         else if (fieldEquals(buf, start, kindEnd, V8_VERSION))
           this.version(buf, start, end);
+        else if (fieldEquals(buf, start, kindEnd, NEW))
+          this.memoryChunk(buf, start, end);
         else {
           const kind = buf.toString("latin1", start, Math.min(kindEnd, start + 64));
           if (IGNORED_KINDS.has(kind))
@@ -8959,37 +9426,51 @@ var init_tick_log_reader = __esm({
       tick(buf, start, end) {
         const { starts, ends, scratch } = this;
         const n = splitFields(buf, start, end, starts, ends);
-        if (n < 6)
-          return this.bad(buf, start, end, "tick with fewer than 6 fields");
-        let pc = parseIntField(buf, starts[1], ends[1]);
+        if (n < 6) {
+          this.bad(buf, start, end, "tick with fewer than 6 fields");
+          return;
+        }
+        const pc = parseIntField(buf, starts[1], ends[1]);
         const external = parseIntField(buf, starts[3], ends[3]);
         let tos = parseIntField(buf, starts[4], ends[4]);
         const vmState = parseIntField(buf, starts[5], ends[5]);
-        if (Number.isNaN(pc) || Number.isNaN(vmState))
-          return this.bad(buf, start, end, "tick with a bad number");
+        if (Number.isNaN(pc) || Number.isNaN(vmState)) {
+          this.bad(buf, start, end, "tick with a bad number");
+          return;
+        }
         this.ticks++;
         if (vmState === VM_STATE_GC)
           this.gcTicks++;
-        if (external !== 0 && !Number.isNaN(external)) {
-          pc = Number.isNaN(tos) ? pc : tos;
-          tos = 0;
-        } else if (tos !== 0 && !Number.isNaN(tos)) {
-          const entry = this.code.find(tos);
-          if (!entry || this.descriptions[entry.desc].kind !== "js")
-            tos = 0;
-        } else
-          tos = 0;
         let depth = 0;
-        const top = this.resolve(pc);
-        if (top < 0) {
-          this.unaccounted++;
-          scratch[depth++] = this.unknownFunction();
-        } else
-          scratch[depth++] = top;
-        if (tos !== 0) {
-          const frame = this.resolve(tos);
-          if (frame >= 0)
-            scratch[depth++] = frame;
+        if (external !== 0 && !Number.isNaN(external) && !Number.isNaN(tos) && tos !== 0) {
+          const callback = this.resolve(tos);
+          const leaf = this.resolve(pc);
+          if (leaf >= 0 && leaf !== callback)
+            scratch[depth++] = leaf;
+          if (callback >= 0)
+            scratch[depth++] = callback;
+          if (depth === 0) {
+            this.unaccounted++;
+            scratch[depth++] = this.unknownFunction();
+          }
+        } else {
+          if (tos !== 0 && !Number.isNaN(tos)) {
+            const entry = this.code.find(tos);
+            if (!entry || this.descriptions[entry.desc].kind !== "js")
+              tos = 0;
+          } else
+            tos = 0;
+          const top = this.resolve(pc);
+          if (top < 0) {
+            this.unaccounted++;
+            scratch[depth++] = this.unknownFunction();
+          } else
+            scratch[depth++] = top;
+          if (tos !== 0) {
+            const frame = this.resolve(tos);
+            if (frame >= 0)
+              scratch[depth++] = frame;
+          }
         }
         let previous = pc;
         for (let i = 6; i < n; i++) {
@@ -9025,6 +9506,13 @@ var init_tick_log_reader = __esm({
       }
       /** Frame id of the code at `addr`: a function id, a pending library address, or -1. */
       resolve(addr) {
+        const frame = this.resolveDirect(addr);
+        if (frame >= 0 || !this.blob.mayContain(addr))
+          return frame;
+        const original = this.blob.toOriginal(addr);
+        return original < 0 ? -1 : this.resolveDirect(original);
+      }
+      resolveDirect(addr) {
         const entry = this.code.find(addr);
         if (entry)
           return this.functionOfCode(entry.desc);
@@ -9037,7 +9525,7 @@ var init_tick_log_reader = __esm({
           if (symbol2 >= 0) {
             let fn = library.symbolFns[symbol2];
             if (fn < 0) {
-              fn = library.symbolFns[symbol2] = this.intern(library.table.names[symbol2], library.path, "cpp");
+              fn = library.symbolFns[symbol2] = this.intern(symbolName(library.table, symbol2), library.path, "cpp");
             }
             return fn;
           }
@@ -9075,8 +9563,8 @@ var init_tick_log_reader = __esm({
           this.unknownFn = this.intern("(unknown)", "", "unknown");
         return this.unknownFn;
       }
-      intern(name, file2, kind, line = 0, column = 0) {
-        const id = this.builder.internFunction({ name, file: file2, line, column, kind });
+      intern(name, file2, kind, line2 = 0, column = 0) {
+        const id = this.builder.internFunction({ name, file: file2, line: line2, column, kind });
         if (id < PENDING_BASE)
           return id;
         if (this.overflowFn < 0)
@@ -9092,20 +9580,26 @@ var init_tick_log_reader = __esm({
       codeCreation(buf, start, end) {
         const { starts, ends } = this;
         const n = splitFields(buf, start, end, starts, ends);
-        if (n < 6)
-          return this.bad(buf, start, end, "code-creation with fewer than 6 fields");
+        if (n < 6) {
+          this.bad(buf, start, end, "code-creation with fewer than 6 fields");
+          return;
+        }
         const hasTimestamp = !(ends[3] - starts[3] > 2 && buf[starts[3]] === 48 && buf[starts[3] + 1] === 120);
         const at = hasTimestamp ? 4 : 3;
-        if (n < at + 3)
-          return this.bad(buf, start, end, "code-creation with too few fields");
+        if (n < at + 3) {
+          this.bad(buf, start, end, "code-creation with too few fields");
+          return;
+        }
         const addr = parseIntField(buf, starts[at], ends[at]);
         const size = parseIntField(buf, starts[at + 1], ends[at + 1]);
         if (Number.isNaN(addr) || Number.isNaN(size) || size < 0 || addr < 0) {
-          return this.bad(buf, start, end, "code-creation with a bad address or size");
+          this.bad(buf, start, end, "code-creation with a bad address or size");
+          return;
         }
         if (size > MAX_CODE_SIZE) {
           this.hugeCode++;
-          return this.bad(buf, start, end, `code-creation of ${size} bytes`);
+          this.bad(buf, start, end, `code-creation of ${size} bytes`);
+          return;
         }
         const type = buf.toString("latin1", starts[1], Math.min(ends[1], starts[1] + 64));
         const hasFunction = n > at + 3 && ends[at + 3] > starts[at + 3];
@@ -9119,38 +9613,60 @@ var init_tick_log_reader = __esm({
           this.descriptionIds.set(key, desc);
         }
         this.code.add(addr, size, desc);
+        if ((type === "Builtin" || type === "BytecodeHandler") && this.libraries.find(addr))
+          this.blob.addBuiltin(addr, size);
+      }
+      memoryChunk(buf, start, end) {
+        const n = splitFields(buf, start, end, this.starts, this.ends);
+        if (n < 4 || !fieldEquals(buf, this.starts[1], this.ends[1], CODE_RANGE))
+          return;
+        const addr = parseIntField(buf, this.starts[2], this.ends[2]);
+        const size = parseIntField(buf, this.starts[3], this.ends[3]);
+        if (!Number.isNaN(addr) && addr > 0)
+          this.blob.setCodeRange(addr, Number.isNaN(size) ? 0 : size);
       }
       codeMove(buf, start, end) {
         const n = splitFields(buf, start, end, this.starts, this.ends);
-        if (n < 3)
-          return this.bad(buf, start, end, "code-move with fewer than 3 fields");
+        if (n < 3) {
+          this.bad(buf, start, end, "code-move with fewer than 3 fields");
+          return;
+        }
         const from = parseIntField(buf, this.starts[1], this.ends[1]);
         const to = parseIntField(buf, this.starts[2], this.ends[2]);
-        if (Number.isNaN(from) || Number.isNaN(to) || to < 0)
-          return this.bad(buf, start, end, "code-move with a bad address");
+        if (Number.isNaN(from) || Number.isNaN(to) || to < 0) {
+          this.bad(buf, start, end, "code-move with a bad address");
+          return;
+        }
         if (!this.code.move(from, to))
           this.unknownMoves++;
       }
       codeDelete(buf, start, end) {
         const n = splitFields(buf, start, end, this.starts, this.ends);
-        if (n < 2)
-          return this.bad(buf, start, end, "code-delete without an address");
+        if (n < 2) {
+          this.bad(buf, start, end, "code-delete without an address");
+          return;
+        }
         const addr = parseIntField(buf, this.starts[1], this.ends[1]);
-        if (Number.isNaN(addr))
-          return this.bad(buf, start, end, "code-delete with a bad address");
+        if (Number.isNaN(addr)) {
+          this.bad(buf, start, end, "code-delete with a bad address");
+          return;
+        }
         if (!this.code.delete(addr))
           this.unknownDeletes++;
       }
       sharedLibrary(buf, start, end) {
         const n = splitFields(buf, start, end, this.starts, this.ends);
-        if (n < 4)
-          return this.bad(buf, start, end, "shared-library with fewer than 4 fields");
+        if (n < 4) {
+          this.bad(buf, start, end, "shared-library with fewer than 4 fields");
+          return;
+        }
         const path = stringField(buf, this.starts[1], Math.min(this.ends[1], this.starts[1] + 4096));
         const from = parseIntField(buf, this.starts[2], this.ends[2]);
         const to = parseIntField(buf, this.starts[3], this.ends[3]);
         const slide = n > 4 ? parseIntField(buf, this.starts[4], this.ends[4]) : 0;
         if (Number.isNaN(from) || Number.isNaN(to) || to <= from || from < 0) {
-          return this.bad(buf, start, end, "shared-library with a bad address range");
+          this.bad(buf, start, end, "shared-library with a bad address range");
+          return;
         }
         this.libraries.add(path, from, to, Number.isNaN(slide) ? 0 : slide);
       }
@@ -9181,7 +9697,7 @@ var init_tick_log_reader = __esm({
           if (symbol2 >= 0) {
             let fn = library.symbolFns[symbol2];
             if (fn < 0)
-              fn = library.symbolFns[symbol2] = this.intern(library.table.names[symbol2], library.path, "cpp");
+              fn = library.symbolFns[symbol2] = this.intern(symbolName(library.table, symbol2), library.path, "cpp");
             resolved[i] = fn;
           } else
             resolved[i] = this.libraryFunction(region);
@@ -9268,31 +9784,349 @@ var init_tick_log = __esm({
   }
 });
 
+// ../tick-parser/dist/read-profile.js
+import { open as open2, readFile } from "node:fs/promises";
+function detectProfileFormat(head) {
+  const text2 = head.toString("utf8");
+  const trimmed = text2.trimStart();
+  if (trimmed.startsWith("{")) {
+    return /"(nodes|head)"\s*:/.test(text2) || /"startTime"\s*:/.test(text2) ? "cpuprofile" : void 0;
+  }
+  const lines = text2.split("\n").slice(0, 20).filter((l) => l.length > 0);
+  if (lines.length === 0)
+    return void 0;
+  const known = lines.filter((l) => LOG_KINDS.has(l.slice(0, l.indexOf(",") >>> 0))).length;
+  return known > 0 && known >= Math.ceil(lines.length / 2) ? "tick-log" : void 0;
+}
+async function readHead(path, bytes) {
+  const handle = await open2(path, "r");
+  try {
+    const buffer = Buffer.alloc(bytes);
+    const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+async function readProfile(path, options = {}) {
+  let head;
+  try {
+    head = await readHead(path, 64 * 1024);
+  } catch (error62) {
+    const code = error62.code ?? error62.message;
+    throw new HotpathTicksError("HP_TICKS_READ_FAILED", `cannot read ${path} (${code}): expected a readable file`, {
+      cause: error62
+    });
+  }
+  const format = detectProfileFormat(head);
+  if (format === "tick-log")
+    return parseTickLog(path, options);
+  if (format === "cpuprofile")
+    return parseCpuProfile(await readFile(path, "utf8"));
+  const start = head.toString("utf8", 0, 40).replace(/[^\x20-\x7e]/g, "?");
+  throw new HotpathTicksError("HP_TICKS_UNKNOWN_FORMAT", `${path} is neither a V8 tick log nor a .cpuprofile (it starts with "${start}"); expected the output of node --prof or node --cpu-prof`);
+}
+var LOG_KINDS;
+var init_read_profile = __esm({
+  "../tick-parser/dist/read-profile.js"() {
+    "use strict";
+    init_cpuprofile();
+    init_errors();
+    init_tick_log();
+    LOG_KINDS = /* @__PURE__ */ new Set([
+      "v8-version",
+      "v8-platform",
+      "shared-library",
+      "shared-library-end",
+      "code-creation",
+      "code-move",
+      "code-delete",
+      "sfi-move",
+      "tick",
+      "profiler",
+      "new",
+      "delete",
+      "heap-capacity",
+      "heap-available",
+      "code-source-info",
+      "script-source",
+      "script-details",
+      "current-time",
+      "timer-event-start",
+      "timer-event-end"
+    ]);
+  }
+});
+
+// ../tick-parser/dist/report-diff-text.js
+function pct(share2) {
+  return `${(share2 * 100).toFixed(1)}%`.padStart(7);
+}
+function renderDiffText(diff, baseName = "base", headName = "head") {
+  const out = [
+    `Self-time share per function: ${baseName} (${diff.baseTotal} ticks) \u2192 ${headName} (${diff.headTotal} ticks)`,
+    "",
+    "    base     head    delta  status    function"
+  ];
+  for (const f of diff.functions) {
+    const delta = `${f.delta >= 0 ? "+" : "-"}${(Math.abs(f.delta) * 100).toFixed(1)}%`.padStart(8);
+    const where = f.file ? ` ${f.file}${f.line > 0 ? `:${f.line}` : ""}` : "";
+    out.push(`${pct(f.baseShare)}  ${pct(f.headShare)}  ${delta}  ${f.status.padEnd(8)}  ${f.name}${f.kind === "cpp" || f.kind === "shared" ? "" : where}`);
+  }
+  return `${out.join("\n")}
+`;
+}
+var init_report_diff_text = __esm({
+  "../tick-parser/dist/report-diff-text.js"() {
+    "use strict";
+  }
+});
+
+// ../tick-parser/dist/summary.js
+function summarize(profile) {
+  const summary = {
+    total: profile.totalTicks,
+    unaccounted: 0,
+    js: 0,
+    cpp: 0,
+    gc: 0,
+    shared: 0,
+    other: 0
+  };
+  let gcFunctions = 0;
+  for (const fn of profile.functions) {
+    switch (fn.kind) {
+      case "js":
+      case "builtin":
+      case "regexp":
+        summary.js += fn.self;
+        break;
+      case "cpp":
+        summary.cpp += fn.self;
+        break;
+      case "shared":
+        summary.shared += fn.self;
+        break;
+      case "unknown":
+        summary.unaccounted += fn.self;
+        break;
+      case "gc":
+        gcFunctions += fn.self;
+        break;
+      default:
+        summary.other += fn.self;
+    }
+  }
+  summary.gc = profile.meta?.gcTicks ?? gcFunctions;
+  return summary;
+}
+var init_summary = __esm({
+  "../tick-parser/dist/summary.js"() {
+    "use strict";
+  }
+});
+
+// ../tick-parser/dist/report-json.js
+function toJsonReport(profile, options = {}) {
+  const limit = options.top ?? profile.functions.length;
+  return {
+    source: profile.source,
+    ticks: summarize(profile),
+    functions: profile.functions.slice(0, limit).map((fn) => {
+      const entry = {
+        name: fn.name,
+        file: fn.file,
+        line: fn.line,
+        column: fn.column,
+        kind: fn.kind,
+        self: fn.self,
+        total: fn.total
+      };
+      if (fn.tiers)
+        entry.tiers = fn.tiers;
+      return entry;
+    }),
+    warnings: profile.warnings,
+    meta: profile.meta ?? {}
+  };
+}
+var init_report_json = __esm({
+  "../tick-parser/dist/report-json.js"() {
+    "use strict";
+    init_summary();
+  }
+});
+
+// ../tick-parser/dist/report-text.js
+function pct2(part, whole) {
+  return `${(whole > 0 ? part * 100 / whole : 0).toFixed(1).padStart(5)}%`;
+}
+function line(ticks, total, nonLib, name) {
+  const nonLibText = nonLib === null ? "        " : `${pct2(ticks, nonLib)}  `;
+  return `  ${String(ticks).padStart(5)}  ${pct2(ticks, total)}  ${nonLibText}${name}`;
+}
+function flatSection(out, title, functions, keep, total, nonLib, top) {
+  out.push("", ` [${title}]:`, "   ticks  total  nonlib   name");
+  let shown = 0;
+  for (const fn of functions) {
+    if (fn.self === 0 || !keep(fn))
+      continue;
+    if (shown++ >= top)
+      break;
+    out.push(line(fn.self, total, nonLib, functionLabel(fn)));
+  }
+}
+function treeSection(out, root, labels, total, cutoff, depth) {
+  const visit2 = (node2, parentTotal, indent) => {
+    const share2 = parentTotal > 0 ? node2.total * 100 / parentTotal : 0;
+    if (share2 < cutoff)
+      return;
+    out.push(`  ${String(node2.total).padStart(5)}  ${share2.toFixed(1).padStart(5)}%  ${" ".repeat(indent)}${labels[node2.fn]}`);
+    if (indent < 2 * depth)
+      for (const c of sortedChildren(node2))
+        visit2(c, node2.total, indent + 2);
+    if (indent === 0)
+      out.push("");
+  };
+  for (const c of sortedChildren(root))
+    visit2(c, total, 0);
+}
+function renderTextReport(profile, options = {}) {
+  const top = options.top ?? Number.POSITIVE_INFINITY;
+  const cutoff = options.cutoffPercent ?? 1;
+  const depth = options.depth ?? 5;
+  const s = summarize(profile);
+  const total = s.total;
+  const nonLib = total - s.shared;
+  const out = [
+    `Statistical profiling result from ${options.fileName ?? "the profile"}, (${total} ticks, ${s.unaccounted} unaccounted, 0 excluded).`
+  ];
+  const fns = profile.functions;
+  flatSection(out, "Shared libraries", fns, (f) => f.kind === "shared", total, null, top);
+  flatSection(out, "JavaScript", fns, (f) => f.kind === "js" || f.kind === "builtin" || f.kind === "regexp", total, nonLib, top);
+  flatSection(out, "C++", fns, (f) => f.kind === "cpp", total, nonLib, top);
+  if (s.other > 0)
+    flatSection(out, "Other", fns, (f) => f.kind === "meta", total, nonLib, top);
+  out.push("", " [Summary]:", "   ticks  total  nonlib   name");
+  out.push(line(s.js, total, nonLib, "JavaScript"));
+  out.push(line(s.cpp, total, nonLib, "C++"));
+  out.push(line(s.gc, total, nonLib, "GC"));
+  out.push(line(s.shared, total, null, "Shared libraries"));
+  if (s.other > 0)
+    out.push(line(s.other, total, nonLib, "Other"));
+  if (s.unaccounted > 0)
+    out.push(line(s.unaccounted, total, null, "Unaccounted"));
+  if (profile.warnings.length > 0) {
+    out.push("", " [Warnings]:");
+    for (const w of profile.warnings)
+      out.push(`   ${w}`);
+  }
+  const labels = fns.map(functionLabel);
+  out.push("", " [Bottom up (heavy) profile]:", "  Note: percentage shows a share of a particular caller in the total", "  amount of its parent calls.", `  Callers occupying less than ${cutoff.toFixed(1)}% are not shown.`, "", "   ticks parent  name");
+  treeSection(out, buildBottomUpTree(profile), labels, total, cutoff, depth);
+  if (options.topDown ?? true) {
+    out.push("", " [Top down (heavy) profile]:", "  Note: callers above callees; percentage shows a callee's share of its caller.", `  Callees occupying less than ${cutoff.toFixed(1)}% are not shown.`, "", "   ticks parent  name");
+    treeSection(out, buildTopDownTree(profile), labels, total, cutoff, depth);
+  }
+  return `${out.join("\n")}
+`;
+}
+var init_report_text = __esm({
+  "../tick-parser/dist/report-text.js"() {
+    "use strict";
+    init_call_tree();
+    init_function_label();
+    init_summary();
+  }
+});
+
+// ../tick-parser/dist/speedscope.js
+function toSpeedscope(profile, options = {}) {
+  const name = options.name ?? `${profile.source} profile`;
+  return {
+    $schema: "https://www.speedscope.app/file-format-schema.json",
+    exporter: "@hotpath/tick-parser",
+    name,
+    activeProfileIndex: 0,
+    shared: {
+      frames: profile.functions.map((fn) => {
+        const frame = { name: fn.name };
+        if (fn.file)
+          frame.file = fn.file;
+        if (fn.line > 0)
+          frame.line = fn.line;
+        if (fn.column > 0)
+          frame.col = fn.column;
+        return frame;
+      })
+    },
+    profiles: [
+      {
+        type: "sampled",
+        name,
+        unit: "none",
+        startValue: 0,
+        endValue: profile.totalTicks,
+        samples: profile.stacks.map((s) => s.frames),
+        weights: profile.stacks.map((s) => s.count)
+      }
+    ]
+  };
+}
+var init_speedscope = __esm({
+  "../tick-parser/dist/speedscope.js"() {
+    "use strict";
+  }
+});
+
 // ../tick-parser/dist/index.js
 var dist_exports2 = {};
 __export(dist_exports2, {
   ERROR_CODES: () => ERROR_CODES2,
   HotpathTicksError: () => HotpathTicksError,
   SymbolCache: () => SymbolCache,
+  buildBottomUpTree: () => buildBottomUpTree,
+  buildTopDownTree: () => buildTopDownTree,
   crossProfileKey: () => crossProfileKey,
+  detectProfileFormat: () => detectProfileFormat,
   diffProfiles: () => diffProfiles,
   foldedFrameName: () => foldedFrameName,
   functionLabel: () => functionLabel,
   mergeProfiles: () => mergeProfiles,
   parseCpuProfile: () => parseCpuProfile,
   parseTickLog: () => parseTickLog,
-  toFolded: () => toFolded
+  profileInProcess: () => profileInProcess,
+  readProfile: () => readProfile,
+  renderDiffFlameGraph: () => renderDiffFlameGraph,
+  renderDiffText: () => renderDiffText,
+  renderFlameGraph: () => renderFlameGraph,
+  renderTextReport: () => renderTextReport,
+  startProfiling: () => startProfiling,
+  stopProfiling: () => stopProfiling,
+  summarize: () => summarize,
+  toFolded: () => toFolded,
+  toJsonReport: () => toJsonReport,
+  toSpeedscope: () => toSpeedscope
 });
 var init_dist = __esm({
   "../tick-parser/dist/index.js"() {
     "use strict";
     init_binary_symbols();
+    init_call_tree();
     init_cpuprofile();
     init_diff();
     init_errors();
+    init_flamegraph();
     init_folded();
     init_function_label();
+    init_in_process();
     init_merge();
+    init_read_profile();
+    init_report_diff_text();
+    init_report_json();
+    init_report_text();
+    init_speedscope();
+    init_summary();
     init_tick_log();
   }
 });
@@ -9336,19 +10170,19 @@ async function cutProfLogToWindow(input2, output2, pid) {
   let state = "before";
   let sawStart = false;
   let sawStop = false;
-  for await (const line of lines) {
-    if (line.startsWith("tick,")) {
+  for await (const line2 of lines) {
+    if (line2.startsWith("tick,")) {
       if (state !== "inside") continue;
-    } else if (line.startsWith("code-creation,")) {
-      if (state === "before" && line.includes(startMarker)) {
+    } else if (line2.startsWith("code-creation,")) {
+      if (state === "before" && line2.includes(startMarker)) {
         state = "inside";
         sawStart = true;
-      } else if (state === "inside" && line.includes(stopMarker)) {
+      } else if (state === "inside" && line2.includes(stopMarker)) {
         state = "after";
         sawStop = true;
       }
     }
-    if (!out.write(`${line}
+    if (!out.write(`${line2}
 `)) await new Promise((resolve5) => out.once("drain", () => resolve5()));
   }
   await new Promise(
@@ -9419,12 +10253,12 @@ function points(x) {
   const sign = x > 0 ? "+" : x < 0 ? "\u2212" : "\xB1";
   return `${sign}${Math.abs(x * 100).toFixed(1)} pts`;
 }
-function shortLocation(file2, line) {
+function shortLocation(file2, line2) {
   if (!file2) return "";
   const path = file2.startsWith("file://") ? decodeURIComponent(new URL(file2).pathname) : file2;
   const parts = path.split("/");
   const tail = parts.slice(-2).join("/");
-  return line > 0 ? `${tail}:${line}` : tail;
+  return line2 > 0 ? `${tail}:${line2}` : tail;
 }
 function functionLabel2(f) {
   if (!f.file && f.caller) return `${f.name} (native, from ${f.caller.name})`;
@@ -9555,7 +10389,7 @@ function diffHotFunctions(base, head, hotThreshold) {
       if (index >= 0) caller = dominantCaller(side, index);
     }
     const grew = f.delta >= hotThreshold - 1e-12 && hotThreshold > 0;
-    const isNew = f.status === "new" && headRank > 0 && headRank <= TOP && f.headShare >= MIN_NEW_SHARE;
+    const isNew = f.status === "new" && headRank > 0 && headRank <= TOP2 && f.headShare >= MIN_NEW_SHARE;
     return {
       name: f.name,
       file: f.file,
@@ -9572,19 +10406,19 @@ function diffHotFunctions(base, head, hotThreshold) {
     };
   });
   return {
-    rows: all.slice(0, TOP),
+    rows: all.slice(0, TOP2),
     flagged: all.filter((f) => f.flagged),
     baseTotal: diff.baseTotal,
     headTotal: diff.headTotal
   };
 }
-var MIN_NEW_SHARE, TOP;
+var MIN_NEW_SHARE, TOP2;
 var init_hot_functions = __esm({
   "src/hot-functions.ts"() {
     "use strict";
     init_dist();
     MIN_NEW_SHARE = 0.01;
-    TOP = 10;
+    TOP2 = 10;
   }
 });
 
@@ -9715,7 +10549,7 @@ function summarise(metrics, hot) {
   const hotNames = (hot?.flagged ?? []).slice(0, 3).map((f) => functionLabel2(f));
   const hotText = hotNames.length ? `; hotter: ${hotNames.join(", ")}` : "";
   const describe4 = (ms) => ms.map(
-    (m) => `${m.label} ${m.metric === "errorRate" ? `${(m.change * 100).toFixed(1)} pts` : pct(m.change)}`
+    (m) => `${m.label} ${m.metric === "errorRate" ? `${(m.change * 100).toFixed(1)} pts` : pct3(m.change)}`
   ).join(", ");
   if (regressed.length > 0) return `Regression: ${describe4(regressed)}${hotText}`;
   if (improved.length > 0) return `Improvement: ${describe4(improved)}${hotText}`;
@@ -9783,7 +10617,7 @@ function sideProfiles(measurements) {
   const of = (rounds) => merge(rounds.flatMap((r) => r.profile ? [r.profile] : []));
   return { base: of(measurements.base), head: of(measurements.head) };
 }
-var pct;
+var pct3;
 var init_report = __esm({
   "src/report.ts"() {
     "use strict";
@@ -9792,7 +10626,7 @@ var init_report = __esm({
     init_hot_functions();
     init_profiles();
     init_verdict();
-    pct = (x) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)} %`;
+    pct3 = (x) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)} %`;
   }
 });
 
@@ -9925,7 +10759,7 @@ var HotpathActionError = class extends Error {
 };
 function formatTail(lines) {
   if (lines.length === 0) return "(the server printed nothing)";
-  return lines.map((line) => `  | ${line}`).join("\n");
+  return lines.map((line2) => `  | ${line2}`).join("\n");
 }
 
 // src/process-group.ts
@@ -9942,14 +10776,14 @@ var OutputTail = class {
     const text2 = this.partial + chunk.toString();
     const parts = text2.split(/\r?\n/);
     this.partial = parts.pop() ?? "";
-    for (const line of parts) this.add(line);
+    for (const line2 of parts) this.add(line2);
     if (this.partial.length > 4096) {
       this.add(this.partial);
       this.partial = "";
     }
   }
-  add(line) {
-    this.lines.push(line.length > 500 ? `${line.slice(0, 500)}\u2026` : line);
+  add(line2) {
+    this.lines.push(line2.length > 500 ? `${line2.slice(0, 500)}\u2026` : line2);
     if (this.lines.length > this.limit) this.lines.shift();
   }
   /** The last `n` lines, including an unterminated last line. */
@@ -9959,7 +10793,7 @@ var OutputTail = class {
   }
 };
 function spawnInGroup(command, options) {
-  const child = spawn(SHELL, ["-c", command], {
+  const child2 = spawn(SHELL, ["-c", command], {
     cwd: options.cwd,
     env: options.env,
     detached: true,
@@ -9971,21 +10805,21 @@ function spawnInGroup(command, options) {
     output2.push(chunk);
     options.onOutput?.(chunk);
   };
-  child.stdout?.on("data", onData);
-  child.stderr?.on("data", onData);
+  child2.stdout?.on("data", onData);
+  child2.stderr?.on("data", onData);
   const exited = new Promise((resolve5) => {
-    child.once("error", (err) => {
+    child2.once("error", (err) => {
       output2.push(`${SHELL}: ${err.message}
 `);
       exit = { code: 127, signal: null };
       resolve5(exit);
     });
-    child.once("exit", (code, signal2) => {
+    child2.once("exit", (code, signal2) => {
       exit = { code, signal: signal2 };
       resolve5(exit);
     });
   });
-  return { child, pid: child.pid ?? -1, output: output2, exited, exit: () => exit };
+  return { child: child2, pid: child2.pid ?? -1, output: output2, exited, exit: () => exit };
 }
 function descendants(root) {
   let entries;
@@ -10009,10 +10843,10 @@ function descendants(root) {
   const queue = [root];
   while (queue.length > 0) {
     const pid = queue.shift();
-    for (const [child, parent] of parentOf) {
-      if (parent === pid && !found.includes(child)) {
-        found.push(child);
-        queue.push(child);
+    for (const [child2, parent] of parentOf) {
+      if (parent === pid && !found.includes(child2)) {
+        found.push(child2);
+        queue.push(child2);
       }
     }
   }
@@ -10508,7 +11342,7 @@ function buildResult(parts, context) {
 }
 
 // ../load-client/dist/run.js
-import { EventEmitter as EventEmitter2 } from "node:events";
+import { EventEmitter as EventEmitter3 } from "node:events";
 
 // ../load-client/dist/load-engine.js
 import { EventEmitter } from "node:events";
@@ -10546,7 +11380,7 @@ var Connection = class {
     this.nextRequest = index % owner.requests.length;
     this.parser = owner.createParser(this);
     this.onConnect = this.onConnect.bind(this);
-    this.onData = this.onData.bind(this);
+    this.onRead = this.onRead.bind(this);
     this.onError = this.onError.bind(this);
     this.onClose = this.onClose.bind(this);
     this.open = this.open.bind(this);
@@ -10561,21 +11395,24 @@ var Connection = class {
     this.isConnected = false;
     this.lastErrorKind = -1;
     this.parser.reset();
-    const socket = connect({ host: this.owner.host, port: this.owner.port, noDelay: true });
+    const socket = connect({
+      host: this.owner.host,
+      port: this.owner.port,
+      noDelay: true,
+      onread: { buffer: this.owner.readBuffer, callback: this.onRead }
+    });
     this.socket = socket;
     socket.on("connect", this.onConnect);
-    socket.on("data", this.onData);
     socket.on("error", this.onError);
     socket.on("close", this.onClose);
   }
   /** Sends what the run allows, up to the pipelining depth, in one corked write. */
-  fill() {
+  fill(now = performance2.now()) {
     const socket = this.socket;
     if (!this.isConnected || this.stopped || socket === null || this.size >= this.intended.length)
       return;
     const owner = this.owner;
     const cap = this.intended.length;
-    const now = performance2.now();
     let corked = false;
     while (this.size < cap) {
       const intended = owner.take(now);
@@ -10649,15 +11486,17 @@ var Connection = class {
     this.owner.connected();
     this.fill();
   }
-  onData(chunk) {
-    this.arrival = performance2.now();
-    this.owner.received(chunk.length);
-    this.parser.execute(chunk);
+  onRead(length, buffer) {
+    const arrival = performance2.now();
+    this.arrival = arrival;
+    this.owner.received(length);
+    this.parser.execute(buffer, length);
     if (this.reopen) {
       this.reopen = false;
       this.open();
     } else if (this.isConnected)
-      this.fill();
+      this.fill(arrival);
+    return true;
   }
   onError(error62) {
     const code = error62.code ?? "";
@@ -10741,6 +11580,7 @@ var LoadEngine = class extends EventEmitter {
   noBody;
   pipelining;
   recorder = new Recorder();
+  readBuffer = Buffer.allocUnsafe(64 * 1024);
   takenMeasured = false;
   connections = [];
   phase = PHASE_CONNECTING;
@@ -10861,7 +11701,8 @@ var LoadEngine = class extends EventEmitter {
       this.finish();
   }
   received(bytes) {
-    this.recorder.received(bytes);
+    if (this.phase === PHASE_MEASURE)
+      this.recorder.received(bytes);
   }
   connected() {
     this.everConnected = true;
@@ -10911,11 +11752,12 @@ var LoadEngine = class extends EventEmitter {
     const n = connections.length;
     const start = this.rotate;
     this.rotate = start + 1 === n ? 0 : start + 1;
+    const now = performance3.now();
     for (let i = 0; i < n; i++) {
-      connections[(start + i) % n].fill();
+      connections[(start + i) % n].fill(now);
     }
     const next = this.scheduleStart + this.issued * this.interval;
-    const wait = next - performance3.now();
+    const wait = next - now;
     this.dispatchTimer = setTimeout(this.dispatch, wait > 1 ? Math.floor(wait) : 1);
   }
   checkTimeouts(timeoutMs) {
@@ -11124,13 +11966,14 @@ var HttpResponseParser = class {
     this.startResponse();
     return true;
   }
-  execute(chunk) {
+  execute(chunk, length) {
     let buf = chunk;
+    let end = length;
     if (this.pending !== null) {
-      buf = Buffer.concat([this.pending, chunk]);
+      buf = Buffer.concat([this.pending, chunk.subarray(0, length)]);
+      end = buf.length;
       this.pending = null;
     }
-    const end = buf.length;
     let pos = 0;
     while (pos < end && !this.halted) {
       switch (this.state) {
@@ -11386,22 +12229,128 @@ function protocolFor(options) {
   throw new Error("memcache targets are not supported yet");
 }
 
+// ../load-client/dist/worker-pool.js
+import { EventEmitter as EventEmitter2 } from "node:events";
+import { Worker } from "node:worker_threads";
+function splitEvenly(total, parts) {
+  const base = Math.floor(total / parts);
+  const extra = total - base * parts;
+  return Array.from({ length: parts }, (_, i) => base + (i < extra ? 1 : 0));
+}
+var WORKER_ENTRY = new URL("../dist/worker-entry.js", import.meta.url);
+var WorkerPool = class extends EventEmitter2 {
+  options;
+  resolved;
+  workers = [];
+  pendingTicks = /* @__PURE__ */ new Map();
+  stopped = false;
+  constructor(options, resolved) {
+    super();
+    this.options = options;
+    this.resolved = resolved;
+  }
+  start() {
+    const n = this.resolved.workers;
+    const connections = splitEvenly(this.resolved.connections, n);
+    const amounts = this.resolved.amount === void 0 ? void 0 : splitEvenly(this.resolved.amount, n);
+    const { signal: _signal, ...plain } = this.options;
+    const shares = connections.map((c, i) => ({
+      ...plain,
+      workers: 1,
+      connections: c,
+      duration: this.resolved.duration,
+      amount: amounts?.[i],
+      rate: this.resolved.rate === void 0 ? void 0 : this.resolved.rate / n
+    }));
+    const runs = shares.filter((share2) => share2.amount === void 0 || share2.amount > 0).map((share2) => this.startWorker(share2));
+    return Promise.all(runs).catch((error62) => {
+      this.stop();
+      throw error62;
+    });
+  }
+  stop() {
+    this.stopped = true;
+    for (const worker of this.workers)
+      worker.postMessage({ type: "stop" });
+  }
+  startWorker(share2) {
+    return new Promise((resolve5, reject) => {
+      const worker = new Worker(WORKER_ENTRY, { workerData: share2 });
+      this.workers.push(worker);
+      if (this.stopped)
+        worker.postMessage({ type: "stop" });
+      let settled = false;
+      worker.on("message", (message) => {
+        if (message.type === "tick")
+          this.onTick(message.tick);
+        else if (message.type === "result") {
+          settled = true;
+          resolve5(message.partial);
+        } else {
+          settled = true;
+          reject(new HotpathLoadError(message.code, message.message));
+        }
+      });
+      worker.on("error", (cause) => {
+        if (settled)
+          return;
+        settled = true;
+        reject(new HotpathLoadError("HP_LOAD_WORKER_FAILED", `worker thread failed: ${cause.message}`, { cause }));
+      });
+      worker.on("exit", (code) => {
+        if (settled)
+          return;
+        settled = true;
+        reject(new HotpathLoadError("HP_LOAD_WORKER_FAILED", `worker thread exited with code ${code} before a result`));
+      });
+    });
+  }
+  onTick(tick) {
+    const entry = this.pendingTicks.get(tick.second) ?? {
+      count: 0,
+      tick: { second: tick.second, requests: 0, bytes: 0, errors: 0 }
+    };
+    entry.count++;
+    entry.tick.requests += tick.requests;
+    entry.tick.bytes += tick.bytes;
+    entry.tick.errors += tick.errors;
+    if (entry.count === this.workers.length) {
+      this.pendingTicks.delete(tick.second);
+      this.emit("tick", entry.tick);
+    } else
+      this.pendingTicks.set(tick.second, entry);
+  }
+};
+
 // ../load-client/dist/run.js
-var LoadRun = class extends EventEmitter2 {
+var LoadRun = class extends EventEmitter3 {
   result;
   options;
-  engine;
+  runner;
   constructor(options) {
     super();
     this.options = resolveOptions(options);
     const resolved = this.options;
-    this.engine = new LoadEngine(resolved, protocolFor(resolved), options.signal);
-    this.engine.on("tick", (tick) => this.emit("tick", tick));
     const context = resultContext(resolved);
-    this.result = this.engine.start().then((outcome) => buildResult([toPartial(outcome)], context));
+    if (resolved.workers > 1) {
+      const pool = new WorkerPool(options, resolved);
+      this.runner = pool;
+      pool.on("tick", (tick) => this.emit("tick", tick));
+      const onAbort = () => pool.stop();
+      if (options.signal?.aborted)
+        pool.stop();
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      this.result = pool.start().finally(() => options.signal?.removeEventListener("abort", onAbort)).then((parts) => buildResult(parts, context));
+    } else {
+      const engine = new LoadEngine(resolved, protocolFor(resolved), options.signal);
+      this.runner = engine;
+      engine.on("tick", (tick) => this.emit("tick", tick));
+      this.result = engine.start().then((outcome) => buildResult([toPartial(outcome)], context));
+    }
   }
+  /** Stops the run now; `result` then holds what was measured so far. */
   stop() {
-    this.engine.stop();
+    this.runner.stop();
   }
 };
 function resultContext(options) {
@@ -11623,12 +12572,12 @@ var ProbeControl = class _ProbeControl {
       if (buffered.length > 1e6) socket.destroy();
       let newline = buffered.indexOf("\n");
       while (newline >= 0) {
-        const line = buffered.slice(0, newline);
+        const line2 = buffered.slice(0, newline);
         buffered = buffered.slice(newline + 1);
         newline = buffered.indexOf("\n");
         let message;
         try {
-          message = JSON.parse(line);
+          message = JSON.parse(line2);
         } catch {
           continue;
         }
@@ -12145,27 +13094,41 @@ function writeArtifacts(dir, report, measurements) {
 `);
   writeFileSync(files.markdown, renderMarkdown(report));
   const profiles = sideProfiles(measurements);
+  const attempt = (what, write) => {
+    try {
+      write();
+    } catch (err) {
+      files.notes.push(`${what} could not be written: ${err.message}`);
+    }
+  };
   const toFolded2 = toFolded;
   for (const side of ["base", "head"]) {
     const profile = profiles[side];
     if (!profile || !toFolded2) continue;
     const path = join4(out, `${side}.folded`);
-    writeFileSync(path, toFolded2(profile));
-    files.folded[side] = path;
+    attempt(`${side}.folded`, () => {
+      writeFileSync(path, toFolded2(profile));
+      files.folded[side] = path;
+    });
   }
   const { flame, diff } = flameGraphRenderers();
   if (profiles.head && flame) {
-    files.flameGraph = join4(out, "head-flamegraph.svg");
-    writeFileSync(files.flameGraph, flame(profiles.head, { format: "svg", title: "hotpath: head" }));
+    const head = profiles.head;
+    const path = join4(out, "head-flamegraph.svg");
+    attempt("the head flame graph", () => {
+      writeFileSync(path, flame(head, { format: "svg", title: "hotpath: head" }));
+      files.flameGraph = path;
+    });
   } else if (profiles.head) {
     files.notes.push("flame graphs need a newer @hotpath/tick-parser (renderFlameGraph)");
   }
   if (profiles.base && profiles.head && diff) {
-    files.diffFlameGraph = join4(out, "diff-flamegraph.svg");
-    writeFileSync(
-      files.diffFlameGraph,
-      diff(profiles.base, profiles.head, { format: "svg", title: "hotpath: base \u2192 head" })
-    );
+    const { base, head } = profiles;
+    const path = join4(out, "diff-flamegraph.svg");
+    attempt("the differential flame graph", () => {
+      writeFileSync(path, diff(base, head, { format: "svg", title: "hotpath: base \u2192 head" }));
+      files.diffFlameGraph = path;
+    });
   }
   return files;
 }
@@ -12339,7 +13302,7 @@ __export(external_exports, {
   gt: () => _gt,
   gte: () => _gte,
   guid: () => guid2,
-  hash: () => hash,
+  hash: () => hash2,
   hex: () => hex2,
   hostname: () => hostname2,
   httpUrl: () => httpUrl,
@@ -14782,8 +15745,8 @@ var Doc = class {
     const lines = content.split("\n").filter((x) => x);
     const minIndent = Math.min(...lines.map((x) => x.length - x.trimStart().length));
     const dedented = lines.map((x) => x.slice(minIndent)).map((x) => " ".repeat(this.indent * 2) + x);
-    for (const line of dedented) {
-      this.content.push(line);
+    for (const line2 of dedented) {
+      this.content.push(line2);
     }
   }
   compile() {
@@ -17272,9 +18235,9 @@ function isRecursive(inst, stack, resolve5) {
     return PROVEN;
   stack.add(inst);
   let result = NONE;
-  const check2 = (child) => {
-    if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve5);
+  const check2 = (child2) => {
+    if (result !== PROVEN && child2?._zod) {
+      const answer = isRecursive(child2, stack, resolve5);
       if (answer > result)
         result = answer;
     }
@@ -17285,9 +18248,9 @@ function isRecursive(inst, stack, resolve5) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve5) : NONE;
-      if (child > answer)
-        answer = child;
+      const child2 = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve5) : NONE;
+      if (child2 > answer)
+        answer = child2;
     }
     return answer;
   };
@@ -17413,7 +18376,7 @@ function bucketFor(state, inst) {
   return bucket;
 }
 var handoff;
-var open2 = [];
+var open3 = [];
 var memo = {
   alloc(_inst, payload, empty) {
     const bucket = handoff;
@@ -17422,7 +18385,7 @@ var memo = {
     handoff = void 0;
     const entry = { value: empty, issues: null };
     bucket.set(payload.value, entry);
-    open2.push(entry);
+    open3.push(entry);
     return empty;
   },
   guard(inst) {
@@ -17493,10 +18456,10 @@ var memo = {
           return payload;
         }
         handoff = bucket;
-        const depth = open2.length;
+        const depth = open3.length;
         const result = base(payload, ctx);
         handoff = void 0;
-        const entry = open2.length > depth ? open2.pop() : void 0;
+        const entry = open3.length > depth ? open3.pop() : void 0;
         if (result instanceof Promise) {
           return result.then((r) => {
             if (entry)
@@ -29278,7 +30241,7 @@ __export(schemas_exports2, {
   float64: () => float64,
   function: () => _function,
   guid: () => guid2,
-  hash: () => hash,
+  hash: () => hash2,
   hex: () => hex2,
   hostname: () => hostname2,
   httpUrl: () => httpUrl,
@@ -29978,7 +30941,7 @@ function hex2(_params) {
 function currencyCode2(_params) {
   return _stringFormat(ZodCustomStringFormat, "currency_code", currencyCode, _params);
 }
-function hash(alg, params) {
+function hash2(alg, params) {
   const enc = params?.enc ?? "hex";
   const format = `${alg}_${enc}`;
   const regex = regexes_exports[format];
@@ -31946,18 +32909,18 @@ var int2 = (n) => Number.isInteger(n);
 var headerLines = external_exports.string().optional().transform((v, ctx) => {
   const headers = {};
   if (!v) return headers;
-  for (const line of v.split(/\r?\n/)) {
-    if (line.trim() === "") continue;
-    const colon = line.indexOf(":");
-    const name = colon > 0 ? line.slice(0, colon).trim() : "";
+  for (const line2 of v.split(/\r?\n/)) {
+    if (line2.trim() === "") continue;
+    const colon = line2.indexOf(":");
+    const name = colon > 0 ? line2.slice(0, colon).trim() : "";
     if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
       ctx.addIssue({
         code: "custom",
-        message: `expected "Name: value" lines, got ${JSON.stringify(line)}`
+        message: `expected "Name: value" lines, got ${JSON.stringify(line2)}`
       });
       return external_exports.NEVER;
     }
-    headers[name] = line.slice(colon + 1).trim();
+    headers[name] = line2.slice(colon + 1).trim();
   }
   return headers;
 });
@@ -32182,7 +33145,7 @@ function progress() {
   }, done: () => {
   } };
   return {
-    log: (line) => process.stderr.write(`\r\x1B[2K${line.slice(0, (process.stderr.columns ?? 100) - 1)}`),
+    log: (line2) => process.stderr.write(`\r\x1B[2K${line2.slice(0, (process.stderr.columns ?? 100) - 1)}`),
     done: () => process.stderr.write("\r\x1B[2K")
   };
 }
@@ -32340,6 +33303,8 @@ async function main(argv) {
   process.stderr.write(`
 files in ${files.dir}:
 ${written.join("\n")}
+`);
+  for (const note of files.notes) process.stderr.write(`note: ${note}
 `);
   return report.regressed && settings.failOnRegression ? 1 : 0;
 }

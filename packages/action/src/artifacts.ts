@@ -33,27 +33,42 @@ export function writeArtifacts(dir: string, report: Report, measurements: Measur
   writeFileSync(files.report, `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(files.markdown, renderMarkdown(report));
   const profiles = sideProfiles(measurements);
+  // Extra files never sink a run: a renderer that fails leaves a note in `files.notes`.
+  const attempt = (what: string, write: () => void) => {
+    try {
+      write();
+    } catch (err) {
+      files.notes.push(`${what} could not be written: ${(err as Error).message}`);
+    }
+  };
   const toFolded = (ticks as Record<string, unknown>).toFolded as ((p: unknown) => string) | undefined;
   for (const side of ['base', 'head'] as const) {
     const profile = profiles[side];
     if (!profile || !toFolded) continue;
     const path = join(out, `${side}.folded`);
-    writeFileSync(path, toFolded(profile));
-    files.folded[side] = path;
+    attempt(`${side}.folded`, () => {
+      writeFileSync(path, toFolded(profile));
+      files.folded[side] = path;
+    });
   }
   const { flame, diff } = flameGraphRenderers();
   if (profiles.head && flame) {
-    files.flameGraph = join(out, 'head-flamegraph.svg');
-    writeFileSync(files.flameGraph, flame(profiles.head, { format: 'svg', title: 'hotpath: head' }));
+    const head = profiles.head;
+    const path = join(out, 'head-flamegraph.svg');
+    attempt('the head flame graph', () => {
+      writeFileSync(path, flame(head, { format: 'svg', title: 'hotpath: head' }));
+      files.flameGraph = path;
+    });
   } else if (profiles.head) {
     files.notes.push('flame graphs need a newer @hotpath/tick-parser (renderFlameGraph)');
   }
   if (profiles.base && profiles.head && diff) {
-    files.diffFlameGraph = join(out, 'diff-flamegraph.svg');
-    writeFileSync(
-      files.diffFlameGraph,
-      diff(profiles.base, profiles.head, { format: 'svg', title: 'hotpath: base → head' }),
-    );
+    const { base, head } = profiles;
+    const path = join(out, 'diff-flamegraph.svg');
+    attempt('the differential flame graph', () => {
+      writeFileSync(path, diff(base, head, { format: 'svg', title: 'hotpath: base → head' }));
+      files.diffFlameGraph = path;
+    });
   }
   return files;
 }

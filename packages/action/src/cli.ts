@@ -261,6 +261,7 @@ async function main(argv: string[]): Promise<number> {
     .filter(Boolean)
     .map((f) => `  ${f}`);
   process.stderr.write(`\nfiles in ${files.dir}:\n${written.join('\n')}\n`);
+  for (const note of files.notes) process.stderr.write(`note: ${note}\n`);
   return report.regressed && settings.failOnRegression ? 1 : 0;
 }
 

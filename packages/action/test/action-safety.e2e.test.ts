@@ -1,0 +1,85 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeRepo, runAction } from './helpers/action-run.js';
+import { type FakeGitHub, startFakeGitHub } from './helpers/fake-github.js';
+
+const ONE_ROUND = { duration: '0.5', warmup: '0', rounds: '1', connections: '1', 'ready-timeout': '3' };
+
+describe('the Action treats the server as untrusted and fails clearly', () => {
+  let root: string;
+  let github: FakeGitHub;
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'hotpath-safety-'));
+    github = await startFakeGitHub({ readOnly: true });
+  });
+
+  afterAll(async () => {
+    await github.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('hides GITHUB_TOKEN, INPUT_* and ACTIONS_* from a server that dumps process.env; a read-only token only warns', async () => {
+    // The server writes its whole environment next to itself, then serves.
+    const dump = `const fs = require('node:fs');
+fs.writeFileSync(__dirname + '/env-' + process.pid + '.json', JSON.stringify(process.env));
+require('node:http').createServer((req, res) => res.end('ok')).listen(Number(process.env.PORT), '127.0.0.1');
+`;
+    const repo = makeRepo(join(root, 'env'), { 'server.js': dump }, {});
+    const result = await runAction({
+      repo,
+      apiUrl: github.url,
+      inputs: { start: 'node server.js', ...ONE_ROUND },
+      env: { NPM_TOKEN: 'npm-secret', MY_API_KEY: 'k', SAFE_SETTING: 'visible' },
+    });
+    expect(result.code).toBe(0);
+    const dumps = readdirSync(repo.dir).filter((f) => f.startsWith('env-'));
+    expect(dumps.length).toBeGreaterThanOrEqual(1);
+    for (const file of dumps) {
+      const env = JSON.parse(readFileSync(join(repo.dir, file), 'utf8')) as Record<string, string>;
+      const names = Object.keys(env);
+      expect(names.filter((n) => n.startsWith('INPUT_'))).toEqual([]);
+      expect(names.filter((n) => n.startsWith('ACTIONS_'))).toEqual([]);
+      expect(names).not.toContain('GITHUB_TOKEN');
+      expect(names).not.toContain('NPM_TOKEN');
+      expect(names).not.toContain('MY_API_KEY');
+      expect(JSON.stringify(env)).not.toContain('ghs_secret_token_for_tests');
+      expect(env.SAFE_SETTING).toBe('visible');
+      expect(env.PORT).toMatch(/^\d+$/);
+    }
+    // Fork PR: the token cannot write; the job still succeeds with a warning and a summary.
+    expect(result.stdout).toMatch(/::warning::.*cannot comment/);
+    expect(result.summary).toContain('hotpath');
+    expect(result.outputs['comment-url']).toBe('');
+  });
+
+  it('names the side and shows the last output lines when the server never becomes ready', async () => {
+    const slow = `console.log('connecting to the database...'); setInterval(() => {}, 1000);`;
+    const repo = makeRepo(join(root, 'slow'), { 'server.js': slow }, {});
+    const result = await runAction({
+      repo,
+      apiUrl: github.url,
+      inputs: { start: 'node server.js', ...ONE_ROUND },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/::error::HP_ACTION_SERVER_NOT_READY: base server/);
+    expect(result.stdout).toContain('connecting to the database...');
+  });
+
+  it('names the side and shows the last output lines when the server exits early', async () => {
+    const crash = `console.error('Error: missing DATABASE_URL'); process.exit(3);`;
+    const ok = `require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.env.PORT), '127.0.0.1');`;
+    const repo = makeRepo(join(root, 'crash'), { 'server.js': ok }, { 'server.js': crash });
+    const result = await runAction({
+      repo,
+      apiUrl: github.url,
+      inputs: { start: 'node server.js', ...ONE_ROUND },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/::error::HP_ACTION_SERVER_EXITED: head server/);
+    expect(result.stdout).toMatch(/exited with code 3/);
+    expect(result.stdout).toContain('missing DATABASE_URL');
+  });
+});

@@ -1,0 +1,95 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeRepo, runAction, type TempRepo } from './helpers/action-run.js';
+import { type FakeGitHub, startFakeGitHub } from './helpers/fake-github.js';
+
+/**
+ * The server of the temp repo: each request looks a user up (20 ms of I/O) and hashes the
+ * password with PBKDF2 (about as long) at the same time; base hashes with crypto.pbkdf2 (off
+ * the event loop, overlapping the I/O), head with pbkdf2Sync (blocking the loop, so the two
+ * add up). One connection keeps the CPU demand under one core, so the slowdown (about -40 %)
+ * shows even when other processes load this 2-core machine.
+ */
+const server = (sync: boolean) => `const crypto = require('node:crypto');
+const http = require('node:http');
+const lookupUser = (done) => setTimeout(done, 20);
+function hashPassword(password, done) {
+  ${sync ? "done(null, crypto.pbkdf2Sync(password, 'salt', 60000, 32, 'sha256'));" : "crypto.pbkdf2(password, 'salt', 60000, 32, 'sha256', done);"}
+}
+http.createServer((req, res) => {
+  let key;
+  let pending = 2;
+  const reply = () => { if (--pending === 0) res.end(key.toString('hex')); };
+  hashPassword('secret', (err, k) => { key = k; reply(); });
+  lookupUser(reply);
+}).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('auth server ready'));
+`;
+
+const FAST = { duration: '1', warmup: '0.5', rounds: '4', connections: '1' };
+
+describe('the bundled Action, run as GitHub runs it', () => {
+  let root: string;
+  let repo: TempRepo;
+  let github: FakeGitHub;
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'hotpath-e2e-'));
+    repo = makeRepo(root, { 'server.js': server(false) }, { 'server.js': server(true) });
+    github = await startFakeGitHub();
+  });
+
+  afterAll(async () => {
+    await github.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('flags pbkdf2Sync as a regression, names pbkdf2 in one sticky comment, then updates it on a re-run', async () => {
+    const first = await runAction({
+      repo,
+      apiUrl: github.url,
+      inputs: { start: 'node server.js', url: '/auth', ...FAST },
+    });
+    expect(first.stdout.match(/::error::.*/)?.[0], first.stdout).toBeUndefined();
+    expect(first.code).toBe(0);
+    expect(first.outputs.regressed).toBe('true');
+    expect(Number(first.outputs['throughput-change'])).toBeLessThan(-0.1);
+    expect(existsSync(first.outputs.report)).toBe(true);
+    expect(github.comments).toHaveLength(1);
+    const comment = github.comments[0].body;
+    expect(comment).toContain('<!-- hotpath-report -->');
+    expect(comment).toMatch(/pbkdf2/i);
+    expect(comment.split('\n').find((l) => l.startsWith('| Requests/s'))).toContain('**regressed**');
+    expect(first.outputs['comment-url']).toBe(github.comments[0].html_url);
+    expect(first.summary).toContain('hotpath');
+    const posts = github.requests.filter((r) => r.method === 'POST');
+    expect(posts).toHaveLength(1);
+    expect(posts[0].authorization).toBe('token ghs_secret_token_for_tests');
+
+    // Re-run: the same comment is edited in place, not a second one added.
+    const second = await runAction({
+      repo,
+      apiUrl: github.url,
+      inputs: { start: 'node server.js', url: '/auth', ...FAST },
+    });
+    expect(second.stdout.match(/::error::.*/)?.[0], second.stdout).toBeUndefined();
+    expect(second.code).toBe(0);
+    expect(github.comments).toHaveLength(1);
+    expect(github.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
+    expect(github.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+  });
+
+  it('does not flag an A/A run (base and head identical)', async () => {
+    const aa = makeRepo(join(root, 'aa'), { 'server.js': server(false) }, {});
+    const result = await runAction({
+      repo: aa,
+      apiUrl: github.url,
+      inputs: { start: 'node server.js', url: '/auth', ...FAST },
+    });
+    expect(result.stdout.match(/::error::.*/)?.[0], result.stdout).toBeUndefined();
+    expect(result.code).toBe(0);
+    expect(result.outputs.regressed).toBe('false');
+    expect(result.summary).not.toMatch(/\*\*regressed\*\*/);
+  });
+});

@@ -1,0 +1,127 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseSettings, probePath, type RoundResult, runRound } from '@hotpath/action';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const FIXTURES = new URL('./fixtures/', import.meta.url).pathname;
+
+const settings = (over: Record<string, string> = {}) =>
+  parseSettings({
+    start: 'x',
+    duration: '1',
+    warmup: '0.3',
+    connections: '4',
+    rounds: '1',
+    'ready-timeout': '10',
+    ...over,
+  });
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1][0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+describe('runRound (the engine, imported by its package name)', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'hotpath-engine-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const context = () => ({ probePath: probePath(), env: process.env });
+
+  it('profiles the server behind `npm start`-style wrappers: the probe activates only in the listener', async () => {
+    // sh → node (wrapper that spawns) → node server: only the server process listens.
+    writeFileSync(
+      join(dir, 'wrapper.cjs'),
+      `const { spawn } = require('node:child_process');
+const child = spawn(process.execPath, [${JSON.stringify(join(FIXTURES, 'hash-server.cjs'))}], { stdio: 'inherit' });
+process.on('SIGTERM', () => child.kill('SIGTERM'));`,
+    );
+    const result: RoundResult = await runRound(
+      { side: 'head', command: `node wrapper.cjs`, cwd: dir },
+      1,
+      settings({ url: '/auth' }),
+      context(),
+    );
+    expect(result.load.requests.total).toBeGreaterThan(0);
+    expect(result.pids).toHaveLength(1);
+    expect(result.profilers[0]).toMatch(/^(node:inspector|v8-profiler-next)$/);
+    expect(result.profile?.totalTicks).toBeGreaterThan(0);
+    expect(result.profile?.functions.some((f) => /pbkdf2/.test(f.name))).toBe(true);
+    expect(result.monitors).toHaveLength(1);
+    expect(result.monitors[0].heapEnd).toBeGreaterThan(0);
+    for (const pid of result.pids) expect(alive(pid)).toBe(false);
+  });
+
+  it('gives each cluster worker its own profile and merges them', async () => {
+    const result = await runRound(
+      { side: 'base', command: `node ${JSON.stringify(join(FIXTURES, 'cluster-server.cjs'))}`, cwd: dir },
+      1,
+      settings(),
+      context(),
+    );
+    // Two workers, plus the primary: with round-robin scheduling it listens and accepts too.
+    expect(new Set(result.pids).size).toBe(3);
+    expect(result.monitors).toHaveLength(3);
+    expect(result.profile?.functions.length).toBeGreaterThan(0);
+    for (const pid of result.pids) expect(alive(pid)).toBe(false);
+  });
+
+  it('uses v8-profiler-next when it loads in the server’s Node', async () => {
+    const candidates = [
+      join(FIXTURES, '../../../../node_modules/.pnpm/node_modules/v8-profiler-next'),
+      join(FIXTURES, '../../../tick-parser/node_modules/v8-profiler-next'),
+    ];
+    const path = candidates.find((p) => existsSync(p));
+    if (!path) return; // not installed on this machine: the fallback is covered above
+    const result = await runRound(
+      { side: 'head', command: `node ${JSON.stringify(join(FIXTURES, 'hash-server.cjs'))}`, cwd: dir },
+      1,
+      settings({ url: '/auth' }),
+      { ...context(), extraEnv: { HOTPATH_V8_PROFILER_PATH: path } },
+    );
+    expect(result.profilers).toEqual(['v8-profiler-next']);
+    expect(result.profile?.totalTicks).toBeGreaterThan(0);
+  });
+
+  it('fails naming the side when the server answers only errors', async () => {
+    writeFileSync(
+      join(dir, 'broken.cjs'),
+      `require('node:http').createServer((q, s) => { s.statusCode = 500; s.end('db down'); }).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('listening, database unreachable'));`,
+    );
+    await expect(
+      runRound({ side: 'head', command: 'node broken.cjs', cwd: dir }, 1, settings(), context()),
+    ).rejects.toThrow(
+      /head server .* answered no request .* with a 2xx status \(status codes \{500: \d+\}[\s\S]*database unreachable/,
+    );
+  });
+
+  it('reaps the whole process tree, also children that ignore SIGTERM', async () => {
+    writeFileSync(
+      join(dir, 'stubborn.cjs'),
+      `const { spawn } = require('node:child_process');
+const c = spawn(process.execPath, ['-e', "process.on('SIGTERM', () => {}); require('fs').writeFileSync('child.pid', String(process.pid)); setInterval(() => {}, 1000)"], { stdio: 'ignore' });
+process.on('SIGTERM', () => {});
+require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.env.PORT), '127.0.0.1');`,
+    );
+    const result = await runRound(
+      { side: 'base', command: 'node stubborn.cjs', cwd: dir },
+      1,
+      settings(),
+      context(),
+    );
+    const childPid = Number(readFileSync(join(dir, 'child.pid'), 'utf8'));
+    expect(alive(childPid)).toBe(false);
+    for (const pid of result.pids) expect(alive(pid)).toBe(false);
+  });
+});

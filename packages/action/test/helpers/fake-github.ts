@@ -1,0 +1,80 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  body: string;
+  authorization?: string;
+}
+
+export interface FakeGitHub {
+  url: string;
+  requests: RecordedRequest[];
+  comments: { id: number; body: string; html_url: string }[];
+  close(): Promise<void>;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    let body = '';
+    req.on('data', (c) => {
+      body += c;
+    });
+    req.on('end', () => resolve(body));
+  });
+}
+
+/**
+ * Stands in for GitHub's REST API: the issue-comment endpoints hotpath uses, recording every
+ * request. `readOnly` answers writes with 403 like a fork PR's token.
+ */
+export async function startFakeGitHub(options: { readOnly?: boolean } = {}): Promise<FakeGitHub> {
+  const requests: RecordedRequest[] = [];
+  const comments: { id: number; body: string; html_url: string }[] = [];
+  let nextId = 1000;
+  const server: Server = createServer(async (req, res) => {
+    const body = await readBody(req);
+    requests.push({
+      method: req.method ?? '',
+      url: req.url ?? '',
+      body,
+      authorization: req.headers.authorization,
+    });
+    const url = new URL(req.url ?? '/', 'http://x');
+    const send = (status: number, data: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(data));
+    };
+    const list = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname);
+    const one = /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/(\d+)$/.exec(url.pathname);
+    if (list && req.method === 'GET') {
+      const page = Number(url.searchParams.get('page') ?? 1);
+      const perPage = Number(url.searchParams.get('per_page') ?? 30);
+      return send(200, comments.slice((page - 1) * perPage, page * perPage));
+    }
+    if ((list && req.method === 'POST') || (one && req.method === 'PATCH')) {
+      if (options.readOnly) return send(403, { message: 'Resource not accessible by integration' });
+      const text = (JSON.parse(body) as { body: string }).body;
+      if (list) {
+        const id = nextId++;
+        const comment = { id, body: text, html_url: `https://github.example/pull/1#issuecomment-${id}` };
+        comments.push(comment);
+        return send(201, comment);
+      }
+      const comment = comments.find((c) => c.id === Number(one![3]));
+      if (!comment) return send(404, { message: 'Not Found' });
+      comment.body = text;
+      return send(200, comment);
+    }
+    send(404, { message: 'Not Found' });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    comments,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
