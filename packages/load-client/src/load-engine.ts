@@ -98,6 +98,7 @@ export class LoadEngine extends EventEmitter implements ConnectionOwner {
   }
 
   start(): Promise<EngineOutcome> {
+    if (this.phase === PHASE_DONE) return this.done;
     if (this.signal?.aborted) {
       this.aborted = true;
       this.finish();

@@ -1,5 +1,6 @@
 import { HttpResponseParser } from './http-response-parser.js';
 import type { Protocol } from './load-engine.js';
+import { MemcacheReplyParser, memcacheRequests } from './memcache-protocol.js';
 import type { ResolvedOptions } from './options.js';
 
 /** The protocol a run speaks, chosen by its URL scheme. */
@@ -12,5 +13,10 @@ export function protocolFor(options: ResolvedOptions): Protocol {
       createParser: (sink) => new HttpResponseParser(sink),
     };
   }
-  throw new Error('memcache targets are not supported yet');
+  const requests = memcacheRequests(target);
+  return {
+    requests,
+    noBody: requests.map(() => false),
+    createParser: (sink) => new MemcacheReplyParser(sink),
+  };
 }

@@ -1,5 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { LoadEngine, type Tick } from './load-engine.js';
+import { preloadMemcache } from './memcache-preload.js';
+import { isMemcacheFailure, memcacheStatusLabel } from './memcache-protocol.js';
 import { type ResolvedOptions, type RunOptions, resolveOptions } from './options.js';
 import { protocolFor } from './protocol.js';
 import { buildResult, type ResultContext, type RunResult, toPartial } from './result.js';
@@ -30,15 +32,17 @@ export class LoadRun extends EventEmitter<LoadRunEvents> {
       const onAbort = () => pool.stop();
       if (options.signal?.aborted) pool.stop();
       options.signal?.addEventListener('abort', onAbort, { once: true });
-      this.result = pool
-        .start()
+      this.result = prepare(resolved)
+        .then(() => pool.start())
         .finally(() => options.signal?.removeEventListener('abort', onAbort))
         .then((parts) => buildResult(parts, context));
     } else {
       const engine = new LoadEngine(resolved, protocolFor(resolved), options.signal);
       this.runner = engine;
       engine.on('tick', (tick: Tick) => this.emit('tick', tick));
-      this.result = engine.start().then((outcome) => buildResult([toPartial(outcome)], context));
+      this.result = prepare(resolved)
+        .then(() => engine.start())
+        .then((outcome) => buildResult([toPartial(outcome)], context));
     }
   }
 
@@ -48,13 +52,21 @@ export class LoadRun extends EventEmitter<LoadRunEvents> {
   }
 }
 
+/** Work before the load starts: a memcache get/mix run stores its hit-ratio share of keys. */
+async function prepare(options: ResolvedOptions): Promise<void> {
+  if (options.target.kind === 'memcache') await preloadMemcache(options.target, options.timeout);
+}
+
 export function resultContext(options: ResolvedOptions): ResultContext {
+  const memcache = options.target.kind === 'memcache';
   return {
     url: options.url,
     connections: options.connections,
     pipelining: options.pipelining,
     rate: options.rate,
     workers: options.workers,
+    statusLabel: memcache ? memcacheStatusLabel : undefined,
+    isFailureStatus: memcache ? isMemcacheFailure : undefined,
   };
 }
 
