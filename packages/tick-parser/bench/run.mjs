@@ -1,18 +1,164 @@
-// Parses a synthetic .cpuprofile of 200k samples and reports throughput.
-import { parseCpuProfile } from '../dist/index.js';
+// Benchmark: hotpath-ticks against its anchor, `node --prof-process`, on the same real logs in one
+// run: a small log (a pbkdf2Sync server under load) and a >= 50 MB log (deep stacks, fast
+// sampling). Both logs are written by real `node --prof` runs into a temporary directory that is
+// removed at the end. Prints medians, the speed ratio and peak memory (max RSS) of each tool.
+//
+//   node bench/run.mjs            (BENCH_RUNS=5 runs per tool on the small log, 2 on the large one)
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const nodes = [
-  { id: 1, callFrame: { functionName: '(root)', url: '', lineNumber: -1, columnNumber: -1 }, children: [] },
-];
-for (let i = 2; i < 2000; i++) {
-  nodes.push({
-    id: i,
-    callFrame: { functionName: `f${i}`, url: `file:///app/m${i % 50}.js`, lineNumber: i, columnNumber: 2 },
-  });
+const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+if (!existsSync(cli)) {
+  console.error('build first: pnpm --filter @hotpath/tick-parser build');
+  process.exit(1);
 }
-const samples = Array.from({ length: 200_000 }, (_, i) => 2 + ((i * 7919) % 1998));
-const json = JSON.stringify({ nodes, samples, startTime: 0, endTime: 1, timeDeltas: samples.map(() => 100) });
-const start = process.hrtime.bigint();
-const profile = parseCpuProfile(json);
-const ms = Number(process.hrtime.bigint() - start) / 1e6;
-console.log(`parseCpuProfile: ${profile.totalTicks} samples in ${ms.toFixed(1)} ms`);
+const SMALL_RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const LARGE_RUNS = Math.max(1, Math.ceil(SMALL_RUNS / 2.5));
+const MIN_LARGE_BYTES = 50 * 1024 * 1024;
+const hasTime = existsSync('/usr/bin/time');
+const hasTaskset = existsSync('/usr/bin/taskset');
+const hasWrk = existsSync('/usr/bin/wrk');
+const pin = (core, argv) =>
+  hasTaskset ? ['/usr/bin/taskset', ['-c', String(core), ...argv]] : [argv[0], argv.slice(1)];
+const dir = mkdtempSync(join(tmpdir(), 'hotpath-ticks-bench-'));
+
+const SERVER = `const http = require('node:http');
+const crypto = require('node:crypto');
+function hashPassword(p) { return crypto.pbkdf2Sync(p, 'salt', 2000, 64, 'sha512').toString('hex'); }
+const server = http.createServer((req, res) => res.end(hashPassword('pw' + req.url).slice(0, 16)));
+server.listen(0, '127.0.0.1', () => console.log('port ' + server.address().port));
+setTimeout(() => server.close(() => process.exit(0)), Number(process.env.RUN_MS)).unref();
+`;
+
+// Deep, varied stacks and crypto at the leaves: long tick lines, many distinct stacks.
+const WORKLOAD = `const crypto = require('node:crypto');
+function leaf(i) { return crypto.createHash('sha256').update('x' + i).digest('hex'); }
+function recurse(depth, i) { return depth === 0 ? leaf(i) : recurse(depth - 1, i) + ''; }
+function walk(d, i) { let s = 0; for (let k = 0; k < 200; k++) s += (k * i) % 7; return s + recurse(120, i); }
+function tree(d, i) { return d % 3 === 0 ? recurse(180, i) : d % 3 === 1 ? walk(d, i) : recurse(60, i); }
+const until = Date.now() + Number(process.env.RUN_MS);
+let n = 0;
+while (Date.now() < until) { tree(n, n); n++; }
+`;
+
+function findLog(where) {
+  const name = readdirSync(where).find((f) => f.startsWith('isolate') && f.endsWith('.log'));
+  return name ? join(where, name) : undefined;
+}
+
+async function smallLog() {
+  const where = join(dir, 'small');
+  rmSync(where, { recursive: true, force: true });
+  spawnSync('mkdir', ['-p', where]);
+  writeFileSync(join(where, 'server.js'), SERVER);
+  const [cmd, args] = pin(0, [process.execPath, '--prof', 'server.js']);
+  const child = spawn(cmd, args, {
+    cwd: where,
+    env: { ...process.env, RUN_MS: '4500' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  const port = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (c) => {
+      out += c;
+      const m = /port (\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    child.on('exit', () => reject(new Error('server exited early')));
+  });
+  if (hasWrk) {
+    const [wcmd, wargs] = pin(1, ['/usr/bin/wrk', '-t1', '-c4', '-d3s', `http://127.0.0.1:${port}/`]);
+    await new Promise((resolve) => execFile(wcmd, wargs, () => resolve()));
+  } else {
+    const until = Date.now() + 3000;
+    while (Date.now() < until)
+      await fetch(`http://127.0.0.1:${port}/${Math.random()}`)
+        .then((r) => r.text())
+        .catch(() => {});
+  }
+  await exited;
+  return findLog(where);
+}
+
+function largeLog() {
+  const where = join(dir, 'large');
+  spawnSync('mkdir', ['-p', where]);
+  writeFileSync(join(where, 'work.js'), WORKLOAD);
+  let runMs = 9000;
+  for (let attempt = 0; attempt < 4; attempt++) {
+    for (const f of readdirSync(where)) if (f.endsWith('.log')) rmSync(join(where, f));
+    const [cmd, args] = pin(0, [process.execPath, '--prof', '--prof-sampling-interval=100', 'work.js']);
+    spawnSync(cmd, args, { cwd: where, env: { ...process.env, RUN_MS: String(runMs) }, stdio: 'inherit' });
+    const log = findLog(where);
+    const size = log ? statSync(log).size : 0;
+    if (size >= MIN_LARGE_BYTES) return log;
+    runMs = Math.ceil((runMs * MIN_LARGE_BYTES * 1.15) / Math.max(size, 1e6));
+  }
+  throw new Error('could not write a 50 MB log');
+}
+
+/** Runs argv pinned to core 1; wall time by hrtime, peak RSS from /usr/bin/time. */
+function measure(argv) {
+  const [cmd, args] = hasTime ? pin(1, ['/usr/bin/time', '-f', 'maxrss=%M', ...argv]) : pin(1, argv);
+  const start = process.hrtime.bigint();
+  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  if (r.status !== 0) throw new Error(`${argv.join(' ')} failed: ${r.stderr}`);
+  const rss = /maxrss=(\d+)/.exec(r.stderr ?? '');
+  const header = /\((\d+) ticks, (\d+) unaccounted/.exec(r.stdout);
+  return {
+    seconds,
+    rssMb: rss ? Number(rss[1]) / 1024 : Number.NaN,
+    ticks: Number(header?.[1]),
+    unaccounted: Number(header?.[2]),
+  };
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+function compare(name, log, runs) {
+  const ours = [];
+  const anchor = [];
+  for (let i = 0; i < runs; i++) {
+    // Interleaved so machine noise hits both tools alike.
+    ours.push(measure([process.execPath, cli, log]));
+    anchor.push(measure([process.execPath, '--prof-process', log]));
+  }
+  const o = { s: median(ours.map((r) => r.seconds)), rss: Math.max(...ours.map((r) => r.rssMb)) };
+  const a = { s: median(anchor.map((r) => r.seconds)), rss: Math.max(...anchor.map((r) => r.rssMb)) };
+  const mb = statSync(log).size / 1024 / 1024;
+  console.log(
+    `\n${name}: ${mb.toFixed(1)} MB, ${ours[0].ticks} ticks (--prof-process: ${anchor[0].ticks}), ${runs} runs each, medians`,
+  );
+  console.log('  tool                   time      MB/s   peak RSS   unaccounted');
+  console.log(
+    `  hotpath-ticks      ${o.s.toFixed(2).padStart(7)} s ${(mb / o.s).toFixed(1).padStart(8)} ${o.rss.toFixed(0).padStart(7)} MB   ${ours[0].unaccounted} of ${ours[0].ticks}`,
+  );
+  console.log(
+    `  node --prof-process${a.s.toFixed(2).padStart(7)} s ${(mb / a.s).toFixed(1).padStart(8)} ${a.rss.toFixed(0).padStart(7)} MB   ${anchor[0].unaccounted} of ${anchor[0].ticks}`,
+  );
+  console.log(
+    `  ratio: hotpath-ticks is ${(a.s / o.s).toFixed(1)}x faster; peak memory ${(o.rss / a.rss).toFixed(2)}x of --prof-process`,
+  );
+  return a.s / o.s;
+}
+
+try {
+  console.log(
+    `hotpath-ticks bench (node ${process.version}, ${hasTaskset ? 'tools pinned to core 1' : 'no taskset'})`,
+  );
+  const small = await smallLog();
+  const large = largeLog();
+  const r1 = compare('small log (pbkdf2Sync server under load)', small, SMALL_RUNS);
+  const r2 = compare('large log (deep stacks, 100 us sampling)', large, LARGE_RUNS);
+  console.log(`\nsummary: ${r1.toFixed(1)}x (small), ${r2.toFixed(1)}x (large); goal >= 5x`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -10,7 +10,10 @@ export interface SymbolTable {
   textOffsetMinusVma: number;
   starts: Float64Array;
   ends: Float64Array;
-  names: string[];
+  /** nm's output; symbol i's name is bytes nameStarts[i]..nameEnds[i] (decoded on demand). */
+  text: Buffer;
+  nameStarts: Int32Array;
+  nameEnds: Int32Array;
   /** What went wrong or was guessed while reading it. */
   warnings: string[];
 }
@@ -46,21 +49,34 @@ export class SymbolCache {
 
 const MAX_TOOL_OUTPUT = 512 * 1024 * 1024;
 
-interface ToolResult {
-  stdout: string;
+export interface ToolResult {
+  stdout: Buffer;
   error?: string;
   missing?: boolean;
 }
 
 /** Runs a tool without a shell; the path is one argument after `--`, never parsed as an option. */
-function runTool(command: string, args: string[], timeoutMs: number): Promise<ToolResult> {
+export function runTool(
+  command: string,
+  args: string[],
+  timeoutMs: number,
+  input?: Buffer,
+): Promise<ToolResult> {
   return new Promise((resolve) => {
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn(command, args, { shell: false, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
+      child = spawn(command, args, {
+        shell: false,
+        stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+        timeout: timeoutMs,
+      });
     } catch (error) {
-      resolve({ stdout: '', error: (error as Error).message, missing: true });
+      resolve({ stdout: Buffer.alloc(0), error: (error as Error).message, missing: true });
       return;
+    }
+    if (input) {
+      child.stdin!.on('error', () => undefined); // the tool may exit before reading everything
+      child.stdin!.end(input);
     }
     const chunks: Buffer[] = [];
     let bytes = 0;
@@ -79,10 +95,14 @@ function runTool(command: string, args: string[], timeoutMs: number): Promise<To
       if (stderr.length < 4096) stderr += chunk.toString('utf8');
     });
     child.on('error', (error: NodeJS.ErrnoException) => {
-      resolve({ stdout: '', error: `${command}: ${error.message}`, missing: error.code === 'ENOENT' });
+      resolve({
+        stdout: Buffer.alloc(0),
+        error: `${command}: ${error.message}`,
+        missing: error.code === 'ENOENT',
+      });
     });
     child.on('close', (code, signal) => {
-      const stdout = Buffer.concat(chunks).toString('utf8');
+      const stdout = Buffer.concat(chunks);
       if (tooBig) resolve({ stdout, error: `${command} printed more than ${MAX_TOOL_OUTPUT} bytes; cut` });
       else if (signal)
         resolve({ stdout, error: `${command} stopped by ${signal} (time limit ${timeoutMs} ms?)` });
@@ -112,70 +132,128 @@ export async function readElfType(path: string): Promise<'exec' | 'dyn' | { erro
   }
 }
 
-const SYMBOL_LINE = /^([0-9a-fA-F]{1,16}) (?:([0-9a-fA-F]{1,16}) )?([tTwWiI]) (.+)$/;
 /** `name@@GLIBC_2.2.5` → `name` (symbol versions of dynamic symbols). */
 const VERSION_SUFFIX = /@@?[A-Za-z0-9_.]+$/;
 
-interface RawSymbol {
-  start: number;
-  size: number;
-  name: string;
+function hexValue(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  if (c >= 97 && c <= 102) return c - 87;
+  if (c >= 65 && c <= 70) return c - 55;
+  return -1;
 }
 
-function parseNmOutput(text: string, into: RawSymbol[]): void {
-  let pos = 0;
-  while (pos < text.length) {
-    let nl = text.indexOf('\n', pos);
-    if (nl === -1) nl = text.length;
-    const match = SYMBOL_LINE.exec(text.slice(pos, nl));
-    pos = nl + 1;
-    if (!match) continue;
-    into.push({
-      start: Number.parseInt(match[1], 16),
-      size: match[2] ? Number.parseInt(match[2], 16) : 0,
-      name: match[4].replace(VERSION_SUFFIX, ''),
-    });
-  }
+/** Code symbol types of nm: text (t/T), weak (w/W), indirect functions (i). */
+function isCodeType(c: number): boolean {
+  return c === 116 || c === 84 || c === 119 || c === 87 || c === 105 || c === 73;
 }
 
+/**
+ * Parses `nm -S` lines ("addr [size] type name") straight from its output bytes; names stay in the
+ * buffer as offsets, so a binary with 100k symbols costs a few typed arrays, not 100k strings.
+ */
 function buildTable(
   path: string,
   elfType: 'exec' | 'dyn',
   shift: number,
-  raw: RawSymbol[],
+  text: Buffer,
   warnings: string[],
 ): SymbolTable {
-  raw.sort((a, b) => a.start - b.start || b.size - a.size);
-  const starts: number[] = [];
-  const ends: number[] = [];
-  const names: string[] = [];
-  for (let i = 0; i < raw.length; i++) {
-    const sym = raw[i];
-    if (starts.length > 0 && starts[starts.length - 1] === sym.start) continue; // aliases: keep one
-    let end = sym.start + sym.size;
-    if (sym.size === 0) {
-      // No size: up to the next symbol, as V8's tick processor does.
-      let j = i + 1;
-      while (j < raw.length && raw[j].start === sym.start) j++;
-      end = j < raw.length ? raw[j].start : sym.start + 1;
+  let capacity = 0;
+  for (let pos = text.indexOf(10); pos !== -1; pos = text.indexOf(10, pos + 1)) capacity++;
+  capacity++;
+  const rawStart = new Float64Array(capacity);
+  const rawSize = new Float64Array(capacity);
+  const rawName = new Int32Array(capacity);
+  const rawNameEnd = new Int32Array(capacity);
+  let n = 0;
+  let pos = 0;
+  while (pos < text.length) {
+    let end = text.indexOf(10, pos);
+    if (end === -1) end = text.length;
+    const lineStart = pos;
+    pos = end + 1;
+    let p = lineStart;
+    let addr = 0;
+    let digits = 0;
+    for (; p < end && text[p] !== 32; p++, digits++) {
+      const d = hexValue(text[p]);
+      if (d < 0) break;
+      addr = addr * 16 + d;
     }
-    starts.push(sym.start);
-    ends.push(end);
-    names.push(sym.name);
+    if (digits === 0 || digits > 16 || text[p] !== 32) continue;
+    p++;
+    let size = 0;
+    // Either "type name" (one character, then a space) or "size type name".
+    if (!(p + 1 < end && text[p + 1] === 32)) {
+      let sizeDigits = 0;
+      for (; p < end && text[p] !== 32; p++, sizeDigits++) {
+        const d = hexValue(text[p]);
+        if (d < 0) break;
+        size = size * 16 + d;
+      }
+      if (sizeDigits === 0 || text[p] !== 32) continue;
+      p++;
+    }
+    if (p + 2 >= end || text[p + 1] !== 32 || !isCodeType(text[p])) continue;
+    rawStart[n] = addr;
+    rawSize[n] = size;
+    rawName[n] = p + 2;
+    rawNameEnd[n] = end;
+    n++;
+  }
+  const order = new Uint32Array(n);
+  let sorted = true;
+  for (let i = 0; i < n; i++) {
+    order[i] = i;
+    if (i > 0 && rawStart[i] < rawStart[i - 1]) sorted = false;
+  }
+  // nm -n prints by address already; sort only when it did not.
+  if (!sorted) order.sort((a, b) => rawStart[a] - rawStart[b]);
+  const starts = new Float64Array(n);
+  const ends = new Float64Array(n);
+  const nameStarts = new Int32Array(n);
+  const nameEnds = new Int32Array(n);
+  let kept = 0;
+  for (let k = 0; k < n; ) {
+    // Aliases share an address: keep the largest.
+    const start = rawStart[order[k]];
+    let best = order[k];
+    let next = k + 1;
+    while (next < n && rawStart[order[next]] === start) {
+      if (rawSize[order[next]] > rawSize[best]) best = order[next];
+      next++;
+    }
+    // No size: up to the next symbol, as V8's tick processor does.
+    const end = rawSize[best] > 0 ? start + rawSize[best] : next < n ? rawStart[order[next]] : start + 1;
+    starts[kept] = start;
+    ends[kept] = end;
+    nameStarts[kept] = rawName[best];
+    nameEnds[kept] = rawNameEnd[best];
+    kept++;
+    k = next;
   }
   return {
     path,
     elfType,
     textOffsetMinusVma: shift,
-    starts: Float64Array.from(starts),
-    ends: Float64Array.from(ends),
-    names,
+    starts: starts.subarray(0, kept),
+    ends: ends.subarray(0, kept),
+    text,
+    nameStarts: nameStarts.subarray(0, kept),
+    nameEnds: nameEnds.subarray(0, kept),
     warnings,
   };
 }
 
+/** The demangled name of symbol `index`, without a symbol version suffix. */
+export function symbolName(table: SymbolTable, index: number): string {
+  return table.text
+    .toString('utf8', table.nameStarts[index], table.nameEnds[index])
+    .replace(VERSION_SUFFIX, '');
+}
+
 /**
- * Reads the code symbols of a binary with `nm -C --defined-only -S` (and `nm -D` when the file has
+ * Reads the code symbols of a binary with `nm -n --defined-only -S` (and `nm -D` when the file has
  * no symbol table), plus `objdump -h` for the text section's offset of position-independent files.
  * Never throws: problems end up in `warnings` and an empty table.
  */
@@ -184,7 +262,7 @@ export async function readSymbolTable(path: string, options: SymbolToolOptions =
   const objdump = options.objdump ?? 'objdump';
   const timeout = options.toolTimeoutMs ?? 60_000;
   const warnings: string[] = [];
-  const empty = (): SymbolTable => buildTable(path, 'dyn', 0, [], warnings);
+  const empty = (): SymbolTable => buildTable(path, 'dyn', 0, Buffer.alloc(0), warnings);
 
   const type = await readElfType(path);
   if (typeof type === 'object') {
@@ -194,22 +272,21 @@ export async function readSymbolTable(path: string, options: SymbolToolOptions =
     return empty();
   }
   const [symbols, headers] = await Promise.all([
-    runTool(nm, ['-C', '--defined-only', '-S', '--', path], timeout),
+    runTool(nm, ['-n', '--defined-only', '-S', '--', path], timeout),
     type === 'dyn' ? runTool(objdump, ['-h', '--', path], timeout) : Promise.resolve(undefined),
   ]);
-  const raw: RawSymbol[] = [];
   if (symbols.error && symbols.missing) {
     warnings.push(
       `${nm} is not available (${symbols.error}): C++ frames of ${path} stay unresolved and are counted under the library name; install binutils`,
     );
     return empty();
   }
-  parseNmOutput(symbols.stdout, raw);
-  if (raw.length === 0) {
+  let table = buildTable(path, type, 0, symbols.stdout, warnings);
+  if (table.starts.length === 0) {
     // Stripped binary: only the dynamic symbol table is left.
-    const dynamic = await runTool(nm, ['-C', '--defined-only', '-S', '-D', '--', path], timeout);
-    parseNmOutput(dynamic.stdout, raw);
-    if (raw.length === 0) {
+    const dynamic = await runTool(nm, ['-n', '--defined-only', '-S', '-D', '--', path], timeout);
+    table = buildTable(path, type, 0, dynamic.stdout, warnings);
+    if (table.starts.length === 0) {
       warnings.push(
         `no code symbols in ${path} (${dynamic.error ?? symbols.error ?? 'stripped'}); its ticks are counted under the library name`,
       );
@@ -225,7 +302,7 @@ export async function readSymbolTable(path: string, options: SymbolToolOptions =
         `${objdump} is not available (${headers.error}): assuming ${path}'s .text is at its file offset`,
       );
     } else {
-      for (const line of headers.stdout.split('\n')) {
+      for (const line of headers.stdout.toString('utf8').split('\n')) {
         const parts = line.trim().split(/\s+/);
         if (parts[1] === '.text' && parts.length >= 6) {
           const vma = Number.parseInt(parts[3], 16);
@@ -235,7 +312,8 @@ export async function readSymbolTable(path: string, options: SymbolToolOptions =
       }
     }
   }
-  return buildTable(path, type, shift, raw, warnings);
+  table.textOffsetMinusVma = shift;
+  return table;
 }
 
 /**
@@ -248,24 +326,24 @@ export async function loadSymbols(
   options: SymbolToolOptions = {},
 ): Promise<SymbolTable> {
   if (!path.startsWith('/')) {
-    return buildTable(path, 'dyn', 0, [], [`not reading symbols of "${path}": not an absolute path`]);
+    return buildTable(path, 'dyn', 0, Buffer.alloc(0), [
+      `not reading symbols of "${path}": not an absolute path`,
+    ]);
   }
   let key: string;
   try {
     const info = await stat(path);
     if (!info.isFile()) {
-      return buildTable(path, 'dyn', 0, [], [`not reading symbols of ${path}: not a regular file`]);
+      return buildTable(path, 'dyn', 0, Buffer.alloc(0), [
+        `not reading symbols of ${path}: not a regular file`,
+      ]);
     }
     key = `${path}\u0000${info.size}\u0000${info.mtimeMs}`;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    return buildTable(
-      path,
-      'dyn',
-      0,
-      [],
-      [`cannot read ${path} (${code}); its ticks are counted under the library name`],
-    );
+    return buildTable(path, 'dyn', 0, Buffer.alloc(0), [
+      `cannot read ${path} (${code}); its ticks are counted under the library name`,
+    ]);
   }
   let table = cache.get(key);
   if (!table) {

@@ -16,6 +16,8 @@ export interface Library {
   libraryFn: number;
   /** False when symbols will never come (disabled, pseudo file like [vdso], load failed). */
   resolvable: boolean;
+  /** True once reading its symbols has started (on the first sample inside it). */
+  requested: boolean;
 }
 
 /** One executable mapping of a library: [start, end) in the process, and how to get file addresses. */
@@ -50,9 +52,8 @@ export class LibraryMap {
     let library = this.libraries.get(path);
     if (!library) {
       const resolvable = this.resolveSymbols && path.startsWith('/');
-      library = { path, libraryFn: -1, resolvable };
+      library = { path, libraryFn: -1, resolvable, requested: false };
       this.libraries.set(path, library);
-      if (resolvable) this.loads.push(this.load(library));
     }
     const region: Region = { start, end, slide, library };
     let i = this.regions.length;
@@ -92,6 +93,16 @@ export class LibraryMap {
     return findSymbol(table, LibraryMap.fileAddress(region, addr));
   }
 
+  /**
+   * Starts reading a library's symbols (in parallel with parsing). Called on the first sample inside
+   * it, so libraries nobody sampled cost nothing.
+   */
+  request(library: Library): void {
+    if (library.requested || !library.resolvable) return;
+    library.requested = true;
+    this.loads.push(this.load(library));
+  }
+
   /** Resolves once every symbol table asked for is read (or has failed). */
   async settled(): Promise<void> {
     await Promise.all(this.loads);
@@ -107,7 +118,7 @@ export class LibraryMap {
   private async load(library: Library): Promise<void> {
     const table = await loadSymbols(library.path, this.cache, this.tools);
     library.table = table;
-    library.symbolFns = new Int32Array(table.names.length).fill(-1);
+    library.symbolFns = new Int32Array(table.starts.length).fill(-1);
     if (table.starts.length === 0) library.resolvable = false;
   }
 }

@@ -32,6 +32,11 @@ export class ProfileBuilder {
     return id;
   }
 
+  /** The fields a function was interned with. */
+  fieldsOf(id: number): FunctionFields {
+    return this.fields[id];
+  }
+
   addTier(id: number, tier: string): void {
     let set = this.tiers[id];
     if (!set) this.tiers[id] = set = new Set();

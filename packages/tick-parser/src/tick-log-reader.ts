@@ -1,6 +1,7 @@
-import { SymbolCache, type SymbolToolOptions } from './binary-symbols.js';
+import { SymbolCache, type SymbolTable, type SymbolToolOptions, symbolName } from './binary-symbols.js';
 import { type CodeDescription, describeCode } from './code-description.js';
 import { DynamicCodeMap } from './code-map.js';
+import { demangle } from './demangle.js';
 import { LibraryMap, type Region } from './library-map.js';
 import { fieldEquals, parseHexField, parseIntField, splitFields, stringField } from './log-fields.js';
 import { type LineSink, LineSplitter } from './log-lines.js';
@@ -18,6 +19,8 @@ export interface TickLogOptions extends SymbolToolOptions {
   maxLineBytes?: number;
   /** Bound on the call tree's size; beyond it samples keep only their top frame (default 2,000,000). */
   maxStackNodes?: number;
+  /** The C++ demangler, fed the sampled symbols' names on stdin (default `c++filt`). */
+  demangler?: string;
 }
 
 const word = (text: string) => Buffer.from(text, 'latin1');
@@ -105,6 +108,9 @@ export class TickLogReader implements LineSink {
   private readonly scratch = new Int32Array(MAX_FIELDS + 2);
   private readonly unknownKinds = new Map<string, number>();
   private readonly blob = new RemappedBuiltins();
+  private readonly mangled = new Map<number, string>();
+  private readonly demangler: string;
+  private readonly toolTimeoutMs: number;
   private unknownFn = -1;
   private overflowFn = -1;
   private lines = 0;
@@ -129,6 +135,8 @@ export class TickLogReader implements LineSink {
       options,
     );
     this.trie = new StackTrie(options.maxStackNodes ?? 2_000_000);
+    this.demangler = options.demangler ?? 'c++filt';
+    this.toolTimeoutMs = options.toolTimeoutMs ?? 60_000;
   }
 
   push(chunk: Buffer): void {
@@ -270,13 +278,14 @@ export class TickLogReader implements LineSink {
       if (symbol >= 0) {
         let fn = library.symbolFns![symbol];
         if (fn < 0) {
-          fn = library.symbolFns![symbol] = this.intern(library.table.names[symbol], library.path, 'cpp');
+          fn = library.symbolFns![symbol] = this.cppFunction(library.table, symbol, library.path);
         }
         return fn;
       }
       return this.libraryFunction(region);
     }
     if (!library.resolvable) return this.libraryFunction(region);
+    this.libraries.request(library);
     // Symbols are still being read: remember the address, resolve it at the end.
     let pending = this.pendingIds.get(addr);
     if (pending === undefined) {
@@ -295,6 +304,14 @@ export class TickLogReader implements LineSink {
       if (d.tier && d.fn !== this.overflowFn) this.builder.addTier(d.fn, d.tier);
     }
     return d.fn;
+  }
+
+  /** Function id of a C++ symbol; its (mangled) name is demangled in one batch at the end. */
+  private cppFunction(table: SymbolTable, symbol: number, path: string): number {
+    const name = symbolName(table, symbol);
+    const fn = this.intern(name, path, 'cpp');
+    if (name.startsWith('_Z') && !this.mangled.has(fn)) this.mangled.set(fn, name);
+    return fn;
   }
 
   private libraryFunction(region: Region): number {
@@ -449,13 +466,13 @@ export class TickLogReader implements LineSink {
       const library = region.library;
       if (symbol >= 0) {
         let fn = library.symbolFns![symbol];
-        if (fn < 0)
-          fn = library.symbolFns![symbol] = this.intern(library.table!.names[symbol], library.path, 'cpp');
+        if (fn < 0) fn = library.symbolFns![symbol] = this.cppFunction(library.table!, symbol, library.path);
         resolved[i] = fn;
       } else resolved[i] = this.libraryFunction(region);
     }
     if (resolved.length > 0)
       this.trie.remapFrames((frame) => (frame >= PENDING_BASE ? resolved[frame - PENDING_BASE] : frame));
+    await this.demangleCppNames(warnings);
     const builder = this.builder;
     this.trie.forEachStack((frames, length, count) => builder.addStack(frames, length, count));
     this.collectWarnings(warnings);
@@ -472,6 +489,22 @@ export class TickLogReader implements LineSink {
       warnings.push(`internal: ${this.ticks} ticks read but ${profile.totalTicks} in stacks`);
     }
     return profile;
+  }
+
+  /** Replaces mangled C++ names (`_ZN4node6crypto...`) by readable ones, merging functions that become equal. */
+  private async demangleCppNames(warnings: string[]): Promise<void> {
+    if (this.mangled.size === 0) return;
+    const ids = [...this.mangled.keys()];
+    const result = await demangle([...this.mangled.values()], this.demangler, this.toolTimeoutMs);
+    if (result.error) warnings.push(result.error);
+    const remap = new Map<number, number>();
+    for (let i = 0; i < ids.length; i++) {
+      const readable = result.names[i];
+      const old = this.builder.fieldsOf(ids[i]);
+      if (readable === old.name) continue;
+      remap.set(ids[i], this.builder.internFunction({ ...old, name: readable }));
+    }
+    if (remap.size > 0) this.trie.remapFrames((frame) => remap.get(frame) ?? frame);
   }
 
   private collectWarnings(warnings: string[]): void {

@@ -52,12 +52,20 @@ describe('parseTickLog on a real `node --prof` run of a pbkdf2Sync server under 
       .filter((f) => /PBKDF2/.test(f.name))
       .sort((a, b) => b.total - a.total)[0];
     expect(pbkdf2?.file).toBe(process.execPath);
+    expect(pbkdf2?.name).toMatch(/^node::crypto::\w+<node::crypto::PBKDF2Traits>::/); // demangled
     expect(pbkdf2!.total / profile.totalTicks).toBeGreaterThan(0.25);
     // The JS caller is on the same stacks.
     const hash = profile.functions.find((f) => f.name === 'hashPassword');
     expect(hash?.file).toBe(join(dir, 'server.js'));
     expect(hash?.line).toBe(3);
     expect(hash!.total).toBeGreaterThanOrEqual(pbkdf2!.total * 0.9);
+  });
+
+  it('keeps mangled C++ names, with a warning, when the demangler is missing', async () => {
+    const raw = await parseTickLog(log, { demangler: '/nonexistent/c++filt' });
+    expect(raw.totalTicks).toBe(profile.totalTicks);
+    expect(raw.warnings.join('\n')).toMatch(/\/nonexistent\/c\+\+filt is not available.*stay mangled/);
+    expect(raw.functions.some((f) => f.name.startsWith('_ZN4node6crypto'))).toBe(true);
   });
 
   it('writes folded stacks whose counts sum to the total', () => {
