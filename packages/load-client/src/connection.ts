@@ -11,11 +11,24 @@ import {
 import type { ResponseSink, WireParser } from './wire.js';
 
 /** What a connection needs from the run that owns it. */
+export interface RequestSet {
+  requests: Buffer[];
+  /** Per request: the response has no body (HTTP HEAD). */
+  noBody: boolean[];
+}
+
+export interface BuiltRequest {
+  request: Buffer;
+  noBody: boolean;
+}
+
 export interface ConnectionOwner {
   readonly host: string;
   readonly port: number;
-  readonly requests: Buffer[];
-  readonly noBody: boolean[];
+  /** The ready requests this connection cycles through. */
+  requestsFor(connection: number): RequestSet;
+  /** Per-request callback (slow path: serialises every request), or null. */
+  readonly buildRequest: ((connection: number, sequence: number) => BuiltRequest) | null;
   readonly pipelining: number;
   createParser(sink: ResponseSink): WireParser;
   /** Intended send time (ms, performance clock) of the next request, or -1 when none may go now. */
@@ -28,6 +41,8 @@ export interface ConnectionOwner {
   error(kind: number, measured: boolean): void;
   connected(): void;
   connectFailed(connection: Connection): void;
+  /** A user callback threw: the run ends with that error. */
+  abortWith(error: unknown): void;
   received(bytes: number): void;
   /** One read buffer shared by the connections of this thread (reads are handled synchronously). */
   readonly readBuffer: Buffer;
@@ -46,6 +61,10 @@ export class Connection implements ResponseSink {
   private readonly sentAt: Float64Array;
   private readonly measured: Uint8Array;
   private readonly requestIndex: Int32Array;
+  private readonly slotNoBody: Uint8Array;
+  private readonly requests: Buffer[];
+  private readonly noBodies: boolean[];
+  private sequence = 0;
   private head = 0;
   private size = 0;
   private nextRequest: number;
@@ -58,14 +77,18 @@ export class Connection implements ResponseSink {
 
   constructor(
     private readonly owner: ConnectionOwner,
-    index: number,
+    private readonly index: number,
   ) {
     const cap = owner.pipelining;
     this.intended = new Float64Array(cap);
     this.sentAt = new Float64Array(cap);
     this.measured = new Uint8Array(cap);
     this.requestIndex = new Int32Array(cap);
-    this.nextRequest = index % owner.requests.length;
+    this.slotNoBody = new Uint8Array(cap);
+    const set = owner.requestsFor(index);
+    this.requests = set.requests;
+    this.noBodies = set.noBody;
+    this.nextRequest = index % set.requests.length;
     this.parser = owner.createParser(this);
     this.onConnect = this.onConnect.bind(this);
     this.onRead = this.onRead.bind(this);
@@ -109,18 +132,34 @@ export class Connection implements ResponseSink {
       if (intended < 0) break;
       const slot = (this.head + this.size) % cap;
       const index = this.nextRequest;
-      this.nextRequest = index + 1 === owner.requests.length ? 0 : index + 1;
+      this.nextRequest = index + 1 === this.requests.length ? 0 : index + 1;
+      let request: Buffer;
+      let noBody: boolean;
+      if (owner.buildRequest === null) {
+        request = this.requests[index];
+        noBody = this.noBodies[index];
+      } else {
+        try {
+          const built = owner.buildRequest(this.index, this.sequence++);
+          request = built.request;
+          noBody = built.noBody;
+        } catch (error) {
+          owner.abortWith(error);
+          break;
+        }
+      }
       this.intended[slot] = intended;
       this.sentAt[slot] = now;
       this.measured[slot] = owner.takenMeasured ? 1 : 0;
       this.requestIndex[slot] = index;
-      if (this.size === 0) this.parser.noBody = owner.noBody[index];
+      this.slotNoBody[slot] = noBody ? 1 : 0;
+      if (this.size === 0) this.parser.noBody = noBody;
       this.size++;
       if (!corked && this.size < cap) {
         socket.cork();
         corked = true;
       }
-      socket.write(owner.requests[index]);
+      socket.write(request);
     }
     if (corked) socket.uncork();
   }
@@ -155,7 +194,7 @@ export class Connection implements ResponseSink {
     const slot = this.head;
     this.head = slot + 1 === cap ? 0 : slot + 1;
     this.size--;
-    if (this.size > 0) this.parser.noBody = this.owner.noBody[this.requestIndex[this.head]];
+    if (this.size > 0) this.parser.noBody = this.slotNoBody[this.head] === 1;
     this.owner.response(status, this.arrival - this.intended[slot], this.measured[slot] === 1);
     if (close && !this.stopped) {
       // Graceful close: the requests behind this one were never handled; send them again.

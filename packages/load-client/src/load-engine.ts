@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import { Connection, type ConnectionOwner } from './connection.js';
+import { type BuiltRequest, Connection, type ConnectionOwner, type RequestSet } from './connection.js';
 import { HotpathLoadError } from './errors.js';
 import type { ResolvedOptions } from './options.js';
 import { ERROR_CONNECT, Recorder } from './recorder.js';
@@ -26,8 +26,10 @@ export interface EngineOutcome {
 
 /** How the engine talks a protocol: the ready requests and a parser factory. */
 export interface Protocol {
-  requests: Buffer[];
-  noBody: boolean[];
+  /** The requests each connection cycles through (serialised once per connection). */
+  requestsFor(connection: number): RequestSet;
+  /** Optional per-request callback: a fresh request each time (slow path). */
+  buildRequest: ((connection: number, sequence: number) => BuiltRequest) | null;
   createParser(sink: ResponseSink): WireParser;
 }
 
@@ -44,9 +46,8 @@ const PHASE_DONE = 3;
 export class LoadEngine extends EventEmitter implements ConnectionOwner {
   readonly host: string;
   readonly port: number;
-  readonly requests: Buffer[];
-  readonly noBody: boolean[];
   readonly pipelining: number;
+  readonly buildRequest: ((connection: number, sequence: number) => BuiltRequest) | null;
   readonly recorder = new Recorder();
   readonly readBuffer = Buffer.allocUnsafe(64 * 1024);
   takenMeasured = false;
@@ -80,8 +81,7 @@ export class LoadEngine extends EventEmitter implements ConnectionOwner {
     super();
     this.host = options.target.host;
     this.port = options.target.port;
-    this.requests = protocol.requests;
-    this.noBody = protocol.noBody;
+    this.buildRequest = protocol.buildRequest;
     this.pipelining = options.pipelining;
     this.amount = options.amount ?? Number.POSITIVE_INFINITY;
     this.interval = options.rate === undefined ? 0 : 1000 / options.rate;
@@ -91,6 +91,10 @@ export class LoadEngine extends EventEmitter implements ConnectionOwner {
     });
     this.onAbort = this.onAbort.bind(this);
     this.dispatch = this.dispatch.bind(this);
+  }
+
+  requestsFor(connection: number): RequestSet {
+    return this.protocol.requestsFor(connection);
   }
 
   createParser(sink: ResponseSink): WireParser {
@@ -104,6 +108,13 @@ export class LoadEngine extends EventEmitter implements ConnectionOwner {
       this.finish();
       return this.done;
     }
+    try {
+      // setupConnection hooks run here; one that throws ends the run before any socket opens.
+      for (let i = 0; i < this.options.connections; i++) this.connections.push(new Connection(this, i));
+    } catch (error) {
+      this.abortWith(error);
+      return this.done;
+    }
     this.signal?.addEventListener('abort', this.onAbort, { once: true });
     this.scheduleStart = performance.now();
     if (this.options.warmup > 0) {
@@ -112,11 +123,7 @@ export class LoadEngine extends EventEmitter implements ConnectionOwner {
     } else {
       this.beginMeasure();
     }
-    for (let i = 0; i < this.options.connections; i++) {
-      const connection = new Connection(this, i);
-      this.connections.push(connection);
-      connection.open();
-    }
+    for (const connection of this.connections) connection.open();
     const timeoutMs = this.options.timeout * 1000;
     const scan = Math.max(20, Math.min(250, timeoutMs / 4));
     this.timers.push(setInterval(() => this.checkTimeouts(timeoutMs), scan));
@@ -200,6 +207,12 @@ export class LoadEngine extends EventEmitter implements ConnectionOwner {
       this.error(ERROR_CONNECT, true);
     }
     connection.retryLater(20);
+  }
+
+  abortWith(error: unknown): void {
+    this.fail(
+      error instanceof Error ? error : new HotpathLoadError('HP_LOAD_INVALID_REQUEST', String(error)),
+    );
   }
 
   // ---- phases and timers ----

@@ -45,6 +45,16 @@ export interface RunOptions {
   workers?: number;
   signal?: AbortSignal;
   memcache?: MemcacheOptions;
+  /**
+   * Setup hook, called once per connection before it starts: that connection's own requests
+   * (e.g. a per-connection token), serialised once. Not with `workers` > 1.
+   */
+  setupConnection?: (connection: number) => RequestSpec[];
+  /**
+   * Per-request callback for templated requests: called for every request and serialised each
+   * time (slower than fixed requests). Not with `workers` > 1.
+   */
+  onRequest?: (context: { connection: number; sequence: number }) => RequestSpec;
 }
 
 export interface HttpTarget {
@@ -56,6 +66,10 @@ export interface HttpTarget {
   requests: Buffer[];
   /** Per request: true when the response carries no body (HEAD). */
   noBody: boolean[];
+  /** Host header value. */
+  hostHeader: string;
+  setupConnection?: (connection: number) => RequestSpec[];
+  onRequest?: (context: { connection: number; sequence: number }) => RequestSpec;
 }
 
 export interface MemcacheTarget {
@@ -165,9 +179,27 @@ export function resolveOptions(options: RunOptions): ResolvedOptions {
       throw invalidOption('requests', options.requests, 'a non-empty array of requests');
     const requests = specs.map((spec) => serializeRequest(hostHeader, { path, ...spec }));
     const noBody = specs.map((spec) => (spec.method ?? 'GET').toUpperCase() === 'HEAD');
-    target = { kind: 'http', host, port, path, requests, noBody };
+    for (const name of ['setupConnection', 'onRequest'] as const) {
+      if (options[name] !== undefined && typeof options[name] !== 'function')
+        throw invalidOption(name, options[name], 'a function');
+      if (options[name] !== undefined && workers > 1)
+        throw invalidOption('workers', workers, `1 when ${name} is given (functions cannot cross threads)`);
+    }
+    target = {
+      kind: 'http',
+      host,
+      port,
+      path,
+      requests,
+      noBody,
+      hostHeader,
+      setupConnection: options.setupConnection,
+      onRequest: options.onRequest,
+    };
   } else {
     if (url.port === '') throw invalidOption('url', options.url, 'memcache://host:port with a port');
+    if (options.setupConnection !== undefined || options.onRequest !== undefined)
+      throw invalidOption('url', options.url, 'an http:// URL when setupConnection or onRequest is given');
     const mc = options.memcache ?? {};
     const operation = mc.operation ?? 'get';
     if (operation !== 'get' && operation !== 'set' && operation !== 'mix')

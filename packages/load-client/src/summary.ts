@@ -26,7 +26,8 @@ export function formatSummary(result: RunResult): string {
   lines.push(`${pad('Failed requests')}${result.errors}`);
   const kinds = Object.entries(result.errorsByKind);
   if (kinds.length > 0) lines.push(`   (${kinds.map(([kind, n]) => `${kind}: ${n}`).join(', ')})`);
-  lines.push(`${pad('Non-2xx responses')}${result.non2xx}`);
+  const failureLabel = result.url.startsWith('memcache:') ? 'Error replies' : 'Non-2xx responses';
+  lines.push(`${pad(failureLabel)}${result.non2xx}`);
   const codes = Object.entries(result.statusCodes);
   if (codes.length > 0)
     lines.push(`${pad('Status codes')}${codes.map(([code, n]) => `${code}: ${n}`).join(', ')}`);
