@@ -52,6 +52,13 @@ export class AdmissionController {
   /** CPU time (µs) of the process when the turn's first request came, -1 until read. */
   private turnCpu = -1;
   private turnOver = false;
+  private admittedInTurn = 0;
+  /** Loop time per admitted request (ms, smoothed), from the heartbeat's utilisation reading. */
+  costMs = 0;
+  /** The loop was busy (> 90%) during the last heartbeat interval: the cost predictor is on. */
+  private busy = false;
+  private lastActive = 0;
+  private lastAdmitted = 0;
   private tickWall = 0;
   private tickCpu = 0;
   /** The previous turn was long: read the CPU clock at the start of the next one. */
@@ -77,6 +84,7 @@ export class AdmissionController {
     this.due = performance.now() + options.sampleInterval;
     this.tickWall = performance.now();
     this.tickCpu = cpuMicros();
+    this.lastActive = performance.eventLoopUtilization().active;
     this.heartbeat = setTimeout(this.tick, options.sampleInterval);
     this.heartbeat.unref();
     if (options.healthCheck) {
@@ -95,8 +103,13 @@ export class AdmissionController {
       this.turnStart = now;
       this.turnCpu = this.longTurns ? cpuMicros() : -1;
       this.turnOver = false;
+      this.admittedInTurn = 0;
       setImmediate(this.endTurn);
-    } else if (this.turnOver || (now - this.turnStart > this.maxDelay && this.turnUsedCpu())) {
+    } else if (
+      this.turnOver ||
+      (now - this.turnStart > this.maxDelay && this.turnUsedCpu()) ||
+      (this.busy && this.admittedInTurn * this.costMs > this.maxDelay)
+    ) {
       this.turnOver = true;
       return this.shedNow('eventLoopDelay', now);
     }
@@ -105,6 +118,7 @@ export class AdmissionController {
       return this.shedNow('concurrency', now);
     }
     this.admitted++;
+    this.admittedInTurn++;
     return null;
   }
 
@@ -149,7 +163,9 @@ export class AdmissionController {
   private readonly endTurn = (): void => {
     const turn = performance.now() - this.turnStart;
     this.longTurns = turn > this.maxDelay / 4;
-    this.pollWork += turn;
+    // work this turn admitted but deferred to later phases counts as bounded too
+    const predicted = this.busy ? this.admittedInTurn * this.costMs : 0;
+    this.pollWork += Math.max(turn, predicted);
     this.turnStart = -1;
   };
 
@@ -162,9 +178,11 @@ export class AdmissionController {
     this.lag = this.rawLag > this.pollWork ? this.rawLag - this.pollWork : 0;
     this.pollWork = 0;
     this.due = now + options.sampleInterval;
+    const elapsed = now - this.tickWall;
     this.tickWall = now;
     this.tickCpu = cpuMicros();
     this.heartbeat.refresh();
+    this.updateCost(elapsed);
 
     let reason: OverloadReason | null = null;
     const lagging = this.lag > this.maxDelay;
@@ -203,6 +221,27 @@ export class AdmissionController {
     }
     this.shedSinceTick = false;
   };
+
+  /**
+   * Loop time per admitted request over the last heartbeat interval (active loop time divided
+   * by admissions, smoothed). Lets the turn rule see work a handler defers to later phases
+   * (setImmediate, promises resolved later): a turn that admitted n requests has queued about
+   * n x cost of work even if it ran quickly itself. Only used while the loop is > 90% busy, so
+   * background work on an idle server cannot inflate it into shedding.
+   */
+  private updateCost(elapsed: number): void {
+    const active = performance.eventLoopUtilization().active;
+    const admitted = this.admitted;
+    const activeDelta = active - this.lastActive;
+    const admittedDelta = admitted - this.lastAdmitted;
+    this.lastActive = active;
+    this.lastAdmitted = admitted;
+    this.busy = elapsed > 0 && activeDelta > 0.9 * elapsed;
+    if (admittedDelta > 0) {
+      const sample = activeDelta / admittedDelta;
+      this.costMs = this.costMs === 0 ? sample : this.costMs * 0.7 + sample * 0.3;
+    }
+  }
 
   /** Reads heap (and RSS when limited) into the public fields. */
   readMemory(): void {

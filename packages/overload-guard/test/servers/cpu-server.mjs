@@ -2,7 +2,7 @@
 // Imports the BUILT package by its name (proves the exports map). Reports its port over IPC
 // (or prints it when started without IPC).
 //   node cpu-server.mjs --framework http|express|koa|fastify|restify|overload-protection|under-pressure
-//                       [--guard] [--cpu 10] [--options '{"maxEventLoopDelay":100}']
+//                       [--guard] [--cpu 10] [--options '{"maxEventLoopDelay":100}'] [--defer]
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
@@ -15,6 +15,8 @@ const { values } = parseArgs({
     guard: { type: 'boolean', default: false },
     cpu: { type: 'string', default: '10' },
     options: { type: 'string', default: '{}' },
+    // http only: do the CPU work in a later loop turn (setImmediate) instead of in the handler
+    defer: { type: 'boolean', default: false },
   },
 });
 const cpuMs = Number(values.cpu);
@@ -41,11 +43,12 @@ process.on('disconnect', () => process.exit(0));
 async function main() {
   switch (values.framework) {
     case 'http': {
-      const handler = (req, res) => {
+      const respond = (req, res) => {
         burn(req.url);
         res.writeHead(200, { 'content-type': 'text/plain', 'content-length': body.length });
         res.end(body);
       };
+      const handler = values.defer ? (req, res) => setImmediate(respond, req, res) : respond;
       const server = createServer(guard ? guard.http(handler) : handler);
       server.listen(0, '127.0.0.1', () => ready(server.address().port));
       return;
