@@ -50,9 +50,14 @@ function isCpuProfile(value: unknown): value is CpuProfileJson {
 function flattenTree(head: TreeNode): CpuProfileNode[] {
   const nodes: CpuProfileNode[] = [];
   const pending: TreeNode[] = [head];
+  const seen = new Set<TreeNode>();
   while (pending.length > 0) {
     const node = pending.pop()!;
-    const children = Array.isArray(node.children) ? node.children : [];
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
+    seen.add(node);
+    const children = (Array.isArray(node.children) ? node.children : []).filter(
+      (c): c is TreeNode => typeof c === 'object' && c !== null,
+    );
     nodes.push({
       id: node.id,
       callFrame: node.callFrame ?? {
@@ -69,15 +74,34 @@ function flattenTree(head: TreeNode): CpuProfileNode[] {
   return nodes;
 }
 
-const KIND_BY_NAME: Record<string, FunctionKind> = {
-  '(garbage collector)': 'gc',
-  '(program)': 'meta',
-  '(idle)': 'meta',
-  '(root)': 'meta',
-};
+/** A node with the fields this parser reads, or undefined when it lacks an id or a call frame. */
+function cleanNode(node: unknown): CpuProfileNode | undefined {
+  if (typeof node !== 'object' || node === null) return undefined;
+  const n = node as Partial<CpuProfileNode>;
+  const frame = n.callFrame as Partial<CallFrame> | undefined;
+  if (typeof n.id !== 'number' || typeof frame !== 'object' || frame === null) return undefined;
+  return {
+    id: n.id,
+    callFrame: {
+      functionName: typeof frame.functionName === 'string' ? frame.functionName : '',
+      url: typeof frame.url === 'string' ? frame.url : '',
+      lineNumber: typeof frame.lineNumber === 'number' ? frame.lineNumber : -1,
+      columnNumber: typeof frame.columnNumber === 'number' ? frame.columnNumber : -1,
+    },
+    hitCount: typeof n.hitCount === 'number' ? n.hitCount : undefined,
+    children: Array.isArray(n.children) ? n.children.filter((c): c is number => typeof c === 'number') : [],
+  };
+}
+
+const KIND_BY_NAME = new Map<string, FunctionKind>([
+  ['(garbage collector)', 'gc'],
+  ['(program)', 'meta'],
+  ['(idle)', 'meta'],
+  ['(root)', 'meta'],
+]);
 
 function kindOf(frame: CallFrame): FunctionKind {
-  const known = KIND_BY_NAME[frame.functionName];
+  const known = KIND_BY_NAME.get(frame.functionName);
   if (known) return known;
   if (frame.url) return 'js';
   if (frame.functionName.startsWith('/') || frame.functionName.startsWith('RegExp:')) return 'regexp';
@@ -110,9 +134,13 @@ export function parseCpuProfile(json: string | unknown): Profile {
   const warnings: string[] = [];
   const nodes = Array.isArray(value.nodes) ? value.nodes : flattenTree(value.head!);
   const byId = new Map<number, CpuProfileNode>();
+  let malformed = 0;
   for (const node of nodes) {
-    if (node && typeof node.id === 'number' && node.callFrame) byId.set(node.id, node);
+    const clean = cleanNode(node);
+    if (clean) byId.set(clean.id, clean);
+    else malformed++;
   }
+  if (malformed > 0) warnings.push(`${malformed} nodes without a numeric id or a callFrame skipped`);
   const parent = new Map<number, number>();
   for (const node of byId.values()) {
     for (const child of node.children ?? []) {
@@ -124,13 +152,16 @@ export function parseCpuProfile(json: string | unknown): Profile {
   const hits = new Map<number, number>();
   if (Array.isArray(value.samples) && value.samples.length > 0) {
     let unknown = 0;
-    for (const id of value.samples) {
-      if (byId.has(id)) hits.set(id, (hits.get(id) ?? 0) + 1);
+    for (const id of value.samples as unknown[]) {
+      if (typeof id === 'number' && byId.has(id)) hits.set(id, (hits.get(id) ?? 0) + 1);
       else unknown++;
     }
     if (unknown > 0) warnings.push(`${unknown} samples name node ids that are not in "nodes"; skipped`);
   } else {
-    for (const node of byId.values()) if (node.hitCount) hits.set(node.id, node.hitCount);
+    for (const node of byId.values()) {
+      if (typeof node.hitCount === 'number' && node.hitCount > 0)
+        hits.set(node.id, Math.floor(node.hitCount));
+    }
   }
 
   const builder = new ProfileBuilder();
