@@ -6251,7 +6251,7 @@ var require_connect = __commonJS({
       const sessionCache = new SessionCache(maxCachedSessions == null ? 100 : maxCachedSessions);
       timeout = timeout == null ? 1e4 : timeout;
       allowH2 = allowH2 != null ? allowH2 : false;
-      return function connect3({ hostname: hostname3, host, protocol, port, servername, localAddress, httpSocket }, callback) {
+      return function connect4({ hostname: hostname3, host, protocol, port, servername, localAddress, httpSocket }, callback) {
         let socket;
         if (protocol === "https:") {
           if (!tls) {
@@ -6368,34 +6368,34 @@ var require_constants3 = __commonJS({
     Object.defineProperty(exports2, "__esModule", { value: true });
     exports2.SPECIAL_HEADERS = exports2.HEADER_STATE = exports2.MINOR = exports2.MAJOR = exports2.CONNECTION_TOKEN_CHARS = exports2.HEADER_CHARS = exports2.TOKEN = exports2.STRICT_TOKEN = exports2.HEX = exports2.URL_CHAR = exports2.STRICT_URL_CHAR = exports2.USERINFO_CHARS = exports2.MARK = exports2.ALPHANUM = exports2.NUM = exports2.HEX_MAP = exports2.NUM_MAP = exports2.ALPHA = exports2.FINISH = exports2.H_METHOD_MAP = exports2.METHOD_MAP = exports2.METHODS_RTSP = exports2.METHODS_ICE = exports2.METHODS_HTTP = exports2.METHODS = exports2.LENIENT_FLAGS = exports2.FLAGS = exports2.TYPE = exports2.ERROR = void 0;
     var utils_1 = require_utils2();
-    var ERROR;
-    (function(ERROR2) {
-      ERROR2[ERROR2["OK"] = 0] = "OK";
-      ERROR2[ERROR2["INTERNAL"] = 1] = "INTERNAL";
-      ERROR2[ERROR2["STRICT"] = 2] = "STRICT";
-      ERROR2[ERROR2["LF_EXPECTED"] = 3] = "LF_EXPECTED";
-      ERROR2[ERROR2["UNEXPECTED_CONTENT_LENGTH"] = 4] = "UNEXPECTED_CONTENT_LENGTH";
-      ERROR2[ERROR2["CLOSED_CONNECTION"] = 5] = "CLOSED_CONNECTION";
-      ERROR2[ERROR2["INVALID_METHOD"] = 6] = "INVALID_METHOD";
-      ERROR2[ERROR2["INVALID_URL"] = 7] = "INVALID_URL";
-      ERROR2[ERROR2["INVALID_CONSTANT"] = 8] = "INVALID_CONSTANT";
-      ERROR2[ERROR2["INVALID_VERSION"] = 9] = "INVALID_VERSION";
-      ERROR2[ERROR2["INVALID_HEADER_TOKEN"] = 10] = "INVALID_HEADER_TOKEN";
-      ERROR2[ERROR2["INVALID_CONTENT_LENGTH"] = 11] = "INVALID_CONTENT_LENGTH";
-      ERROR2[ERROR2["INVALID_CHUNK_SIZE"] = 12] = "INVALID_CHUNK_SIZE";
-      ERROR2[ERROR2["INVALID_STATUS"] = 13] = "INVALID_STATUS";
-      ERROR2[ERROR2["INVALID_EOF_STATE"] = 14] = "INVALID_EOF_STATE";
-      ERROR2[ERROR2["INVALID_TRANSFER_ENCODING"] = 15] = "INVALID_TRANSFER_ENCODING";
-      ERROR2[ERROR2["CB_MESSAGE_BEGIN"] = 16] = "CB_MESSAGE_BEGIN";
-      ERROR2[ERROR2["CB_HEADERS_COMPLETE"] = 17] = "CB_HEADERS_COMPLETE";
-      ERROR2[ERROR2["CB_MESSAGE_COMPLETE"] = 18] = "CB_MESSAGE_COMPLETE";
-      ERROR2[ERROR2["CB_CHUNK_HEADER"] = 19] = "CB_CHUNK_HEADER";
-      ERROR2[ERROR2["CB_CHUNK_COMPLETE"] = 20] = "CB_CHUNK_COMPLETE";
-      ERROR2[ERROR2["PAUSED"] = 21] = "PAUSED";
-      ERROR2[ERROR2["PAUSED_UPGRADE"] = 22] = "PAUSED_UPGRADE";
-      ERROR2[ERROR2["PAUSED_H2_UPGRADE"] = 23] = "PAUSED_H2_UPGRADE";
-      ERROR2[ERROR2["USER"] = 24] = "USER";
-    })(ERROR = exports2.ERROR || (exports2.ERROR = {}));
+    var ERROR2;
+    (function(ERROR3) {
+      ERROR3[ERROR3["OK"] = 0] = "OK";
+      ERROR3[ERROR3["INTERNAL"] = 1] = "INTERNAL";
+      ERROR3[ERROR3["STRICT"] = 2] = "STRICT";
+      ERROR3[ERROR3["LF_EXPECTED"] = 3] = "LF_EXPECTED";
+      ERROR3[ERROR3["UNEXPECTED_CONTENT_LENGTH"] = 4] = "UNEXPECTED_CONTENT_LENGTH";
+      ERROR3[ERROR3["CLOSED_CONNECTION"] = 5] = "CLOSED_CONNECTION";
+      ERROR3[ERROR3["INVALID_METHOD"] = 6] = "INVALID_METHOD";
+      ERROR3[ERROR3["INVALID_URL"] = 7] = "INVALID_URL";
+      ERROR3[ERROR3["INVALID_CONSTANT"] = 8] = "INVALID_CONSTANT";
+      ERROR3[ERROR3["INVALID_VERSION"] = 9] = "INVALID_VERSION";
+      ERROR3[ERROR3["INVALID_HEADER_TOKEN"] = 10] = "INVALID_HEADER_TOKEN";
+      ERROR3[ERROR3["INVALID_CONTENT_LENGTH"] = 11] = "INVALID_CONTENT_LENGTH";
+      ERROR3[ERROR3["INVALID_CHUNK_SIZE"] = 12] = "INVALID_CHUNK_SIZE";
+      ERROR3[ERROR3["INVALID_STATUS"] = 13] = "INVALID_STATUS";
+      ERROR3[ERROR3["INVALID_EOF_STATE"] = 14] = "INVALID_EOF_STATE";
+      ERROR3[ERROR3["INVALID_TRANSFER_ENCODING"] = 15] = "INVALID_TRANSFER_ENCODING";
+      ERROR3[ERROR3["CB_MESSAGE_BEGIN"] = 16] = "CB_MESSAGE_BEGIN";
+      ERROR3[ERROR3["CB_HEADERS_COMPLETE"] = 17] = "CB_HEADERS_COMPLETE";
+      ERROR3[ERROR3["CB_MESSAGE_COMPLETE"] = 18] = "CB_MESSAGE_COMPLETE";
+      ERROR3[ERROR3["CB_CHUNK_HEADER"] = 19] = "CB_CHUNK_HEADER";
+      ERROR3[ERROR3["CB_CHUNK_COMPLETE"] = 20] = "CB_CHUNK_COMPLETE";
+      ERROR3[ERROR3["PAUSED"] = 21] = "PAUSED";
+      ERROR3[ERROR3["PAUSED_UPGRADE"] = 22] = "PAUSED_UPGRADE";
+      ERROR3[ERROR3["PAUSED_H2_UPGRADE"] = 23] = "PAUSED_H2_UPGRADE";
+      ERROR3[ERROR3["USER"] = 24] = "USER";
+    })(ERROR2 = exports2.ERROR || (exports2.ERROR = {}));
     var TYPE;
     (function(TYPE2) {
       TYPE2[TYPE2["BOTH"] = 0] = "BOTH";
@@ -7006,7 +7006,7 @@ var require_client = __commonJS({
         strictContentLength,
         maxCachedSessions,
         maxRedirections,
-        connect: connect4,
+        connect: connect5,
         maxRequestsPerClient,
         localAddress,
         maxResponseSize,
@@ -7056,7 +7056,7 @@ var require_client = __commonJS({
         if (bodyTimeout != null && (!Number.isInteger(bodyTimeout) || bodyTimeout < 0)) {
           throw new InvalidArgumentError("bodyTimeout must be a positive integer or zero");
         }
-        if (connect4 != null && typeof connect4 !== "function" && typeof connect4 !== "object") {
+        if (connect5 != null && typeof connect5 !== "function" && typeof connect5 !== "object") {
           throw new InvalidArgumentError("connect must be a function or an object");
         }
         if (maxRedirections != null && (!Number.isInteger(maxRedirections) || maxRedirections < 0)) {
@@ -7080,20 +7080,20 @@ var require_client = __commonJS({
         if (maxConcurrentStreams != null && (typeof maxConcurrentStreams !== "number" || maxConcurrentStreams < 1)) {
           throw new InvalidArgumentError("maxConcurrentStreams must be a possitive integer, greater than 0");
         }
-        if (typeof connect4 !== "function") {
-          connect4 = buildConnector({
+        if (typeof connect5 !== "function") {
+          connect5 = buildConnector({
             ...tls,
             maxCachedSessions,
             allowH2,
             socketPath,
             timeout: connectTimeout,
             ...util.nodeHasAutoSelectFamily && autoSelectFamily ? { autoSelectFamily, autoSelectFamilyAttemptTimeout } : void 0,
-            ...connect4
+            ...connect5
           });
         }
         this[kInterceptors] = interceptors && interceptors.Client && Array.isArray(interceptors.Client) ? interceptors.Client : [createRedirectInterceptor({ maxRedirections })];
         this[kUrl] = util.parseOrigin(url2);
-        this[kConnector] = connect4;
+        this[kConnector] = connect5;
         this[kSocket] = null;
         this[kPipelining] = pipelining != null ? pipelining : 1;
         this[kMaxHeadersSize] = maxHeaderSize || http.maxHeaderSize;
@@ -7153,7 +7153,7 @@ var require_client = __commonJS({
       }
       /* istanbul ignore: only used for test */
       [kConnect](cb) {
-        connect3(this);
+        connect4(this);
         this.once("connect", cb);
       }
       [kDispatch](opts, handler) {
@@ -7747,7 +7747,7 @@ var require_client = __commonJS({
       client.emit("disconnect", client[kUrl], [client], err);
       resume(client);
     }
-    async function connect3(client) {
+    async function connect4(client) {
       assert2(!client[kConnecting]);
       assert2(!client[kSocket]);
       let { host, hostname: hostname3, protocol, port } = client[kUrl];
@@ -7966,7 +7966,7 @@ var require_client = __commonJS({
           return;
         }
         if (!socket && !client[kHTTP2Session]) {
-          connect3(client);
+          connect4(client);
           return;
         }
         if (socket.destroyed || socket[kWriting] || socket[kReset] || socket[kBlocking]) {
@@ -8847,7 +8847,7 @@ var require_pool = __commonJS({
       constructor(origin, {
         connections,
         factory = defaultFactory,
-        connect: connect3,
+        connect: connect4,
         connectTimeout,
         tls,
         maxCachedSessions,
@@ -8864,24 +8864,24 @@ var require_pool = __commonJS({
         if (typeof factory !== "function") {
           throw new InvalidArgumentError("factory must be a function.");
         }
-        if (connect3 != null && typeof connect3 !== "function" && typeof connect3 !== "object") {
+        if (connect4 != null && typeof connect4 !== "function" && typeof connect4 !== "object") {
           throw new InvalidArgumentError("connect must be a function or an object");
         }
-        if (typeof connect3 !== "function") {
-          connect3 = buildConnector({
+        if (typeof connect4 !== "function") {
+          connect4 = buildConnector({
             ...tls,
             maxCachedSessions,
             allowH2,
             socketPath,
             timeout: connectTimeout,
             ...util.nodeHasAutoSelectFamily && autoSelectFamily ? { autoSelectFamily, autoSelectFamilyAttemptTimeout } : void 0,
-            ...connect3
+            ...connect4
           });
         }
         this[kInterceptors] = options.interceptors && options.interceptors.Pool && Array.isArray(options.interceptors.Pool) ? options.interceptors.Pool : [];
         this[kConnections] = connections || null;
         this[kUrl] = util.parseOrigin(origin);
-        this[kOptions] = { ...util.deepClone(options), connect: connect3, allowH2 };
+        this[kOptions] = { ...util.deepClone(options), connect: connect4, allowH2 };
         this[kOptions].interceptors = options.interceptors ? { ...options.interceptors } : void 0;
         this[kFactory] = factory;
         this.on("connectionError", (origin2, targets, error62) => {
@@ -9110,22 +9110,22 @@ var require_agent = __commonJS({
       return opts && opts.connections === 1 ? new Client(origin, opts) : new Pool(origin, opts);
     }
     var Agent2 = class extends DispatcherBase {
-      constructor({ factory = defaultFactory, maxRedirections = 0, connect: connect3, ...options } = {}) {
+      constructor({ factory = defaultFactory, maxRedirections = 0, connect: connect4, ...options } = {}) {
         super();
         if (typeof factory !== "function") {
           throw new InvalidArgumentError("factory must be a function.");
         }
-        if (connect3 != null && typeof connect3 !== "function" && typeof connect3 !== "object") {
+        if (connect4 != null && typeof connect4 !== "function" && typeof connect4 !== "object") {
           throw new InvalidArgumentError("connect must be a function or an object");
         }
         if (!Number.isInteger(maxRedirections) || maxRedirections < 0) {
           throw new InvalidArgumentError("maxRedirections must be a positive number");
         }
-        if (connect3 && typeof connect3 !== "function") {
-          connect3 = { ...connect3 };
+        if (connect4 && typeof connect4 !== "function") {
+          connect4 = { ...connect4 };
         }
         this[kInterceptors] = options.interceptors && options.interceptors.Agent && Array.isArray(options.interceptors.Agent) ? options.interceptors.Agent : [createRedirectInterceptor({ maxRedirections })];
-        this[kOptions] = { ...util.deepClone(options), connect: connect3 };
+        this[kOptions] = { ...util.deepClone(options), connect: connect4 };
         this[kOptions].interceptors = options.interceptors ? { ...options.interceptors } : void 0;
         this[kMaxRedirections] = maxRedirections;
         this[kFactory] = factory;
@@ -10228,10 +10228,10 @@ var require_api_connect = __commonJS({
         }
       }
     };
-    function connect3(opts, callback) {
+    function connect4(opts, callback) {
       if (callback === void 0) {
         return new Promise((resolve3, reject) => {
-          connect3.call(this, opts, (err, data) => {
+          connect4.call(this, opts, (err, data) => {
             return err ? reject(err) : resolve3(data);
           });
         });
@@ -10247,7 +10247,7 @@ var require_api_connect = __commonJS({
         queueMicrotask(() => callback(err, { opaque }));
       }
     }
-    module2.exports = connect3;
+    module2.exports = connect4;
   }
 });
 
@@ -11132,9 +11132,9 @@ var require_proxy_agent = __commonJS({
         } else if (username && password) {
           this[kProxyHeaders]["proxy-authorization"] = `Basic ${Buffer.from(`${decodeURIComponent(username)}:${decodeURIComponent(password)}`).toString("base64")}`;
         }
-        const connect3 = buildConnector({ ...opts.proxyTls });
+        const connect4 = buildConnector({ ...opts.proxyTls });
         this[kConnectEndpoint] = buildConnector({ ...opts.requestTls });
-        this[kClient] = clientFactory(resolvedUrl, { connect: connect3 });
+        this[kClient] = clientFactory(resolvedUrl, { connect: connect4 });
         this[kAgent] = new Agent2({
           ...opts,
           connect: async (opts2, callback) => {
@@ -20905,7 +20905,7 @@ var require_dist_node6 = __commonJS({
     var import_request3 = require_dist_node5();
     var import_universal_user_agent = require_dist_node();
     var VERSION = "7.1.1";
-    var import_request2 = require_dist_node5();
+    var import_request22 = require_dist_node5();
     var import_request4 = require_dist_node5();
     function _buildMessageForResponseErrors(data) {
       return `Request failed due to following response errors:
@@ -21110,7 +21110,7 @@ var require_dist_node8 = __commonJS({
     module2.exports = __toCommonJS(index_exports);
     var import_universal_user_agent = require_dist_node();
     var import_before_after_hook = require_before_after_hook();
-    var import_request2 = require_dist_node5();
+    var import_request3 = require_dist_node5();
     var import_graphql = require_dist_node6();
     var import_auth_token = require_dist_node7();
     var VERSION = "5.2.2";
@@ -21183,7 +21183,7 @@ var require_dist_node8 = __commonJS({
       constructor(options = {}) {
         const hook = new import_before_after_hook.Collection();
         const requestDefaults = {
-          baseUrl: import_request2.request.endpoint.DEFAULTS.baseUrl,
+          baseUrl: import_request3.request.endpoint.DEFAULTS.baseUrl,
           headers: {},
           request: Object.assign({}, options.request, {
             // @ts-ignore internal usage only, no need to type
@@ -21204,7 +21204,7 @@ var require_dist_node8 = __commonJS({
         if (options.timeZone) {
           requestDefaults.headers["time-zone"] = options.timeZone;
         }
-        this.request = import_request2.request.defaults(requestDefaults);
+        this.request = import_request3.request.defaults(requestDefaults);
         this.graphql = (0, import_graphql.withCustomRequest)(this.request).defaults(requestDefaults);
         this.log = createLogger(options.log);
         this.hook = hook;
@@ -27815,7 +27815,7 @@ var require_inflate = __commonJS({
     var DICT = 11;
     var TYPE = 12;
     var TYPEDO = 13;
-    var STORED = 14;
+    var STORED2 = 14;
     var COPY_ = 15;
     var COPY = 16;
     var TABLE = 17;
@@ -28394,7 +28394,7 @@ var require_inflate = __commonJS({
               bits -= 1;
               switch (hold & 3) {
                 case 0:
-                  state.mode = STORED;
+                  state.mode = STORED2;
                   break;
                 case 1:
                   fixedtables(state);
@@ -28415,7 +28415,7 @@ var require_inflate = __commonJS({
               hold >>>= 2;
               bits -= 2;
               break;
-            case STORED:
+            case STORED2:
               hold >>>= bits & 7;
               bits -= bits & 7;
               while (bits < 32) {
@@ -29282,7 +29282,7 @@ var require_umd = __commonJS({
         value: true
       });
       exports3.default = void 0;
-      exports3.demangle = demangle;
+      exports3.demangle = demangle2;
       exports3.instantiate = instantiate;
       exports3.instantiateStreaming = instantiateStreaming;
       exports3.instantiateSync = instantiateSync;
@@ -29532,7 +29532,7 @@ var require_umd = __commonJS({
         extendedExports.__instanceof = __instanceof;
         extendedExports.memory = extendedExports.memory || memory;
         extendedExports.table = extendedExports.table || table;
-        return demangle(exports4, extendedExports);
+        return demangle2(exports4, extendedExports);
       }
       function isResponse(src) {
         return typeof Response !== "undefined" && src instanceof Response;
@@ -29575,7 +29575,7 @@ var require_umd = __commonJS({
           exports: exports4
         };
       }
-      function demangle(exports4, extendedExports = {}) {
+      function demangle2(exports4, extendedExports = {}) {
         const setArgumentsLength = exports4["__argumentsLength"] ? (length) => {
           exports4["__argumentsLength"].value = length;
         } : exports4["__setArgumentsLength"] || exports4["__setargc"] || (() => {
@@ -29668,7 +29668,7 @@ var require_umd = __commonJS({
         instantiate,
         instantiateSync,
         instantiateStreaming,
-        demangle
+        demangle: demangle2
       };
       exports3.default = _default3;
       return "default" in exports3 ? exports3.default : exports3;
@@ -31848,14 +31848,22 @@ var SymbolCache = class {
   }
 };
 var MAX_TOOL_OUTPUT = 512 * 1024 * 1024;
-function runTool(command, args, timeoutMs) {
+function runTool(command, args, timeoutMs, input2) {
   return new Promise((resolve3) => {
     let child2;
     try {
-      child2 = spawn2(command, args, { shell: false, stdio: ["ignore", "pipe", "pipe"], timeout: timeoutMs });
+      child2 = spawn2(command, args, {
+        shell: false,
+        stdio: [input2 ? "pipe" : "ignore", "pipe", "pipe"],
+        timeout: timeoutMs
+      });
     } catch (error62) {
       resolve3({ stdout: Buffer.alloc(0), error: error62.message, missing: true });
       return;
+    }
+    if (input2) {
+      child2.stdin.on("error", () => void 0);
+      child2.stdin.end(input2);
     }
     const chunks = [];
     let bytes = 0;
@@ -31875,7 +31883,11 @@ function runTool(command, args, timeoutMs) {
         stderr += chunk.toString("utf8");
     });
     child2.on("error", (error62) => {
-      resolve3({ stdout: Buffer.alloc(0), error: `${command}: ${error62.message}`, missing: error62.code === "ENOENT" });
+      resolve3({
+        stdout: Buffer.alloc(0),
+        error: `${command}: ${error62.message}`,
+        missing: error62.code === "ENOENT"
+      });
     });
     child2.on("close", (code, signal2) => {
       const stdout = Buffer.concat(chunks);
@@ -31977,33 +31989,32 @@ function buildTable(path, elfType, shift, text2, warnings) {
   let sorted = true;
   for (let i = 0; i < n; i++) {
     order[i] = i;
-    if (i > 0 && (rawStart[i] < rawStart[i - 1] || rawStart[i] === rawStart[i - 1] && rawSize[i] > rawSize[i - 1]))
+    if (i > 0 && rawStart[i] < rawStart[i - 1])
       sorted = false;
   }
   if (!sorted)
-    order.sort((a, b) => rawStart[a] - rawStart[b] || rawSize[b] - rawSize[a]);
+    order.sort((a, b) => rawStart[a] - rawStart[b]);
   const starts = new Float64Array(n);
   const ends = new Float64Array(n);
   const nameStarts = new Int32Array(n);
   const nameEnds = new Int32Array(n);
   let kept = 0;
-  for (let k = 0; k < n; k++) {
-    const i = order[k];
-    const start = rawStart[i];
-    if (kept > 0 && starts[kept - 1] === start)
-      continue;
-    let end = start + rawSize[i];
-    if (rawSize[i] === 0) {
-      let j = k + 1;
-      while (j < n && rawStart[order[j]] === start)
-        j++;
-      end = j < n ? rawStart[order[j]] : start + 1;
+  for (let k = 0; k < n; ) {
+    const start = rawStart[order[k]];
+    let best = order[k];
+    let next = k + 1;
+    while (next < n && rawStart[order[next]] === start) {
+      if (rawSize[order[next]] > rawSize[best])
+        best = order[next];
+      next++;
     }
+    const end = rawSize[best] > 0 ? start + rawSize[best] : next < n ? rawStart[order[next]] : start + 1;
     starts[kept] = start;
     ends[kept] = end;
-    nameStarts[kept] = rawName[i];
-    nameEnds[kept] = rawNameEnd[i];
+    nameStarts[kept] = rawName[best];
+    nameEnds[kept] = rawNameEnd[best];
     kept++;
+    k = next;
   }
   return {
     path,
@@ -32032,7 +32043,7 @@ async function readSymbolTable(path, options = {}) {
     return empty();
   }
   const [symbols, headers] = await Promise.all([
-    runTool(nm, ["-C", "-n", "--defined-only", "-S", "--", path], timeout),
+    runTool(nm, ["-n", "--defined-only", "-S", "--", path], timeout),
     type === "dyn" ? runTool(objdump, ["-h", "--", path], timeout) : Promise.resolve(void 0)
   ]);
   if (symbols.error && symbols.missing) {
@@ -32041,7 +32052,7 @@ async function readSymbolTable(path, options = {}) {
   }
   let table = buildTable(path, type, 0, symbols.stdout, warnings);
   if (table.starts.length === 0) {
-    const dynamic = await runTool(nm, ["-C", "-n", "--defined-only", "-S", "-D", "--", path], timeout);
+    const dynamic = await runTool(nm, ["-n", "--defined-only", "-S", "-D", "--", path], timeout);
     table = buildTable(path, type, 0, dynamic.stdout, warnings);
     if (table.starts.length === 0) {
       warnings.push(`no code symbols in ${path} (${dynamic.error ?? symbols.error ?? "stripped"}); its ticks are counted under the library name`);
@@ -32070,18 +32081,24 @@ async function readSymbolTable(path, options = {}) {
 }
 async function loadSymbols(path, cache, options = {}) {
   if (!path.startsWith("/")) {
-    return buildTable(path, "dyn", 0, Buffer.alloc(0), [`not reading symbols of "${path}": not an absolute path`]);
+    return buildTable(path, "dyn", 0, Buffer.alloc(0), [
+      `not reading symbols of "${path}": not an absolute path`
+    ]);
   }
   let key;
   try {
     const info2 = await stat(path);
     if (!info2.isFile()) {
-      return buildTable(path, "dyn", 0, Buffer.alloc(0), [`not reading symbols of ${path}: not a regular file`]);
+      return buildTable(path, "dyn", 0, Buffer.alloc(0), [
+        `not reading symbols of ${path}: not a regular file`
+      ]);
     }
     key = `${path}\0${info2.size}\0${info2.mtimeMs}`;
   } catch (error62) {
     const code = error62.code ?? error62.message;
-    return buildTable(path, "dyn", 0, Buffer.alloc(0), [`cannot read ${path} (${code}); its ticks are counted under the library name`]);
+    return buildTable(path, "dyn", 0, Buffer.alloc(0), [
+      `cannot read ${path} (${code}); its ticks are counted under the library name`
+    ]);
   }
   let table = cache.get(key);
   if (!table) {
@@ -32197,6 +32214,10 @@ var ProfileBuilder = class {
     }
     return id;
   }
+  /** The fields a function was interned with. */
+  fieldsOf(id) {
+    return this.fields[id];
+  }
   addTier(id, tier) {
     let set2 = this.tiers[id];
     if (!set2)
@@ -32280,9 +32301,13 @@ function isCpuProfile(value) {
 function flattenTree(head) {
   const nodes = [];
   const pending = [head];
+  const seen = /* @__PURE__ */ new Set();
   while (pending.length > 0) {
     const node2 = pending.pop();
-    const children = Array.isArray(node2.children) ? node2.children : [];
+    if (typeof node2 !== "object" || node2 === null || seen.has(node2))
+      continue;
+    seen.add(node2);
+    const children = (Array.isArray(node2.children) ? node2.children : []).filter((c) => typeof c === "object" && c !== null);
     nodes.push({
       id: node2.id,
       callFrame: node2.callFrame ?? {
@@ -32299,14 +32324,33 @@ function flattenTree(head) {
   }
   return nodes;
 }
-var KIND_BY_NAME = {
-  "(garbage collector)": "gc",
-  "(program)": "meta",
-  "(idle)": "meta",
-  "(root)": "meta"
-};
+function cleanNode(node2) {
+  if (typeof node2 !== "object" || node2 === null)
+    return void 0;
+  const n = node2;
+  const frame = n.callFrame;
+  if (typeof n.id !== "number" || typeof frame !== "object" || frame === null)
+    return void 0;
+  return {
+    id: n.id,
+    callFrame: {
+      functionName: typeof frame.functionName === "string" ? frame.functionName : "",
+      url: typeof frame.url === "string" ? frame.url : "",
+      lineNumber: typeof frame.lineNumber === "number" ? frame.lineNumber : -1,
+      columnNumber: typeof frame.columnNumber === "number" ? frame.columnNumber : -1
+    },
+    hitCount: typeof n.hitCount === "number" ? n.hitCount : void 0,
+    children: Array.isArray(n.children) ? n.children.filter((c) => typeof c === "number") : []
+  };
+}
+var KIND_BY_NAME = /* @__PURE__ */ new Map([
+  ["(garbage collector)", "gc"],
+  ["(program)", "meta"],
+  ["(idle)", "meta"],
+  ["(root)", "meta"]
+]);
 function kindOf(frame) {
-  const known = KIND_BY_NAME[frame.functionName];
+  const known = KIND_BY_NAME.get(frame.functionName);
   if (known)
     return known;
   if (frame.url)
@@ -32330,10 +32374,16 @@ function parseCpuProfile(json2) {
   const warnings = [];
   const nodes = Array.isArray(value.nodes) ? value.nodes : flattenTree(value.head);
   const byId = /* @__PURE__ */ new Map();
+  let malformed = 0;
   for (const node2 of nodes) {
-    if (node2 && typeof node2.id === "number" && node2.callFrame)
-      byId.set(node2.id, node2);
+    const clean = cleanNode(node2);
+    if (clean)
+      byId.set(clean.id, clean);
+    else
+      malformed++;
   }
+  if (malformed > 0)
+    warnings.push(`${malformed} nodes without a numeric id or a callFrame skipped`);
   const parent = /* @__PURE__ */ new Map();
   for (const node2 of byId.values()) {
     for (const child2 of node2.children ?? []) {
@@ -32345,7 +32395,7 @@ function parseCpuProfile(json2) {
   if (Array.isArray(value.samples) && value.samples.length > 0) {
     let unknown2 = 0;
     for (const id of value.samples) {
-      if (byId.has(id))
+      if (typeof id === "number" && byId.has(id))
         hits.set(id, (hits.get(id) ?? 0) + 1);
       else
         unknown2++;
@@ -32353,9 +32403,10 @@ function parseCpuProfile(json2) {
     if (unknown2 > 0)
       warnings.push(`${unknown2} samples name node ids that are not in "nodes"; skipped`);
   } else {
-    for (const node2 of byId.values())
-      if (node2.hitCount)
-        hits.set(node2.id, node2.hitCount);
+    for (const node2 of byId.values()) {
+      if (typeof node2.hitCount === "number" && node2.hitCount > 0)
+        hits.set(node2.id, Math.floor(node2.hitCount));
+    }
   }
   const builder = new ProfileBuilder();
   const functionOf = /* @__PURE__ */ new Map();
@@ -32936,6 +32987,26 @@ function insertionIndex(list, start) {
   return lo;
 }
 
+// ../tick-parser/dist/demangle.js
+async function demangle(names, tool, timeoutMs) {
+  if (names.length === 0)
+    return { names };
+  const result = await runTool(tool, [], timeoutMs, Buffer.from(`${names.join("\n")}
+`, "utf8"));
+  if (result.error) {
+    const why = result.missing ? `${tool} is not available (${result.error})` : result.error;
+    return { names, error: `${why}: C++ names stay mangled; install binutils` };
+  }
+  const lines = result.stdout.toString("utf8").split("\n");
+  if (lines.length < names.length) {
+    return {
+      names,
+      error: `${tool} printed ${lines.length} lines for ${names.length} names; C++ names stay mangled`
+    };
+  }
+  return { names: names.map((name, i) => lines[i] || name) };
+}
+
 // ../tick-parser/dist/library-map.js
 var MAX_REGIONS = 4096;
 var LibraryMap = class _LibraryMap {
@@ -32960,10 +33031,8 @@ var LibraryMap = class _LibraryMap {
     let library = this.libraries.get(path);
     if (!library) {
       const resolvable = this.resolveSymbols && path.startsWith("/");
-      library = { path, libraryFn: -1, resolvable };
+      library = { path, libraryFn: -1, resolvable, requested: false };
       this.libraries.set(path, library);
-      if (resolvable)
-        this.loads.push(this.load(library));
     }
     const region = { start, end, slide, library };
     let i = this.regions.length;
@@ -33005,6 +33074,16 @@ var LibraryMap = class _LibraryMap {
     if (!table || table.starts.length === 0)
       return -1;
     return findSymbol(table, _LibraryMap.fileAddress(region, addr));
+  }
+  /**
+   * Starts reading a library's symbols (in parallel with parsing). Called on the first sample inside
+   * it, so libraries nobody sampled cost nothing.
+   */
+  request(library) {
+    if (library.requested || !library.resolvable)
+      return;
+    library.requested = true;
+    this.loads.push(this.load(library));
   }
   /** Resolves once every symbol table asked for is read (or has failed). */
   async settled() {
@@ -33485,6 +33564,9 @@ var TickLogReader = class {
   scratch = new Int32Array(MAX_FIELDS + 2);
   unknownKinds = /* @__PURE__ */ new Map();
   blob = new RemappedBuiltins();
+  mangled = /* @__PURE__ */ new Map();
+  demangler;
+  toolTimeoutMs;
   unknownFn = -1;
   overflowFn = -1;
   lines = 0;
@@ -33504,6 +33586,8 @@ var TickLogReader = class {
     this.splitter = new LineSplitter(this, options.maxLineBytes ?? 64 * 1024 * 1024);
     this.libraries = new LibraryMap(options.resolveSymbols ?? true, options.symbolCache ?? new SymbolCache(), options);
     this.trie = new StackTrie(options.maxStackNodes ?? 2e6);
+    this.demangler = options.demangler ?? "c++filt";
+    this.toolTimeoutMs = options.toolTimeoutMs ?? 6e4;
   }
   push(chunk) {
     this.splitter.push(chunk);
@@ -33655,7 +33739,7 @@ var TickLogReader = class {
       if (symbol2 >= 0) {
         let fn = library.symbolFns[symbol2];
         if (fn < 0) {
-          fn = library.symbolFns[symbol2] = this.intern(symbolName(library.table, symbol2), library.path, "cpp");
+          fn = library.symbolFns[symbol2] = this.cppFunction(library.table, symbol2, library.path);
         }
         return fn;
       }
@@ -33663,6 +33747,7 @@ var TickLogReader = class {
     }
     if (!library.resolvable)
       return this.libraryFunction(region);
+    this.libraries.request(library);
     let pending = this.pendingIds.get(addr);
     if (pending === void 0) {
       if (this.pendingAddrs.length >= PENDING_BASE)
@@ -33681,6 +33766,14 @@ var TickLogReader = class {
         this.builder.addTier(d.fn, d.tier);
     }
     return d.fn;
+  }
+  /** Function id of a C++ symbol; its (mangled) name is demangled in one batch at the end. */
+  cppFunction(table, symbol2, path) {
+    const name = symbolName(table, symbol2);
+    const fn = this.intern(name, path, "cpp");
+    if (name.startsWith("_Z") && !this.mangled.has(fn))
+      this.mangled.set(fn, name);
+    return fn;
   }
   libraryFunction(region) {
     const library = region.library;
@@ -33827,13 +33920,14 @@ var TickLogReader = class {
       if (symbol2 >= 0) {
         let fn = library.symbolFns[symbol2];
         if (fn < 0)
-          fn = library.symbolFns[symbol2] = this.intern(symbolName(library.table, symbol2), library.path, "cpp");
+          fn = library.symbolFns[symbol2] = this.cppFunction(library.table, symbol2, library.path);
         resolved[i] = fn;
       } else
         resolved[i] = this.libraryFunction(region);
     }
     if (resolved.length > 0)
       this.trie.remapFrames((frame) => frame >= PENDING_BASE ? resolved[frame - PENDING_BASE] : frame);
+    await this.demangleCppNames(warnings);
     const builder = this.builder;
     this.trie.forEachStack((frames, length, count) => builder.addStack(frames, length, count));
     this.collectWarnings(warnings);
@@ -33852,6 +33946,25 @@ var TickLogReader = class {
       warnings.push(`internal: ${this.ticks} ticks read but ${profile.totalTicks} in stacks`);
     }
     return profile;
+  }
+  /** Replaces mangled C++ names (`_ZN4node6crypto...`) by readable ones, merging functions that become equal. */
+  async demangleCppNames(warnings) {
+    if (this.mangled.size === 0)
+      return;
+    const ids = [...this.mangled.keys()];
+    const result = await demangle([...this.mangled.values()], this.demangler, this.toolTimeoutMs);
+    if (result.error)
+      warnings.push(result.error);
+    const remap = /* @__PURE__ */ new Map();
+    for (let i = 0; i < ids.length; i++) {
+      const readable = result.names[i];
+      const old = this.builder.fieldsOf(ids[i]);
+      if (readable === old.name)
+        continue;
+      remap.set(ids[i], this.builder.internFunction({ ...old, name: readable }));
+    }
+    if (remap.size > 0)
+      this.trie.remapFrames((frame) => remap.get(frame) ?? frame);
   }
   collectWarnings(warnings) {
     if (this.lines === 0)
@@ -35134,12 +35247,17 @@ function noop() {
 }
 var Connection = class {
   owner;
+  index;
   socket = null;
   parser;
   intended;
   sentAt;
   measured;
   requestIndex;
+  slotNoBody;
+  requests;
+  noBodies;
+  sequence = 0;
   head = 0;
   size = 0;
   nextRequest;
@@ -35151,12 +35269,17 @@ var Connection = class {
   reopen = false;
   constructor(owner, index) {
     this.owner = owner;
+    this.index = index;
     const cap = owner.pipelining;
     this.intended = new Float64Array(cap);
     this.sentAt = new Float64Array(cap);
     this.measured = new Uint8Array(cap);
     this.requestIndex = new Int32Array(cap);
-    this.nextRequest = index % owner.requests.length;
+    this.slotNoBody = new Uint8Array(cap);
+    const set2 = owner.requestsFor(index);
+    this.requests = set2.requests;
+    this.noBodies = set2.noBody;
+    this.nextRequest = index % set2.requests.length;
     this.parser = owner.createParser(this);
     this.onConnect = this.onConnect.bind(this);
     this.onRead = this.onRead.bind(this);
@@ -35199,19 +35322,35 @@ var Connection = class {
         break;
       const slot = (this.head + this.size) % cap;
       const index = this.nextRequest;
-      this.nextRequest = index + 1 === owner.requests.length ? 0 : index + 1;
+      this.nextRequest = index + 1 === this.requests.length ? 0 : index + 1;
+      let request;
+      let noBody;
+      if (owner.buildRequest === null) {
+        request = this.requests[index];
+        noBody = this.noBodies[index];
+      } else {
+        try {
+          const built = owner.buildRequest(this.index, this.sequence++);
+          request = built.request;
+          noBody = built.noBody;
+        } catch (error62) {
+          owner.abortWith(error62);
+          break;
+        }
+      }
       this.intended[slot] = intended;
       this.sentAt[slot] = now;
       this.measured[slot] = owner.takenMeasured ? 1 : 0;
       this.requestIndex[slot] = index;
+      this.slotNoBody[slot] = noBody ? 1 : 0;
       if (this.size === 0)
-        this.parser.noBody = owner.noBody[index];
+        this.parser.noBody = noBody;
       this.size++;
       if (!corked && this.size < cap) {
         socket.cork();
         corked = true;
       }
-      socket.write(owner.requests[index]);
+      socket.write(request);
     }
     if (corked)
       socket.uncork();
@@ -35245,7 +35384,7 @@ var Connection = class {
     this.head = slot + 1 === cap ? 0 : slot + 1;
     this.size--;
     if (this.size > 0)
-      this.parser.noBody = this.owner.noBody[this.requestIndex[this.head]];
+      this.parser.noBody = this.slotNoBody[this.head] === 1;
     this.owner.response(status, this.arrival - this.intended[slot], this.measured[slot] === 1);
     if (close && !this.stopped) {
       this.parser.halted = true;
@@ -35355,9 +35494,8 @@ var LoadEngine = class extends EventEmitter {
   signal;
   host;
   port;
-  requests;
-  noBody;
   pipelining;
+  buildRequest;
   recorder = new Recorder();
   readBuffer = Buffer.allocUnsafe(64 * 1024);
   takenMeasured = false;
@@ -35388,8 +35526,7 @@ var LoadEngine = class extends EventEmitter {
     this.signal = signal2;
     this.host = options.target.host;
     this.port = options.target.port;
-    this.requests = protocol.requests;
-    this.noBody = protocol.noBody;
+    this.buildRequest = protocol.buildRequest;
     this.pipelining = options.pipelining;
     this.amount = options.amount ?? Number.POSITIVE_INFINITY;
     this.interval = options.rate === void 0 ? 0 : 1e3 / options.rate;
@@ -35400,13 +35537,25 @@ var LoadEngine = class extends EventEmitter {
     this.onAbort = this.onAbort.bind(this);
     this.dispatch = this.dispatch.bind(this);
   }
+  requestsFor(connection) {
+    return this.protocol.requestsFor(connection);
+  }
   createParser(sink) {
     return this.protocol.createParser(sink);
   }
   start() {
+    if (this.phase === PHASE_DONE)
+      return this.done;
     if (this.signal?.aborted) {
       this.aborted = true;
       this.finish();
+      return this.done;
+    }
+    try {
+      for (let i = 0; i < this.options.connections; i++)
+        this.connections.push(new Connection(this, i));
+    } catch (error62) {
+      this.abortWith(error62);
       return this.done;
     }
     this.signal?.addEventListener("abort", this.onAbort, { once: true });
@@ -35417,11 +35566,8 @@ var LoadEngine = class extends EventEmitter {
     } else {
       this.beginMeasure();
     }
-    for (let i = 0; i < this.options.connections; i++) {
-      const connection = new Connection(this, i);
-      this.connections.push(connection);
+    for (const connection of this.connections)
       connection.open();
-    }
     const timeoutMs = this.options.timeout * 1e3;
     const scan = Math.max(20, Math.min(250, timeoutMs / 4));
     this.timers.push(setInterval(() => this.checkTimeouts(timeoutMs), scan));
@@ -35503,6 +35649,9 @@ var LoadEngine = class extends EventEmitter {
       this.error(ERROR_CONNECT, true);
     }
     connection.retryLater(20);
+  }
+  abortWith(error62) {
+    this.fail(error62 instanceof Error ? error62 : new HotpathLoadError("HP_LOAD_INVALID_REQUEST", String(error62)));
   }
   // ---- phases and timers ----
   beginMeasure() {
@@ -35588,6 +35737,261 @@ var LoadEngine = class extends EventEmitter {
   }
 };
 
+// ../load-client/dist/memcache-preload.js
+import { connect as connect2 } from "node:net";
+
+// ../load-client/dist/memcache-protocol.js
+var MC_HIT = 200;
+var MC_STORED = 201;
+var MC_CLIENT_ERROR = 400;
+var MC_MISS = 404;
+var MC_NOT_STORED = 409;
+var MC_NOT_FOUND = 410;
+var MC_ERROR = 500;
+var LABELS = {
+  [MC_HIT]: "hit",
+  [MC_STORED]: "stored",
+  [MC_CLIENT_ERROR]: "client_error",
+  [MC_MISS]: "miss",
+  [MC_NOT_STORED]: "not_stored",
+  [MC_NOT_FOUND]: "not_found",
+  [MC_ERROR]: "error"
+};
+function memcacheStatusLabel(code) {
+  return LABELS[code] ?? code;
+}
+function isMemcacheFailure(code) {
+  return code === MC_ERROR || code === MC_CLIENT_ERROR;
+}
+function randomSource(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = a + 1831565813 >>> 0;
+    let t = a;
+    t = Math.imul(t ^ t >>> 15, t | 1);
+    t ^= t + Math.imul(t ^ t >>> 7, t | 61);
+    return ((t ^ t >>> 14) >>> 0) / 4294967296;
+  };
+}
+function memcacheKey(target, index) {
+  return `${target.keyPrefix}${index}`;
+}
+function encodeGetRequest(key) {
+  return Buffer.from(`get ${key}\r
+`, "latin1");
+}
+function encodeSetRequest(key, value) {
+  const head = Buffer.from(`set ${key} 0 0 ${value.length}\r
+`, "latin1");
+  return Buffer.concat([head, value, Buffer.from("\r\n")]);
+}
+function memcacheRequests(target) {
+  const random = randomSource(24301);
+  const value = Buffer.alloc(target.valueSize, "x");
+  const count = Math.min(65536, Math.max(1024, target.keySpace));
+  const requests = [];
+  for (let i = 0; i < count; i++) {
+    const key = memcacheKey(target, Math.floor(random() * target.keySpace));
+    const set2 = target.operation === "set" || target.operation === "mix" && random() < target.setRatio;
+    requests.push(set2 ? encodeSetRequest(key, value) : encodeGetRequest(key));
+  }
+  return requests;
+}
+var VALUE = Buffer.from("VALUE ");
+var END = Buffer.from("END");
+var STORED = Buffer.from("STORED");
+var NOT_STORED = Buffer.from("NOT_STORED");
+var EXISTS = Buffer.from("EXISTS");
+var NOT_FOUND = Buffer.from("NOT_FOUND");
+var ERROR = Buffer.from("ERROR");
+var SERVER_ERROR = Buffer.from("SERVER_ERROR");
+var CLIENT_ERROR = Buffer.from("CLIENT_ERROR");
+function startsWith(buf, start, end, word2) {
+  return end - start >= word2.length && buf.compare(word2, 0, word2.length, start, start + word2.length) === 0;
+}
+var LINE = 0;
+var DATA = 1;
+var FAILED = 2;
+var MAX_LINE = 8 * 1024;
+var MemcacheReplyParser = class {
+  sink;
+  state = LINE;
+  pending = null;
+  remaining = 0;
+  hit = false;
+  noBody = false;
+  halted = false;
+  constructor(sink) {
+    this.sink = sink;
+  }
+  reset() {
+    this.state = LINE;
+    this.pending = null;
+    this.remaining = 0;
+    this.hit = false;
+    this.halted = false;
+  }
+  get midResponse() {
+    return this.state !== LINE || this.pending !== null || this.hit;
+  }
+  finishOnClose() {
+    return false;
+  }
+  execute(chunk, length) {
+    let buf = chunk;
+    let end = length;
+    if (this.pending !== null) {
+      buf = Buffer.concat([this.pending, chunk.subarray(0, length)]);
+      end = buf.length;
+      this.pending = null;
+    }
+    let pos = 0;
+    while (pos < end && !this.halted) {
+      if (this.state === DATA) {
+        const take = Math.min(this.remaining, end - pos);
+        this.remaining -= take;
+        pos += take;
+        if (this.remaining === 0)
+          this.state = LINE;
+        continue;
+      }
+      if (this.state === FAILED)
+        return;
+      const lf = buf.indexOf(10, pos);
+      if (lf === -1 || lf >= end) {
+        if (end - pos > MAX_LINE)
+          this.fail("reply line over 8 KiB");
+        else
+          this.pending = Buffer.from(buf.subarray(pos, end));
+        return;
+      }
+      const lineEnd = lf > pos && buf[lf - 1] === 13 ? lf - 1 : lf;
+      this.line(buf, pos, lineEnd);
+      pos = lf + 1;
+    }
+  }
+  fail(reason) {
+    this.state = FAILED;
+    this.pending = null;
+    this.sink.onParseError(reason);
+  }
+  done(status) {
+    this.hit = false;
+    this.sink.onResponse(status, false);
+  }
+  line(buf, start, end) {
+    const n = end - start;
+    const first = buf[start];
+    if (n === 0) {
+      this.fail("empty reply line");
+      return;
+    }
+    if (first === 86 && startsWith(buf, start, end, VALUE)) {
+      let field = 0;
+      let bytes = -1;
+      let i = start + 6;
+      while (i < end && field < 3) {
+        while (i < end && buf[i] === 32)
+          i++;
+        if (field === 2) {
+          bytes = 0;
+          let digits = 0;
+          while (i < end && buf[i] >= 48 && buf[i] <= 57) {
+            bytes = bytes * 10 + buf[i] - 48;
+            i++;
+            digits++;
+          }
+          if (digits === 0 || digits > 10)
+            bytes = -1;
+        } else
+          while (i < end && buf[i] !== 32)
+            i++;
+        field++;
+      }
+      if (bytes < 0) {
+        this.fail("malformed VALUE line");
+        return;
+      }
+      this.hit = true;
+      this.remaining = bytes + 2;
+      this.state = DATA;
+      return;
+    }
+    if (n === 3 && startsWith(buf, start, end, END))
+      this.done(this.hit ? MC_HIT : MC_MISS);
+    else if (n === 6 && startsWith(buf, start, end, STORED))
+      this.done(MC_STORED);
+    else if (n === 10 && startsWith(buf, start, end, NOT_STORED))
+      this.done(MC_NOT_STORED);
+    else if (n === 6 && startsWith(buf, start, end, EXISTS))
+      this.done(MC_NOT_STORED);
+    else if (n === 9 && startsWith(buf, start, end, NOT_FOUND))
+      this.done(MC_NOT_FOUND);
+    else if (n === 5 && startsWith(buf, start, end, ERROR))
+      this.done(MC_ERROR);
+    else if (startsWith(buf, start, end, SERVER_ERROR))
+      this.done(MC_ERROR);
+    else if (startsWith(buf, start, end, CLIENT_ERROR))
+      this.done(MC_CLIENT_ERROR);
+    else
+      this.fail("unexpected reply line");
+  }
+};
+
+// ../load-client/dist/memcache-preload.js
+var BATCH = 256;
+function preloadMemcache(target, timeoutSeconds) {
+  const keys = target.operation === "set" ? 0 : Math.floor(target.keySpace * target.hitRatio);
+  if (keys === 0)
+    return Promise.resolve(0);
+  const value = Buffer.alloc(target.valueSize, "x");
+  return new Promise((resolve3, reject) => {
+    const socket = connect2({ host: target.host, port: target.port, noDelay: true });
+    let next = 0;
+    let answered = 0;
+    let stored = 0;
+    let settled = false;
+    const finish = (error62) => {
+      if (settled)
+        return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      if (error62)
+        reject(error62);
+      else
+        resolve3(stored);
+    };
+    const timer = setTimeout(() => finish(new HotpathLoadError("HP_LOAD_UNREACHABLE", `memcache server ${target.host}:${target.port} did not store the ${keys} preload keys within ${timeoutSeconds} s`)), Math.max(timeoutSeconds, 1) * 1e3 * Math.max(1, Math.ceil(keys / 1e4)));
+    const sendBatch = () => {
+      const parts = [];
+      for (let i = 0; i < BATCH && next < keys; i++, next++)
+        parts.push(encodeSetRequest(memcacheKey(target, next), value));
+      socket.write(Buffer.concat(parts));
+    };
+    const parser = new MemcacheReplyParser({
+      onResponse(status) {
+        answered++;
+        if (status === MC_STORED)
+          stored++;
+        if (answered === keys)
+          finish();
+        else if (answered === next)
+          sendBatch();
+      },
+      onParseError(reason) {
+        finish(new HotpathLoadError("HP_LOAD_UNREACHABLE", `memcache preload got a bad reply: ${reason}`));
+      }
+    });
+    socket.on("connect", sendBatch);
+    socket.on("data", (chunk) => parser.execute(chunk, chunk.length));
+    socket.on("error", (cause) => finish(new HotpathLoadError("HP_LOAD_UNREACHABLE", `cannot connect to ${target.host}:${target.port}: ${cause.message}`, {
+      cause
+    })));
+    socket.on("close", () => finish(new HotpathLoadError("HP_LOAD_UNREACHABLE", `memcache server ${target.host}:${target.port} closed the connection`)));
+  });
+}
+
 // ../load-client/dist/options.js
 var DEFAULT_DURATION = 10;
 function positiveNumber(name, value, expected = "a number > 0") {
@@ -35644,10 +36048,28 @@ function resolveOptions(options) {
       throw invalidOption("requests", options.requests, "a non-empty array of requests");
     const requests = specs.map((spec) => serializeRequest(hostHeader, { path, ...spec }));
     const noBody = specs.map((spec) => (spec.method ?? "GET").toUpperCase() === "HEAD");
-    target = { kind: "http", host, port, path, requests, noBody };
+    for (const name of ["setupConnection", "onRequest"]) {
+      if (options[name] !== void 0 && typeof options[name] !== "function")
+        throw invalidOption(name, options[name], "a function");
+      if (options[name] !== void 0 && workers > 1)
+        throw invalidOption("workers", workers, `1 when ${name} is given (functions cannot cross threads)`);
+    }
+    target = {
+      kind: "http",
+      host,
+      port,
+      path,
+      requests,
+      noBody,
+      hostHeader,
+      setupConnection: options.setupConnection,
+      onRequest: options.onRequest
+    };
   } else {
     if (url2.port === "")
       throw invalidOption("url", options.url, "memcache://host:port with a port");
+    if (options.setupConnection !== void 0 || options.onRequest !== void 0)
+      throw invalidOption("url", options.url, "an http:// URL when setupConnection or onRequest is given");
     const mc = options.memcache ?? {};
     const operation = mc.operation ?? "get";
     if (operation !== "get" && operation !== "set" && operation !== "mix")
@@ -35690,7 +36112,7 @@ var CHUNK_DATA = 4;
 var CHUNK_DATA_END = 5;
 var TRAILERS = 6;
 var BODY_UNTIL_CLOSE = 7;
-var FAILED = 8;
+var FAILED2 = 8;
 var MAX_HEAD_BYTES = 64 * 1024;
 var CR = 13;
 var LF = 10;
@@ -35843,7 +36265,7 @@ var HttpResponseParser = class {
     this.remaining = 0;
   }
   fail(reason) {
-    this.state = FAILED;
+    this.state = FAILED2;
     this.pending = null;
     this.sink.onParseError(reason);
   }
@@ -35996,16 +36418,45 @@ function containsLower(buf, start, end, lower) {
 }
 
 // ../load-client/dist/protocol.js
+function isHead(spec) {
+  return (spec.method ?? "GET").toUpperCase() === "HEAD";
+}
+function serializeAll(target, specs) {
+  if (!Array.isArray(specs) || specs.length === 0) {
+    throw new TypeError("setupConnection must return a non-empty array of requests");
+  }
+  return {
+    requests: specs.map((spec) => serializeRequest(target.hostHeader, { path: target.path, ...spec })),
+    noBody: specs.map(isHead)
+  };
+}
+function httpProtocol(target) {
+  const fixed = { requests: target.requests, noBody: target.noBody };
+  const setup = target.setupConnection;
+  const onRequest = target.onRequest;
+  return {
+    requestsFor: setup ? (connection) => serializeAll(target, setup(connection)) : () => fixed,
+    buildRequest: onRequest ? (connection, sequence) => {
+      const spec = onRequest({ connection, sequence });
+      return {
+        request: serializeRequest(target.hostHeader, { path: target.path, ...spec }),
+        noBody: isHead(spec)
+      };
+    } : null,
+    createParser: (sink) => new HttpResponseParser(sink)
+  };
+}
 function protocolFor(options) {
   const target = options.target;
-  if (target.kind === "http") {
-    return {
-      requests: target.requests,
-      noBody: target.noBody,
-      createParser: (sink) => new HttpResponseParser(sink)
-    };
-  }
-  throw new Error("memcache targets are not supported yet");
+  if (target.kind === "http")
+    return httpProtocol(target);
+  const requests = memcacheRequests(target);
+  const set2 = { requests, noBody: requests.map(() => false) };
+  return {
+    requestsFor: () => set2,
+    buildRequest: null,
+    createParser: (sink) => new MemcacheReplyParser(sink)
+  };
 }
 
 // ../load-client/dist/worker-pool.js
@@ -36119,12 +36570,12 @@ var LoadRun = class extends EventEmitter3 {
       if (options.signal?.aborted)
         pool.stop();
       options.signal?.addEventListener("abort", onAbort, { once: true });
-      this.result = pool.start().finally(() => options.signal?.removeEventListener("abort", onAbort)).then((parts) => buildResult(parts, context2));
+      this.result = prepare(resolved).then(() => pool.start()).finally(() => options.signal?.removeEventListener("abort", onAbort)).then((parts) => buildResult(parts, context2));
     } else {
       const engine = new LoadEngine(resolved, protocolFor(resolved), options.signal);
       this.runner = engine;
       engine.on("tick", (tick) => this.emit("tick", tick));
-      this.result = engine.start().then((outcome) => buildResult([toPartial(outcome)], context2));
+      this.result = prepare(resolved).then(() => engine.start()).then((outcome) => buildResult([toPartial(outcome)], context2));
     }
   }
   /** Stops the run now; `result` then holds what was measured so far. */
@@ -36132,13 +36583,20 @@ var LoadRun = class extends EventEmitter3 {
     this.runner.stop();
   }
 };
+async function prepare(options) {
+  if (options.target.kind === "memcache")
+    await preloadMemcache(options.target, options.timeout);
+}
 function resultContext(options) {
+  const memcache = options.target.kind === "memcache";
   return {
     url: options.url,
     connections: options.connections,
     pipelining: options.pipelining,
     rate: options.rate,
-    workers: options.workers
+    workers: options.workers,
+    statusLabel: memcache ? memcacheStatusLabel : void 0,
+    isFailureStatus: memcache ? isMemcacheFailure : void 0
   };
 }
 function createRun(options) {
@@ -36445,7 +36903,7 @@ var ProbeControl = class _ProbeControl {
 };
 
 // src/readiness.ts
-import { connect as connect2, createServer as createServer2 } from "node:net";
+import { connect as connect3, createServer as createServer2 } from "node:net";
 function freePort() {
   return new Promise((resolve3, reject) => {
     const server = createServer2();
@@ -36460,7 +36918,7 @@ function freePort() {
 }
 function canConnect(port, host = "127.0.0.1", timeoutMs = 1e3) {
   return new Promise((resolve3) => {
-    const socket = connect2({ port, host });
+    const socket = connect3({ port, host });
     const done = (ok) => {
       socket.removeAllListeners();
       socket.destroy();
@@ -36517,6 +36975,13 @@ async function runRound(spec, round, settings, context2) {
   });
   const port = await freePort();
   const dir = context2.keepDir ?? mkdtempSync(join4(tmpdir(), `hotpath-${spec.side}-`));
+  let command;
+  try {
+    command = settings.profiler === "prof" ? withProf(spec.command, dir, spec.side) : spec.command;
+  } catch (err) {
+    if (!context2.keepDir) rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   const control = await ProbeControl.open();
   const base = untrustedEnvironment(context2.env);
   const env = {
@@ -36528,7 +36993,6 @@ async function runRound(spec, round, settings, context2) {
     HOTPATH_PROBE_DIR: dir,
     HOTPATH_PROBE_PROFILER: settings.profiler
   };
-  const command = settings.profiler === "prof" ? withProf(spec.command, dir, spec.side) : spec.command;
   const url2 = targetUrl(settings.url, port);
   const warnings = [];
   log(`${spec.side} round ${round}: starting ${JSON.stringify(spec.command)} on port ${port}`);
@@ -38630,7 +39094,7 @@ __export(regexes_exports, {
   hex: () => hex,
   hostname: () => hostname,
   html5Email: () => html5Email,
-  httpProtocol: () => httpProtocol,
+  httpProtocol: () => httpProtocol2,
   iban: () => iban,
   idnEmail: () => idnEmail,
   integer: () => integer,
@@ -38713,7 +39177,7 @@ var base642 = /^$|^(?:[0-9a-zA-Z+/]{4})*(?:(?:[0-9a-zA-Z+/]{2}==)|(?:[0-9a-zA-Z+
 var base64url = /^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2,3})?$/;
 var hostname = /^(?=.{1,253}\.?$)[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[-0-9a-zA-Z]{0,61}[0-9a-zA-Z])?)*\.?$/;
 var domain = /^(?=.{1,253}$)([a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]{2,63}$/;
-var httpProtocol = /^https?$/;
+var httpProtocol2 = /^https?$/;
 var e164 = /^\+[1-9]\d{6,14}$/;
 var creditCard = /^\d(?:[ -]?\d){11,18}$/;
 var currencyCode = /^(?:AED|AFN|ALL|AMD|AOA|ARS|AUD|AWG|AZN|BAM|BBD|BDT|BHD|BIF|BMD|BND|BOB|BOV|BRL|BSD|BTN|BWP|BYN|BZD|CAD|CDF|CHE|CHF|CHW|CLF|CLP|CNY|COP|COU|CRC|CUP|CVE|CZK|DJF|DKK|DOP|DZD|EGP|ERN|ETB|EUR|FJD|FKP|GBP|GEL|GHS|GIP|GMD|GNF|GTQ|GYD|HKD|HNL|HTG|HUF|IDR|ILS|INR|IQD|IRR|ISK|JMD|JOD|JPY|KES|KGS|KHR|KMF|KPW|KRW|KWD|KYD|KZT|LAK|LBP|LKR|LRD|LSL|LYD|MAD|MDL|MGA|MKD|MMK|MNT|MOP|MRU|MUR|MVR|MWK|MXN|MXV|MYR|MZN|NAD|NGN|NIO|NOK|NPR|NZD|OMR|PAB|PEN|PGK|PHP|PKR|PLN|PYG|QAR|RON|RSD|RUB|RWF|SAR|SBD|SCR|SDG|SEK|SGD|SHP|SLE|SOS|SRD|SSP|STN|SVC|SYP|SZL|THB|TJS|TMT|TND|TOP|TRY|TTD|TWD|TZS|UAH|UGX|USD|USN|UYI|UYU|UYW|UZS|VED|VES|VND|VUV|WST|XAD|XAF|XAG|XAU|XBA|XBB|XBC|XBD|XCD|XCG|XDR|XOF|XPD|XPF|XPT|XSU|XTS|XUA|XXX|YER|ZAR|ZMW|ZWG)$/;
@@ -39501,7 +39965,7 @@ function validateURL(trimmed, def) {
   return parseURLObject(trimmed, def);
 }
 function parseURLObject(trimmed, def) {
-  if (!def.normalize && def.protocol?.source === httpProtocol.source && !/^https?:\/\//i.test(trimmed)) {
+  if (!def.normalize && def.protocol?.source === httpProtocol2.source && !/^https?:\/\//i.test(trimmed)) {
     return URL_BAD_FORMAT;
   }
   try {
@@ -54327,7 +54791,7 @@ function url(params) {
 }
 function httpUrl(params) {
   return _url(ZodURL, {
-    protocol: httpProtocol,
+    protocol: httpProtocol2,
     hostname: domain,
     ...util_exports.normalizeParams(params)
   });

@@ -114,6 +114,13 @@ export async function runRound(
   const log = context.log ?? (() => {});
   const port = await freePort();
   const dir = context.keepDir ?? mkdtempSync(join(tmpdir(), `hotpath-${spec.side}-`));
+  let command: string;
+  try {
+    command = settings.profiler === 'prof' ? withProf(spec.command, dir, spec.side) : spec.command;
+  } catch (err) {
+    if (!context.keepDir) rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   const control = await ProbeControl.open();
   const base = untrustedEnvironment(context.env);
   const env: NodeJS.ProcessEnv = {
@@ -125,7 +132,6 @@ export async function runRound(
     HOTPATH_PROBE_DIR: dir,
     HOTPATH_PROBE_PROFILER: settings.profiler,
   };
-  const command = settings.profiler === 'prof' ? withProf(spec.command, dir, spec.side) : spec.command;
   const url = targetUrl(settings.url, port);
   const warnings: string[] = [];
   log(`${spec.side} round ${round}: starting ${JSON.stringify(spec.command)} on port ${port}`);
