@@ -120,6 +120,21 @@ describe('hotpath-load input and lifecycle', () => {
     expect(ran.stderr.trimEnd().split('\n')).toHaveLength(1);
   });
 
+  it('with neither -d nor -n runs the default 10 s and ends by itself', async () => {
+    const server = await httpServer((_req, res) => res.end('x'));
+    try {
+      const ran = await cli(['-c', '1', '-R', '50', '--json', `${server.url}/`]);
+      expect(ran.code).toBe(0);
+      const result = JSON.parse(ran.stdout);
+      expect(result.aborted).toBe(false);
+      expect(result.duration).toBeGreaterThanOrEqual(9.9);
+      expect(result.duration).toBeLessThan(15);
+      expect(result.requests.perSecond.length).toBeGreaterThanOrEqual(9);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('prints usage on --help', async () => {
     const ran = await cli(['--help']);
     expect(ran.code).toBe(0);
