@@ -53,7 +53,7 @@ export class AdmissionController {
   private turnCpu = -1;
   private turnOver = false;
   private admittedInTurn = 0;
-  /** Loop time per admitted request (ms, smoothed), from the heartbeat's utilisation reading. */
+  /** Loop time per admitted request (ms, smoothed), from the heartbeat's readings. */
   costMs = 0;
   /** The loop was busy (> 90%) during the last heartbeat interval: the cost predictor is on. */
   private busy = false;
@@ -179,10 +179,12 @@ export class AdmissionController {
     this.pollWork = 0;
     this.due = now + options.sampleInterval;
     const elapsed = now - this.tickWall;
+    const cpu = cpuMicros();
+    const cpuElapsed = (cpu - this.tickCpu) / 1000;
     this.tickWall = now;
-    this.tickCpu = cpuMicros();
+    this.tickCpu = cpu;
     this.heartbeat.refresh();
-    this.updateCost(elapsed);
+    this.updateCost(elapsed, cpuElapsed);
 
     let reason: OverloadReason | null = null;
     const lagging = this.lag > this.maxDelay;
@@ -223,13 +225,13 @@ export class AdmissionController {
   };
 
   /**
-   * Loop time per admitted request over the last heartbeat interval (active loop time divided
-   * by admissions, smoothed). Lets the turn rule see work a handler defers to later phases
+   * Loop time per admitted request over the last heartbeat interval (the process's CPU time,
+   * kept between half and all of the active loop time, divided by admissions; smoothed). Lets the turn rule see work a handler defers to later phases
    * (setImmediate, promises resolved later): a turn that admitted n requests has queued about
    * n x cost of work even if it ran quickly itself. Only used while the loop is > 90% busy, so
    * background work on an idle server cannot inflate it into shedding.
    */
-  private updateCost(elapsed: number): void {
+  private updateCost(elapsed: number, cpuElapsed: number): void {
     const active = performance.eventLoopUtilization().active;
     const admitted = this.admitted;
     const activeDelta = active - this.lastActive;
@@ -238,8 +240,12 @@ export class AdmissionController {
     this.lastAdmitted = admitted;
     this.busy = elapsed > 0 && activeDelta > 0.9 * elapsed;
     if (admittedDelta > 0) {
-      const sample = activeDelta / admittedDelta;
-      this.costMs = this.costMs === 0 ? sample : this.costMs * 0.7 + sample * 0.3;
+      // CPU time rather than loop wall time, so a process descheduled by a busy machine does
+      // not look much more expensive per request than it is — but at least half the wall time,
+      // the same compromise as the turn rule's CPU floor
+      const sample = Math.max(Math.min(activeDelta, cpuElapsed), activeDelta / 2) / admittedDelta;
+      // rise at once (a cost underestimated lets a whole batch in), decay smoothly
+      this.costMs = sample > this.costMs ? sample : this.costMs * 0.7 + sample * 0.3;
     }
   }
 

@@ -24,11 +24,14 @@ describe('under light load (one connection)', () => {
 });
 
 describe.each([
-  ['http', 2, []],
-  ['fastify', 1, []],
-  // the handler defers its 10 ms to a later loop turn: the admitting turn itself is quick
-  ['http, deferred work', 1, ['--defer']],
-])('%s under 10x overload (100 connections)', (name, pairs, extra) => {
+  ['http', 2, [], OVERLOAD],
+  ['fastify', 1, [], OVERLOAD],
+  // The handler defers its 10 ms to a later loop turn, so the admitting turn itself is quick and
+  // the guard relies on its per-request cost estimate. That estimate starts from the cheap
+  // priming requests, so the very first burst is admitted whole (about 1 s of work): a longer
+  // warm-up keeps that one-off out of the steady-state comparison.
+  ['http, deferred work', 1, ['--defer'], { ...OVERLOAD, warmup: 2 }],
+] as const)('%s under 10x overload (100 connections)', (name, pairs, extra, load) => {
   const framework = name.split(',')[0]!;
   // Two retries: other work on this shared machine can only make the guarded side look worse
   // (its queue is empty after each turn, so it idles whenever the load process is descheduled).
@@ -42,8 +45,8 @@ describe.each([
     // promise. The goodput ratio is about the same as with one server at a time on a quiet box.
     for (let i = 0; i < pairs; i++) {
       const [plain, protectedRun] = await Promise.all([
-        measure(['--framework', framework, ...extra], OVERLOAD),
-        measure(['--framework', framework, '--guard', ...extra], OVERLOAD),
+        measure(['--framework', framework, ...extra], load),
+        measure(['--framework', framework, '--guard', ...extra], load),
       ]);
       unguarded.push(plain);
       guarded.push(protectedRun);
