@@ -1,26 +1,51 @@
-/** One cached item: the value stays a Buffer end to end. */
+/** One cached item: the value stays a Buffer end to end and is never mutated once stored. */
 export interface Item {
   key: string;
   value: Buffer;
+  /** 32-bit unsigned client flags. */
   flags: number;
   /** Absolute expiry in ms since the epoch; 0 = never. */
   expiresAt: number;
+  /** 64-bit unique, new on every write. */
   cas: bigint;
+  /** When the item was written (ms since the epoch); used by delayed flush_all. */
+  storedAt: number;
+  /** Whether a get has seen the item (for expired_unfetched / evicted_unfetched). */
+  fetched: boolean;
 }
 
 /** Bytes counted per item besides key and value (bookkeeping), as memcached counts its item header. */
 export const ITEM_OVERHEAD_BYTES = 48;
 
+const MAX_CAS = 0xffff_ffff_ffff_ffffn;
+
+/** Counters the store keeps for `stats`. */
+export interface StoreCounters {
+  evictions: number;
+  evictedUnfetched: number;
+  expiredUnfetched: number;
+  reclaimed: number;
+  totalItems: number;
+}
+
 /**
  * An LRU map bounded by bytes. A Map keeps insertion order, so re-inserting on access
  * moves an item to the most-recent end and the first key is always the least recent.
+ * Expired items are dropped lazily on access and by `sweep`, which a server calls on a timer.
  */
 export class LruStore {
   readonly limitBytes: number;
   private readonly items = new Map<string, Item>();
   private bytes = 0;
   private nextCas = 0n;
+  /** Items stored at or before this time are invalid once it has passed (delayed flush_all). */
+  private flushAt = 0;
+  private sweepCursor: Iterator<Item> | undefined;
   evictions = 0;
+  evictedUnfetched = 0;
+  expiredUnfetched = 0;
+  reclaimed = 0;
+  totalItems = 0;
 
   constructor(limitBytes: number) {
     if (!Number.isSafeInteger(limitBytes) || limitBytes <= 0) {
@@ -37,38 +62,115 @@ export class LruStore {
     return this.bytes;
   }
 
+  /** Looks an item up, drops it when expired or flushed, and marks it most recently used. */
   get(key: string, now = Date.now()): Item | undefined {
-    const item = this.items.get(key);
-    if (!item) return undefined;
-    if (item.expiresAt !== 0 && item.expiresAt <= now) {
-      this.remove(item);
-      return undefined;
-    }
+    const item = this.peek(key, now);
+    if (item === undefined) return undefined;
     this.items.delete(key);
     this.items.set(key, item);
     return item;
   }
 
-  set(key: string, value: Buffer, flags = 0, expiresAt = 0): Item {
-    const old = this.items.get(key);
-    if (old) this.remove(old);
-    this.nextCas += 1n;
-    const item: Item = { key, value, flags, expiresAt, cas: this.nextCas };
-    this.items.set(key, item);
-    this.bytes += sizeOf(item);
-    while (this.bytes > this.limitBytes && this.items.size > 1) {
-      const oldest = this.items.values().next().value as Item;
-      this.remove(oldest);
-      this.evictions++;
+  /** Like get, without touching the LRU order. */
+  peek(key: string, now = Date.now()): Item | undefined {
+    const item = this.items.get(key);
+    if (item === undefined) return undefined;
+    if (this.isDead(item, now)) {
+      this.reclaim(item);
+      return undefined;
     }
     return item;
   }
 
+  /** Stores a new item (replacing any old one) and evicts least recently used items over the limit. */
+  set(key: string, value: Buffer, flags = 0, expiresAt = 0, now = Date.now()): Item {
+    const old = this.items.get(key);
+    if (old !== undefined) this.remove(old);
+    const item: Item = { key, value, flags, expiresAt, cas: this.newCas(), storedAt: now, fetched: false };
+    this.items.set(key, item);
+    this.bytes += sizeOf(item);
+    this.totalItems++;
+    while (this.bytes > this.limitBytes && this.items.size > 1) {
+      const oldest = this.items.values().next().value as Item;
+      if (this.isDead(oldest, now)) {
+        this.reclaim(oldest);
+        continue;
+      }
+      this.remove(oldest);
+      this.evictions++;
+      if (!oldest.fetched) this.evictedUnfetched++;
+    }
+    return item;
+  }
+
+  /** Whether an item of this size could ever be stored. */
+  fits(keyBytes: number, valueBytes: number): boolean {
+    return keyBytes + valueBytes + ITEM_OVERHEAD_BYTES <= this.limitBytes;
+  }
+
   delete(key: string): boolean {
     const item = this.items.get(key);
-    if (!item) return false;
+    if (item === undefined) return false;
     this.remove(item);
     return true;
+  }
+
+  /** Gives a live item a new expiry; returns it, or undefined when missing. */
+  touch(key: string, expiresAt: number, now = Date.now()): Item | undefined {
+    const item = this.get(key, now);
+    if (item !== undefined) item.expiresAt = expiresAt;
+    return item;
+  }
+
+  /** flush_all: at `at` (ms; <= now means now) every item stored up to then becomes invalid. */
+  flush(at: number, now = Date.now()): void {
+    if (at <= now) {
+      this.items.clear();
+      this.bytes = 0;
+      this.flushAt = 0;
+      this.sweepCursor = undefined;
+    } else {
+      this.flushAt = at;
+    }
+  }
+
+  /** Drops up to `budget` expired items, resuming where the previous sweep stopped. Returns how many. */
+  sweep(now = Date.now(), budget = 10_000): number {
+    let dropped = 0;
+    for (let i = 0; i < budget; i++) {
+      if (this.sweepCursor === undefined) this.sweepCursor = this.items.values();
+      const next = this.sweepCursor.next();
+      if (next.done) {
+        this.sweepCursor = undefined;
+        break;
+      }
+      if (this.isDead(next.value, now)) {
+        this.reclaim(next.value);
+        dropped++;
+      }
+    }
+    return dropped;
+  }
+
+  /** Live items in LRU order (least recent first); for stats and dumps, not for hot paths. */
+  *entries(now = Date.now()): IterableIterator<Item> {
+    for (const item of this.items.values()) if (!this.isDead(item, now)) yield item;
+  }
+
+  private isDead(item: Item, now: number): boolean {
+    if (item.expiresAt !== 0 && item.expiresAt <= now) return true;
+    return this.flushAt !== 0 && this.flushAt <= now && item.storedAt <= this.flushAt;
+  }
+
+  private reclaim(item: Item): void {
+    this.remove(item);
+    this.reclaimed++;
+    if (!item.fetched) this.expiredUnfetched++;
+  }
+
+  private newCas(): bigint {
+    this.nextCas = this.nextCas === MAX_CAS ? 1n : this.nextCas + 1n;
+    return this.nextCas;
   }
 
   private remove(item: Item): void {
@@ -78,5 +180,5 @@ export class LruStore {
 }
 
 function sizeOf(item: Item): number {
-  return Buffer.byteLength(item.key) + item.value.length + ITEM_OVERHEAD_BYTES;
+  return item.key.length + item.value.length + ITEM_OVERHEAD_BYTES;
 }

@@ -1,0 +1,236 @@
+import { type Item, LruStore } from './lru-store.js';
+import { ServerStats } from './server-stats.js';
+
+/** Outcome of a storage command, shared by the text, meta and binary front ends. */
+export const StoreResult = {
+  STORED: 0,
+  NOT_STORED: 1,
+  EXISTS: 2,
+  NOT_FOUND: 3,
+  TOO_LARGE: 4,
+} as const;
+export type StoreResult = (typeof StoreResult)[keyof typeof StoreResult];
+
+export const StoreMode = { SET: 0, ADD: 1, REPLACE: 2, APPEND: 3, PREPEND: 4, CAS: 5 } as const;
+export type StoreMode = (typeof StoreMode)[keyof typeof StoreMode];
+
+export const DeltaResult = { OK: 0, NOT_FOUND: 1, NON_NUMERIC: 2, EXISTS: 3 } as const;
+export type DeltaResult = (typeof DeltaResult)[keyof typeof DeltaResult];
+
+/** exptime values above this many seconds are absolute Unix times (memcached's 30 days). */
+export const REALTIME_MAXDELTA = 60 * 60 * 24 * 30;
+const MAX_U64 = 0xffff_ffff_ffff_ffffn;
+
+/**
+ * Converts a protocol exptime (seconds) to an absolute ms deadline as memcached reads it:
+ * 0 never expires, negative expires now, up to 30 days is relative, above is a Unix time.
+ */
+export function expiryFromExptime(exptime: number, now: number): number {
+  if (exptime === 0) return 0;
+  if (exptime < 0) return 1;
+  if (exptime > REALTIME_MAXDELTA) {
+    const at = exptime * 1000;
+    return at <= now ? 1 : at;
+  }
+  return now + exptime * 1000;
+}
+
+export interface CacheOptions {
+  /** Memory limit for items, in bytes. */
+  memoryLimitBytes: number;
+  /** Largest item (key + value + header) accepted, in bytes. */
+  itemSizeMax: number;
+}
+
+/**
+ * memcached's command semantics on top of the LRU store: storage modes, cas checks,
+ * 64-bit incr/decr, touch, flush, and the counters `stats` reports.
+ */
+export class Cache {
+  readonly store: LruStore;
+  readonly stats = new ServerStats();
+  readonly itemSizeMax: number;
+  /** The item written or read by the last successful operation (avoids allocating results). */
+  lastItem: Item | undefined;
+  /** The value after the last successful incr/decr. */
+  lastDelta = 0n;
+
+  constructor(options: CacheOptions) {
+    this.store = new LruStore(options.memoryLimitBytes);
+    this.itemSizeMax = options.itemSizeMax;
+  }
+
+  tooLarge(keyBytes: number, valueBytes: number): boolean {
+    return keyBytes + valueBytes + 50 > this.itemSizeMax || !this.store.fits(keyBytes, valueBytes);
+  }
+
+  /** Looks a key up for a get; counts hits and misses. */
+  get(key: string, now: number): Item | undefined {
+    const item = this.store.get(key, now);
+    this.stats.cmdGet++;
+    if (item === undefined) {
+      this.stats.getMisses++;
+      return undefined;
+    }
+    this.stats.getHits++;
+    item.fetched = true;
+    return item;
+  }
+
+  /** gat/gats: get and set a new exptime. */
+  getAndTouch(key: string, exptime: number, now: number): Item | undefined {
+    const item = this.store.get(key, now);
+    this.stats.cmdGet++;
+    this.stats.cmdTouch++;
+    if (item === undefined) {
+      this.stats.getMisses++;
+      this.stats.touchMisses++;
+      return undefined;
+    }
+    this.stats.getHits++;
+    this.stats.touchHits++;
+    item.fetched = true;
+    item.expiresAt = expiryFromExptime(exptime, now);
+    return item;
+  }
+
+  /**
+   * A storage command. `value` must be a Buffer the cache may keep (not a view of an input
+   * buffer). For CAS, `cas` is the client's unique. On TOO_LARGE a `set` drops the old item,
+   * as memcached does, so no stale value survives a failed write.
+   */
+  storeItem(
+    mode: StoreMode,
+    key: string,
+    value: Buffer,
+    flags: number,
+    exptime: number,
+    cas: bigint,
+    now: number,
+  ): StoreResult {
+    this.stats.cmdSet++;
+    const store = this.store;
+    if (this.tooLarge(key.length, value.length)) {
+      if (mode === StoreMode.SET) store.delete(key);
+      return StoreResult.TOO_LARGE;
+    }
+    const old = store.peek(key, now);
+    let stored: Buffer = value;
+    switch (mode) {
+      case StoreMode.ADD:
+        if (old !== undefined) {
+          store.get(key, now); // memcached bumps the existing item on a failed add
+          return StoreResult.NOT_STORED;
+        }
+        break;
+      case StoreMode.REPLACE:
+        if (old === undefined) return StoreResult.NOT_STORED;
+        break;
+      case StoreMode.APPEND:
+      case StoreMode.PREPEND:
+        if (old === undefined) return StoreResult.NOT_STORED;
+        if (cas !== 0n && cas !== old.cas) return StoreResult.EXISTS;
+        stored =
+          mode === StoreMode.APPEND ? Buffer.concat([old.value, value]) : Buffer.concat([value, old.value]);
+        if (this.tooLarge(key.length, stored.length)) return StoreResult.TOO_LARGE;
+        this.lastItem = store.set(key, stored, old.flags, old.expiresAt, now);
+        return StoreResult.STORED;
+      case StoreMode.CAS:
+        if (old === undefined) {
+          this.stats.casMisses++;
+          return StoreResult.NOT_FOUND;
+        }
+        if (old.cas !== cas) {
+          this.stats.casBadval++;
+          return StoreResult.EXISTS;
+        }
+        this.stats.casHits++;
+        break;
+      default:
+        if (cas !== 0n && (old === undefined || old.cas !== cas)) {
+          // binary/meta set with a cas behaves as cas
+          if (old === undefined) return StoreResult.NOT_FOUND;
+          return StoreResult.EXISTS;
+        }
+    }
+    this.lastItem = store.set(key, stored, flags, expiryFromExptime(exptime, now), now);
+    return StoreResult.STORED;
+  }
+
+  delete(key: string, now: number): boolean {
+    if (this.store.peek(key, now) !== undefined) {
+      this.store.delete(key);
+      this.stats.deleteHits++;
+      return true;
+    }
+    this.stats.deleteMisses++;
+    return false;
+  }
+
+  /**
+   * incr/decr with memcached's rules: unsigned 64-bit, incr wraps, decr stops at 0, and a
+   * shorter result is space-padded to the old length. Result value in `lastDelta`.
+   */
+  delta(key: string, incr: boolean, amount: bigint, cas: bigint, now: number): DeltaResult {
+    const item = this.store.get(key, now);
+    if (item === undefined) {
+      if (incr) this.stats.incrMisses++;
+      else this.stats.decrMisses++;
+      return DeltaResult.NOT_FOUND;
+    }
+    if (cas !== 0n && item.cas !== cas) return DeltaResult.EXISTS;
+    const current = parseCounter(item.value);
+    if (current < 0n) return DeltaResult.NON_NUMERIC;
+    let next: bigint;
+    if (incr) {
+      next = (current + amount) & MAX_U64;
+      this.stats.incrHits++;
+    } else {
+      next = current > amount ? current - amount : 0n;
+      this.stats.decrHits++;
+    }
+    this.lastDelta = next;
+    let text = next.toString();
+    if (text.length < item.value.length) text = text.padEnd(item.value.length, ' ');
+    this.lastItem = this.store.set(key, Buffer.from(text, 'latin1'), item.flags, item.expiresAt, now);
+    return DeltaResult.OK;
+  }
+
+  touch(key: string, exptime: number, now: number): Item | undefined {
+    this.stats.cmdTouch++;
+    const item = this.store.touch(key, expiryFromExptime(exptime, now), now);
+    if (item === undefined) this.stats.touchMisses++;
+    else this.stats.touchHits++;
+    return item;
+  }
+
+  /** flush_all [delay]: delay in protocol exptime units (0 = now). */
+  flushAll(delay: number, now: number): void {
+    this.stats.cmdFlush++;
+    if (delay <= 0) this.store.flush(now, now);
+    else this.store.flush(expiryFromExptime(delay, now) - 1, now);
+  }
+}
+
+/**
+ * Reads a stored value as memcached's counter: optional leading spaces, decimal digits that fit
+ * in 64 bits, then nothing but whitespace. Returns -1n when the value is not such a number.
+ */
+export function parseCounter(value: Buffer): bigint {
+  const n = value.length;
+  if (n === 0 || n > 40) return -1n;
+  let i = 0;
+  while (i < n && isSpace(value[i]!)) i++;
+  const start = i;
+  while (i < n && value[i]! >= 48 && value[i]! <= 57) i++;
+  const end = i;
+  while (i < n && isSpace(value[i]!)) i++;
+  if (i !== n) return -1n;
+  if (end === start) return -1n;
+  const result = BigInt(value.toString('latin1', start, end));
+  return result > MAX_U64 ? -1n : result;
+}
+
+function isSpace(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13);
+}

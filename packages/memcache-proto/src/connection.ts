@@ -1,0 +1,264 @@
+import type { Socket } from 'node:net';
+import type { AuthUsers } from './authfile.js';
+import { processBinary } from './binary-protocol.js';
+import type { Cache } from './cache.js';
+import { OutputBuffer } from './output-buffer.js';
+import { MAX_TOKENS, processText, tokenize } from './text-protocol.js';
+
+/** Settings every connection of one server shares (some change at run time: verbosity). */
+export interface ConnectionSettings {
+  version: string;
+  verbosity: number;
+  /** Longest text line without a newline; memcached's 2048 (get lines may be longer). */
+  maxLineBytes: number;
+  /** Cap on one connection's buffered, unprocessed input. */
+  maxInputBytes: number;
+  /** Cap on one connection's queued, unsent output; reading pauses above it. */
+  maxOutputBytes: number;
+  /** Users from the authfile; undefined when authentication is off. */
+  users: AuthUsers | undefined;
+  log: (line: string) => void;
+  /** For `stats settings`. */
+  port: number;
+  listen: string;
+  maxConnections: number;
+  idleTimeoutSeconds: number;
+}
+
+const OUTPUT_BATCH_BYTES = 256 * 1024;
+const MAX_AUTH_BYTES = 16384;
+const PROTOCOL_UNKNOWN = 0;
+const PROTOCOL_TEXT = 1;
+const PROTOCOL_BINARY = 2;
+
+/**
+ * One client connection: input framing (chunks are joined only when a command can be
+ * complete), protocol detection (binary when the first byte is 0x80), one batched write
+ * per read, and backpressure (reading pauses while output is over the cap).
+ */
+export class Connection {
+  readonly cache: Cache;
+  readonly settings: ConnectionSettings;
+  readonly out = new OutputBuffer();
+  readonly tokens = new Int32Array(MAX_TOKENS * 2);
+  /** Bytes to discard before parsing resumes (the data of a rejected set). */
+  swallow = 0;
+  /** Bytes still missing before the buffered command can complete; 0 = waiting for a newline. */
+  need = 0;
+  /** The current command asked for no reply. */
+  noreply = false;
+  authenticated: boolean;
+  closing = false;
+  private protocol = PROTOCOL_UNKNOWN;
+  private readonly socket: Socket;
+  private chunks: Buffer[] = [];
+  private chunkBytes = 0;
+  private blocked = false;
+  private clock = 0;
+
+  constructor(socket: Socket, cache: Cache, settings: ConnectionSettings) {
+    this.socket = socket;
+    this.cache = cache;
+    this.settings = settings;
+    this.authenticated = settings.users === undefined;
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('drain', () => this.onDrain());
+  }
+
+  now(): number {
+    return this.clock;
+  }
+
+  /** Queues a reply line unless the current command is noreply. */
+  reply(text: string): void {
+    if (!this.noreply) this.out.ascii(text);
+  }
+
+  outputFull(): boolean {
+    return this.out.pending >= OUTPUT_BATCH_BYTES;
+  }
+
+  /** Sends what is queued, then closes (quit, fatal protocol errors). */
+  closeAfterWrite(): void {
+    this.closing = true;
+  }
+
+  private onData(chunk: Buffer): void {
+    this.cache.stats.bytesRead += chunk.length;
+    if (this.closing) return;
+    if (this.swallow > 0 && this.chunkBytes === 0) {
+      if (chunk.length <= this.swallow) {
+        this.swallow -= chunk.length;
+        return;
+      }
+      chunk = chunk.subarray(this.swallow);
+      this.swallow = 0;
+    }
+    this.chunks.push(chunk);
+    this.chunkBytes += chunk.length;
+    if (this.blocked) {
+      this.checkInputCap();
+      return;
+    }
+    if (this.need > 0) {
+      this.need -= chunk.length;
+      if (this.need > 0) {
+        this.checkInputCap();
+        return;
+      }
+    } else if (this.protocol === PROTOCOL_TEXT && chunk.indexOf(10) === -1) {
+      this.checkLine();
+      return;
+    }
+    this.run();
+  }
+
+  private onDrain(): void {
+    if (!this.blocked || this.closing) return;
+    this.blocked = false;
+    this.socket.resume();
+    if (this.chunkBytes > 0) this.run();
+  }
+
+  private run(): void {
+    let buf = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.chunkBytes);
+    this.chunks = [];
+    this.chunkBytes = 0;
+    if (this.protocol === PROTOCOL_UNKNOWN) this.protocol = buf[0] === 0x80 ? PROTOCOL_BINARY : PROTOCOL_TEXT;
+    this.clock = Date.now();
+    let pos = 0;
+    for (;;) {
+      this.need = 0;
+      pos = this.protocol === PROTOCOL_BINARY ? processBinary(this, buf, pos) : processText(this, buf, pos);
+      const full = this.outputFull();
+      this.flush();
+      if (this.closing || pos >= buf.length) break;
+      if (!full) break;
+      if (this.socket.writableLength > this.settings.maxOutputBytes) {
+        this.blocked = true;
+        this.socket.pause();
+        break;
+      }
+    }
+    if (this.closing) {
+      this.socket.end();
+      return;
+    }
+    if (pos < buf.length) {
+      buf = buf.subarray(pos);
+      this.chunks.push(buf);
+      this.chunkBytes = buf.length;
+      if (this.need === 0 && this.protocol === PROTOCOL_TEXT && !this.blocked) this.checkLine();
+      else this.checkInputCap();
+    }
+  }
+
+  /** Writes everything queued as one batch. */
+  flush(): void {
+    const parts = this.out.take();
+    if (parts === undefined) return;
+    let bytes = 0;
+    if (parts.length === 1) {
+      bytes = parts[0]!.length;
+      this.socket.write(parts[0]!);
+    } else {
+      this.socket.cork();
+      for (const part of parts) {
+        bytes += part.length;
+        this.socket.write(part);
+      }
+      this.socket.uncork();
+    }
+    this.cache.stats.bytesWritten += bytes;
+  }
+
+  /** A text line is buffered without its newline: allow it up to 2 KB (get lines up to the input cap). */
+  private checkLine(): void {
+    if (this.chunkBytes <= this.settings.maxLineBytes) return;
+    const head = this.chunks[0]!;
+    let i = 0;
+    while (i < head.length && head[i] === 32 && i <= 100) i++;
+    const isGet =
+      i <= 100 &&
+      head[i] === 103 &&
+      head[i + 1] === 101 &&
+      head[i + 2] === 116 &&
+      (head[i + 3] === 32 || (head[i + 3] === 115 && head[i + 4] === 32));
+    if (isGet) {
+      this.checkInputCap();
+      return;
+    }
+    this.fail('CLIENT_ERROR line too long\r\n');
+  }
+
+  private checkInputCap(): void {
+    if (this.chunkBytes > this.settings.maxInputBytes) this.fail('SERVER_ERROR input buffer full\r\n');
+  }
+
+  /** Replies with an error and closes; the input buffered so far is dropped. */
+  fail(message: string): void {
+    if (this.protocol !== PROTOCOL_BINARY) this.out.ascii(message);
+    this.chunks = [];
+    this.chunkBytes = 0;
+    this.closing = true;
+    this.flush();
+    this.socket.end();
+    if (this.settings.verbosity > 0) this.settings.log(`closing connection: ${message.trim()}`);
+  }
+
+  /**
+   * The text protocol's authfile login, as memcached does it: the first command must be
+   * `set <any key> <flags> <exptime> <bytes>` whose data is `user password`.
+   */
+  authenticateText(buf: Buffer, start: number, lineEnd: number, next: number): number {
+    if (lineEnd - start < 6) {
+      this.closeAfterWrite();
+      return next;
+    }
+    const ntok = tokenize(this, buf, start, lineEnd);
+    const t = this.tokens;
+    const size = ntok >= 5 ? Number(buf.toString('latin1', t[8], t[9])) : Number.NaN;
+    if (ntok < 5 || buf.toString('latin1', t[0], t[1]) !== 'set' || !Number.isInteger(size) || size < 0) {
+      this.out.ascii('CLIENT_ERROR unauthenticated\r\n');
+      return next;
+    }
+    if (size > MAX_AUTH_BYTES) {
+      this.out.ascii('CLIENT_ERROR auth token too long\r\n');
+      return next;
+    }
+    const dataEnd = next + size + 2;
+    if (dataEnd > buf.length) {
+      this.need = dataEnd - buf.length;
+      return -1;
+    }
+    if (buf[dataEnd - 2] !== 13 || buf[dataEnd - 1] !== 10) {
+      this.out.ascii('CLIENT_ERROR bad command line termination\r\n');
+      return dataEnd;
+    }
+    const space = buf.indexOf(32, next);
+    if (space === -1 || space >= dataEnd - 2) {
+      this.out.ascii('CLIENT_ERROR bad authentication token format\r\n');
+      return dataEnd;
+    }
+    const stats = this.cache.stats;
+    stats.authCmds++;
+    if (this.checkPassword(buf.toString('latin1', next, space), buf.subarray(space + 1, dataEnd - 2))) {
+      this.authenticated = true;
+      this.out.ascii('STORED\r\n');
+    } else {
+      stats.authErrors++;
+      this.out.ascii('CLIENT_ERROR authentication failure\r\n');
+    }
+    return dataEnd;
+  }
+
+  checkPassword(user: string, password: Buffer): boolean {
+    return this.settings.users?.check(user, password) === true;
+  }
+
+  destroy(): void {
+    this.closing = true;
+    this.socket.destroy();
+  }
+}

@@ -1,0 +1,174 @@
+import { type AddressInfo, createServer as createNetServer, type Server, type Socket } from 'node:net';
+import { type AuthUsers, readAuthfile } from './authfile.js';
+import { Cache } from './cache.js';
+import { Connection, type ConnectionSettings } from './connection.js';
+import { HotpathMcError } from './errors.js';
+
+/** The version string the server reports (memcached's protocol level, then ours). */
+export const SERVER_VERSION = '1.6.18-hotpath';
+
+export interface ServerOptions {
+  /** TCP port; 0 picks a free one. Default 11211. */
+  port?: number;
+  /** Listen address. Default 127.0.0.1 (never all interfaces unless asked). */
+  host?: string;
+  /** Item memory limit in megabytes (memcached's -m). Default 64. */
+  memoryMb?: number;
+  /** Maximum simultaneous connections (-c); the one over the limit is refused. Default 1024. */
+  maxConnections?: number;
+  /** Largest item in bytes (-I). Default 1 MiB. */
+  itemSizeMax?: number;
+  /** 0 quiet, 1 errors and warnings, 2 connections too (-v, -vv). */
+  verbosity?: number;
+  /** Close connections idle this many seconds; 0 = never (memcached's idle_timeout). */
+  idleTimeoutSeconds?: number;
+  /** Path of an authfile of `user:password` lines (-Y); turns authentication on. */
+  authfile?: string;
+  /** Users checked instead of an authfile (for embedding). */
+  users?: AuthUsers;
+  /** Per-connection cap on buffered input. Default itemSizeMax + 64 KiB. */
+  maxInputBytes?: number;
+  /** Per-connection cap on queued output before reading pauses. Default 8 MiB. */
+  maxOutputBytes?: number;
+  /** How often expired items are swept, in ms. Default 1000. */
+  sweepIntervalMs?: number;
+  /** Where log lines go. Default stderr. */
+  log?: (line: string) => void;
+}
+
+export interface MemcachedServer {
+  readonly cache: Cache;
+  readonly settings: ConnectionSettings;
+  /** Starts listening; resolves with the bound address. */
+  listen(): Promise<AddressInfo>;
+  /** Stops accepting, closes every connection, stops the sweeper. */
+  close(): Promise<void>;
+  /** Bound port (after listen). */
+  readonly port: number;
+  readonly connections: number;
+}
+
+function checkInteger(name: string, value: number, min: number, max: number): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new HotpathMcError(
+      'HP_MC_INVALID_OPTION',
+      `${name} must be an integer from ${min} to ${max}, got ${String(value)}`,
+    );
+  }
+  return value;
+}
+
+export function createServer(options: ServerOptions = {}): MemcachedServer {
+  const port = checkInteger('port', options.port ?? 11211, 0, 65535);
+  const host = options.host ?? '127.0.0.1';
+  const memoryMb = checkInteger('memoryMb', options.memoryMb ?? 64, 1, 1 << 20);
+  const maxConnections = checkInteger('maxConnections', options.maxConnections ?? 1024, 1, 1 << 20);
+  const itemSizeMax = checkInteger(
+    'itemSizeMax',
+    options.itemSizeMax ?? 1024 * 1024,
+    1024,
+    1024 * 1024 * 1024,
+  );
+  const idleTimeoutSeconds = checkInteger('idleTimeoutSeconds', options.idleTimeoutSeconds ?? 0, 0, 1 << 30);
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const users =
+    options.users ?? (options.authfile === undefined ? undefined : readAuthfile(options.authfile));
+  const cache = new Cache({ memoryLimitBytes: memoryMb * 1024 * 1024, itemSizeMax });
+  const settings: ConnectionSettings = {
+    version: SERVER_VERSION,
+    verbosity: checkInteger('verbosity', options.verbosity ?? 0, 0, 3),
+    maxLineBytes: 2048,
+    maxInputBytes: checkInteger(
+      'maxInputBytes',
+      options.maxInputBytes ?? itemSizeMax + 64 * 1024,
+      4096,
+      Number.MAX_SAFE_INTEGER,
+    ),
+    maxOutputBytes: checkInteger(
+      'maxOutputBytes',
+      options.maxOutputBytes ?? 8 * 1024 * 1024,
+      4096,
+      Number.MAX_SAFE_INTEGER,
+    ),
+    users,
+    log,
+    port,
+    listen: host,
+    maxConnections,
+    idleTimeoutSeconds,
+  };
+  const sweepIntervalMs = checkInteger('sweepIntervalMs', options.sweepIntervalMs ?? 1000, 10, 3_600_000);
+  const live = new Set<Connection>();
+  const stats = cache.stats;
+  let sweeper: NodeJS.Timeout | undefined;
+  let boundPort = 0;
+
+  const sockets = new Set<Socket>();
+  const server: Server = createNetServer({ noDelay: true }, (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    if (live.size >= maxConnections) {
+      stats.rejectedConnections++;
+      if (settings.verbosity > 0) log('Too many open connections');
+      socket.on('error', () => {});
+      socket.end('ERROR Too many open connections\r\n');
+      return;
+    }
+    stats.currConnections++;
+    stats.totalConnections++;
+    const conn = new Connection(socket, cache, settings);
+    live.add(conn);
+    if (settings.verbosity > 1) log(`new connection from ${socket.remoteAddress}:${socket.remotePort}`);
+    if (idleTimeoutSeconds > 0) {
+      socket.setTimeout(idleTimeoutSeconds * 1000, () => {
+        if (settings.verbosity > 0) log('closing idle connection');
+        conn.destroy();
+      });
+    }
+    socket.on('error', (error) => {
+      if (settings.verbosity > 0) log(`connection error: ${error.message}`);
+    });
+    socket.on('close', () => {
+      live.delete(conn);
+      stats.currConnections--;
+    });
+  });
+
+  return {
+    cache,
+    settings,
+    get port() {
+      return boundPort;
+    },
+    get connections() {
+      return live.size;
+    },
+    listen() {
+      return new Promise<AddressInfo>((resolve, reject) => {
+        const onError = (error: Error) =>
+          reject(
+            new HotpathMcError('HP_MC_LISTEN', `cannot listen on ${host}:${port}: ${error.message}`, {
+              cause: error,
+            }),
+          );
+        server.once('error', onError);
+        server.listen(port, host, () => {
+          server.off('error', onError);
+          const address = server.address() as AddressInfo;
+          boundPort = address.port;
+          settings.port = address.port;
+          sweeper = setInterval(() => cache.store.sweep(), sweepIntervalMs);
+          sweeper.unref();
+          resolve(address);
+        });
+      });
+    },
+    close() {
+      if (sweeper !== undefined) clearInterval(sweeper);
+      return new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      });
+    },
+  };
+}

@@ -1,0 +1,341 @@
+import { parseFlags, parseI32, parseU32, parseU64 } from './ascii-numbers.js';
+import { DeltaResult, StoreMode } from './cache.js';
+import type { Connection } from './connection.js';
+import { processMetaCommand } from './meta-protocol.js';
+import { writeStats } from './stats-report.js';
+
+/** memcached's longest key, in bytes. */
+export const KEY_MAX_LENGTH = 250;
+/** A command line may hold this many tokens before the rest is left as one (get keys are scanned). */
+export const MAX_TOKENS = 24;
+
+const NOREPLY = Buffer.from('noreply');
+
+/**
+ * Runs text-protocol commands from buf[pos..] until the buffer holds no complete command,
+ * the connection is closing, or its output is over the high-water mark. Returns the
+ * position of the first unprocessed byte; sets conn.need when a data block is incomplete.
+ */
+export function processText(conn: Connection, buf: Buffer, pos: number): number {
+  const end = buf.length;
+  while (pos < end && !conn.closing && !conn.outputFull()) {
+    if (conn.swallow > 0) {
+      const skip = Math.min(conn.swallow, end - pos);
+      conn.swallow -= skip;
+      pos += skip;
+      continue;
+    }
+    const nl = buf.indexOf(10, pos);
+    if (nl === -1) return pos;
+    const lineEnd = nl > pos && buf[nl - 1] === 13 ? nl - 1 : nl;
+    const consumed = runLine(conn, buf, pos, lineEnd, nl + 1);
+    if (consumed < 0) return pos; // data block incomplete: conn.need is set
+    pos = consumed;
+  }
+  return pos;
+}
+
+/** Splits [start, end) on spaces into conn.tokens; returns the token count. */
+export function tokenize(conn: Connection, buf: Buffer, start: number, end: number): number {
+  const tokens = conn.tokens;
+  let n = 0;
+  let i = start;
+  while (i < end) {
+    while (i < end && buf[i] === 32) i++;
+    if (i === end) break;
+    if (n === MAX_TOKENS - 1) {
+      let e = end;
+      while (e > i && buf[e - 1] === 32) e--;
+      tokens[2 * n] = i;
+      tokens[2 * n + 1] = e;
+      return n + 1;
+    }
+    const s = i;
+    while (i < end && buf[i] !== 32) i++;
+    tokens[2 * n] = s;
+    tokens[2 * n + 1] = i;
+    n++;
+  }
+  return n;
+}
+
+function isNoreply(conn: Connection, buf: Buffer, t: number): boolean {
+  const s = conn.tokens[2 * t]!;
+  const e = conn.tokens[2 * t + 1]!;
+  return e - s === 7 && buf.compare(NOREPLY, 0, 7, s, e) === 0;
+}
+
+/** Executes one command line; returns the position after it (and its data), or -1 when incomplete. */
+function runLine(conn: Connection, buf: Buffer, start: number, lineEnd: number, next: number): number {
+  conn.noreply = false;
+  if (!conn.authenticated) return conn.authenticateText(buf, start, lineEnd, next);
+  const ntok = tokenize(conn, buf, start, lineEnd);
+  if (ntok === 0) {
+    conn.reply('ERROR\r\n');
+    return next;
+  }
+  const t = conn.tokens;
+  const cmd = buf.toString('latin1', t[0], t[1]);
+  switch (cmd) {
+    case 'get':
+    case 'gets':
+      if (ntok < 2) break;
+      runGet(conn, buf, t[2]!, lineEnd, cmd.length === 4, false, 0);
+      return next;
+    case 'gat':
+    case 'gats': {
+      if (ntok < 3) break;
+      const exptime = parseI32(buf, t[2]!, t[3]!);
+      if (Number.isNaN(exptime)) {
+        conn.reply('CLIENT_ERROR invalid exptime argument\r\n');
+        return next;
+      }
+      runGet(conn, buf, t[4]!, lineEnd, cmd.length === 4, true, exptime);
+      return next;
+    }
+    case 'set':
+      if (ntok !== 5 && ntok !== 6) break;
+      return runStore(conn, buf, ntok, StoreMode.SET, next);
+    case 'add':
+      if (ntok !== 5 && ntok !== 6) break;
+      return runStore(conn, buf, ntok, StoreMode.ADD, next);
+    case 'replace':
+      if (ntok !== 5 && ntok !== 6) break;
+      return runStore(conn, buf, ntok, StoreMode.REPLACE, next);
+    case 'append':
+      if (ntok !== 5 && ntok !== 6) break;
+      return runStore(conn, buf, ntok, StoreMode.APPEND, next);
+    case 'prepend':
+      if (ntok !== 5 && ntok !== 6) break;
+      return runStore(conn, buf, ntok, StoreMode.PREPEND, next);
+    case 'cas':
+      if (ntok !== 6 && ntok !== 7) break;
+      return runStore(conn, buf, ntok, StoreMode.CAS, next);
+    case 'delete':
+      if (ntok < 2 || ntok > 4) break;
+      runDelete(conn, buf, ntok);
+      return next;
+    case 'incr':
+    case 'decr':
+      if (ntok !== 3 && ntok !== 4) break;
+      runDelta(conn, buf, ntok, cmd === 'incr');
+      return next;
+    case 'touch':
+      if (ntok !== 3 && ntok !== 4) break;
+      runTouch(conn, buf, ntok);
+      return next;
+    case 'mg':
+    case 'ms':
+    case 'md':
+    case 'ma':
+    case 'mn':
+    case 'me':
+      return processMetaCommand(conn, buf, ntok, cmd, lineEnd, next);
+    case 'flush_all':
+      if (ntok > 3) break;
+      runFlush(conn, buf, ntok);
+      return next;
+    case 'version':
+      conn.reply(`VERSION ${conn.settings.version}\r\n`);
+      return next;
+    case 'verbosity':
+      if (ntok !== 2 && ntok !== 3) break;
+      conn.noreply = isNoreply(conn, buf, ntok - 1);
+      runVerbosity(conn, parseU32(buf, t[2]!, t[3]!));
+      return next;
+    case 'stats':
+      writeStats(conn, ntok > 1 ? buf.toString('latin1', t[2], t[3]) : '', ntok);
+      return next;
+    case 'quit':
+      conn.closeAfterWrite();
+      return next;
+  }
+  conn.reply('ERROR\r\n');
+  return next;
+}
+
+function runGet(
+  conn: Connection,
+  buf: Buffer,
+  keysStart: number,
+  lineEnd: number,
+  withCas: boolean,
+  touch: boolean,
+  exptime: number,
+): void {
+  // Validate every key first: memcached answers a bad key with only the error, no values.
+  let i = keysStart;
+  while (i < lineEnd) {
+    if (buf[i] === 32) {
+      i++;
+      continue;
+    }
+    const s = i;
+    while (i < lineEnd && buf[i] !== 32) i++;
+    if (i - s > KEY_MAX_LENGTH) {
+      conn.reply('CLIENT_ERROR bad command line format\r\n');
+      return;
+    }
+  }
+  const cache = conn.cache;
+  const out = conn.out;
+  const now = conn.now();
+  i = keysStart;
+  while (i < lineEnd) {
+    if (buf[i] === 32) {
+      i++;
+      continue;
+    }
+    const s = i;
+    while (i < lineEnd && buf[i] !== 32) i++;
+    const key = buf.toString('latin1', s, i);
+    const item = touch ? cache.getAndTouch(key, exptime, now) : cache.get(key, now);
+    if (item === undefined) continue;
+    out.ascii('VALUE ');
+    out.range(buf, s, i);
+    out.ascii(
+      withCas
+        ? ` ${item.flags} ${item.value.length} ${item.cas}\r\n`
+        : ` ${item.flags} ${item.value.length}\r\n`,
+    );
+    out.bytes(item.value);
+    out.ascii('\r\n');
+  }
+  out.ascii('END\r\n');
+}
+
+function runStore(conn: Connection, buf: Buffer, ntok: number, mode: StoreMode, next: number): number {
+  const t = conn.tokens;
+  const isCas = mode === StoreMode.CAS;
+  conn.noreply = isNoreply(conn, buf, ntok - 1);
+  const keyLen = t[3]! - t[2]!;
+  const flags = parseFlags(buf, t[4]!, t[5]!);
+  const exptime = parseI32(buf, t[6]!, t[7]!);
+  const vlen = parseI32(buf, t[8]!, t[9]!);
+  const cas = isCas ? parseU64(buf, t[10]!, t[11]!) : 0n;
+  if (keyLen > KEY_MAX_LENGTH || flags < 0 || Number.isNaN(exptime) || Number.isNaN(vlen) || cas < 0n) {
+    conn.reply('CLIENT_ERROR bad command line format\r\n');
+    return next;
+  }
+  if (vlen < 0 || vlen > 0x7fff_fffd) {
+    conn.reply('CLIENT_ERROR bad command line format\r\n');
+    return next;
+  }
+  const cache = conn.cache;
+  if (cache.tooLarge(keyLen, vlen)) {
+    cache.stats.cmdSet++;
+    if (mode === StoreMode.SET) cache.store.delete(buf.toString('latin1', t[2], t[3]));
+    conn.reply('SERVER_ERROR object too large for cache\r\n');
+    conn.swallow = vlen + 2;
+    return next;
+  }
+  const dataEnd = next + vlen + 2;
+  if (dataEnd > buf.length) {
+    conn.need = dataEnd - buf.length;
+    return -1;
+  }
+  if (buf[dataEnd - 2] !== 13 || buf[dataEnd - 1] !== 10) {
+    conn.reply('CLIENT_ERROR bad data chunk\r\n');
+    return dataEnd;
+  }
+  const value = Buffer.allocUnsafe(vlen);
+  buf.copy(value, 0, next, next + vlen);
+  const result = cache.storeItem(
+    mode,
+    buf.toString('latin1', t[2], t[3]),
+    value,
+    flags,
+    exptime,
+    cas,
+    conn.now(),
+  );
+  conn.reply(STORE_REPLIES[result]!);
+  return dataEnd;
+}
+
+const STORE_REPLIES = [
+  'STORED\r\n',
+  'NOT_STORED\r\n',
+  'EXISTS\r\n',
+  'NOT_FOUND\r\n',
+  'SERVER_ERROR object too large for cache\r\n',
+];
+
+function runDelete(conn: Connection, buf: Buffer, ntok: number): void {
+  const t = conn.tokens;
+  if (ntok > 2) {
+    const holdIsZero = t[5]! - t[4]! === 1 && buf[t[4]!] === 48;
+    const noreply = isNoreply(conn, buf, ntok - 1);
+    conn.noreply = noreply;
+    const valid = (ntok === 3 && (holdIsZero || noreply)) || (ntok === 4 && holdIsZero && noreply);
+    if (!valid) {
+      conn.reply('CLIENT_ERROR bad command line format.  Usage: delete <key> [noreply]\r\n');
+      return;
+    }
+  }
+  if (t[3]! - t[2]! > KEY_MAX_LENGTH) {
+    conn.reply('CLIENT_ERROR bad command line format\r\n');
+    return;
+  }
+  const deleted = conn.cache.delete(buf.toString('latin1', t[2], t[3]), conn.now());
+  conn.reply(deleted ? 'DELETED\r\n' : 'NOT_FOUND\r\n');
+}
+
+function runDelta(conn: Connection, buf: Buffer, ntok: number, incr: boolean): void {
+  const t = conn.tokens;
+  conn.noreply = isNoreply(conn, buf, ntok - 1);
+  if (t[3]! - t[2]! > KEY_MAX_LENGTH) {
+    conn.reply('CLIENT_ERROR bad command line format\r\n');
+    return;
+  }
+  const amount = parseU64(buf, t[4]!, t[5]!);
+  if (amount < 0n) {
+    conn.reply('CLIENT_ERROR invalid numeric delta argument\r\n');
+    return;
+  }
+  const cache = conn.cache;
+  const result = cache.delta(buf.toString('latin1', t[2], t[3]), incr, amount, 0n, conn.now());
+  if (result === DeltaResult.OK) conn.reply(`${cache.lastDelta}\r\n`);
+  else if (result === DeltaResult.NOT_FOUND) conn.reply('NOT_FOUND\r\n');
+  else conn.reply('CLIENT_ERROR cannot increment or decrement non-numeric value\r\n');
+}
+
+function runTouch(conn: Connection, buf: Buffer, ntok: number): void {
+  const t = conn.tokens;
+  conn.noreply = isNoreply(conn, buf, ntok - 1);
+  if (t[3]! - t[2]! > KEY_MAX_LENGTH) {
+    conn.reply('CLIENT_ERROR bad command line format\r\n');
+    return;
+  }
+  const exptime = parseI32(buf, t[4]!, t[5]!);
+  if (Number.isNaN(exptime)) {
+    conn.reply('CLIENT_ERROR invalid exptime argument\r\n');
+    return;
+  }
+  const item = conn.cache.touch(buf.toString('latin1', t[2], t[3]), exptime, conn.now());
+  conn.reply(item === undefined ? 'NOT_FOUND\r\n' : 'TOUCHED\r\n');
+}
+
+function runFlush(conn: Connection, buf: Buffer, ntok: number): void {
+  const t = conn.tokens;
+  conn.noreply = ntok > 1 && isNoreply(conn, buf, ntok - 1);
+  let delay = 0;
+  if (ntok !== (conn.noreply ? 2 : 1)) {
+    delay = parseI32(buf, t[2]!, t[3]!);
+    if (Number.isNaN(delay)) {
+      conn.reply('CLIENT_ERROR invalid exptime argument\r\n');
+      return;
+    }
+  }
+  conn.cache.flushAll(delay, conn.now());
+  conn.reply('OK\r\n');
+}
+
+function runVerbosity(conn: Connection, level: number): void {
+  if (level < 0) {
+    conn.reply('CLIENT_ERROR bad command line format\r\n');
+    return;
+  }
+  conn.settings.verbosity = Math.min(level, 2);
+  conn.reply('OK\r\n');
+}

@@ -1,0 +1,105 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
+
+/** A free TCP port on 127.0.0.1 (bound once, then released). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPort(port: number, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`memcached exited with ${child.exitCode}`);
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`memcached did not listen on ${port}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export interface RealMemcached {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Starts /usr/bin/memcached on a free port of 127.0.0.1 (no UDP); stop() kills it. */
+export async function startRealMemcached(extraArgs: string[] = []): Promise<RealMemcached> {
+  const port = await freePort();
+  const args = ['-p', String(port), '-l', '127.0.0.1', '-U', '0', '-t', '1', ...extraArgs];
+  if (process.getuid?.() === 0) args.push('-u', 'root');
+  const child = spawn('/usr/bin/memcached', args, { stdio: 'ignore' });
+  await waitForPort(port, child);
+  return {
+    port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      }),
+  };
+}
+
+/**
+ * Sends raw bytes (optionally in pieces) followed by `mn\r\n`, and collects the reply up to
+ * the meta no-op's `MN\r\n` (or until the server closes). Returns the bytes as latin1.
+ */
+export function exchange(
+  port: number,
+  request: Buffer | string,
+  pieces = 1,
+  sentinel = true,
+): Promise<string> {
+  const data = Buffer.concat([
+    typeof request === 'string' ? Buffer.from(request, 'latin1') : request,
+    Buffer.from(sentinel ? 'mn\r\n' : ''),
+  ]);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    let done = false;
+    const finish = (suffix: string) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(Buffer.concat(chunks).toString('latin1') + suffix);
+    };
+    const timer = setTimeout(() => {
+      done = true;
+      socket.destroy();
+      reject(new Error(`no reply to ${JSON.stringify(String(request).slice(0, 80))}`));
+    }, 20_000);
+    socket.on('data', (chunk) => {
+      chunks.push(chunk);
+      if (Buffer.concat(chunks).toString('latin1').endsWith('MN\r\n')) finish('');
+    });
+    socket.on('close', () => finish('<closed>'));
+    socket.on('error', () => finish('<closed>'));
+    socket.on('connect', async () => {
+      if (pieces <= 1) {
+        socket.write(data);
+        return;
+      }
+      const size = Math.max(1, Math.ceil(data.length / pieces));
+      for (let i = 0; i < data.length && !done; i += size) {
+        socket.write(data.subarray(i, i + size));
+        await new Promise((r) => setImmediate(r));
+      }
+    });
+  });
+}

@@ -1,0 +1,103 @@
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createServer, type MemcachedServer } from '../src/index.js';
+import { exchange } from './helpers.js';
+
+const servers: MemcachedServer[] = [];
+async function start(options: Parameters<typeof createServer>[0] = {}): Promise<MemcachedServer> {
+  const server = createServer({ port: 0, ...options });
+  servers.push(server);
+  await server.listen();
+  return server;
+}
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+describe('hotpath-memcached server', () => {
+  it('swallows the data of a too-large value so the connection stays in sync, and drops the old item', async () => {
+    const server = await start({ itemSizeMax: 4096 });
+    const big = 'x'.repeat(5000);
+    const reply = await exchange(server.port, `set k 0 0 1\r\na\r\nset k 0 0 5000\r\n${big}\r\nget k\r\n`, 7);
+    expect(reply).toBe('STORED\r\nSERVER_ERROR object too large for cache\r\nEND\r\nMN\r\n');
+  });
+
+  it('answers a 2 KB line without a newline with an error and closes', async () => {
+    const server = await start();
+    const reply = await exchange(server.port, `set ${'k'.repeat(3000)}`, 1, false);
+    expect(reply).toBe('CLIENT_ERROR line too long\r\n<closed>');
+  });
+
+  it('accepts a long multi-get line', async () => {
+    const server = await start();
+    const keys = Array.from({ length: 600 }, (_, i) => `key${i}`).join(' ');
+    expect(await exchange(server.port, `set key599 0 0 1\r\nz\r\nget ${keys}\r\n`, 5)).toBe(
+      'STORED\r\nVALUE key599 0 1\r\nz\r\nEND\r\nMN\r\n',
+    );
+  });
+
+  it('stores values arriving in many fragments and pipelined commands in one packet', async () => {
+    const server = await start();
+    const value = Buffer.alloc(200_000, 'v').toString();
+    const reply = await exchange(server.port, `set big 1 0 200000\r\n${value}\r\nget big\r\n`, 50);
+    expect(reply).toBe(`STORED\r\nVALUE big 1 200000\r\n${value}\r\nEND\r\nMN\r\n`);
+  });
+
+  it('expires items by relative and absolute exptime, and flush_all with a delay', async () => {
+    const server = await start();
+    const past = Math.floor(Date.now() / 1000) - 10;
+    const future = Math.floor(Date.now() / 1000) + 1000;
+    expect(
+      await exchange(
+        server.port,
+        `set a 0 ${past} 1\r\na\r\nset b 0 ${future} 1\r\nb\r\nset c 0 1000 1\r\nc\r\nget a b c\r\n`,
+      ),
+    ).toBe('STORED\r\nSTORED\r\nSTORED\r\nVALUE b 0 1\r\nb\r\nVALUE c 0 1\r\nc\r\nEND\r\nMN\r\n');
+    expect(await exchange(server.port, 'flush_all 1\r\nget b\r\n')).toBe(
+      'OK\r\nVALUE b 0 1\r\nb\r\nEND\r\nMN\r\n',
+    );
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(await exchange(server.port, 'get b c\r\n')).toBe('END\r\nMN\r\n');
+  });
+
+  it('refuses the connection over -c with memcached error line and keeps the others working', async () => {
+    const server = await start({ maxConnections: 2 });
+    const held: net.Socket[] = [];
+    for (let i = 0; i < 2; i++) {
+      const s = net.connect(server.port, '127.0.0.1');
+      await new Promise((r) => s.once('connect', r));
+      held.push(s);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await exchange(server.port, 'version\r\n')).toBe('ERROR Too many open connections\r\n<closed>');
+    const reply = new Promise<string>((resolve) => held[0]!.once('data', (d) => resolve(d.toString())));
+    held[0]!.write('set ok 0 0 1\r\n1\r\n');
+    expect(await reply).toBe('STORED\r\n');
+    for (const s of held) s.destroy();
+    expect(server.cache.stats.rejectedConnections).toBe(1);
+  });
+
+  it('closes idle connections after the idle timeout', async () => {
+    const server = await start({ idleTimeoutSeconds: 1 });
+    const s = net.connect(server.port, '127.0.0.1');
+    const closed = await new Promise<boolean>((resolve) => {
+      s.once('close', () => resolve(true));
+      setTimeout(() => resolve(false), 10_000);
+    });
+    expect(closed).toBe(true);
+  });
+
+  it('reports stats counters', async () => {
+    const server = await start();
+    const reply = await exchange(server.port, 'set a 0 0 1\r\n1\r\nget a b\r\nincr a 5\r\nstats\r\n');
+    expect(reply).toMatch(/STAT get_hits 1\r\n/);
+    expect(reply).toMatch(/STAT get_misses 1\r\n/);
+    expect(reply).toMatch(/STAT incr_hits 1\r\n/);
+    expect(reply).toMatch(/STAT curr_items 1\r\n/);
+    expect(reply).toMatch(/STAT threads 1\r\nSTAT bytes \d+\r\n/);
+    const settings = await exchange(server.port, 'stats settings\r\nstats items\r\nstats slabs\r\n');
+    expect(settings).toMatch(/STAT maxbytes 67108864\r\n/);
+    expect(settings).toMatch(/STAT items:1:number 1\r\n/);
+    expect(settings).toMatch(/STAT active_slabs 1\r\n/);
+  });
+});
