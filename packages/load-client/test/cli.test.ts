@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Nginx, startNginx } from './nginx.js';
@@ -129,6 +130,29 @@ describe('hotpath-load input and lifecycle', () => {
       expect(result.duration).toBeGreaterThanOrEqual(9.9);
       expect(result.duration).toBeLessThan(15);
       expect(result.requests.perSecond.length).toBeGreaterThanOrEqual(9);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it.skipIf(!existsSync('/usr/bin/script'))('shows a progress bar when stderr is a terminal', async () => {
+    const server = await httpServer((_req, res) => res.end('x'));
+    try {
+      // script(1) runs the CLI on a pseudo-terminal.
+      const command = `${process.execPath} ${CLI} -c 1 -d 2.5 ${server.url}/`;
+      const out = await new Promise<string>((resolve, reject) => {
+        const child = spawn('/usr/bin/script', ['-qfec', command, '/dev/null'], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let text = '';
+        child.stdout.on('data', (chunk) => {
+          text += chunk;
+        });
+        child.on('error', reject);
+        child.on('close', () => resolve(text));
+      });
+      expect(out).toMatch(/\[#+-*\] 1s {2}\d+ req\/s {2}0 errors/);
+      expect(out).toMatch(/Complete requests:\s+\d+/);
     } finally {
       await server.close();
     }

@@ -100,6 +100,25 @@ describe('run() against node:http', () => {
     expect(pipelined.errors).toBe(0);
   });
 
+  it('expects no body after HEAD even when Content-Length says otherwise', async () => {
+    const server = await track(
+      httpServer((req, res) => {
+        res.setHeader('content-length', '1000');
+        if (req.method === 'HEAD') res.end();
+        else res.end('y'.repeat(1000));
+      }),
+    );
+    const result = await run({
+      url: `${server.url}/`,
+      amount: 400,
+      connections: 2,
+      pipelining: 4,
+      requests: [{ method: 'HEAD' }, { method: 'GET' }],
+    });
+    expect(result.requests.total).toBe(400);
+    expect(result.errors).toBe(0);
+  });
+
   it('excludes the warm-up from the results', async () => {
     let seen = 0;
     const server = await track(

@@ -36,6 +36,15 @@ describe('worker threads', () => {
     }
   });
 
+  it('rejects with HP_LOAD_UNREACHABLE when no worker can connect', async () => {
+    const server = await httpServer((_req, res) => res.end());
+    const url = server.url;
+    await server.close();
+    await expect(run({ url: `${url}/`, amount: 10, connections: 2, workers: 2 })).rejects.toMatchObject({
+      code: 'HP_LOAD_UNREACHABLE',
+    });
+  });
+
   it('emits per-second ticks summed over workers and stops on request', async () => {
     const server = await httpServer((_req, res) => res.end('ok'));
     try {
