@@ -8,8 +8,30 @@ export {
   StoreMode,
   StoreResult,
 } from './cache.js';
+export { Client, type ClientOptions, type ClientValue, createClient } from './client.js';
 export { ERROR_CODES, HotpathMcError, type HotpathMcErrorCode } from './errors.js';
+export { KetamaRing, type RingServer } from './ketama.js';
 export type { Item } from './lru-store.js';
 export { ITEM_OVERHEAD_BYTES, LruStore } from './lru-store.js';
 export { createServer, type MemcachedServer, SERVER_VERSION, type ServerOptions } from './server.js';
+export {
+  encodeDecr,
+  encodeDelete,
+  encodeDelta,
+  encodeFlushAll,
+  encodeGat,
+  encodeGet,
+  encodeGets,
+  encodeIncr,
+  encodeNoop,
+  encodeSet,
+  encodeStats,
+  encodeStore,
+  encodeTouch,
+  encodeVersion,
+  type StorageCommand,
+  type StoreOptions,
+  validateKey,
+} from './text-encoder.js';
 export { KEY_MAX_LENGTH } from './text-protocol.js';
+export { type TextReply, TextReplyParser, type TextStatus, type TextValue } from './text-reply-parser.js';

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import {
+  encodeDelete,
+  encodeGet,
+  encodeIncr,
+  encodeSet,
+  encodeStore,
+  HotpathMcError,
+  type TextReply,
+  TextReplyParser,
+} from '../src/index.js';
+
+const stream = Buffer.from(
+  'STORED\r\nVALUE a 5 3\r\nabc\r\nVALUE b 0 2 77\r\n\r\n\r\nEND\r\nEND\r\n42\r\nNOT_FOUND\r\nDELETED\r\n' +
+    'STAT pid 1\r\nSTAT version 1.6\r\nEND\r\nVERSION 1.6.18\r\nERROR\r\nCLIENT_ERROR bad data chunk\r\n' +
+    'SERVER_ERROR object too large for cache\r\nHD c1 t-1\r\nVA 2 f3\r\nhi\r\nEN\r\nMN\r\n',
+);
+
+const expected: TextReply[] = [
+  { type: 'status', status: 'STORED' },
+  {
+    type: 'values',
+    values: [
+      { key: 'a', flags: 5, value: Buffer.from('abc') },
+      { key: 'b', flags: 0, value: Buffer.from('\r\n'), cas: 77n },
+    ],
+  },
+  { type: 'values', values: [] },
+  { type: 'number', value: 42n },
+  { type: 'status', status: 'NOT_FOUND' },
+  { type: 'status', status: 'DELETED' },
+  { type: 'stats', stats: { pid: '1', version: '1.6' } },
+  { type: 'version', version: '1.6.18' },
+  { type: 'error', kind: 'ERROR', message: '' },
+  { type: 'error', kind: 'CLIENT_ERROR', message: 'bad data chunk' },
+  { type: 'error', kind: 'SERVER_ERROR', message: 'object too large for cache' },
+  { type: 'meta', code: 'HD', flags: ['c1', 't-1'] },
+  { type: 'meta', code: 'VA', flags: ['f3'], value: Buffer.from('hi') },
+  { type: 'meta', code: 'EN', flags: [] },
+  { type: 'meta', code: 'MN', flags: [] },
+];
+
+describe('TextReplyParser', () => {
+  it('parses a pipelined stream in one chunk', () => {
+    expect(new TextReplyParser().push(stream)).toEqual(expected);
+  });
+
+  it('parses the same stream split at every possible point, and byte by byte', () => {
+    for (let cut = 1; cut < stream.length; cut++) {
+      const parser = new TextReplyParser();
+      const replies = [...parser.push(stream.subarray(0, cut)), ...parser.push(stream.subarray(cut))];
+      expect(replies).toEqual(expected);
+    }
+    const seen: TextReply[] = [];
+    const parser = new TextReplyParser({ onReply: (r) => seen.push(r) });
+    for (let i = 0; i < stream.length; i++) parser.push(stream.subarray(i, i + 1));
+    expect(seen).toEqual(expected);
+    expect(parser.replies).toBe(expected.length);
+    expect(parser.buffered).toBe(0);
+  });
+
+  it('rejects bytes that are not protocol with HP_MC_PROTOCOL', () => {
+    expect(() => new TextReplyParser().push(Buffer.from('HELLO\r\n'))).toThrow(HotpathMcError);
+    try {
+      new TextReplyParser().push(Buffer.from('HELLO\r\n'));
+    } catch (error) {
+      expect((error as HotpathMcError).code).toBe('HP_MC_PROTOCOL');
+    }
+  });
+});
+
+describe('text encoders', () => {
+  it('encode get, set, store, delete and incr exactly', () => {
+    expect(encodeGet('a').toString()).toBe('get a\r\n');
+    expect(encodeGet(['a', 'b']).toString()).toBe('get a b\r\n');
+    expect(encodeSet('k', Buffer.from('v\r\n'), 7, 60).toString()).toBe('set k 7 60 3\r\nv\r\n\r\n');
+    expect(encodeStore('cas', 'k', 'x', { cas: 12n, noreply: true }).toString()).toBe(
+      'cas k 0 0 1 12 noreply\r\nx\r\n',
+    );
+    expect(encodeDelete('k').toString()).toBe('delete k\r\n');
+    expect(encodeIncr('k', 18446744073709551615n).toString()).toBe('incr k 18446744073709551615\r\n');
+  });
+
+  it('reject bad keys and values with codes', () => {
+    expect(() => encodeGet('a b')).toThrow(/must not contain spaces/);
+    expect(() => encodeGet('k'.repeat(251))).toThrow(/1 to 250 bytes, got 251/);
+    expect(() => encodeSet('k', 'v', -1)).toThrow(/flags must be an integer from 0 to 4294967295, got -1/);
+    expect(() => encodeIncr('k', -1)).toThrow(/unsigned 64-bit/);
+  });
+});
