@@ -69,22 +69,21 @@ async function waitForPort(port) {
 }
 
 const timeBin = which('time');
-let cpuSeconds = Number.NaN;
-
-/** Runs a client; when /usr/bin/time exists, records its user+system CPU seconds in cpuSeconds. */
-function capture(command, args) {
-  cpuSeconds = Number.NaN;
-  if (!timeBin) return captureRaw(command, args);
+/** Runs a client; resolves with its stdout and (when /usr/bin/time exists) its user+system CPU seconds. */
+async function measure(command, args) {
+  if (!timeBin) return { out: await captureRaw(command, args), cpu: Number.NaN };
   const file = join(tmpdir(), `hotpath-load-bench-time-${process.pid}`);
-  return captureRaw(timeBin, ['-f', '%U %S', '-o', file, command, ...args]).then((out) => {
-    try {
-      const [user, system] = readFileSync(file, 'utf8').trim().split('\n').pop().split(' ').map(Number);
-      cpuSeconds = user + system;
-    } catch {}
-    rmSync(file, { force: true });
-    return out;
-  });
+  const out = await captureRaw(timeBin, ['-f', '%U %S', '-o', file, command, ...args]);
+  let cpu = Number.NaN;
+  try {
+    const [user, system] = readFileSync(file, 'utf8').trim().split('\n').pop().split(' ').map(Number);
+    cpu = user + system;
+  } catch {}
+  rmSync(file, { force: true });
+  return { out, cpu };
 }
+
+const capture = (command, args) => captureRaw(command, args);
 
 function captureRaw(command, args) {
   return new Promise((resolve, reject) => {
@@ -161,8 +160,9 @@ const clients = {
       '--json',
       url,
     ]);
-    const result = JSON.parse(await capture(cmd, args));
-    return { rps: result.requests.mean, p99: result.latency.p99, errors: result.errors };
+    const { out, cpu } = await measure(cmd, args);
+    const result = JSON.parse(out);
+    return { rps: result.requests.mean, p99: result.latency.p99, errors: result.errors, cpu };
   },
   autocannon: async (url) => {
     const [cmd, args] = pinned(1, [
@@ -175,17 +175,18 @@ const clients = {
       '--json',
       url,
     ]);
-    const result = JSON.parse(await capture(cmd, args));
-    return { rps: result.requests.total / duration, p99: result.latency.p99, errors: result.errors };
+    const { out, cpu } = await measure(cmd, args);
+    const result = JSON.parse(out);
+    return { rps: result.requests.total / duration, p99: result.latency.p99, errors: result.errors, cpu };
   },
   wrk: async (url) => {
     const [cmd, args] = pinned(1, [wrkBin, '-t1', `-c${connections}`, `-d${duration}s`, '--latency', url]);
-    const out = await capture(cmd, args);
+    const { out, cpu } = await measure(cmd, args);
     const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
     const p99m = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
     const scale = { us: 0.001, ms: 1, s: 1000 };
     const p99 = p99m ? Number(p99m[1]) * scale[p99m[2]] : Number.NaN;
-    return { rps, p99, errors: 0 };
+    return { rps, p99, errors: 0, cpu };
   },
 };
 
@@ -205,7 +206,7 @@ async function httpBench() {
       for (const name of names) {
         const sample = await clients[name](nginx.url);
         // Client CPU per 1000 requests: the client's own cost, less sensitive to a busy server core.
-        sample.cpuPerK = (cpuSeconds * 1e6) / (sample.rps * duration);
+        sample.cpuPerK = (sample.cpu * 1e6) / (sample.rps * duration);
         samples[name].push(sample);
         console.log(
           `  round ${round} ${name.padEnd(13)} ${sample.rps.toFixed(0).padStart(8)} req/s  p99 ${sample.p99.toFixed(2)} ms  errors ${sample.errors}  client CPU ${sample.cpuPerK.toFixed(1)} ms/1k req`,
@@ -223,8 +224,18 @@ async function httpBench() {
       `  ${name.padEnd(13)} ${med[name].toFixed(0).padStart(8)}   ${cpu[name].toFixed(1).padStart(6)}`,
     );
   const ours = med['hotpath-load'];
-  console.log(`\nratio hotpath-load / autocannon: ${(ours / med.autocannon).toFixed(2)}x (goal >= 1.5x)`);
-  if (med.wrk) console.log(`ratio hotpath-load / wrk:        ${(ours / med.wrk).toFixed(2)}x (goal >= 0.6x)`);
+  // Rounds are interleaved, so each round's ratio compares clients under similar machine load.
+  const paired = (name) =>
+    median(samples['hotpath-load'].map((sample, i) => sample.rps / samples[name][i].rps)).toFixed(2);
+  console.log(
+    `\nmedian of per-round ratios: vs autocannon ${paired('autocannon')}x` +
+      (med.wrk ? `, vs wrk ${paired('wrk')}x` : ''),
+  );
+  console.log(
+    `ratio of medians hotpath-load / autocannon: ${(ours / med.autocannon).toFixed(2)}x (goal >= 1.5x)`,
+  );
+  if (med.wrk)
+    console.log(`ratio of medians hotpath-load / wrk:        ${(ours / med.wrk).toFixed(2)}x (goal >= 0.6x)`);
   console.log(
     `client CPU per request, autocannon / hotpath-load: ${(cpu.autocannon / cpu['hotpath-load']).toFixed(2)}x` +
       (cpu.wrk ? `, wrk / hotpath-load: ${(cpu.wrk / cpu['hotpath-load']).toFixed(2)}x` : ''),
