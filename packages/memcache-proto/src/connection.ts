@@ -3,6 +3,7 @@ import type { AuthUsers } from './authfile.js';
 import { processBinary } from './binary-protocol.js';
 import type { Cache } from './cache.js';
 import { OutputBuffer } from './output-buffer.js';
+import { type StatLines, statsLines } from './stats-report.js';
 import { MAX_TOKENS, processText, tokenize } from './text-protocol.js';
 
 /** Settings every connection of one server shares (some change at run time: verbosity). */
@@ -255,6 +256,11 @@ export class Connection {
 
   checkPassword(user: string, password: Buffer): boolean {
     return this.settings.users?.check(user, password) === true;
+  }
+
+  /** The stats report for a group ('' = general) as name/value pairs; a string for RESET. */
+  statsLines(group: string): StatLines | string | undefined {
+    return statsLines(this, group, group === '' ? 1 : 2);
   }
 
   destroy(): void {

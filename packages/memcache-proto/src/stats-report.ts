@@ -17,9 +17,9 @@ export function writeStats(conn: Connection, group: string, ntok: number): void 
   conn.reply(`${text}END\r\n`);
 }
 
-type StatLines = [string, string | number | bigint][];
+export type StatLines = [string, string | number | bigint][];
 
-function statsLines(conn: Connection, group: string, ntok: number): StatLines | string | undefined {
+export function statsLines(conn: Connection, group: string, ntok: number): StatLines | string | undefined {
   const cache = conn.cache;
   const store = cache.store;
   const stats = cache.stats;

@@ -1,0 +1,114 @@
+import { parseArgs } from 'node:util';
+import { HotpathMcError } from './errors.js';
+import type { ServerOptions } from './server.js';
+
+export const USAGE = `Usage: hotpath-memcached [options]
+
+A drop-in memcached (text, meta and binary protocols) in Node.js. Flags follow memcached's.
+
+  -p, --port <num>            TCP port to listen on (default 11211; 0 = any free port)
+  -l, --listen <addr>         interface to listen on (default 127.0.0.1)
+  -m, --memory-limit <mb>     item memory in megabytes (default 64)
+  -c, --conn-limit <num>      max simultaneous connections (default 1024)
+  -I, --max-item-size <size>  largest item, e.g. 1m, 512k, 2097152 (default 1m; 1k..1024m)
+  -U, --udp-port <num>        UDP port: only 0 (off) is accepted
+  -Y, --auth-file <file>      authfile of user:password lines: clients must log in
+                              (text: set <key> 0 0 <n> with data "user password"; binary: SASL PLAIN)
+  -o, --extended <opt>        extended option; supported: idle_timeout=<seconds>
+  -t, --threads <num>         accepted for compatibility (one event loop serves all)
+  -u, --user <name>           accepted for compatibility (ignored)
+  -v, --verbose               log errors; -vv also logs connections
+  -V, --version               print the version and exit
+  -h, --help                  print this help and exit
+`;
+
+export type CliAction =
+  | { kind: 'help' }
+  | { kind: 'version' }
+  | { kind: 'serve'; options: ServerOptions; warnings: string[] };
+
+function bad(flag: string, value: string, expected: string): HotpathMcError {
+  return new HotpathMcError('HP_MC_INVALID_OPTION', `${flag}: ${JSON.stringify(value)} is not ${expected}`);
+}
+
+function integer(flag: string, value: string, min: number, max: number): number {
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw bad(flag, value, `an integer from ${min} to ${max}`);
+  }
+  return Number(value);
+}
+
+/** memcached's -I: a number with an optional k or m suffix. */
+export function parseSize(flag: string, value: string): number {
+  const match = /^(\d+)([kKmM]?)$/.exec(value);
+  if (match === null) throw bad(flag, value, 'a size such as 1m, 512k or 2097152');
+  const unit = match[2]!.toLowerCase();
+  const bytes = Number(match[1]) * (unit === 'k' ? 1024 : unit === 'm' ? 1024 * 1024 : 1);
+  if (bytes < 1024 || bytes > 1024 * 1024 * 1024) throw bad(flag, value, 'a size from 1k to 1024m');
+  return bytes;
+}
+
+const ALL_INTERFACES = new Set(['0.0.0.0', '::', '[::]', '*', '']);
+
+/** Parses argv (without node and script) into what the CLI should do. Throws HotpathMcError. */
+export function parseCliArgs(argv: string[]): CliAction {
+  let parsed: ReturnType<typeof parseArgs>;
+  const config = {
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      port: { type: 'string', short: 'p' },
+      listen: { type: 'string', short: 'l' },
+      'memory-limit': { type: 'string', short: 'm' },
+      'conn-limit': { type: 'string', short: 'c' },
+      'max-item-size': { type: 'string', short: 'I' },
+      'udp-port': { type: 'string', short: 'U' },
+      'auth-file': { type: 'string', short: 'Y' },
+      extended: { type: 'string', short: 'o', multiple: true },
+      threads: { type: 'string', short: 't' },
+      user: { type: 'string', short: 'u' },
+      verbose: { type: 'boolean', short: 'v', multiple: true },
+      version: { type: 'boolean', short: 'V' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  } as const;
+  try {
+    parsed = parseArgs(config);
+  } catch (cause) {
+    throw new HotpathMcError('HP_MC_INVALID_OPTION', `${(cause as Error).message} (see --help)`, { cause });
+  }
+  const v = parsed.values as Record<string, string | string[] | boolean | boolean[] | undefined>;
+  if (v.help) return { kind: 'help' };
+  if (v.version) return { kind: 'version' };
+  const options: ServerOptions = {};
+  const warnings: string[] = [];
+  if (typeof v.port === 'string') options.port = integer('-p', v.port, 0, 65535);
+  if (typeof v.listen === 'string') {
+    options.host = v.listen;
+    if (ALL_INTERFACES.has(v.listen)) {
+      warnings.push(
+        `warning: listening on all interfaces (${v.listen}); anyone who can reach this host can read and write the cache`,
+      );
+    }
+  }
+  if (typeof v['memory-limit'] === 'string') options.memoryMb = integer('-m', v['memory-limit'], 1, 1 << 20);
+  if (typeof v['conn-limit'] === 'string')
+    options.maxConnections = integer('-c', v['conn-limit'], 1, 1 << 20);
+  if (typeof v['max-item-size'] === 'string') options.itemSizeMax = parseSize('-I', v['max-item-size']);
+  if (typeof v['udp-port'] === 'string' && v['udp-port'] !== '0') {
+    throw bad('-U', v['udp-port'], '0 (UDP is not supported: it enables amplification attacks)');
+  }
+  if (typeof v['auth-file'] === 'string') options.authfile = v['auth-file'];
+  if (typeof v.threads === 'string') integer('-t', v.threads, 1, 1024);
+  for (const opt of (v.extended as string[] | undefined) ?? []) {
+    for (const part of opt.split(',')) {
+      const [name, value = ''] = part.split('=');
+      if (name === 'idle_timeout') options.idleTimeoutSeconds = integer('-o idle_timeout', value, 0, 1 << 30);
+      else throw bad('-o', part, 'a supported extended option (idle_timeout=<seconds>)');
+    }
+  }
+  const verbose = v.verbose as boolean[] | undefined;
+  options.verbosity = Math.min(verbose?.length ?? 0, 2);
+  return { kind: 'serve', options, warnings };
+}
