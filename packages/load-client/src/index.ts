@@ -4,5 +4,5 @@ export type { MemcacheOperation, MemcacheOptions, RunOptions } from './options.j
 export { ERROR_KINDS, type ErrorKind, type LatencySummary } from './recorder.js';
 export type { RequestSpec } from './request.js';
 export { serializeRequest } from './request.js';
-export { mergeHistograms, type RunResult } from './result.js';
+export { mergeHistograms, type RunResult, summarizeHistogram } from './result.js';
 export { createRun, LoadRun, run } from './run.js';

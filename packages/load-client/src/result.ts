@@ -90,6 +90,11 @@ export function mergeHistograms(encoded: string[]): string {
   return encodeHistogram(merged);
 }
 
+/** Latency percentiles (ms) of a serialised histogram, e.g. one merged from several runs. */
+export function summarizeHistogram(encoded: string): LatencySummary {
+  return summarizeLatency(decodeHistogram(encoded));
+}
+
 export interface ResultContext {
   url: string;
   connections: number;

@@ -1,6 +1,6 @@
 import * as hdr from 'hdr-histogram-js';
 import { describe, expect, it } from 'vitest';
-import { createRun, mergeHistograms, run } from '../src/index.js';
+import { createRun, mergeHistograms, run, summarizeHistogram } from '../src/index.js';
 import { splitEvenly } from '../src/worker-pool.js';
 import { httpServer } from './servers.js';
 
@@ -31,6 +31,10 @@ describe('worker threads', () => {
       // Histograms of separate runs merge by addition.
       const twice = hdr.decodeFromCompressedBase64(mergeHistograms([result.histogram, result.histogram]));
       expect(twice.totalCount).toBe(6002);
+      // Merging a run with itself keeps its percentiles.
+      expect(summarizeHistogram(mergeHistograms([result.histogram, result.histogram]))).toEqual(
+        result.latency,
+      );
     } finally {
       await server.close();
     }
