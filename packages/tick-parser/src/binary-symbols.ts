@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { open, stat } from 'node:fs/promises';
+import { prepareCacheDir, readCachedSymbols, writeCachedSymbols } from './symbol-disk-cache.js';
 
 /** The code symbols of one binary file, sorted by address (addresses as in the file). */
 export interface SymbolTable {
@@ -25,6 +26,11 @@ export interface SymbolToolOptions {
   objdump?: string;
   /** Time limit per tool run (default 60 s). */
   toolTimeoutMs?: number;
+  /**
+   * Directory for symbol tables kept across runs (keyed by path + size + mtime; private to the
+   * user, mode 0700). Default: none, symbols are read with nm every run.
+   */
+  symbolCacheDir?: string;
 }
 
 /**
@@ -151,7 +157,7 @@ function isCodeType(c: number): boolean {
  * Parses `nm -S` lines ("addr [size] type name") straight from its output bytes; names stay in the
  * buffer as offsets, so a binary with 100k symbols costs a few typed arrays, not 100k strings.
  */
-function buildTable(
+export function buildTable(
   path: string,
   elfType: 'exec' | 'dyn',
   shift: number,
@@ -347,8 +353,33 @@ export async function loadSymbols(
   }
   let table = cache.get(key);
   if (!table) {
-    table = readSymbolTable(path, options);
+    table = options.symbolCacheDir
+      ? readThroughDiskCache(path, key, options.symbolCacheDir, options)
+      : readSymbolTable(path, options);
     cache.set(key, table);
+  }
+  return table;
+}
+
+async function readThroughDiskCache(
+  path: string,
+  key: string,
+  dir: string,
+  options: SymbolToolOptions,
+): Promise<SymbolTable> {
+  const problem = await prepareCacheDir(dir);
+  if (!problem) {
+    const cached = await readCachedSymbols(dir, key);
+    if (cached) return buildTable(path, cached.elfType, cached.textOffsetMinusVma, cached.text, []);
+  }
+  const table = await readSymbolTable(path, options);
+  if (problem) table.warnings.push(problem);
+  else if (table.warnings.length === 0 && table.starts.length > 0) {
+    await writeCachedSymbols(dir, key, {
+      elfType: table.elfType,
+      textOffsetMinusVma: table.textOffsetMinusVma,
+      text: table.text,
+    });
   }
   return table;
 }

@@ -12,7 +12,15 @@ export interface CliOptions {
   symbols: boolean;
   nm?: string;
   objdump?: string;
+  /** Directory of symbol tables kept across runs; undefined: none. */
+  symbolCacheDir?: string;
   help: boolean;
+}
+
+/** `$XDG_CACHE_HOME/hotpath-ticks`, else `~/.cache/hotpath-ticks`. */
+export function defaultSymbolCacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const base = env.XDG_CACHE_HOME || (env.HOME ? `${env.HOME}/.cache` : undefined);
+  return base ? `${base}/hotpath-ticks` : undefined;
 }
 
 export const USAGE = `Usage: hotpath-ticks <file> [options]
@@ -29,6 +37,9 @@ Options:
   --diff <base>          compare <file> (head) with <base>: self-share change per function;
                          with --flamegraph, a differential flame graph
   --no-symbols           do not run nm/objdump for C++ symbols
+  --symbol-cache <dir>   keep C++ symbol tables here across runs
+                         (default: $XDG_CACHE_HOME or ~/.cache, /hotpath-ticks)
+  --no-symbol-cache      read symbols with nm every run
   --nm <path>            nm to use (default: nm on PATH)
   --objdump <path>       objdump to use (default: objdump on PATH)
   -h, --help             this help
@@ -57,6 +68,8 @@ export function parseCliOptions(argv: string[]): CliOptions {
         diff: { type: 'string' },
         'no-symbols': { type: 'boolean', default: false },
         nm: { type: 'string' },
+        'symbol-cache': { type: 'string' },
+        'no-symbol-cache': { type: 'boolean', default: false },
         objdump: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -86,6 +99,12 @@ export function parseCliOptions(argv: string[]): CliOptions {
   if (flamegraph !== undefined && !/\.(svg|html?)$/i.test(flamegraph)) {
     bad(`--flamegraph "${flamegraph}" is not valid: expected a file name ending in .svg or .html`);
   }
+  if (v['no-symbol-cache'] === true && v['symbol-cache'] !== undefined) {
+    bad('--symbol-cache and --no-symbol-cache cannot be combined');
+  }
+  if (v['symbol-cache'] !== undefined && !String(v['symbol-cache']).startsWith('/')) {
+    bad(`--symbol-cache "${v['symbol-cache']}" is not valid: expected an absolute directory path`);
+  }
   if ((v.folded === true || v.speedscope === true) && v.diff !== undefined) {
     bad(
       `--diff cannot be combined with --${v.folded === true ? 'folded' : 'speedscope'}: use the text or --json report`,
@@ -102,6 +121,12 @@ export function parseCliOptions(argv: string[]): CliOptions {
     symbols: v['no-symbols'] !== true,
     nm: v.nm === undefined ? undefined : String(v.nm),
     objdump: v.objdump === undefined ? undefined : String(v.objdump),
+    symbolCacheDir:
+      v['no-symbol-cache'] === true
+        ? undefined
+        : v['symbol-cache'] === undefined
+          ? defaultSymbolCacheDir()
+          : String(v['symbol-cache']),
     help: false,
   };
 }

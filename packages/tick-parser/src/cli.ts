@@ -24,6 +24,7 @@ async function main(argv: string[]): Promise<number> {
     symbolCache: new SymbolCache(),
     nm: options.nm,
     objdump: options.objdump,
+    symbolCacheDir: options.symbolCacheDir,
   };
   const [head, base] = await Promise.all([
     readProfile(options.file, tickOptions),
