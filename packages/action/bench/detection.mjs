@@ -11,7 +11,14 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { judgeMetrics, measure, parseSettings, probePath, tQuantile975 } from '../dist/lib/index.js';
+import {
+  judgeMetrics,
+  measure,
+  parseSettings,
+  probePath,
+  roundMetrics,
+  tQuantile975,
+} from '../dist/lib/index.js';
 
 const { values } = parseArgs({
   options: {
@@ -41,6 +48,10 @@ if (hasTaskset && !values.pinned) {
   process.exit(r.status ?? 1);
 }
 
+// Signals exit through 'exit', where the engine kills the servers' process groups.
+process.once('SIGINT', () => process.exit(130));
+process.once('SIGTERM', () => process.exit(143));
+
 const server = fileURLToPath(new URL('./work-server.cjs', import.meta.url));
 const pin = hasTaskset ? 'taskset -c 0 ' : '';
 const BASE_WORK = Number(values.work);
@@ -69,16 +80,7 @@ async function comparison(headWork) {
     settings,
   };
   const m = await measure(plan, context);
-  const pick = (r) => ({
-    requestsPerSecond: r.load.requests.mean,
-    p50: r.load.latency.p50,
-    p90: r.load.latency.p90,
-    p99: r.load.latency.p99,
-    errorRate: r.load.requests.total
-      ? (r.load.errors + r.load.non2xx) / (r.load.requests.total + r.load.errors)
-      : 0,
-  });
-  return { base: m.base.map(pick), head: m.head.map(pick) };
+  return { base: m.base.map(roundMetrics), head: m.head.map(roundMetrics) };
 }
 
 // --- decision rules on recorded rounds -------------------------------------------------
@@ -100,6 +102,7 @@ function welch99(base, head) {
     ['p50', 'lower'],
     ['p90', 'lower'],
     ['p99', 'lower'],
+    ['cpuPerRequest', 'lower'],
   ]) {
     const b = base.map((r) => r[metric]);
     const h = head.map((r) => r[metric]);
@@ -125,6 +128,7 @@ function paired(base, head) {
     ['p50', 'lower'],
     ['p90', 'lower'],
     ['p99', 'lower'],
+    ['cpuPerRequest', 'lower'],
   ]) {
     const d = base.map((r, i) => Math.log(head[i][metric] / r[metric]));
     const n = d.length;
@@ -138,7 +142,12 @@ function paired(base, head) {
   return false;
 }
 
-const rules = { 'welch-95 (default)': welch(0.1), 'welch-99': welch99, 'paired-95': paired };
+const rules = {
+  'welch-95 (default)': welch(0.1, true),
+  'welch-95 wall only': welch(0.1, false),
+  'welch-99': welch99,
+  'paired-95': paired,
+};
 
 // --- run -----------------------------------------------------------------------------------
 const runs = Number(values.runs);

@@ -7582,9 +7582,81 @@ var require_dist = __commonJS({
   }
 });
 
+// ../tick-parser/dist/symbol-disk-cache.js
+import { createHash } from "node:crypto";
+import { mkdir, open, rename, stat, writeFile } from "node:fs/promises";
+import { join as join2 } from "node:path";
+function fileFor(dir, key) {
+  return join2(dir, `${createHash("sha256").update(key).digest("hex").slice(0, 40)}.symbols`);
+}
+async function isPrivate(path) {
+  const info = await stat(path);
+  const uid = process.getuid?.();
+  return (uid === void 0 || info.uid === uid) && (info.mode & 18) === 0;
+}
+async function prepareCacheDir(dir) {
+  try {
+    await mkdir(dir, { recursive: true, mode: 448 });
+    if (!await isPrivate(dir))
+      return `symbol cache ${dir} is not private to this user; not used`;
+    return void 0;
+  } catch (error62) {
+    return `symbol cache ${dir} cannot be used (${error62.code ?? error62.message})`;
+  }
+}
+async function readCachedSymbols(dir, key) {
+  const file2 = fileFor(dir, key);
+  let handle;
+  try {
+    if (!await isPrivate(file2))
+      return void 0;
+    handle = await open(file2, "r");
+    const data = await handle.readFile();
+    const nl = data.indexOf(10);
+    if (nl < 0 || nl > MAX_HEADER)
+      return void 0;
+    const header = JSON.parse(data.toString("utf8", 0, nl));
+    if (header.v !== VERSION || header.key !== key)
+      return void 0;
+    if (header.elfType !== "exec" && header.elfType !== "dyn")
+      return void 0;
+    if (typeof header.shift !== "number")
+      return void 0;
+    return { elfType: header.elfType, textOffsetMinusVma: header.shift, text: data.subarray(nl + 1) };
+  } catch {
+    return void 0;
+  } finally {
+    await handle?.close();
+  }
+}
+async function writeCachedSymbols(dir, key, symbols) {
+  const file2 = fileFor(dir, key);
+  const temp = `${file2}.${process.pid}.${Date.now()}.tmp`;
+  try {
+    const header = JSON.stringify({
+      v: VERSION,
+      key,
+      elfType: symbols.elfType,
+      shift: symbols.textOffsetMinusVma
+    });
+    await writeFile(temp, Buffer.concat([Buffer.from(`${header}
+`), symbols.text]), { mode: 384 });
+    await rename(temp, file2);
+  } catch {
+  }
+}
+var VERSION, MAX_HEADER;
+var init_symbol_disk_cache = __esm({
+  "../tick-parser/dist/symbol-disk-cache.js"() {
+    "use strict";
+    VERSION = 1;
+    MAX_HEADER = 4096;
+  }
+});
+
 // ../tick-parser/dist/binary-symbols.js
 import { spawn as spawn2 } from "node:child_process";
-import { open, stat } from "node:fs/promises";
+import { open as open2, stat as stat2 } from "node:fs/promises";
 function runTool(command, args, timeoutMs, input2) {
   return new Promise((resolve5) => {
     let child2;
@@ -7642,7 +7714,7 @@ function runTool(command, args, timeoutMs, input2) {
 async function readElfType(path) {
   let handle;
   try {
-    handle = await open(path, "r");
+    handle = await open2(path, "r");
     const header = Buffer.alloc(20);
     const { bytesRead } = await handle.read(header, 0, 20, 0);
     if (bytesRead < 18 || header.readUInt32BE(0) !== 2135247942)
@@ -7823,7 +7895,7 @@ async function loadSymbols(path, cache, options = {}) {
   }
   let key;
   try {
-    const info = await stat(path);
+    const info = await stat2(path);
     if (!info.isFile()) {
       return buildTable(path, "dyn", 0, Buffer.alloc(0), [
         `not reading symbols of ${path}: not a regular file`
@@ -7838,8 +7910,27 @@ async function loadSymbols(path, cache, options = {}) {
   }
   let table = cache.get(key);
   if (!table) {
-    table = readSymbolTable(path, options);
+    table = options.symbolCacheDir ? readThroughDiskCache(path, key, options.symbolCacheDir, options) : readSymbolTable(path, options);
     cache.set(key, table);
+  }
+  return table;
+}
+async function readThroughDiskCache(path, key, dir, options) {
+  const problem = await prepareCacheDir(dir);
+  if (!problem) {
+    const cached2 = await readCachedSymbols(dir, key);
+    if (cached2)
+      return buildTable(path, cached2.elfType, cached2.textOffsetMinusVma, cached2.text, []);
+  }
+  const table = await readSymbolTable(path, options);
+  if (problem)
+    table.warnings.push(problem);
+  else if (table.warnings.length === 0 && table.starts.length > 0) {
+    await writeCachedSymbols(dir, key, {
+      elfType: table.elfType,
+      textOffsetMinusVma: table.textOffsetMinusVma,
+      text: table.text
+    });
   }
   return table;
 }
@@ -7862,6 +7953,7 @@ var SymbolCache, MAX_TOOL_OUTPUT, VERSION_SUFFIX;
 var init_binary_symbols = __esm({
   "../tick-parser/dist/binary-symbols.js"() {
     "use strict";
+    init_symbol_disk_cache();
     SymbolCache = class {
       tables = /* @__PURE__ */ new Map();
       get(key) {
@@ -9905,7 +9997,7 @@ var init_tick_log = __esm({
 });
 
 // ../tick-parser/dist/read-profile.js
-import { open as open2, readFile } from "node:fs/promises";
+import { open as open3, readFile } from "node:fs/promises";
 function detectProfileFormat(head) {
   const text2 = head.toString("utf8");
   const trimmed = text2.trimStart();
@@ -9919,7 +10011,7 @@ function detectProfileFormat(head) {
   return known > 0 && known >= Math.ceil(lines.length / 2) ? "tick-log" : void 0;
 }
 async function readHead(path, bytes) {
-  const handle = await open2(path, "r");
+  const handle = await open3(path, "r");
   try {
     const buffer = Buffer.alloc(bytes);
     const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
@@ -10253,7 +10345,7 @@ var init_dist = __esm({
 
 // src/profiles.ts
 import { createReadStream as createReadStream2, createWriteStream, readdirSync as readdirSync2, readFileSync as readFileSync3 } from "node:fs";
-import { join as join2 } from "node:path";
+import { join as join3 } from "node:path";
 import { createInterface } from "node:readline";
 function optionalExport(name) {
   const value = dist_exports2[name];
@@ -10314,7 +10406,7 @@ function findProfLogs(dir) {
   const logs = /* @__PURE__ */ new Map();
   for (const name of readdirSync2(dir)) {
     const match = /^isolate-0x[0-9a-f]+-(\d+)-(?:\d+-)?v8\.log$/.exec(name);
-    if (match) logs.set(Number(match[1]), join2(dir, name));
+    if (match) logs.set(Number(match[1]), join3(dir, name));
   }
   return logs;
 }
@@ -10353,6 +10445,7 @@ var init_profiles = __esm({
 function formatValue(m, value) {
   if (m.metric === "errorRate") return `${(value * 100).toFixed(2)} %`;
   if (m.metric === "requestsPerSecond") return value >= 100 ? value.toFixed(0) : value.toFixed(1);
+  if (m.metric === "cpuPerRequest") return `${value >= 100 ? value.toFixed(0) : value.toFixed(1)} \xB5s`;
   return `${value >= 100 ? value.toFixed(0) : value.toFixed(value >= 10 ? 1 : 2)} ms`;
 }
 function formatChange(m, change) {
@@ -10598,7 +10691,10 @@ var init_statistics = __esm({
 
 // src/verdict.ts
 function judgeMetrics(base, head, threshold) {
-  return METRICS.map(({ metric, label, unit, better }) => {
+  const known = METRICS.filter(
+    ({ metric }) => [...base, ...head].every((r) => Number.isFinite(r[metric]))
+  );
+  return known.map(({ metric, label, unit, better }) => {
     const b = base.map((r) => r[metric]);
     const h = head.map((r) => r[metric]);
     let change;
@@ -10632,7 +10728,8 @@ var init_verdict = __esm({
       { metric: "p50", label: "Latency p50", unit: "ms", better: "lower" },
       { metric: "p90", label: "Latency p90", unit: "ms", better: "lower" },
       { metric: "p99", label: "Latency p99", unit: "ms", better: "lower" },
-      { metric: "errorRate", label: "Errors", unit: "%", better: "lower" }
+      { metric: "errorRate", label: "Errors", unit: "%", better: "lower" },
+      { metric: "cpuPerRequest", label: "CPU per request", unit: "\xB5s", better: "lower" }
     ];
     MIN_ERROR_RATE_CHANGE = 0.01;
   }
@@ -10644,12 +10741,14 @@ function roundMetrics(round) {
   const { load } = round;
   const failed = load.errors + load.non2xx;
   const attempts = load.requests.total + load.errors;
+  const cpu = round.monitors.reduce((sum, m) => sum + m.cpuMicros, 0);
   return {
     requestsPerSecond: load.requests.mean,
     p50: load.latency.p50,
     p90: load.latency.p90,
     p99: load.latency.p99,
-    errorRate: attempts > 0 ? failed / attempts : 0
+    errorRate: attempts > 0 ? failed / attempts : 0,
+    cpuPerRequest: round.monitors.length > 0 && load.requests.total > 0 ? cpu / load.requests.total : Number.NaN
   };
 }
 function roundRow(round) {
@@ -10756,7 +10855,7 @@ __export(profile_report_exports, {
   writeProfileOnly: () => writeProfileOnly
 });
 import { mkdirSync as mkdirSync2, writeFileSync as writeFileSync2 } from "node:fs";
-import { join as join5, resolve as resolve3 } from "node:path";
+import { join as join6, resolve as resolve3 } from "node:path";
 function writeProfileOnly(dir, rounds, settings) {
   const out = resolve3(dir);
   mkdirSync2(out, { recursive: true });
@@ -10779,14 +10878,14 @@ function writeProfileOnly(dir, rounds, settings) {
     warnings: [...new Set(rounds.flatMap((r) => r.warnings))],
     settings: { ...settings, headers: Object.keys(settings.headers), body: settings.body !== void 0 }
   };
-  writeFileSync2(join5(out, "profile.json"), `${JSON.stringify(summary, null, 2)}
+  writeFileSync2(join6(out, "profile.json"), `${JSON.stringify(summary, null, 2)}
 `);
   const toFolded2 = toFolded;
-  if (profile && toFolded2) writeFileSync2(join5(out, "head.folded"), toFolded2(profile));
+  if (profile && toFolded2) writeFileSync2(join6(out, "head.folded"), toFolded2(profile));
   const { flame } = flameGraphRenderers();
   if (profile && flame)
     writeFileSync2(
-      join5(out, "head-flamegraph.svg"),
+      join6(out, "head-flamegraph.svg"),
       flame(profile, { format: "svg", title: "hotpath profile" })
     );
   const lines = metrics.map(
@@ -10819,7 +10918,7 @@ var init_profile_report = __esm({
 // src/cli.ts
 import { mkdtempSync as mkdtempSync2, rmSync as rmSync2, writeFileSync as writeFileSync3 } from "node:fs";
 import { tmpdir as tmpdir2 } from "node:os";
-import { join as join6, resolve as resolve4 } from "node:path";
+import { join as join7, resolve as resolve4 } from "node:path";
 import { parseArgs } from "node:util";
 
 // src/checkout.ts
@@ -10952,8 +11051,8 @@ function descendants(root) {
   for (const name of entries) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const stat2 = readFileSync(`/proc/${name}/stat`, "utf8");
-      const rest = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
+      const stat3 = readFileSync(`/proc/${name}/stat`, "utf8");
+      const rest = stat3.slice(stat3.lastIndexOf(")") + 2).split(" ");
       if (rest[0] === "Z") continue;
       parentOf.set(Number(name), Number(rest[1]));
     } catch {
@@ -10982,8 +11081,8 @@ function groupAlive(pgid) {
     for (const name of readdirSync("/proc")) {
       if (!/^\d+$/.test(name)) continue;
       try {
-        const stat2 = readFileSync(`/proc/${name}/stat`, "utf8");
-        const rest = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
+        const stat3 = readFileSync(`/proc/${name}/stat`, "utf8");
+        const rest = stat3.slice(stat3.lastIndexOf(")") + 2).split(" ");
         if (Number(rest[2]) === pgid && rest[0] !== "Z") return true;
       } catch {
       }
@@ -11030,8 +11129,8 @@ function isAlive(pid) {
     return false;
   }
   try {
-    const stat2 = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat2.slice(stat2.lastIndexOf(")") + 2)[0] !== "Z";
+    const stat3 = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat3.slice(stat3.lastIndexOf(")") + 2)[0] !== "Z";
   } catch {
     return true;
   }
@@ -11182,7 +11281,7 @@ ${formatTail(output2.last(20))}`,
 // src/round.ts
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join as join3 } from "node:path";
+import { join as join4 } from "node:path";
 
 // src/load.ts
 import { Agent, request as httpRequest } from "node:http";
@@ -12959,9 +13058,10 @@ async function fallbackLoad(options) {
 import { readFileSync as readFileSync2 } from "node:fs";
 function readMonitorFile(path) {
   const data = JSON.parse(readFileSync2(path, "utf8"));
-  return summariseReadings(data.pid, data.durationMs, data.samples);
+  const cpu = (data.cpuUserMicros ?? Number.NaN) + (data.cpuSystemMicros ?? 0);
+  return summariseReadings(data.pid, data.durationMs, data.samples, cpu);
 }
-function summariseReadings(pid, durationMs, samples) {
+function summariseReadings(pid, durationMs, samples, cpuMicros = Number.NaN) {
   const n = samples.length;
   let delayMean = 0;
   let delayP99 = 0;
@@ -12978,6 +13078,7 @@ function summariseReadings(pid, durationMs, samples) {
   return {
     pid,
     durationMs,
+    cpuMicros,
     delayMean,
     delayP99,
     delayMax,
@@ -13190,7 +13291,7 @@ function withProf(command, dir, side) {
       { side }
     );
   }
-  const flag = `--prof --logfile=${shellQuote(join3(dir, "v8.log"))}`;
+  const flag = `--prof --logfile=${shellQuote(join4(dir, "v8.log"))}`;
   return `${match[1]}${match[2]} ${flag}${command.slice(match[0].length)}`;
 }
 function serverFailure(code, spec, what, proc) {
@@ -13205,7 +13306,7 @@ async function runRound(spec, round, settings, context) {
   const log = context.log ?? (() => {
   });
   const port = await freePort();
-  const dir = context.keepDir ?? mkdtempSync(join3(tmpdir(), `hotpath-${spec.side}-`));
+  const dir = context.keepDir ?? mkdtempSync(join4(tmpdir(), `hotpath-${spec.side}-`));
   let command;
   try {
     command = settings.profiler === "prof" ? withProf(spec.command, dir, spec.side) : spec.command;
@@ -13375,7 +13476,7 @@ import { fileURLToPath as fileURLToPath2 } from "node:url";
 // src/artifacts.ts
 init_dist();
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join as join4, resolve as resolve2 } from "node:path";
+import { join as join5, resolve as resolve2 } from "node:path";
 
 // src/markdown.ts
 init_format();
@@ -13556,8 +13657,8 @@ function writeArtifacts(dir, report, measurements) {
   mkdirSync(out, { recursive: true });
   const files = {
     dir: out,
-    report: join4(out, "report.json"),
-    markdown: join4(out, "report.md"),
+    report: join5(out, "report.json"),
+    markdown: join5(out, "report.md"),
     folded: {},
     notes: []
   };
@@ -13576,7 +13677,7 @@ function writeArtifacts(dir, report, measurements) {
   for (const side of ["base", "head"]) {
     const profile = profiles[side];
     if (!profile || !toFolded2) continue;
-    const path = join4(out, `${side}.folded`);
+    const path = join5(out, `${side}.folded`);
     attempt(`${side}.folded`, () => {
       writeFileSync(path, toFolded2(profile));
       files.folded[side] = path;
@@ -13585,7 +13686,7 @@ function writeArtifacts(dir, report, measurements) {
   const { flame, diff } = flameGraphRenderers();
   if (profiles.head && flame) {
     const head = profiles.head;
-    const path = join4(out, "head-flamegraph.svg");
+    const path = join5(out, "head-flamegraph.svg");
     attempt("the head flame graph", () => {
       writeFileSync(path, flame(head, { format: "svg", title: "hotpath: head" }));
       files.flameGraph = path;
@@ -13595,7 +13696,7 @@ function writeArtifacts(dir, report, measurements) {
   }
   if (profiles.base && profiles.head && diff) {
     const { base, head } = profiles;
-    const path = join4(out, "diff-flamegraph.svg");
+    const path = join5(out, "diff-flamegraph.svg");
     attempt("the differential flame graph", () => {
       writeFileSync(path, diff(base, head, { format: "svg", title: "hotpath: base \u2192 head" }));
       files.diffFlameGraph = path;
@@ -18847,7 +18948,7 @@ function bucketFor(state, inst) {
   return bucket;
 }
 var handoff;
-var open3 = [];
+var open4 = [];
 var memo = {
   alloc(_inst, payload, empty) {
     const bucket = handoff;
@@ -18856,7 +18957,7 @@ var memo = {
     handoff = void 0;
     const entry = { value: empty, issues: null };
     bucket.set(payload.value, entry);
-    open3.push(entry);
+    open4.push(entry);
     return empty;
   },
   guard(inst) {
@@ -18927,10 +19028,10 @@ var memo = {
           return payload;
         }
         handoff = bucket;
-        const depth = open3.length;
+        const depth = open4.length;
         const result = base(payload, ctx);
         handoff = void 0;
-        const entry = open3.length > depth ? open3.pop() : void 0;
+        const entry = open4.length > depth ? open4.pop() : void 0;
         if (result instanceof Promise) {
           return result.then((r) => {
             if (entry)
@@ -33397,9 +33498,12 @@ var headerLines = external_exports.string().optional().transform((v, ctx) => {
 });
 var inputSchema = external_exports.object({
   start: external_exports.string({ error: "expected the command that starts your server, got nothing" }).refine((v) => v.trim() !== "", { message: 'expected the command that starts your server, got ""' }),
-  url: text("/").refine((v) => v.startsWith("/") || /^https?:\/\/[^\s]+$/.test(v), {
-    message: 'expected a path starting with "/" or a full http:// URL'
-  }),
+  url: text("/").refine(
+    (v) => v.startsWith("/") && !/\s/.test(v) || /^(https?|memcache):\/\/\S+$/.test(v),
+    {
+      message: 'expected a path starting with "/" or a full http:// (or memcache://) URL'
+    }
+  ),
   "setup-command": text(""),
   install: text(""),
   build: text(""),
@@ -33713,14 +33817,14 @@ async function main(argv) {
       const baseSha = values.base ? await resolveCommit(root, values.base) : await defaultBase(root);
       const checkouts = { base: cwd, head: cwd };
       const shas = { base: baseSha, head: void 0 };
-      const temp = mkdtempSync2(join6(tmpdir2(), "hotpath-worktrees-"));
+      const temp = mkdtempSync2(join7(tmpdir2(), "hotpath-worktrees-"));
       cleanups.push(async () => rmSync2(temp, { recursive: true, force: true }));
       for (const side of ["base", "head"]) {
         const ref = side === "base" ? baseSha : values.head;
         if (!ref) continue;
         const sha = side === "base" ? baseSha : await resolveCommit(root, ref);
         shas[side] = sha;
-        const tree = join6(temp, side);
+        const tree = join7(temp, side);
         ui.log(`${side}: git worktree ${sha.slice(0, 12)}`);
         await addWorktree(root, sha, tree);
         cleanups.unshift(() => removeWorktree(root, tree));
@@ -33779,6 +33883,8 @@ ${written.join("\n")}
 `);
   return report.regressed && settings.failOnRegression ? 1 : 0;
 }
+process.once("SIGINT", () => process.exit(130));
+process.once("SIGTERM", () => process.exit(143));
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

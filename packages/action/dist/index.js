@@ -18150,7 +18150,7 @@ var require_summary = __commonJS({
     exports2.summary = exports2.markdownSummary = exports2.SUMMARY_DOCS_URL = exports2.SUMMARY_ENV_VAR = void 0;
     var os_1 = __require("os");
     var fs_1 = __require("fs");
-    var { access, appendFile, writeFile } = fs_1.promises;
+    var { access, appendFile, writeFile: writeFile2 } = fs_1.promises;
     exports2.SUMMARY_ENV_VAR = "GITHUB_STEP_SUMMARY";
     exports2.SUMMARY_DOCS_URL = "https://docs.github.com/actions/using-workflows/workflow-commands-for-github-actions#adding-a-job-summary";
     var Summary = class {
@@ -18208,7 +18208,7 @@ var require_summary = __commonJS({
         return __awaiter(this, void 0, void 0, function* () {
           const overwrite = !!(options === null || options === void 0 ? void 0 : options.overwrite);
           const filePath = yield this.filePath();
-          const writeFunc = overwrite ? writeFile : appendFile;
+          const writeFunc = overwrite ? writeFile2 : appendFile;
           yield writeFunc(filePath, this._buffer, { encoding: "utf8" });
           return this.emptyBuffer();
         });
@@ -20161,8 +20161,8 @@ var require_dist_node2 = __commonJS({
     });
     module2.exports = __toCommonJS(dist_src_exports);
     var import_universal_user_agent = require_dist_node();
-    var VERSION = "9.0.6";
-    var userAgent = `octokit-endpoint.js/${VERSION} ${(0, import_universal_user_agent.getUserAgent)()}`;
+    var VERSION2 = "9.0.6";
+    var userAgent = `octokit-endpoint.js/${VERSION2} ${(0, import_universal_user_agent.getUserAgent)()}`;
     var DEFAULTS = {
       method: "GET",
       baseUrl: "https://api.github.com",
@@ -20692,7 +20692,7 @@ var require_dist_node5 = __commonJS({
     module2.exports = __toCommonJS(dist_src_exports);
     var import_endpoint = require_dist_node2();
     var import_universal_user_agent = require_dist_node();
-    var VERSION = "8.4.1";
+    var VERSION2 = "8.4.1";
     function isPlainObject2(value) {
       if (typeof value !== "object" || value === null)
         return false;
@@ -20868,7 +20868,7 @@ var require_dist_node5 = __commonJS({
     }
     var request = withDefaults(import_endpoint.endpoint, {
       headers: {
-        "user-agent": `octokit-request.js/${VERSION} ${(0, import_universal_user_agent.getUserAgent)()}`
+        "user-agent": `octokit-request.js/${VERSION2} ${(0, import_universal_user_agent.getUserAgent)()}`
       }
     });
   }
@@ -20904,7 +20904,7 @@ var require_dist_node6 = __commonJS({
     module2.exports = __toCommonJS(index_exports);
     var import_request3 = require_dist_node5();
     var import_universal_user_agent = require_dist_node();
-    var VERSION = "7.1.1";
+    var VERSION2 = "7.1.1";
     var import_request22 = require_dist_node5();
     var import_request4 = require_dist_node5();
     function _buildMessageForResponseErrors(data) {
@@ -20997,7 +20997,7 @@ var require_dist_node6 = __commonJS({
     }
     var graphql2 = withDefaults(import_request3.request, {
       headers: {
-        "user-agent": `octokit-graphql.js/${VERSION} ${(0, import_universal_user_agent.getUserAgent)()}`
+        "user-agent": `octokit-graphql.js/${VERSION2} ${(0, import_universal_user_agent.getUserAgent)()}`
       },
       method: "POST",
       url: "/graphql"
@@ -21113,7 +21113,7 @@ var require_dist_node8 = __commonJS({
     var import_request3 = require_dist_node5();
     var import_graphql = require_dist_node6();
     var import_auth_token = require_dist_node7();
-    var VERSION = "5.2.2";
+    var VERSION2 = "5.2.2";
     var noop2 = () => {
     };
     var consoleWarn = console.warn.bind(console);
@@ -21133,10 +21133,10 @@ var require_dist_node8 = __commonJS({
       }
       return logger;
     }
-    var userAgentTrail = `octokit-core.js/${VERSION} ${(0, import_universal_user_agent.getUserAgent)()}`;
+    var userAgentTrail = `octokit-core.js/${VERSION2} ${(0, import_universal_user_agent.getUserAgent)()}`;
     var Octokit = class {
       static {
-        this.VERSION = VERSION;
+        this.VERSION = VERSION2;
       }
       static defaults(defaults) {
         const OctokitWithDefaults = class extends this {
@@ -21275,7 +21275,7 @@ var require_dist_node9 = __commonJS({
       restEndpointMethods: () => restEndpointMethods
     });
     module2.exports = __toCommonJS(dist_src_exports);
-    var VERSION = "10.4.1";
+    var VERSION2 = "10.4.1";
     var Endpoints = {
       actions: {
         addCustomLabelsToSelfHostedRunnerForOrg: [
@@ -23392,7 +23392,7 @@ var require_dist_node9 = __commonJS({
         rest: api
       };
     }
-    restEndpointMethods.VERSION = VERSION;
+    restEndpointMethods.VERSION = VERSION2;
     function legacyRestEndpointMethods(octokit) {
       const api = endpointsToMethods(octokit);
       return {
@@ -23400,7 +23400,7 @@ var require_dist_node9 = __commonJS({
         rest: api
       };
     }
-    legacyRestEndpointMethods.VERSION = VERSION;
+    legacyRestEndpointMethods.VERSION = VERSION2;
   }
 });
 
@@ -23433,7 +23433,7 @@ var require_dist_node10 = __commonJS({
       paginatingEndpoints: () => paginatingEndpoints
     });
     module2.exports = __toCommonJS(dist_src_exports);
-    var VERSION = "9.2.2";
+    var VERSION2 = "9.2.2";
     function normalizePaginatedListResponse(response) {
       if (!response.data) {
         return {
@@ -23779,7 +23779,7 @@ var require_dist_node10 = __commonJS({
         })
       };
     }
-    paginateRest.VERSION = VERSION;
+    paginateRest.VERSION = VERSION2;
   }
 });
 
@@ -31441,7 +31441,7 @@ var core = __toESM(require_core(), 1);
 var github = __toESM(require_github(), 1);
 import { mkdirSync as mkdirSync2, mkdtempSync as mkdtempSync2, rmSync as rmSync2 } from "node:fs";
 import { tmpdir as tmpdir2 } from "node:os";
-import { join as join5 } from "node:path";
+import { join as join6 } from "node:path";
 
 // src/checkout.ts
 import { execFile } from "node:child_process";
@@ -31573,8 +31573,8 @@ function descendants(root) {
   for (const name of entries) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const stat2 = readFileSync(`/proc/${name}/stat`, "utf8");
-      const rest = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
+      const stat3 = readFileSync(`/proc/${name}/stat`, "utf8");
+      const rest = stat3.slice(stat3.lastIndexOf(")") + 2).split(" ");
       if (rest[0] === "Z") continue;
       parentOf.set(Number(name), Number(rest[1]));
     } catch {
@@ -31603,8 +31603,8 @@ function groupAlive(pgid) {
     for (const name of readdirSync("/proc")) {
       if (!/^\d+$/.test(name)) continue;
       try {
-        const stat2 = readFileSync(`/proc/${name}/stat`, "utf8");
-        const rest = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
+        const stat3 = readFileSync(`/proc/${name}/stat`, "utf8");
+        const rest = stat3.slice(stat3.lastIndexOf(")") + 2).split(" ");
         if (Number(rest[2]) === pgid && rest[0] !== "Z") return true;
       } catch {
       }
@@ -31651,8 +31651,8 @@ function isAlive(pid) {
     return false;
   }
   try {
-    const stat2 = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat2.slice(stat2.lastIndexOf(")") + 2)[0] !== "Z";
+    const stat3 = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat3.slice(stat3.lastIndexOf(")") + 2)[0] !== "Z";
   } catch {
     return true;
   }
@@ -31800,7 +31800,7 @@ import { fileURLToPath as fileURLToPath2 } from "node:url";
 
 // src/artifacts.ts
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join as join3, resolve as resolve2 } from "node:path";
+import { join as join4, resolve as resolve2 } from "node:path";
 
 // ../tick-parser/dist/index.js
 var dist_exports = {};
@@ -31834,7 +31834,75 @@ __export(dist_exports, {
 
 // ../tick-parser/dist/binary-symbols.js
 import { spawn as spawn2 } from "node:child_process";
-import { open, stat } from "node:fs/promises";
+import { open as open2, stat as stat2 } from "node:fs/promises";
+
+// ../tick-parser/dist/symbol-disk-cache.js
+import { createHash } from "node:crypto";
+import { mkdir, open, rename, stat, writeFile } from "node:fs/promises";
+import { join as join2 } from "node:path";
+var VERSION = 1;
+var MAX_HEADER = 4096;
+function fileFor(dir, key) {
+  return join2(dir, `${createHash("sha256").update(key).digest("hex").slice(0, 40)}.symbols`);
+}
+async function isPrivate(path) {
+  const info2 = await stat(path);
+  const uid = process.getuid?.();
+  return (uid === void 0 || info2.uid === uid) && (info2.mode & 18) === 0;
+}
+async function prepareCacheDir(dir) {
+  try {
+    await mkdir(dir, { recursive: true, mode: 448 });
+    if (!await isPrivate(dir))
+      return `symbol cache ${dir} is not private to this user; not used`;
+    return void 0;
+  } catch (error62) {
+    return `symbol cache ${dir} cannot be used (${error62.code ?? error62.message})`;
+  }
+}
+async function readCachedSymbols(dir, key) {
+  const file2 = fileFor(dir, key);
+  let handle;
+  try {
+    if (!await isPrivate(file2))
+      return void 0;
+    handle = await open(file2, "r");
+    const data = await handle.readFile();
+    const nl = data.indexOf(10);
+    if (nl < 0 || nl > MAX_HEADER)
+      return void 0;
+    const header = JSON.parse(data.toString("utf8", 0, nl));
+    if (header.v !== VERSION || header.key !== key)
+      return void 0;
+    if (header.elfType !== "exec" && header.elfType !== "dyn")
+      return void 0;
+    if (typeof header.shift !== "number")
+      return void 0;
+    return { elfType: header.elfType, textOffsetMinusVma: header.shift, text: data.subarray(nl + 1) };
+  } catch {
+    return void 0;
+  } finally {
+    await handle?.close();
+  }
+}
+async function writeCachedSymbols(dir, key, symbols) {
+  const file2 = fileFor(dir, key);
+  const temp = `${file2}.${process.pid}.${Date.now()}.tmp`;
+  try {
+    const header = JSON.stringify({
+      v: VERSION,
+      key,
+      elfType: symbols.elfType,
+      shift: symbols.textOffsetMinusVma
+    });
+    await writeFile(temp, Buffer.concat([Buffer.from(`${header}
+`), symbols.text]), { mode: 384 });
+    await rename(temp, file2);
+  } catch {
+  }
+}
+
+// ../tick-parser/dist/binary-symbols.js
 var SymbolCache = class {
   tables = /* @__PURE__ */ new Map();
   get(key) {
@@ -31905,7 +31973,7 @@ function runTool(command, args, timeoutMs, input2) {
 async function readElfType(path) {
   let handle;
   try {
-    handle = await open(path, "r");
+    handle = await open2(path, "r");
     const header = Buffer.alloc(20);
     const { bytesRead } = await handle.read(header, 0, 20, 0);
     if (bytesRead < 18 || header.readUInt32BE(0) !== 2135247942)
@@ -32087,7 +32155,7 @@ async function loadSymbols(path, cache, options = {}) {
   }
   let key;
   try {
-    const info2 = await stat(path);
+    const info2 = await stat2(path);
     if (!info2.isFile()) {
       return buildTable(path, "dyn", 0, Buffer.alloc(0), [
         `not reading symbols of ${path}: not a regular file`
@@ -32102,8 +32170,27 @@ async function loadSymbols(path, cache, options = {}) {
   }
   let table = cache.get(key);
   if (!table) {
-    table = readSymbolTable(path, options);
+    table = options.symbolCacheDir ? readThroughDiskCache(path, key, options.symbolCacheDir, options) : readSymbolTable(path, options);
     cache.set(key, table);
+  }
+  return table;
+}
+async function readThroughDiskCache(path, key, dir, options) {
+  const problem = await prepareCacheDir(dir);
+  if (!problem) {
+    const cached2 = await readCachedSymbols(dir, key);
+    if (cached2)
+      return buildTable(path, cached2.elfType, cached2.textOffsetMinusVma, cached2.text, []);
+  }
+  const table = await readSymbolTable(path, options);
+  if (problem)
+    table.warnings.push(problem);
+  else if (table.warnings.length === 0 && table.starts.length > 0) {
+    await writeCachedSymbols(dir, key, {
+      elfType: table.elfType,
+      textOffsetMinusVma: table.textOffsetMinusVma,
+      text: table.text
+    });
   }
   return table;
 }
@@ -32850,7 +32937,7 @@ function mergeProfiles(profiles) {
 }
 
 // ../tick-parser/dist/read-profile.js
-import { open as open2, readFile } from "node:fs/promises";
+import { open as open3, readFile } from "node:fs/promises";
 
 // ../tick-parser/dist/tick-log.js
 import { createReadStream } from "node:fs";
@@ -34053,7 +34140,7 @@ function detectProfileFormat(head) {
   return known > 0 && known >= Math.ceil(lines.length / 2) ? "tick-log" : void 0;
 }
 async function readHead(path, bytes) {
-  const handle = await open2(path, "r");
+  const handle = await open3(path, "r");
   try {
     const buffer = Buffer.alloc(bytes);
     const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
@@ -34281,6 +34368,7 @@ import { fileURLToPath } from "node:url";
 function formatValue(m, value) {
   if (m.metric === "errorRate") return `${(value * 100).toFixed(2)} %`;
   if (m.metric === "requestsPerSecond") return value >= 100 ? value.toFixed(0) : value.toFixed(1);
+  if (m.metric === "cpuPerRequest") return `${value >= 100 ? value.toFixed(0) : value.toFixed(1)} \xB5s`;
   return `${value >= 100 ? value.toFixed(0) : value.toFixed(value >= 10 ? 1 : 2)} ms`;
 }
 function formatChange(m, change) {
@@ -34489,7 +34577,7 @@ function renderMarkdown(report, options = {}) {
 
 // src/profiles.ts
 import { createReadStream as createReadStream2, createWriteStream, readdirSync as readdirSync2, readFileSync as readFileSync2 } from "node:fs";
-import { join as join2 } from "node:path";
+import { join as join3 } from "node:path";
 import { createInterface } from "node:readline";
 function optionalExport(name) {
   const value = dist_exports[name];
@@ -34550,7 +34638,7 @@ function findProfLogs(dir) {
   const logs = /* @__PURE__ */ new Map();
   for (const name of readdirSync2(dir)) {
     const match = /^isolate-0x[0-9a-f]+-(\d+)-(?:\d+-)?v8\.log$/.exec(name);
-    if (match) logs.set(Number(match[1]), join2(dir, name));
+    if (match) logs.set(Number(match[1]), join3(dir, name));
   }
   return logs;
 }
@@ -34768,11 +34856,15 @@ var METRICS = [
   { metric: "p50", label: "Latency p50", unit: "ms", better: "lower" },
   { metric: "p90", label: "Latency p90", unit: "ms", better: "lower" },
   { metric: "p99", label: "Latency p99", unit: "ms", better: "lower" },
-  { metric: "errorRate", label: "Errors", unit: "%", better: "lower" }
+  { metric: "errorRate", label: "Errors", unit: "%", better: "lower" },
+  { metric: "cpuPerRequest", label: "CPU per request", unit: "\xB5s", better: "lower" }
 ];
 var MIN_ERROR_RATE_CHANGE = 0.01;
 function judgeMetrics(base, head, threshold) {
-  return METRICS.map(({ metric, label, unit, better }) => {
+  const known = METRICS.filter(
+    ({ metric }) => [...base, ...head].every((r) => Number.isFinite(r[metric]))
+  );
+  return known.map(({ metric, label, unit, better }) => {
     const b = base.map((r) => r[metric]);
     const h = head.map((r) => r[metric]);
     let change;
@@ -34802,12 +34894,14 @@ function roundMetrics(round) {
   const { load } = round;
   const failed = load.errors + load.non2xx;
   const attempts = load.requests.total + load.errors;
+  const cpu = round.monitors.reduce((sum, m) => sum + m.cpuMicros, 0);
   return {
     requestsPerSecond: load.requests.mean,
     p50: load.latency.p50,
     p90: load.latency.p90,
     p99: load.latency.p99,
-    errorRate: attempts > 0 ? failed / attempts : 0
+    errorRate: attempts > 0 ? failed / attempts : 0,
+    cpuPerRequest: round.monitors.length > 0 && load.requests.total > 0 ? cpu / load.requests.total : Number.NaN
   };
 }
 function roundRow(round) {
@@ -34903,8 +34997,8 @@ function writeArtifacts(dir, report, measurements) {
   mkdirSync(out, { recursive: true });
   const files = {
     dir: out,
-    report: join3(out, "report.json"),
-    markdown: join3(out, "report.md"),
+    report: join4(out, "report.json"),
+    markdown: join4(out, "report.md"),
     folded: {},
     notes: []
   };
@@ -34923,7 +35017,7 @@ function writeArtifacts(dir, report, measurements) {
   for (const side of ["base", "head"]) {
     const profile = profiles[side];
     if (!profile || !toFolded2) continue;
-    const path = join3(out, `${side}.folded`);
+    const path = join4(out, `${side}.folded`);
     attempt(`${side}.folded`, () => {
       writeFileSync(path, toFolded2(profile));
       files.folded[side] = path;
@@ -34932,7 +35026,7 @@ function writeArtifacts(dir, report, measurements) {
   const { flame, diff } = flameGraphRenderers();
   if (profiles.head && flame) {
     const head = profiles.head;
-    const path = join3(out, "head-flamegraph.svg");
+    const path = join4(out, "head-flamegraph.svg");
     attempt("the head flame graph", () => {
       writeFileSync(path, flame(head, { format: "svg", title: "hotpath: head" }));
       files.flameGraph = path;
@@ -34942,7 +35036,7 @@ function writeArtifacts(dir, report, measurements) {
   }
   if (profiles.base && profiles.head && diff) {
     const { base, head } = profiles;
-    const path = join3(out, "diff-flamegraph.svg");
+    const path = join4(out, "diff-flamegraph.svg");
     attempt("the differential flame graph", () => {
       writeFileSync(path, diff(base, head, { format: "svg", title: "hotpath: base \u2192 head" }));
       files.diffFlameGraph = path;
@@ -34954,7 +35048,7 @@ function writeArtifacts(dir, report, measurements) {
 // src/round.ts
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join as join4 } from "node:path";
+import { join as join5 } from "node:path";
 
 // src/load.ts
 import { Agent, request as httpRequest } from "node:http";
@@ -36731,9 +36825,10 @@ async function fallbackLoad(options) {
 import { readFileSync as readFileSync3 } from "node:fs";
 function readMonitorFile(path) {
   const data = JSON.parse(readFileSync3(path, "utf8"));
-  return summariseReadings(data.pid, data.durationMs, data.samples);
+  const cpu = (data.cpuUserMicros ?? Number.NaN) + (data.cpuSystemMicros ?? 0);
+  return summariseReadings(data.pid, data.durationMs, data.samples, cpu);
 }
-function summariseReadings(pid, durationMs, samples) {
+function summariseReadings(pid, durationMs, samples, cpuMicros = Number.NaN) {
   const n = samples.length;
   let delayMean = 0;
   let delayP99 = 0;
@@ -36750,6 +36845,7 @@ function summariseReadings(pid, durationMs, samples) {
   return {
     pid,
     durationMs,
+    cpuMicros,
     delayMean,
     delayP99,
     delayMax,
@@ -36959,7 +37055,7 @@ function withProf(command, dir, side) {
       { side }
     );
   }
-  const flag = `--prof --logfile=${shellQuote(join4(dir, "v8.log"))}`;
+  const flag = `--prof --logfile=${shellQuote(join5(dir, "v8.log"))}`;
   return `${match[1]}${match[2]} ${flag}${command.slice(match[0].length)}`;
 }
 function serverFailure(code, spec, what, proc) {
@@ -36974,7 +37070,7 @@ async function runRound(spec, round, settings, context2) {
   const log = context2.log ?? (() => {
   });
   const port = await freePort();
-  const dir = context2.keepDir ?? mkdtempSync(join4(tmpdir(), `hotpath-${spec.side}-`));
+  const dir = context2.keepDir ?? mkdtempSync(join5(tmpdir(), `hotpath-${spec.side}-`));
   let command;
   try {
     command = settings.profiler === "prof" ? withProf(spec.command, dir, spec.side) : spec.command;
@@ -42373,7 +42469,7 @@ function bucketFor(state, inst) {
   return bucket;
 }
 var handoff;
-var open3 = [];
+var open4 = [];
 var memo = {
   alloc(_inst, payload, empty) {
     const bucket = handoff;
@@ -42382,7 +42478,7 @@ var memo = {
     handoff = void 0;
     const entry = { value: empty, issues: null };
     bucket.set(payload.value, entry);
-    open3.push(entry);
+    open4.push(entry);
     return empty;
   },
   guard(inst) {
@@ -42453,10 +42549,10 @@ var memo = {
           return payload;
         }
         handoff = bucket;
-        const depth = open3.length;
+        const depth = open4.length;
         const result = base(payload, ctx);
         handoff = void 0;
-        const entry = open3.length > depth ? open3.pop() : void 0;
+        const entry = open4.length > depth ? open4.pop() : void 0;
         if (result instanceof Promise) {
           return result.then((r) => {
             if (entry)
@@ -57008,9 +57104,12 @@ var headerLines = external_exports.string().optional().transform((v, ctx) => {
 });
 var inputSchema = external_exports.object({
   start: external_exports.string({ error: "expected the command that starts your server, got nothing" }).refine((v) => v.trim() !== "", { message: 'expected the command that starts your server, got ""' }),
-  url: text("/").refine((v) => v.startsWith("/") || /^https?:\/\/[^\s]+$/.test(v), {
-    message: 'expected a path starting with "/" or a full http:// URL'
-  }),
+  url: text("/").refine(
+    (v) => v.startsWith("/") && !/\s/.test(v) || /^(https?|memcache):\/\/\S+$/.test(v),
+    {
+      message: 'expected a path starting with "/" or a full http:// (or memcache://) URL'
+    }
+  ),
   "setup-command": text(""),
   install: text(""),
   build: text(""),
@@ -57095,7 +57194,7 @@ async function installV8Profiler(dir, env, warnings) {
     );
     return void 0;
   }
-  return join5(dir, "node_modules", "v8-profiler-next");
+  return join6(dir, "node_modules", "v8-profiler-next");
 }
 async function run2() {
   const cleanups = [];
@@ -57106,14 +57205,14 @@ async function run2() {
     const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd();
     const temp = process.env.RUNNER_TEMP ?? tmpdir2();
     const root = await gitRoot(workspace);
-    const appHead = mapIntoCheckout(root, join5(workspace, settings.workingDirectory), root);
+    const appHead = mapIntoCheckout(root, join6(workspace, settings.workingDirectory), root);
     core.startGroup(
       `hotpath: base ${pr.baseSha.slice(0, 12)} (${pr.baseRef}) vs head ${pr.headSha.slice(0, 12)}`
     );
     await ensureCommit(root, pr.baseSha, "base");
-    const work = mkdtempSync2(join5(temp, "hotpath-"));
+    const work = mkdtempSync2(join6(temp, "hotpath-"));
     cleanups.push(async () => rmSync2(work, { recursive: true, force: true }));
-    const baseTree = join5(work, "base");
+    const baseTree = join6(work, "base");
     await addWorktree(root, pr.baseSha, baseTree);
     cleanups.unshift(() => removeWorktree(root, baseTree));
     const appBase = mapIntoCheckout(root, appHead, baseTree);
@@ -57131,12 +57230,12 @@ async function run2() {
     const warnings = [];
     const extraEnv = {};
     if (settings.profiler === "cpuprofile") {
-      const path = await installV8Profiler(join5(work, "v8-profiler"), process.env, warnings);
+      const path = await installV8Profiler(join6(work, "v8-profiler"), process.env, warnings);
       if (path) extraEnv.HOTPATH_V8_PROFILER_PATH = path;
     }
     core.endGroup();
     core.startGroup("hotpath: rounds");
-    const outDir = join5(temp, "hotpath-report");
+    const outDir = join6(temp, "hotpath-report");
     const serverUrl = process.env.GITHUB_SERVER_URL ?? "https://github.com";
     const { report, files } = await compare({
       base: { side: "base", command: settings.start, cwd: appBase },

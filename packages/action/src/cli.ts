@@ -265,6 +265,10 @@ async function main(argv: string[]): Promise<number> {
   return report.regressed && settings.failOnRegression ? 1 : 0;
 }
 
+// Ctrl-C / SIGTERM: exit through 'exit' so every running server's process group is killed.
+process.once('SIGINT', () => process.exit(130));
+process.once('SIGTERM', () => process.exit(143));
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

@@ -4,6 +4,7 @@ import type { MetricVerdict } from './verdict.js';
 export function formatValue(m: Pick<MetricVerdict, 'metric'>, value: number): string {
   if (m.metric === 'errorRate') return `${(value * 100).toFixed(2)} %`;
   if (m.metric === 'requestsPerSecond') return value >= 100 ? value.toFixed(0) : value.toFixed(1);
+  if (m.metric === 'cpuPerRequest') return `${value >= 100 ? value.toFixed(0) : value.toFixed(1)} µs`;
   return `${value >= 100 ? value.toFixed(0) : value.toFixed(value >= 10 ? 1 : 2)} ms`;
 }
 

@@ -26,7 +26,7 @@ export { type LoadResult, runLoad } from './load.js';
 export { COMMENT_MARKER, renderMarkdown } from './markdown.js';
 export { INPUT_NAMES, type InputName, parseSettings, type RawInputs, type Settings } from './options.js';
 export { SHELL } from './process-group.js';
-export { analyse, type Report } from './report.js';
+export { analyse, type Report, roundMetrics } from './report.js';
 export { type RoundContext, type RoundResult, runRound, type ServerSpec, targetUrl } from './round.js';
 export type { MetricComparison } from './statistics.js';
 export { compareSamples, type Difference, differenceOfMeans, tQuantile975 } from './statistics.js';

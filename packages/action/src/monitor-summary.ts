@@ -12,6 +12,8 @@ interface Reading {
 export interface MonitorSummary {
   pid: number;
   durationMs: number;
+  /** CPU time (user + system, all threads) of the process over the window, µs. */
+  cpuMicros: number;
   /** Mean event-loop delay (ms), averaged over the per-second readings. */
   delayMean: number;
   /** Worst per-second p99 delay (ms). */
@@ -33,15 +35,19 @@ export function readMonitorFile(path: string): MonitorSummary {
   const data = JSON.parse(readFileSync(path, 'utf8')) as {
     pid: number;
     durationMs: number;
+    cpuUserMicros?: number;
+    cpuSystemMicros?: number;
     samples: Reading[];
   };
-  return summariseReadings(data.pid, data.durationMs, data.samples);
+  const cpu = (data.cpuUserMicros ?? Number.NaN) + (data.cpuSystemMicros ?? 0);
+  return summariseReadings(data.pid, data.durationMs, data.samples, cpu);
 }
 
 export function summariseReadings(
   pid: number,
   durationMs: number,
   samples: readonly Reading[],
+  cpuMicros = Number.NaN,
 ): MonitorSummary {
   // The last reading may cover only a fraction of a second; it still counts for delay and memory.
   const n = samples.length;
@@ -60,6 +66,7 @@ export function summariseReadings(
   return {
     pid,
     durationMs,
+    cpuMicros,
     delayMean,
     delayP99,
     delayMax,

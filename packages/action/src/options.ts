@@ -108,9 +108,12 @@ export const inputSchema = z.object({
   start: z
     .string({ error: 'expected the command that starts your server, got nothing' })
     .refine((v) => v.trim() !== '', { message: 'expected the command that starts your server, got ""' }),
-  url: text('/').refine((v) => v.startsWith('/') || /^https?:\/\/[^\s]+$/.test(v), {
-    message: 'expected a path starting with "/" or a full http:// URL',
-  }),
+  url: text('/').refine(
+    (v) => (v.startsWith('/') && !/\s/.test(v)) || /^(https?|memcache):\/\/\S+$/.test(v),
+    {
+      message: 'expected a path starting with "/" or a full http:// (or memcache://) URL',
+    },
+  ),
   'setup-command': text(''),
   install: text(''),
   build: text(''),

@@ -106,6 +106,7 @@ interface Window {
   samples: MonitorSnapshot[];
   timer: NodeJS.Timeout;
   startedAt: number;
+  cpu: NodeJS.CpuUsage;
 }
 
 function activate(control: string, dir: string, mode: string): void {
@@ -147,7 +148,7 @@ function activate(control: string, dir: string, mode: string): void {
     const samples: MonitorSnapshot[] = [];
     const timer = setInterval(() => samples.push(monitor.snapshot()), 1000);
     timer.unref();
-    window = { profiler, monitor, samples, timer, startedAt: Date.now() };
+    window = { profiler, monitor, samples, timer, startedAt: Date.now(), cpu: process.cpuUsage() };
     starting = false;
     send({ type: 'started', pid: process.pid, profiler: profiler?.name ?? mode, note });
   };
@@ -159,6 +160,8 @@ function activate(control: string, dir: string, mode: string): void {
       return;
     }
     window = undefined;
+    // CPU time of this process (all its threads) over the window: stable under contention.
+    const cpu = process.cpuUsage(current.cpu);
     clearInterval(current.timer);
     current.samples.push(current.monitor.snapshot());
     current.monitor.close();
@@ -172,6 +175,8 @@ function activate(control: string, dir: string, mode: string): void {
         JSON.stringify({
           pid: process.pid,
           durationMs: Date.now() - current.startedAt,
+          cpuUserMicros: cpu.user,
+          cpuSystemMicros: cpu.system,
           samples: current.samples,
         }),
       );

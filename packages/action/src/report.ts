@@ -70,12 +70,15 @@ export function roundMetrics(round: RoundResult): RoundMetrics {
   const { load } = round;
   const failed = load.errors + load.non2xx;
   const attempts = load.requests.total + load.errors;
+  const cpu = round.monitors.reduce((sum, m) => sum + m.cpuMicros, 0);
   return {
     requestsPerSecond: load.requests.mean,
     p50: load.latency.p50,
     p90: load.latency.p90,
     p99: load.latency.p99,
     errorRate: attempts > 0 ? failed / attempts : 0,
+    cpuPerRequest:
+      round.monitors.length > 0 && load.requests.total > 0 ? cpu / load.requests.total : Number.NaN,
   };
 }
 

@@ -8,9 +8,11 @@ export interface RoundMetrics {
   p99: number;
   /** Failed requests (socket errors + non-2xx) over all requests, 0..1. */
   errorRate: number;
+  /** Server CPU time (all processes, all threads) per request in the window, µs; NaN without probe. */
+  cpuPerRequest: number;
 }
 
-export type MetricName = 'requestsPerSecond' | 'p50' | 'p90' | 'p99' | 'errorRate';
+export type MetricName = 'requestsPerSecond' | 'p50' | 'p90' | 'p99' | 'errorRate' | 'cpuPerRequest';
 
 export type MetricStatus = 'regressed' | 'improved' | 'within-threshold' | 'not-significant';
 
@@ -41,6 +43,7 @@ export const METRICS: readonly {
   { metric: 'p90', label: 'Latency p90', unit: 'ms', better: 'lower' },
   { metric: 'p99', label: 'Latency p99', unit: 'ms', better: 'lower' },
   { metric: 'errorRate', label: 'Errors', unit: '%', better: 'lower' },
+  { metric: 'cpuPerRequest', label: 'CPU per request', unit: 'µs', better: 'lower' },
 ];
 
 /** Smallest error-rate increase (absolute) that can count as a regression: 1 percentage point. */
@@ -51,13 +54,17 @@ export const MIN_ERROR_RATE_CHANGE = 0.01;
  * interval excludes zero AND the change is worse than `threshold` (a fraction, 0.1 = 10 %).
  * Error rates are compared as absolute differences (a base of 0 % has no relative change):
  * they regress when significant and higher by more than max(threshold × base, 1 point).
+ * Metrics some round lacks (CPU per request without a probe) are left out.
  */
 export function judgeMetrics(
   base: readonly RoundMetrics[],
   head: readonly RoundMetrics[],
   threshold: number,
 ): MetricVerdict[] {
-  return METRICS.map(({ metric, label, unit, better }) => {
+  const known = METRICS.filter(({ metric }) =>
+    [...base, ...head].every((r) => Number.isFinite(r[metric] as number)),
+  );
+  return known.map(({ metric, label, unit, better }) => {
     const b = base.map((r) => r[metric]);
     const h = head.map((r) => r[metric]);
     let change: number;

@@ -87,6 +87,7 @@ describe('diagnose', () => {
   const monitor = (over: Partial<MonitorSummary>): MonitorSummary => ({
     pid: 1,
     durationMs: 1000,
+    cpuMicros: 500_000,
     delayMean: 1,
     delayP99: 11,
     delayMax: 12,

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { judgeMetrics, type RoundMetrics } from '../src/verdict.js';
 
-const round = (rps: number, p50 = 10, errorRate = 0): RoundMetrics => ({
+const round = (rps: number, p50 = 10, errorRate = 0, cpuPerRequest = Number.NaN): RoundMetrics => ({
   requestsPerSecond: rps,
   p50,
   p90: p50 * 1.5,
   p99: p50 * 3,
   errorRate,
+  cpuPerRequest,
 });
 
 /** Recorded per-round numbers from runs on this machine (2 cores, shared). */
@@ -42,6 +43,12 @@ const cases = [
     expect: { errorRate: 'regressed' },
   },
   {
+    name: 'CPU per request +33 % while throughput drowns in machine noise (recorded A/B run)',
+    base: [round(56, 70, 0, 2900), round(151, 26, 0, 2950), round(155, 25, 0, 2870)],
+    head: [round(92, 43, 0, 3880), round(122, 32, 0, 3900), round(35, 110, 0, 3950)],
+    expect: { requestsPerSecond: 'not-significant', cpuPerRequest: 'regressed' },
+  },
+  {
     name: 'a single round per side never flags',
     base: [round(100)],
     head: [round(50)],
@@ -63,6 +70,11 @@ describe('judgeMetrics on recorded rounds', () => {
     expect(rps.ci[0]).toBeLessThan(rps.change);
     expect(rps.ci[1]).toBeGreaterThan(rps.change);
     expect(rps.ci[1]).toBeLessThan(0);
+  });
+
+  it('leaves out CPU per request when a round has no probe data', () => {
+    const verdicts = judgeMetrics([round(100), round(101)], [round(100), round(99)], 0.1);
+    expect(verdicts.map((v) => v.metric)).not.toContain('cpuPerRequest');
   });
 
   it('uses the threshold it is given', () => {
