@@ -74,6 +74,7 @@ export class Connection implements ResponseSink {
   private arrival = 0;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private reopen = false;
+  private connectStartedAt = 0;
 
   constructor(
     private readonly owner: ConnectionOwner,
@@ -107,6 +108,7 @@ export class Connection implements ResponseSink {
     this.isConnected = false;
     this.lastErrorKind = -1;
     this.parser.reset();
+    this.connectStartedAt = performance.now();
     // `onread` hands us bytes in one reused buffer, without the stream machinery per read.
     const socket = connect({
       host: this.owner.host,
@@ -162,6 +164,17 @@ export class Connection implements ResponseSink {
       socket.write(request);
     }
     if (corked) socket.uncork();
+  }
+
+  /** When the connect now under way started, or -1 when none is. */
+  connectingSince(): number {
+    return this.socket !== null && !this.isConnected && !this.stopped ? this.connectStartedAt : -1;
+  }
+
+  /** A connect took longer than the timeout (e.g. SYNs dropped): give up on it like a refused one. */
+  connectTimedOut(): void {
+    this.drop();
+    this.owner.connectFailed(this);
   }
 
   /** Time the oldest request in flight was written, or -1. */

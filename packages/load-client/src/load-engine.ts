@@ -256,6 +256,11 @@ export class LoadEngine extends EventEmitter implements ConnectionOwner {
   private checkTimeouts(timeoutMs: number): void {
     const now = performance.now();
     for (const connection of this.connections) {
+      const connecting = connection.connectingSince();
+      if (connecting >= 0 && now - connecting > timeoutMs) {
+        connection.connectTimedOut();
+        continue;
+      }
       const sent = connection.oldestSentAt();
       if (sent >= 0 && now - sent > timeoutMs) connection.timeOut();
     }

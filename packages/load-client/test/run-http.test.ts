@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HotpathLoadError, run } from '../src/index.js';
 import { httpServer, type Running, tcpServer } from './servers.js';
@@ -235,4 +237,38 @@ describe('run() error kinds', () => {
     expect(result.errors).toBe(10);
     expect(Object.keys(result.errorsByKind)).toEqual(['reset']);
   });
+});
+
+describe('run() against a server that never accepts', () => {
+  it.skipIf(!existsSync('/usr/bin/python3'))(
+    'ends by connect and request timeouts instead of hanging',
+    async () => {
+      // A listener with a backlog of 0 that never accepts: the kernel completes one handshake,
+      // then drops further SYNs, so later connects hang until the client gives up on them.
+      const child = spawn(
+        '/usr/bin/python3',
+        [
+          '-c',
+          'import socket,sys,time\ns=socket.socket()\ns.bind(("127.0.0.1",0))\ns.listen(0)\nprint(s.getsockname()[1],flush=True)\ntime.sleep(120)',
+        ],
+        { stdio: ['ignore', 'pipe', 'ignore'] },
+      );
+      try {
+        const port = await new Promise<number>((resolve) => {
+          child.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim())));
+        });
+        const result = await run({
+          url: `http://127.0.0.1:${port}/`,
+          amount: 6,
+          connections: 4,
+          timeout: 0.3,
+        });
+        expect(result.requests.total).toBe(0);
+        expect(result.errors).toBe(6);
+        expect((result.errorsByKind.timeout ?? 0) + (result.errorsByKind.connect ?? 0)).toBe(6);
+      } finally {
+        child.kill('SIGKILL');
+      }
+    },
+  );
 });
