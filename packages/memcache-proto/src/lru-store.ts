@@ -12,6 +12,8 @@ export interface Item {
   storedAt: number;
   /** Whether a get has seen the item (for expired_unfetched / evicted_unfetched). */
   fetched: boolean;
+  /** Meta protocol: a vivify placeholder whose recache "win" was already handed out. */
+  winSent?: boolean;
 }
 
 /** Bytes counted per item besides key and value (bookkeeping), as memcached counts its item header. */

@@ -1,15 +1,346 @@
+import { parseI32, parseU32, parseU64 } from './ascii-numbers.js';
+import { DeltaResult, StoreMode, StoreResult } from './cache.js';
 import type { Connection } from './connection.js';
+import type { Item } from './lru-store.js';
+import { KEY_MAX_LENGTH } from './text-protocol.js';
 
-/** Meta commands (mg, ms, md, ma, mn, me). */
+/** Flags of one meta command: their letters in request order, and the token after each. */
+interface MetaFlags {
+  letters: string;
+  tokens: string[];
+}
+
+function readFlags(conn: Connection, buf: Buffer, from: number, ntok: number): MetaFlags | string {
+  const t = conn.tokens;
+  let letters = '';
+  const tokens: string[] = [];
+  for (let i = from; i < ntok; i++) {
+    const s = t[2 * i]!;
+    const letter = String.fromCharCode(buf[s]!);
+    if (!/[a-zA-Z]/.test(letter)) return 'CLIENT_ERROR invalid flag\r\n';
+    if (letters.includes(letter)) return 'CLIENT_ERROR duplicate flag\r\n';
+    letters += letter;
+    tokens.push(buf.toString('latin1', s + 1, t[2 * i + 1]!));
+  }
+  return { letters, tokens };
+}
+
+function token(flags: MetaFlags, letter: string): string | undefined {
+  const i = flags.letters.indexOf(letter);
+  return i === -1 ? undefined : flags.tokens[i];
+}
+
+function numberToken(flags: MetaFlags, letter: string): number | undefined {
+  const text = token(flags, letter);
+  if (text === undefined) return undefined;
+  const b = Buffer.from(text, 'latin1');
+  const value = parseI32(b, 0, b.length);
+  return Number.isNaN(value) ? Number.NaN : value;
+}
+
+/** The flags echoed back, in request order. */
+function returnFlags(
+  flags: MetaFlags,
+  keyText: string,
+  item: Item | undefined,
+  now: number,
+  skip = '',
+): string {
+  let out = '';
+  for (let i = 0; i < flags.letters.length; i++) {
+    const letter = flags.letters[i]!;
+    if (skip.includes(letter)) continue;
+    switch (letter) {
+      case 'O':
+        out += ` O${flags.tokens[i]}`;
+        break;
+      case 'k':
+        out += flags.letters.includes('b') ? ` k${keyText} b` : ` k${keyText}`;
+        break;
+      case 'c':
+        if (item !== undefined) out += ` c${item.cas}`;
+        break;
+      case 'f':
+        if (item !== undefined) out += ` f${item.flags}`;
+        break;
+      case 's':
+        if (item !== undefined) out += ` s${item.value.length}`;
+        break;
+      case 't':
+        if (item !== undefined) {
+          out += item.expiresAt === 0 ? ' t-1' : ` t${Math.max(0, Math.ceil((item.expiresAt - now) / 1000))}`;
+        }
+        break;
+      case 'l':
+        if (item !== undefined) out += ` l${Math.floor((now - item.storedAt) / 1000)}`;
+        break;
+    }
+  }
+  return out;
+}
+
+/** Runs mg, ms, md, ma, mn or me; returns the position after the command (and its data) or -1. */
 export function processMetaCommand(
   conn: Connection,
-  _buf: Buffer,
-  _ntok: number,
+  buf: Buffer,
+  ntok: number,
   cmd: string,
   _lineEnd: number,
   next: number,
 ): number {
-  if (cmd === 'mn') conn.reply('MN\r\n');
-  else conn.reply('ERROR\r\n');
-  return next;
+  conn.cache.stats.cmdMeta++;
+  if (cmd === 'mn') {
+    conn.reply('MN\r\n');
+    return next;
+  }
+  const t = conn.tokens;
+  if (ntok < 2) {
+    conn.reply('ERROR\r\n');
+    return next;
+  }
+  if (t[3]! - t[2]! > KEY_MAX_LENGTH * 2) {
+    conn.reply('CLIENT_ERROR bad command line format\r\n');
+    return next;
+  }
+  const flags = readFlags(conn, buf, cmd === 'ms' ? 3 : 2, ntok);
+  if (typeof flags === 'string') {
+    conn.reply(flags);
+    return next;
+  }
+  const keyText = buf.toString('latin1', t[2], t[3]);
+  const key = flags.letters.includes('b') ? Buffer.from(keyText, 'base64').toString('latin1') : keyText;
+  if (key.length === 0 || key.length > KEY_MAX_LENGTH) {
+    conn.reply('CLIENT_ERROR bad command line format\r\n');
+    return next;
+  }
+  conn.noreply = false;
+  switch (cmd) {
+    case 'mg':
+      metaGet(conn, flags, key, keyText);
+      return next;
+    case 'ms':
+      return metaSet(conn, buf, ntok, flags, key, keyText, next);
+    case 'md':
+      metaDelete(conn, flags, key, keyText);
+      return next;
+    case 'ma':
+      metaArithmetic(conn, flags, key, keyText);
+      return next;
+    default:
+      metaDebug(conn, key, keyText);
+      return next;
+  }
+}
+
+function metaGet(conn: Connection, flags: MetaFlags, key: string, keyText: string): void {
+  const cache = conn.cache;
+  const now = conn.now();
+  const quiet = flags.letters.includes('q');
+  const ttl = numberToken(flags, 'T');
+  if (Number.isNaN(ttl)) {
+    conn.reply('CLIENT_ERROR bad token in command line format\r\n');
+    return;
+  }
+  let item = flags.letters.includes('u') ? cache.store.peek(key, now) : cache.store.get(key, now);
+  cache.stats.cmdGet++;
+  let win = '';
+  if (item === undefined) {
+    cache.stats.getMisses++;
+    const vivify = numberToken(flags, 'N');
+    if (vivify === undefined || Number.isNaN(vivify)) {
+      if (!quiet) conn.reply('EN\r\n');
+      return;
+    }
+    // vivify: create an empty placeholder; this client wins the right to fill it
+    cache.storeItem(StoreMode.ADD, key, Buffer.alloc(0), 0, vivify, 0n, now);
+    item = cache.lastItem!;
+    item.winSent = true;
+    win = ' W';
+  } else {
+    cache.stats.getHits++;
+    if (item.winSent === true && item.value.length === 0) win = ' Z';
+  }
+  const hit = flags.letters.includes('h') ? (item.fetched ? ' h1' : ' h0') : '';
+  item.fetched = true;
+  if (ttl !== undefined) cache.touch(key, ttl, now);
+  const echoed = returnFlags(flags, keyText, item, now, 'h') + hit + win;
+  if (flags.letters.includes('v')) {
+    conn.out.ascii(`VA ${item.value.length}${echoed}\r\n`);
+    conn.out.bytes(item.value);
+    conn.out.ascii('\r\n');
+  } else {
+    conn.reply(`HD${echoed}\r\n`);
+  }
+}
+
+const META_STORE_REPLIES = ['HD', 'NS', 'EX', 'NF'];
+
+function metaSet(
+  conn: Connection,
+  buf: Buffer,
+  ntok: number,
+  flags: MetaFlags,
+  key: string,
+  keyText: string,
+  next: number,
+): number {
+  const t = conn.tokens;
+  const cache = conn.cache;
+  const vlen = ntok > 2 ? parseI32(buf, t[4]!, t[5]!) : Number.NaN;
+  if (Number.isNaN(vlen) || vlen < 0) {
+    conn.reply('CLIENT_ERROR bad command line format\r\n');
+    return next;
+  }
+  if (cache.tooLarge(key.length, vlen)) {
+    conn.reply('SERVER_ERROR object too large for cache\r\n');
+    conn.swallow = vlen + 2;
+    return next;
+  }
+  const dataEnd = next + vlen + 2;
+  if (dataEnd > buf.length) {
+    conn.need = dataEnd - buf.length;
+    return -1;
+  }
+  if (buf[dataEnd - 2] !== 13 || buf[dataEnd - 1] !== 10) {
+    conn.reply('CLIENT_ERROR bad data chunk\r\n');
+    return dataEnd;
+  }
+  const clientFlagsText = token(flags, 'F');
+  const clientFlags =
+    clientFlagsText === undefined ? 0 : parseU32(Buffer.from(clientFlagsText), 0, clientFlagsText.length);
+  const ttl = numberToken(flags, 'T') ?? 0;
+  const casText = token(flags, 'C');
+  const cas = casText === undefined ? 0n : parseU64(Buffer.from(casText), 0, casText.length);
+  if (clientFlags < 0 || Number.isNaN(ttl) || cas < 0n) {
+    conn.reply('CLIENT_ERROR bad token in command line format\r\n');
+    return dataEnd;
+  }
+  let mode: StoreMode;
+  switch (token(flags, 'M') ?? 'S') {
+    case 'S':
+    case 's':
+    case '':
+      mode = casText === undefined ? StoreMode.SET : StoreMode.CAS;
+      break;
+    case 'E':
+    case 'e':
+      mode = StoreMode.ADD;
+      break;
+    case 'A':
+    case 'a':
+      mode = StoreMode.APPEND;
+      break;
+    case 'P':
+    case 'p':
+      mode = StoreMode.PREPEND;
+      break;
+    case 'R':
+    case 'r':
+      mode = StoreMode.REPLACE;
+      break;
+    default:
+      conn.reply('CLIENT_ERROR invalid mode for ms M token\r\n');
+      return dataEnd;
+  }
+  const value = Buffer.allocUnsafe(vlen);
+  buf.copy(value, 0, next, next + vlen);
+  const now = conn.now();
+  let result = cache.storeItem(mode, key, value, clientFlags, ttl, mode === StoreMode.CAS ? cas : 0n, now);
+  const vivify = numberToken(flags, 'N');
+  if (
+    result === StoreResult.NOT_STORED &&
+    mode === StoreMode.APPEND &&
+    vivify !== undefined &&
+    !Number.isNaN(vivify)
+  ) {
+    result = cache.storeItem(StoreMode.ADD, key, value, clientFlags, vivify, 0n, now);
+  }
+  if (result === StoreResult.TOO_LARGE) {
+    conn.reply('SERVER_ERROR object too large for cache\r\n');
+    return dataEnd;
+  }
+  if (result === StoreResult.STORED && flags.letters.includes('q')) return dataEnd;
+  const item = result === StoreResult.STORED ? cache.lastItem : undefined;
+  conn.reply(`${META_STORE_REPLIES[result]}${returnFlags(flags, keyText, item, now, 'fstl')}\r\n`);
+  return dataEnd;
+}
+
+function metaDelete(conn: Connection, flags: MetaFlags, key: string, keyText: string): void {
+  const cache = conn.cache;
+  const now = conn.now();
+  const casText = token(flags, 'C');
+  const item = cache.store.peek(key, now);
+  let code = 'HD';
+  if (item === undefined) {
+    code = 'NF';
+    cache.stats.deleteMisses++;
+  } else if (casText !== undefined && String(item.cas) !== casText) {
+    code = 'EX';
+  } else {
+    cache.delete(key, now);
+  }
+  if (code === 'HD' && flags.letters.includes('q')) return;
+  conn.reply(`${code}${returnFlags(flags, keyText, undefined, now)}\r\n`);
+}
+
+function metaArithmetic(conn: Connection, flags: MetaFlags, key: string, keyText: string): void {
+  const cache = conn.cache;
+  const now = conn.now();
+  const deltaText = token(flags, 'D') ?? '1';
+  const delta = parseU64(Buffer.from(deltaText), 0, deltaText.length);
+  const initialText = token(flags, 'J') ?? '0';
+  const initial = parseU64(Buffer.from(initialText), 0, initialText.length);
+  if (delta < 0n || initial < 0n) {
+    conn.reply('CLIENT_ERROR invalid numeric delta argument\r\n');
+    return;
+  }
+  const modeText = token(flags, 'M') ?? 'I';
+  const incr = modeText === 'I' || modeText === 'i' || modeText === '+';
+  if (!incr && modeText !== 'D' && modeText !== 'd' && modeText !== '-') {
+    conn.reply('CLIENT_ERROR invalid mode for ma\r\n');
+    return;
+  }
+  const casText = token(flags, 'C');
+  const cas = casText === undefined ? 0n : parseU64(Buffer.from(casText), 0, casText.length);
+  let result = cache.delta(key, incr, delta, cas < 0n ? 0n : cas, now);
+  const vivify = numberToken(flags, 'N');
+  if (result === DeltaResult.NOT_FOUND && vivify !== undefined && !Number.isNaN(vivify)) {
+    cache.storeItem(StoreMode.ADD, key, Buffer.from(String(initial)), 0, vivify, 0n, now);
+    cache.lastDelta = initial;
+    result = DeltaResult.OK;
+  }
+  if (result === DeltaResult.NON_NUMERIC) {
+    conn.reply('CLIENT_ERROR cannot increment or decrement non-numeric value\r\n');
+    return;
+  }
+  if (result !== DeltaResult.OK) {
+    conn.reply(
+      `${result === DeltaResult.NOT_FOUND ? 'NF' : 'EX'}${returnFlags(flags, keyText, undefined, now)}\r\n`,
+    );
+    return;
+  }
+  const ttl = numberToken(flags, 'T');
+  if (ttl !== undefined && !Number.isNaN(ttl)) cache.touch(key, ttl, now);
+  const item = cache.store.peek(key, now);
+  const echoed = returnFlags(flags, keyText, item, now, 'fsl');
+  if (flags.letters.includes('q')) return;
+  if (flags.letters.includes('v')) {
+    const text = String(cache.lastDelta);
+    conn.reply(`VA ${text.length}${echoed}\r\n${text}\r\n`);
+  } else if (!flags.letters.includes('q')) {
+    conn.reply(`HD${echoed}\r\n`);
+  }
+}
+
+function metaDebug(conn: Connection, key: string, keyText: string): void {
+  const now = conn.now();
+  const item = conn.cache.store.peek(key, now);
+  if (item === undefined) {
+    conn.reply('EN\r\n');
+    return;
+  }
+  const exp = item.expiresAt === 0 ? -1 : Math.max(0, Math.ceil((item.expiresAt - now) / 1000));
+  conn.reply(
+    `ME ${keyText} exp=${exp} la=${Math.floor((now - item.storedAt) / 1000)} cas=${item.cas} fetch=${item.fetched ? 'yes' : 'no'} cls=1 size=${item.value.length + key.length + 48}\r\n`,
+  );
 }

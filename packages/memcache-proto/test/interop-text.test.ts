@@ -53,6 +53,26 @@ const scenarios: [string, string][] = [
   ['pipelined noreply sets', 'set $a 0 0 1 noreply\r\n1\r\nset $b 0 0 1 noreply\r\n2\r\nget $a $b\r\n'],
   ['quit closes', 'set $a 0 0 1\r\nx\r\nquit\r\nget $a\r\n'],
   ['delete hit', 'set $a 0 0 1\r\nx\r\ndelete $a\r\nget $a\r\n'],
+  [
+    'meta get flags',
+    'ms $m 2\r\nhi\r\nmg $m v\r\nmg $m s f t v\r\nmg $m k O99\r\nmg $z v\r\nmg $z v q\r\nmg $m\r\n',
+  ],
+  [
+    'meta set modes',
+    'ms $m 2 T100 F5\r\nhi\r\nmg $m f t s v\r\nms $m 2 ME\r\nxx\r\nms $r 2 MR\r\nxx\r\nms $m 1 MA\r\n!\r\nmg $m v\r\nms $m 2 MX\r\nxx\r\n',
+  ],
+  [
+    'meta delete and arithmetic',
+    'md $m\r\nmd $m\r\nmd $m q\r\nma $c\r\nma $c N0 J10\r\nma $c v\r\nma $c MD D3 v\r\nma $c q\r\n',
+  ],
+  ['meta vivify and win flags', 'mg $v N30 v\r\nmg $v v\r\nmg $v v k t\r\nms $v 1\r\nx\r\nmg $v v\r\n'],
+  ['meta base64 key', 'ms bTE= 1 b\r\nx\r\nmg bTE= b k v\r\n'],
+  ['meta errors', 'mg\r\nmg $a !\r\nmg $a v v\r\nms $a x\r\nms $a 2 q\r\nab\r\nms $a 2 q\r\nabc\r\n'],
+  [
+    'meta cas and quiet',
+    'ms $c 1\r\n5\r\nms $c 1 C1\r\n6\r\nma $c D5 v q\r\nma $y q\r\nma $c MD D100 v t\r\n',
+  ],
+  ['mn', 'mn\r\n'],
 ];
 
 describe('text protocol, byte for byte against memcached', () => {
