@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
+import { encodeSet, type TextReply, TextReplyParser } from '@hotpath/memcache-proto';
 import { HotpathLoadError } from './errors.js';
-import { encodeSetRequest, MC_STORED, MemcacheReplyParser, memcacheKey } from './memcache-protocol.js';
+import { memcacheKey } from './memcache-protocol.js';
 import type { MemcacheTarget } from './options.js';
 
 const BATCH = 256;
@@ -40,22 +41,28 @@ export function preloadMemcache(target: MemcacheTarget, timeoutSeconds: number):
     const sendBatch = () => {
       const parts: Buffer[] = [];
       for (let i = 0; i < BATCH && next < keys; i++, next++)
-        parts.push(encodeSetRequest(memcacheKey(target, next), value));
+        parts.push(encodeSet(memcacheKey(target, next), value));
       socket.write(Buffer.concat(parts));
     };
-    const parser = new MemcacheReplyParser({
-      onResponse(status) {
-        answered++;
-        if (status === MC_STORED) stored++;
-        if (answered === keys) finish();
-        else if (answered === next) sendBatch();
-      },
-      onParseError(reason) {
-        finish(new HotpathLoadError('HP_LOAD_UNREACHABLE', `memcache preload got a bad reply: ${reason}`));
-      },
-    });
+    const onReply = (reply: TextReply) => {
+      answered++;
+      if (reply.type === 'status' && reply.status === 'STORED') stored++;
+      if (answered === keys) finish();
+      else if (answered === next) sendBatch();
+    };
+    const parser = new TextReplyParser({ onReply });
     socket.on('connect', sendBatch);
-    socket.on('data', (chunk: Buffer) => parser.execute(chunk, chunk.length));
+    socket.on('data', (chunk: Buffer) => {
+      try {
+        parser.push(chunk);
+      } catch (cause) {
+        finish(
+          new HotpathLoadError('HP_LOAD_UNREACHABLE', `memcache preload got a bad reply: ${String(cause)}`, {
+            cause,
+          }),
+        );
+      }
+    });
     socket.on('error', (cause) =>
       finish(
         new HotpathLoadError(

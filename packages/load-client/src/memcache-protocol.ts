@@ -1,9 +1,13 @@
+import { encodeGet, encodeSet } from '@hotpath/memcache-proto';
 import type { MemcacheTarget } from './options.js';
 import type { ResponseSink, WireParser } from './wire.js';
 
 /**
- * memcache text protocol for the load loop: get/set requests serialised once, and a reply
- * parser on Buffers. Replies map to status codes so they count like HTTP statuses.
+ * memcache text protocol for the load loop: get/set requests serialised once with
+ * @hotpath/memcache-proto's encoders, and a reply parser that only classifies replies
+ * (no strings, no per-reply objects or value copies: it runs once per response in the hot
+ * loop; memcache-proto's TextReplyParser, which returns full replies, is used where the
+ * values matter, e.g. the preload). Replies map to status codes so they count like HTTP.
  */
 export const MC_HIT = 200;
 export const MC_STORED = 201;
@@ -49,15 +53,6 @@ export function memcacheKey(target: MemcacheTarget, index: number): string {
   return `${target.keyPrefix}${index}`;
 }
 
-export function encodeGetRequest(key: string): Buffer {
-  return Buffer.from(`get ${key}\r\n`, 'latin1');
-}
-
-export function encodeSetRequest(key: string, value: Buffer): Buffer {
-  const head = Buffer.from(`set ${key} 0 0 ${value.length}\r\n`, 'latin1');
-  return Buffer.concat([head, value, Buffer.from('\r\n')]);
-}
-
 /** The requests a memcache run cycles through: random keys, gets and sets as configured. */
 export function memcacheRequests(target: MemcacheTarget): Buffer[] {
   const random = randomSource(0x5eed);
@@ -67,7 +62,7 @@ export function memcacheRequests(target: MemcacheTarget): Buffer[] {
   for (let i = 0; i < count; i++) {
     const key = memcacheKey(target, Math.floor(random() * target.keySpace));
     const set = target.operation === 'set' || (target.operation === 'mix' && random() < target.setRatio);
-    requests.push(set ? encodeSetRequest(key, value) : encodeGetRequest(key));
+    requests.push(set ? encodeSet(key, value) : encodeGet(key));
   }
   return requests;
 }

@@ -1,3 +1,4 @@
+import { TextReplyParser } from '@hotpath/memcache-proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../src/index.js';
 import { MemcacheReplyParser } from '../src/memcache-protocol.js';
@@ -28,6 +29,27 @@ describe('memcache replies', () => {
       expect(errors).toEqual([]);
       expect(statuses).toEqual([200, 404, 201, 409, 500, 400, 500, 200]);
     }
+  });
+
+  it("classifies replies the same way as @hotpath/memcache-proto's TextReplyParser", () => {
+    const stream = Buffer.from(
+      'VALUE a 1 3\r\nabc\r\nEND\r\nEND\r\nSTORED\r\nNOT_STORED\r\nEXISTS\r\nNOT_FOUND\r\n' +
+        'SERVER_ERROR object too large for cache\r\nCLIENT_ERROR bad data chunk\r\nERROR\r\n',
+    );
+    const ours: number[] = [];
+    new MemcacheReplyParser({ onResponse: (status) => ours.push(status), onParseError: () => {} }).execute(
+      stream,
+      stream.length,
+    );
+    const theirs = new TextReplyParser().push(stream).map((reply) => {
+      if (reply.type === 'values') return reply.values.length > 0 ? 200 : 404;
+      if (reply.type === 'status')
+        return { STORED: 201, NOT_STORED: 409, EXISTS: 409, NOT_FOUND: 410 }[reply.status as string];
+      if (reply.type === 'error') return reply.kind === 'CLIENT_ERROR' ? 400 : 500;
+      return -1;
+    });
+    expect(ours).toEqual(theirs);
+    expect(ours).toHaveLength(9);
   });
 
   it('reports a reply that is not memcache as a parse error', () => {
