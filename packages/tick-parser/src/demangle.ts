@@ -1,4 +1,4 @@
-import { runTool } from './binary-symbols.js';
+import { runTool } from './run-tool.js';
 
 /**
  * Demangles C++ symbol names (`_ZN4node6crypto6PBKDF2...`) with one run of c++filt, names on stdin

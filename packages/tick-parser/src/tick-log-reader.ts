@@ -3,7 +3,20 @@ import { type CodeDescription, describeCode } from './code-description.js';
 import { DynamicCodeMap } from './code-map.js';
 import { demangle } from './demangle.js';
 import { LibraryMap, type Region } from './library-map.js';
+import { describeSkipped, type LogCounts, newLogCounts } from './log-counts.js';
 import { fieldEquals, parseHexField, parseIntField, splitFields, stringField } from './log-fields.js';
+import {
+  CODE_CREATION,
+  CODE_DELETE,
+  CODE_MOVE,
+  CODE_RANGE,
+  IGNORED_KINDS,
+  NEW,
+  SFI_MOVE,
+  SHARED_LIBRARY,
+  TICK,
+  V8_VERSION,
+} from './log-kinds.js';
 import { type LineSink, LineSplitter } from './log-lines.js';
 import type { Profile, ProfileMeta } from './model.js';
 import { ProfileBuilder } from './profile-builder.js';
@@ -22,69 +35,6 @@ export interface TickLogOptions extends SymbolToolOptions {
   /** The C++ demangler, fed the sampled symbols' names on stdin (default `c++filt`). */
   demangler?: string;
 }
-
-const word = (text: string) => Buffer.from(text, 'latin1');
-const TICK = word('tick');
-const CODE_CREATION = word('code-creation');
-const CODE_MOVE = word('code-move');
-const CODE_DELETE = word('code-delete');
-const SFI_MOVE = word('sfi-move');
-const SHARED_LIBRARY = word('shared-library');
-const V8_VERSION = word('v8-version');
-const NEW = word('new');
-const CODE_RANGE = word('CodeRange');
-
-/** Line kinds V8 writes that carry nothing for a CPU profile. */
-const IGNORED_KINDS = new Set([
-  'code-source-info',
-  'script-source',
-  'script-details',
-  'script',
-  'shared-library-end',
-  'v8-platform',
-  'profiler',
-  'new',
-  'delete',
-  'heap-capacity',
-  'heap-available',
-  'code-deopt',
-  'code-disable-optimization',
-  'timer-event-start',
-  'timer-event-end',
-  'current-time',
-  'heap-sample-begin',
-  'heap-sample-end',
-  'heap-sample-item',
-  'function-creation',
-  'function-move',
-  'function-delete',
-  'code-allocate',
-  'begin-code-region',
-  'end-code-region',
-  'active-runtime-timer',
-  'snapshot-code-name',
-  'compilation-cache',
-  'tick-timestamp',
-  'map-create',
-  'map-details',
-  'map',
-  'ic',
-  'LoadIC',
-  'StoreIC',
-  'KeyedLoadIC',
-  'KeyedStoreIC',
-  'LoadGlobalIC',
-  'StoreGlobalIC',
-  'StoreInArrayLiteralIC',
-  'suspect-read',
-  'api',
-  'cpp',
-  'wasm-code-creation',
-  'code-creation-with-source',
-  'sharedlibrary',
-  'jit-code',
-  'code-move-wasm',
-]);
 
 const MAX_FIELDS = 6 + 256 + 8;
 const MAX_CODE_SIZE = 16 * 1024 * 1024;
@@ -106,26 +56,14 @@ export class TickLogReader implements LineSink {
   private readonly starts = new Int32Array(MAX_FIELDS);
   private readonly ends = new Int32Array(MAX_FIELDS);
   private readonly scratch = new Int32Array(MAX_FIELDS + 2);
-  private readonly unknownKinds = new Map<string, number>();
+  private readonly counts: LogCounts = newLogCounts();
   private readonly blob = new RemappedBuiltins();
   private readonly mangled = new Map<number, string>();
   private readonly demangler: string;
   private readonly toolTimeoutMs: number;
   private unknownFn = -1;
   private overflowFn = -1;
-  private lines = 0;
-  private ticks = 0;
-  private gcTicks = 0;
-  private unaccounted = 0;
-  private badLines = 0;
-  private oversizedLines = 0;
-  private badFrames = 0;
-  private droppedFrames = 0;
-  private unknownMoves = 0;
-  private unknownDeletes = 0;
-  private hugeCode = 0;
   private v8Version: string | undefined;
-  private readonly firstBadLines: string[] = [];
 
   constructor(options: TickLogOptions = {}) {
     this.splitter = new LineSplitter(this, options.maxLineBytes ?? 64 * 1024 * 1024);
@@ -144,14 +82,14 @@ export class TickLogReader implements LineSink {
   }
 
   oversized(bytes: number): void {
-    this.lines++;
-    this.oversizedLines++;
-    if (this.firstBadLines.length < 5)
-      this.firstBadLines.push(`line ${this.lines}: ${bytes} bytes, over the line limit`);
+    this.counts.lines++;
+    this.counts.oversizedLines++;
+    if (this.counts.firstBadLines.length < 5)
+      this.counts.firstBadLines.push(`line ${this.counts.lines}: ${bytes} bytes, over the line limit`);
   }
 
   line(buf: Buffer, start: number, end: number): void {
-    this.lines++;
+    this.counts.lines++;
     if (end > start && buf[end - 1] === 13) end--; // CRLF
     if (end <= start) return;
     const comma = buf.indexOf(44, start);
@@ -168,16 +106,20 @@ export class TickLogReader implements LineSink {
       const kind = buf.toString('latin1', start, Math.min(kindEnd, start + 64));
       if (IGNORED_KINDS.has(kind)) return;
       const key =
-        this.unknownKinds.has(kind) || this.unknownKinds.size < MAX_UNKNOWN_KINDS ? kind : '(other)';
-      this.unknownKinds.set(key, (this.unknownKinds.get(key) ?? 0) + 1);
+        this.counts.unknownKinds.has(kind) || this.counts.unknownKinds.size < MAX_UNKNOWN_KINDS
+          ? kind
+          : '(other)';
+      this.counts.unknownKinds.set(key, (this.counts.unknownKinds.get(key) ?? 0) + 1);
     }
   }
 
   private bad(buf: Buffer, start: number, end: number, why: string): void {
-    this.badLines++;
-    if (this.firstBadLines.length < 5) {
+    this.counts.badLines++;
+    if (this.counts.firstBadLines.length < 5) {
       const text = buf.toString('utf8', start, Math.min(end, start + 80)).replace(/[^\x20-\x7e]/g, '?');
-      this.firstBadLines.push(`line ${this.lines} (${why}): ${text}${end - start > 80 ? '…' : ''}`);
+      this.counts.firstBadLines.push(
+        `line ${this.counts.lines} (${why}): ${text}${end - start > 80 ? '…' : ''}`,
+      );
     }
   }
 
@@ -196,8 +138,8 @@ export class TickLogReader implements LineSink {
       this.bad(buf, start, end, 'tick with a bad number');
       return;
     }
-    this.ticks++;
-    if (vmState === VM_STATE_GC) this.gcTicks++;
+    this.counts.ticks++;
+    if (vmState === VM_STATE_GC) this.counts.gcTicks++;
     let depth = 0;
     if (external !== 0 && !Number.isNaN(external) && !Number.isNaN(tos) && tos !== 0) {
       // In an external (C++ API) callback V8 logs the callback's address. V8's tick processor
@@ -208,7 +150,7 @@ export class TickLogReader implements LineSink {
       if (leaf >= 0 && leaf !== callback) scratch[depth++] = leaf;
       if (callback >= 0) scratch[depth++] = callback;
       if (depth === 0) {
-        this.unaccounted++;
+        this.counts.unaccounted++;
         scratch[depth++] = this.unknownFunction();
       }
     } else {
@@ -219,7 +161,7 @@ export class TickLogReader implements LineSink {
       } else tos = 0;
       const top = this.resolve(pc);
       if (top < 0) {
-        this.unaccounted++;
+        this.counts.unaccounted++;
         scratch[depth++] = this.unknownFunction();
       } else scratch[depth++] = top;
       if (tos !== 0) {
@@ -238,18 +180,18 @@ export class TickLogReader implements LineSink {
         // '+' / '-': an offset from the previous relative frame, as V8's log reader reads it.
         const offset = parseHexField(buf, s, e);
         if (Number.isNaN(offset)) {
-          this.badFrames++;
+          this.counts.badFrames++;
           continue;
         }
         previous += offset;
         addr = previous;
       } else if (first === 111) {
-        this.droppedFrames++; // "overflow"
+        this.counts.droppedFrames++; // "overflow"
         continue;
       } else {
         addr = parseHexField(buf, s, e);
         if (Number.isNaN(addr)) {
-          this.badFrames++;
+          this.counts.badFrames++;
           continue;
         }
       }
@@ -360,7 +302,7 @@ export class TickLogReader implements LineSink {
       return;
     }
     if (size > MAX_CODE_SIZE) {
-      this.hugeCode++;
+      this.counts.hugeCode++;
       this.bad(buf, start, end, `code-creation of ${size} bytes`);
       return;
     }
@@ -403,7 +345,7 @@ export class TickLogReader implements LineSink {
       this.bad(buf, start, end, 'code-move with a bad address');
       return;
     }
-    if (!this.code.move(from, to)) this.unknownMoves++;
+    if (!this.code.move(from, to)) this.counts.unknownMoves++;
   }
 
   private codeDelete(buf: Buffer, start: number, end: number): void {
@@ -417,7 +359,7 @@ export class TickLogReader implements LineSink {
       this.bad(buf, start, end, 'code-delete with a bad address');
       return;
     }
-    if (!this.code.delete(addr)) this.unknownDeletes++;
+    if (!this.code.delete(addr)) this.counts.unknownDeletes++;
   }
 
   private sharedLibrary(buf: Buffer, start: number, end: number): void {
@@ -475,18 +417,18 @@ export class TickLogReader implements LineSink {
     await this.demangleCppNames(warnings);
     const builder = this.builder;
     this.trie.forEachStack((frames, length, count) => builder.addStack(frames, length, count));
-    this.collectWarnings(warnings);
+    warnings.push(...describeSkipped(this.counts, this.libraries.droppedRegions, this.trie.truncated));
     const meta: ProfileMeta = {
-      gcTicks: this.gcTicks,
-      unaccountedTicks: this.unaccounted,
-      lines: this.lines,
-      badLines: this.badLines + this.oversizedLines,
+      gcTicks: this.counts.gcTicks,
+      unaccountedTicks: this.counts.unaccounted,
+      lines: this.counts.lines,
+      badLines: this.counts.badLines + this.counts.oversizedLines,
     };
     if (this.v8Version) meta.v8Version = this.v8Version;
-    if (this.unknownKinds.size > 0) meta.unknownLines = Object.fromEntries(this.unknownKinds);
+    if (this.counts.unknownKinds.size > 0) meta.unknownLines = Object.fromEntries(this.counts.unknownKinds);
     const profile = builder.build('tick-log', warnings, meta);
-    if (profile.totalTicks !== this.ticks) {
-      warnings.push(`internal: ${this.ticks} ticks read but ${profile.totalTicks} in stacks`);
+    if (profile.totalTicks !== this.counts.ticks) {
+      warnings.push(`internal: ${this.counts.ticks} ticks read but ${profile.totalTicks} in stacks`);
     }
     return profile;
   }
@@ -505,34 +447,5 @@ export class TickLogReader implements LineSink {
       remap.set(ids[i], this.builder.internFunction({ ...old, name: readable }));
     }
     if (remap.size > 0) this.trie.remapFrames((frame) => remap.get(frame) ?? frame);
-  }
-
-  private collectWarnings(warnings: string[]): void {
-    if (this.lines === 0) warnings.push('the log is empty');
-    else if (this.ticks === 0) warnings.push('the log has no tick lines: was it written with --prof?');
-    if (this.badLines > 0) warnings.push(`${this.badLines} malformed lines skipped`);
-    if (this.oversizedLines > 0) warnings.push(`${this.oversizedLines} lines over the line limit skipped`);
-    for (const detail of this.firstBadLines) warnings.push(`  ${detail}`);
-    if (this.hugeCode > 0)
-      warnings.push(`${this.hugeCode} code-creation events with implausible sizes ignored`);
-    if (this.badFrames > 0) warnings.push(`${this.badFrames} stack frames with bad addresses skipped`);
-    if (this.droppedFrames > 0) warnings.push(`${this.droppedFrames} stack overflow markers skipped`);
-    if (this.unknownMoves > 0)
-      warnings.push(`${this.unknownMoves} code-move events for code never created (ignored, as V8 does)`);
-    if (this.unknownDeletes > 0)
-      warnings.push(`${this.unknownDeletes} code-delete events for code never created (ignored)`);
-    if (this.libraries.droppedRegions > 0)
-      warnings.push(`${this.libraries.droppedRegions} shared-library events over the limit ignored`);
-    if (this.unknownKinds.size > 0) {
-      const list = [...this.unknownKinds].map(([kind, count]) => `${kind} (${count})`).join(', ');
-      warnings.push(`lines of unknown kinds skipped: ${list}`);
-    }
-    if (this.trie.truncated > 0)
-      warnings.push(`call tree over its size limit: ${this.trie.truncated} ticks kept only their top frame`);
-    if (this.ticks > 0 && this.unaccounted / this.ticks > 0.05) {
-      warnings.push(
-        `${this.unaccounted} of ${this.ticks} ticks (${((100 * this.unaccounted) / this.ticks).toFixed(1)}%) are at addresses no code event or library covers`,
-      );
-    }
   }
 }
