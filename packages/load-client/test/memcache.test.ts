@@ -60,10 +60,10 @@ describe('memcache replies', () => {
   });
 });
 
-describe('memcache:// against a real memcached', () => {
+describe.each(['memcached', 'hotpath-memcached'] as const)('memcache:// against a real %s', (kind) => {
   let memcached: Memcached;
   beforeAll(async () => {
-    memcached = await startMemcached();
+    memcached = await startMemcached(kind);
   });
   afterAll(async () => {
     await memcached?.stop();

@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { connect } from 'node:net';
+import { dirname, join } from 'node:path';
 import { freePort } from './nginx.js';
 
 export const MEMCACHED = ['/usr/bin/memcached', '/usr/local/bin/memcached'].find((path) => existsSync(path));
@@ -12,14 +14,30 @@ export interface Memcached {
   stop(): Promise<void>;
 }
 
-/** A real memcached on a free 127.0.0.1 port (no UDP). */
-export async function startMemcached(): Promise<Memcached> {
-  if (!MEMCACHED) throw new Error('memcached is not installed');
+/** hotpath-memcached, the drop-in server of @hotpath/memcache-proto (its built CLI). */
+export const HOTPATH_MEMCACHED = join(
+  dirname(createRequire(import.meta.url).resolve('@hotpath/memcache-proto/package.json')),
+  'dist',
+  'cli.js',
+);
+
+export type ServerKind = 'memcached' | 'hotpath-memcached';
+
+/** A real memcached (or hotpath-memcached) on a free 127.0.0.1 port (no UDP). */
+export async function startMemcached(kind: ServerKind = 'memcached'): Promise<Memcached> {
   const port = await freePort();
-  const args = ['-l', '127.0.0.1', '-p', String(port), '-U', '0', '-m', '64', '-t', '1'];
-  // memcached refuses to run as root without naming a user to switch to.
-  if (process.getuid?.() === 0) args.push('-u', 'nobody');
-  const child: ChildProcess = spawn(MEMCACHED, args, { stdio: 'ignore' });
+  let child: ChildProcess;
+  if (kind === 'memcached') {
+    if (!MEMCACHED) throw new Error('memcached is not installed');
+    const args = ['-l', '127.0.0.1', '-p', String(port), '-U', '0', '-m', '64', '-t', '1'];
+    // memcached refuses to run as root without naming a user to switch to.
+    if (process.getuid?.() === 0) args.push('-u', 'nobody');
+    child = spawn(MEMCACHED, args, { stdio: 'ignore' });
+  } else {
+    child = spawn(process.execPath, [HOTPATH_MEMCACHED, '-l', '127.0.0.1', '-p', String(port), '-m', '64'], {
+      stdio: 'ignore',
+    });
+  }
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stats = () =>
     new Promise<Record<string, number>>((resolve, reject) => {
