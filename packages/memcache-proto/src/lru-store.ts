@@ -12,6 +12,8 @@ export interface Item {
   storedAt: number;
   /** Whether a get has seen the item (for expired_unfetched / evicted_unfetched). */
   fetched: boolean;
+  /** When the item was last moved to the most recent end of the LRU (ms). */
+  bumpedAt: number;
   /** Meta protocol: a vivify placeholder whose recache "win" was already handed out. */
   winSent?: boolean;
 }
@@ -20,6 +22,8 @@ export interface Item {
 export const ITEM_OVERHEAD_BYTES = 48;
 
 const MAX_CAS = 0xffff_ffff_ffff_ffffn;
+/** An item read again within this many ms keeps its LRU position. */
+export const BUMP_INTERVAL_MS = 1000;
 
 /** Counters the store keeps for `stats`. */
 export interface StoreCounters {
@@ -64,12 +68,18 @@ export class LruStore {
     return this.bytes;
   }
 
-  /** Looks an item up, drops it when expired or flushed, and marks it most recently used. */
+  /**
+   * Looks an item up, drops it when expired or flushed, and marks it most recently used.
+   * Like memcached, an item is moved at most once per BUMP_INTERVAL_MS: hot keys stay put.
+   */
   get(key: string, now = Date.now()): Item | undefined {
     const item = this.peek(key, now);
     if (item === undefined) return undefined;
-    this.items.delete(key);
-    this.items.set(key, item);
+    if (now - item.bumpedAt >= BUMP_INTERVAL_MS) {
+      item.bumpedAt = now;
+      this.items.delete(key);
+      this.items.set(key, item);
+    }
     return item;
   }
 
@@ -88,7 +98,16 @@ export class LruStore {
   set(key: string, value: Buffer, flags = 0, expiresAt = 0, now = Date.now()): Item {
     const old = this.items.get(key);
     if (old !== undefined) this.remove(old);
-    const item: Item = { key, value, flags, expiresAt, cas: this.newCas(), storedAt: now, fetched: false };
+    const item: Item = {
+      key,
+      value,
+      flags,
+      expiresAt,
+      cas: this.newCas(),
+      storedAt: now,
+      bumpedAt: now,
+      fetched: false,
+    };
     this.items.set(key, item);
     this.bytes += sizeOf(item);
     this.totalItems++;

@@ -7,13 +7,13 @@ describe('LruStore', () => {
   it('evicts the least recently used item when over its byte limit', () => {
     const value = Buffer.alloc(100, 1);
     const store = new LruStore(itemBytes('a', value) * 2);
-    store.set('a', value);
-    store.set('b', value);
-    expect(store.get('a')?.value).toBe(value); // a is now most recent
-    store.set('c', value);
-    expect(store.get('b')).toBeUndefined();
-    expect(store.get('a')).toBeDefined();
-    expect(store.get('c')).toBeDefined();
+    store.set('a', value, 0, 0, 0);
+    store.set('b', value, 0, 0, 0);
+    expect(store.get('a', 5_000)?.value).toBe(value); // a is now most recent
+    store.set('c', value, 0, 0, 5_000);
+    expect(store.get('b', 5_000)).toBeUndefined();
+    expect(store.get('a', 5_000)).toBeDefined();
+    expect(store.get('c', 5_000)).toBeDefined();
     expect(store.evictions).toBe(1);
     expect(store.usedBytes).toBe(itemBytes('a', value) * 2);
   });
@@ -27,6 +27,30 @@ describe('LruStore', () => {
     expect(store.get('k', 2_000)).toBeUndefined();
     expect(store.size).toBe(0);
     expect(store.usedBytes).toBe(0);
+  });
+
+  it('keeps an item read again within a second in place, as memcached does', () => {
+    const value = Buffer.alloc(100, 1);
+    const store = new LruStore(itemBytes('a', value) * 2);
+    store.set('a', value, 0, 0, 1_000);
+    store.set('b', value, 0, 0, 1_000);
+    store.get('a', 1_500); // too soon to move
+    store.set('c', value, 0, 0, 1_600);
+    expect(store.get('a', 1_600)).toBeUndefined();
+    expect(store.get('b', 1_600)).toBeDefined();
+  });
+
+  it('sweeps expired items in bounded steps and honours a delayed flush', () => {
+    const store = new LruStore(1 << 20);
+    for (let i = 0; i < 10; i++) store.set(`k${i}`, Buffer.from('v'), 0, i < 6 ? 2_000 : 0, 1_000);
+    expect(store.sweep(3_000, 4)).toBe(4);
+    expect(store.sweep(3_000, 100)).toBe(2);
+    expect(store.size).toBe(4);
+    store.flush(5_000, 3_000);
+    expect(store.get('k7', 4_000)).toBeDefined();
+    expect(store.get('k7', 5_000)).toBeUndefined();
+    store.set('later', Buffer.from('v'), 0, 0, 6_000);
+    expect(store.get('later', 6_000)).toBeDefined();
   });
 
   it('rejects a limit that is not a positive integer', () => {

@@ -87,6 +87,36 @@ describe('hotpath-memcached server', () => {
     expect(closed).toBe(true);
   });
 
+  it('stops reading a client that does not read its replies (output cap), then serves every reply intact', async () => {
+    const server = await start({ maxOutputBytes: 64 * 1024 });
+    const value = Buffer.alloc(500_000, 'q');
+    expect(
+      await exchange(
+        server.port,
+        Buffer.concat([Buffer.from('set big 0 0 500000\r\n'), value, Buffer.from('\r\n')]),
+      ),
+    ).toBe('STORED\r\nMN\r\n');
+    const socket = net.connect(server.port, '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    socket.pause();
+    socket.write('get big\r\n'.repeat(200));
+    await new Promise((r) => setTimeout(r, 800));
+    const processedWhileBlocked = server.cache.stats.cmdGet;
+    expect(processedWhileBlocked).toBeLessThan(100);
+    const single = 'VALUE big 0 500000\r\n'.length + 500_002 + 'END\r\n'.length;
+    let received = 0;
+    await new Promise<void>((resolve) => {
+      socket.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received >= single * 200) resolve();
+      });
+      socket.resume();
+    });
+    socket.destroy();
+    expect(received).toBe(single * 200);
+    expect(server.cache.stats.cmdGet).toBe(200);
+  });
+
   it('reports stats counters', async () => {
     const server = await start();
     const reply = await exchange(server.port, 'set a 0 0 1\r\n1\r\nget a b\r\nincr a 5\r\nstats\r\n');
