@@ -1,7 +1,7 @@
 // `pnpm demo [express|restify|nodecached] [extra hotpath flags]`: a real base-vs-head comparison
 // on an example with `hotpath compare`. Without the CLI built, it runs the engine slice that
 // predates it: the PBKDF2 story with two real servers, real load and a CPU profile of the head.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -13,39 +13,59 @@ const cli = join(root, 'packages/action/dist/cli.js');
 
 /** The three seed stories: base is the slow first version, head is the fix. */
 const demos = {
-  express: {
-    cwd: 'examples/express-auth',
-    base: 'HASH_MODE=sync node server.js',
-    head: 'HASH_MODE=async node server.js',
-    args: ['--url', '/auth?username=demo&password=secret', '--connections', '20'],
-  },
-  restify: {
-    cwd: 'examples/restify-etag',
-    base: 'ETAG_MODE=slow node server.js',
-    head: 'ETAG_MODE=fast node server.js',
-    args: ['--url', '/seed/v1', '--connections', '50'],
-  },
-  nodecached: {
-    cwd: 'examples/nodecached',
-    base: 'NAGLE=1 VALUES=string node server.js',
-    head: 'node server.js',
-    args: ['--url', 'memcache://127.0.0.1:$PORT', '--connections', '50'],
-  },
+  express: [
+    {
+      cwd: 'examples/express-auth',
+      base: 'HASH_MODE=sync node server.js',
+      head: 'HASH_MODE=async node server.js',
+      args: ['--url', '/auth?username=demo&password=secret', '--connections', '20'],
+    },
+  ],
+  restify: [
+    {
+      cwd: 'examples/restify-etag',
+      base: 'ETAG_MODE=slow node server.js',
+      head: 'ETAG_MODE=fast node server.js',
+      args: ['--url', '/seed/v1', '--connections', '50'],
+    },
+  ],
+  nodecached: [
+    {
+      title: "the seed's naive nodecached (strings, Nagle on) vs memcache-proto",
+      cwd: 'examples/nodecached',
+      base: 'IMPL=naive node server.js',
+      head: 'IMPL=proto node server.js',
+      args: ['--url', 'memcache://127.0.0.1:$PORT', '--connections', '50'],
+    },
+    {
+      title: 'memcache-proto vs the real memcached (-t 1)',
+      when: () => spawnSync('memcached', ['-h'], { stdio: 'ignore' }).status === 0,
+      cwd: 'examples/nodecached',
+      base: 'IMPL=proto node server.js',
+      head: 'memcached -u nobody -l 127.0.0.1 -p $PORT -t 1 -U 0',
+      args: ['--url', 'memcache://127.0.0.1:$PORT', '--connections', '50'],
+    },
+  ],
 };
 
 const name = process.argv[2] ?? 'express';
-const demo = demos[name];
-if (!demo) {
+const comparisons = demos[name];
+if (!comparisons) {
   console.error(`unknown demo ${JSON.stringify(name)}: expected one of ${Object.keys(demos).join(', ')}`);
   process.exit(2);
 }
 if (existsSync(cli)) {
-  const out = join('.hotpath', `demo-${name}`);
-  const args = [cli, 'compare', '--cwd', demo.cwd, '--base-start', demo.base, '--head-start', demo.head];
-  args.push(...demo.args, '--duration', '8', '--warmup', '2', '--rounds', '3', '--out', out);
-  args.push(...process.argv.slice(3));
-  const child = spawn(process.execPath, args, { stdio: 'inherit', cwd: root });
-  child.on('exit', (code) => process.exit(code ?? 1));
+  let status = 0;
+  for (const [index, demo] of comparisons.entries()) {
+    if (demo.when && !demo.when()) continue;
+    if (demo.title) console.log(`\n== ${demo.title}\n`);
+    const out = join('.hotpath', `demo-${name}${index ? `-${index + 1}` : ''}`);
+    const args = [cli, 'compare', '--cwd', demo.cwd, '--base-start', demo.base, '--head-start', demo.head];
+    args.push(...demo.args, '--duration', '8', '--warmup', '2', '--rounds', '3', '--out', out);
+    args.push(...process.argv.slice(3));
+    status ||= spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root }).status ?? 1;
+  }
+  process.exit(status);
 } else {
   await fallbackDemo();
 }
