@@ -73,6 +73,32 @@ describe('binary protocol', () => {
   });
 });
 
+describe('memcaslap --verify', () => {
+  it('reports no failed or missing values against hotpath-memcached', async () => {
+    const server = await start();
+    const output = await new Promise<string>((resolve) => {
+      const child = spawn(
+        'memcaslap',
+        ['-s', `127.0.0.1:${server.port}`, '-T', '1', '-c', '8', '-t', '2s', '--verify=0.2'],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let text = '';
+      child.stdout.on('data', (d) => (text += d));
+      child.stderr.on('data', (d) => (text += d));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      child.on('close', () => {
+        clearTimeout(timer);
+        resolve(text);
+      });
+    });
+    expect(output).toMatch(/verify_failed: 0\b/);
+    expect(output).toMatch(/verify_misses: 0\b/);
+    expect(Number(/cmd_get: (\d+)/.exec(output)?.[1])).toBeGreaterThan(100);
+  });
+});
+
 describe('authentication', () => {
   let dir: string;
   let authfile: string;
