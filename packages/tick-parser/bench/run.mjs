@@ -40,13 +40,23 @@ setTimeout(() => server.close(() => process.exit(0)), Number(process.env.RUN_MS)
 
 // Deep, varied stacks and crypto at the leaves: long tick lines, many distinct stacks.
 const WORKLOAD = `const crypto = require('node:crypto');
+const fs = require('node:fs');
 function leaf(i) { return crypto.createHash('sha256').update('x' + i).digest('hex'); }
 function recurse(depth, i) { return depth === 0 ? leaf(i) : recurse(depth - 1, i) + ''; }
 function walk(d, i) { let s = 0; for (let k = 0; k < 200; k++) s += (k * i) % 7; return s + recurse(120, i); }
 function tree(d, i) { return d % 3 === 0 ? recurse(180, i) : d % 3 === 1 ? walk(d, i) : recurse(60, i); }
-const until = Date.now() + Number(process.env.RUN_MS);
+// Stops once its own log has the target size (or after 120 s).
+const target = Number(process.env.TARGET_BYTES);
+const until = Date.now() + 120000;
+const logSize = () => {
+  const name = fs.readdirSync('.').find((f) => f.startsWith('isolate') && f.endsWith('.log'));
+  return name ? fs.statSync(name).size : 0;
+};
 let n = 0;
-while (Date.now() < until) { tree(n, n); n++; }
+while (Date.now() < until) {
+  tree(n, n);
+  if (++n % 500 === 0 && logSize() >= target) break;
+}
 `;
 
 function findLog(where) {
@@ -93,22 +103,16 @@ function largeLog() {
   const where = join(dir, 'large');
   spawnSync('mkdir', ['-p', where]);
   writeFileSync(join(where, 'work.js'), WORKLOAD);
-  const write = (runMs) => {
-    for (const f of readdirSync(where)) if (f.endsWith('.log')) rmSync(join(where, f));
-    const [cmd, args] = pin(0, [process.execPath, '--prof', '--prof-sampling-interval=100', 'work.js']);
-    spawnSync(cmd, args, { cwd: where, env: { ...process.env, RUN_MS: String(runMs) }, stdio: 'inherit' });
-    const log = findLog(where);
-    return { log, size: log ? statSync(log).size : 0 };
-  };
-  // Calibrate: how many bytes per second this machine writes now, then aim at ~56 MB.
-  const probe = write(2000);
-  let runMs = Math.ceil((2000 * MIN_LARGE_BYTES * 1.02) / Math.max(probe.size, 1e5));
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const { log, size } = write(Math.min(runMs, 120_000));
-    if (size >= MIN_LARGE_BYTES) return log;
-    runMs = Math.ceil((runMs * MIN_LARGE_BYTES * 1.15) / Math.max(size, 1e5));
-  }
-  throw new Error('could not write a 50 MB log');
+  const [cmd, args] = pin(0, [process.execPath, '--prof', '--prof-sampling-interval=100', 'work.js']);
+  const target = MIN_LARGE_BYTES + 2 * 1024 * 1024; // the rest is flushed at exit
+  spawnSync(cmd, args, {
+    cwd: where,
+    env: { ...process.env, TARGET_BYTES: String(target) },
+    stdio: 'inherit',
+  });
+  const log = findLog(where);
+  if (!log || statSync(log).size < MIN_LARGE_BYTES) throw new Error('could not write a 50 MB log');
+  return log;
 }
 
 /** Runs argv pinned to core 1; wall time by hrtime, peak RSS from /usr/bin/time. */
