@@ -1,5 +1,16 @@
+import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { HotpathTicksError, profileInProcess, startProfiling, stopProfiling } from '../src/index.js';
+
+/** v8-profiler-next is an optional (native) dependency: where it did not install, the fallback runs. */
+const nativeProfiler = (() => {
+  try {
+    createRequire(import.meta.url)('v8-profiler-next');
+    return true;
+  } catch {
+    return false;
+  }
+})();
 
 function spinHotLoop(ms: number): number {
   let x = 0;
