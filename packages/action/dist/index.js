@@ -18992,8 +18992,8 @@ var require_toolrunner = __commonJS({
           let s = strBuffer + data.toString();
           let n = s.indexOf(os.EOL);
           while (n > -1) {
-            const line2 = s.substring(0, n);
-            onLine(line2);
+            const line3 = s.substring(0, n);
+            onLine(line3);
             s = s.substring(n + os.EOL.length);
             n = s.indexOf(os.EOL);
           }
@@ -19184,9 +19184,9 @@ var require_toolrunner = __commonJS({
                 if (!optionsNonNull.silent && optionsNonNull.outStream) {
                   optionsNonNull.outStream.write(data);
                 }
-                stdbuffer = this._processLineBuffer(data, stdbuffer, (line2) => {
+                stdbuffer = this._processLineBuffer(data, stdbuffer, (line3) => {
                   if (this.options.listeners && this.options.listeners.stdline) {
-                    this.options.listeners.stdline(line2);
+                    this.options.listeners.stdline(line3);
                   }
                 });
               });
@@ -19202,9 +19202,9 @@ var require_toolrunner = __commonJS({
                   const s = optionsNonNull.failOnStdErr ? optionsNonNull.errStream : optionsNonNull.outStream;
                   s.write(data);
                 }
-                errbuffer = this._processLineBuffer(data, errbuffer, (line2) => {
+                errbuffer = this._processLineBuffer(data, errbuffer, (line3) => {
                   if (this.options.listeners && this.options.listeners.errline) {
-                    this.options.listeners.errline(line2);
+                    this.options.listeners.errline(line3);
                   }
                 });
               });
@@ -29339,9 +29339,9 @@ var require_umd = __commonJS({
           return getStringImpl(memory.buffer, ptr);
         }
         const env = imports.env = imports.env || {};
-        env.abort = env.abort || function abort(msg, file2, line2, colm) {
+        env.abort = env.abort || function abort(msg, file2, line3, colm) {
           const memory = extendedExports.memory || env.memory;
-          throw Error(`abort: ${getString(memory, msg)} at ${getString(memory, file2)}:${line2}:${colm}`);
+          throw Error(`abort: ${getString(memory, msg)} at ${getString(memory, file2)}:${line3}:${colm}`);
         };
         env.trace = env.trace || function trace(msg, n, ...args) {
           const memory = extendedExports.memory || env.memory;
@@ -31103,18 +31103,18 @@ var require_HistogramLogReader = __commonJS({
         }
         return null;
       }
-      parseStartTimeFromLine(line2) {
-        this.startTimeSec = Number.parseFloat(line2.split(" ")[1]);
+      parseStartTimeFromLine(line3) {
+        this.startTimeSec = Number.parseFloat(line3.split(" ")[1]);
       }
-      parseBaseTimeFromLine(line2) {
-        this.baseTimeSec = Number.parseFloat(line2.split(" ")[1]);
+      parseBaseTimeFromLine(line3) {
+        this.baseTimeSec = Number.parseFloat(line3.split(" ")[1]);
       }
     };
     var splitLines = (logContent) => logContent.split(/\r\n|\r|\n/g);
-    var shouldIncludeNoTag = (lines) => lines.find((line2) => !line2.startsWith("#") && !line2.startsWith('"') && !line2.startsWith(TAG_PREFIX) && line2.includes(","));
+    var shouldIncludeNoTag = (lines) => lines.find((line3) => !line3.startsWith("#") && !line3.startsWith('"') && !line3.startsWith(TAG_PREFIX) && line3.includes(","));
     var listTags = (content) => {
       const lines = splitLines(content);
-      const tags = lines.filter((line2) => line2.includes(",") && line2.startsWith(TAG_PREFIX)).map((line2) => line2.substring(TAG_PREFIX_LENGTH, line2.indexOf(",")));
+      const tags = lines.filter((line3) => line3.includes(",") && line3.startsWith(TAG_PREFIX)).map((line3) => line3.substring(TAG_PREFIX_LENGTH, line3.indexOf(",")));
       const tagsWithoutDuplicates = new Set(tags);
       const result = Array.from(tagsWithoutDuplicates);
       if (shouldIncludeNoTag(lines)) {
@@ -31500,7 +31500,7 @@ var HotpathActionError = class extends Error {
 };
 function formatTail(lines) {
   if (lines.length === 0) return "(the server printed nothing)";
-  return lines.map((line2) => `  | ${line2}`).join("\n");
+  return lines.map((line3) => `  | ${line3}`).join("\n");
 }
 
 // src/process-group.ts
@@ -31517,14 +31517,14 @@ var OutputTail = class {
     const text2 = this.partial + chunk.toString();
     const parts = text2.split(/\r?\n/);
     this.partial = parts.pop() ?? "";
-    for (const line2 of parts) this.add(line2);
+    for (const line3 of parts) this.add(line3);
     if (this.partial.length > 4096) {
       this.add(this.partial);
       this.partial = "";
     }
   }
-  add(line2) {
-    this.lines.push(line2.length > 500 ? `${line2.slice(0, 500)}\u2026` : line2);
+  add(line3) {
+    this.lines.push(line3.length > 500 ? `${line3.slice(0, 500)}\u2026` : line3);
     if (this.lines.length > this.limit) this.lines.shift();
   }
   /** The last `n` lines, including an unterminated last line. */
@@ -31833,8 +31833,65 @@ __export(dist_exports, {
 });
 
 // ../tick-parser/dist/binary-symbols.js
-import { spawn as spawn2 } from "node:child_process";
 import { open as open2, stat as stat2 } from "node:fs/promises";
+
+// ../tick-parser/dist/run-tool.js
+import { spawn as spawn2 } from "node:child_process";
+var MAX_TOOL_OUTPUT = 512 * 1024 * 1024;
+function runTool(command, args, timeoutMs, input2) {
+  return new Promise((resolve3) => {
+    let child2;
+    try {
+      child2 = spawn2(command, args, {
+        shell: false,
+        stdio: [input2 ? "pipe" : "ignore", "pipe", "pipe"],
+        timeout: timeoutMs
+      });
+    } catch (error62) {
+      resolve3({ stdout: Buffer.alloc(0), error: error62.message, missing: true });
+      return;
+    }
+    if (input2) {
+      child2.stdin.on("error", () => void 0);
+      child2.stdin.end(input2);
+    }
+    const chunks = [];
+    let bytes = 0;
+    let stderr = "";
+    let tooBig = false;
+    child2.stdout.on("data", (chunk) => {
+      bytes += chunk.length;
+      if (bytes > MAX_TOOL_OUTPUT) {
+        tooBig = true;
+        child2.kill("SIGKILL");
+        return;
+      }
+      chunks.push(chunk);
+    });
+    child2.stderr.on("data", (chunk) => {
+      if (stderr.length < 4096)
+        stderr += chunk.toString("utf8");
+    });
+    child2.on("error", (error62) => {
+      resolve3({
+        stdout: Buffer.alloc(0),
+        error: `${command}: ${error62.message}`,
+        missing: error62.code === "ENOENT"
+      });
+    });
+    child2.on("close", (code, signal2) => {
+      const stdout = Buffer.concat(chunks);
+      if (tooBig)
+        resolve3({ stdout, error: `${command} printed more than ${MAX_TOOL_OUTPUT} bytes; cut` });
+      else if (signal2)
+        resolve3({ stdout, error: `${command} stopped by ${signal2} (time limit ${timeoutMs} ms?)` });
+      else if (code !== 0)
+        resolve3({ stdout, error: `${command} exited with ${code}: ${stderr.trim().split("\n")[0]}` });
+      else
+        resolve3({ stdout });
+    });
+  });
+}
 
 // ../tick-parser/dist/symbol-disk-cache.js
 import { createHash } from "node:crypto";
@@ -31902,94 +31959,7 @@ async function writeCachedSymbols(dir, key, symbols) {
   }
 }
 
-// ../tick-parser/dist/binary-symbols.js
-var SymbolCache = class {
-  tables = /* @__PURE__ */ new Map();
-  get(key) {
-    return this.tables.get(key);
-  }
-  set(key, table) {
-    this.tables.set(key, table);
-  }
-  get size() {
-    return this.tables.size;
-  }
-};
-var MAX_TOOL_OUTPUT = 512 * 1024 * 1024;
-function runTool(command, args, timeoutMs, input2) {
-  return new Promise((resolve3) => {
-    let child2;
-    try {
-      child2 = spawn2(command, args, {
-        shell: false,
-        stdio: [input2 ? "pipe" : "ignore", "pipe", "pipe"],
-        timeout: timeoutMs
-      });
-    } catch (error62) {
-      resolve3({ stdout: Buffer.alloc(0), error: error62.message, missing: true });
-      return;
-    }
-    if (input2) {
-      child2.stdin.on("error", () => void 0);
-      child2.stdin.end(input2);
-    }
-    const chunks = [];
-    let bytes = 0;
-    let stderr = "";
-    let tooBig = false;
-    child2.stdout.on("data", (chunk) => {
-      bytes += chunk.length;
-      if (bytes > MAX_TOOL_OUTPUT) {
-        tooBig = true;
-        child2.kill("SIGKILL");
-        return;
-      }
-      chunks.push(chunk);
-    });
-    child2.stderr.on("data", (chunk) => {
-      if (stderr.length < 4096)
-        stderr += chunk.toString("utf8");
-    });
-    child2.on("error", (error62) => {
-      resolve3({
-        stdout: Buffer.alloc(0),
-        error: `${command}: ${error62.message}`,
-        missing: error62.code === "ENOENT"
-      });
-    });
-    child2.on("close", (code, signal2) => {
-      const stdout = Buffer.concat(chunks);
-      if (tooBig)
-        resolve3({ stdout, error: `${command} printed more than ${MAX_TOOL_OUTPUT} bytes; cut` });
-      else if (signal2)
-        resolve3({ stdout, error: `${command} stopped by ${signal2} (time limit ${timeoutMs} ms?)` });
-      else if (code !== 0)
-        resolve3({ stdout, error: `${command} exited with ${code}: ${stderr.trim().split("\n")[0]}` });
-      else
-        resolve3({ stdout });
-    });
-  });
-}
-async function readElfType(path) {
-  let handle;
-  try {
-    handle = await open2(path, "r");
-    const header = Buffer.alloc(20);
-    const { bytesRead } = await handle.read(header, 0, 20, 0);
-    if (bytesRead < 18 || header.readUInt32BE(0) !== 2135247942)
-      return { error: "not an ELF file" };
-    const type = header[5] === 2 ? header.readUInt16BE(16) : header.readUInt16LE(16);
-    if (type === 2)
-      return "exec";
-    if (type === 3)
-      return "dyn";
-    return { error: `ELF type ${type} is neither an executable nor a shared object` };
-  } catch (error62) {
-    return { error: error62.code ?? error62.message };
-  } finally {
-    await handle?.close();
-  }
-}
+// ../tick-parser/dist/symbol-table.js
 var VERSION_SUFFIX = /@@?[A-Za-z0-9_.]+$/;
 function hexValue(c) {
   if (c >= 48 && c <= 57)
@@ -32099,6 +32069,55 @@ function buildTable(path, elfType, shift, text2, warnings) {
 function symbolName(table, index) {
   return table.text.toString("utf8", table.nameStarts[index], table.nameEnds[index]).replace(VERSION_SUFFIX, "");
 }
+function findSymbol(table, addr) {
+  const { starts, ends } = table;
+  let lo = 0;
+  let hi = starts.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = lo + hi >>> 1;
+    if (starts[mid] <= addr) {
+      found = mid;
+      lo = mid + 1;
+    } else
+      hi = mid - 1;
+  }
+  return found >= 0 && addr < ends[found] ? found : -1;
+}
+
+// ../tick-parser/dist/binary-symbols.js
+var SymbolCache = class {
+  tables = /* @__PURE__ */ new Map();
+  get(key) {
+    return this.tables.get(key);
+  }
+  set(key, table) {
+    this.tables.set(key, table);
+  }
+  get size() {
+    return this.tables.size;
+  }
+};
+async function readElfType(path) {
+  let handle;
+  try {
+    handle = await open2(path, "r");
+    const header = Buffer.alloc(20);
+    const { bytesRead } = await handle.read(header, 0, 20, 0);
+    if (bytesRead < 18 || header.readUInt32BE(0) !== 2135247942)
+      return { error: "not an ELF file" };
+    const type = header[5] === 2 ? header.readUInt16BE(16) : header.readUInt16LE(16);
+    if (type === 2)
+      return "exec";
+    if (type === 3)
+      return "dyn";
+    return { error: `ELF type ${type} is neither an executable nor a shared object` };
+  } catch (error62) {
+    return { error: error62.code ?? error62.message };
+  } finally {
+    await handle?.close();
+  }
+}
 async function readSymbolTable(path, options = {}) {
   const nm = options.nm ?? "nm";
   const objdump = options.objdump ?? "objdump";
@@ -32133,8 +32152,8 @@ async function readSymbolTable(path, options = {}) {
     if (headers.error && headers.missing) {
       warnings.push(`${objdump} is not available (${headers.error}): assuming ${path}'s .text is at its file offset`);
     } else {
-      for (const line2 of headers.stdout.toString("utf8").split("\n")) {
-        const parts = line2.trim().split(/\s+/);
+      for (const line3 of headers.stdout.toString("utf8").split("\n")) {
+        const parts = line3.trim().split(/\s+/);
         if (parts[1] === ".text" && parts.length >= 6) {
           const vma = Number.parseInt(parts[3], 16);
           const offset = Number.parseInt(parts[5], 16);
@@ -32193,21 +32212,6 @@ async function readThroughDiskCache(path, key, dir, options) {
     });
   }
   return table;
-}
-function findSymbol(table, addr) {
-  const { starts, ends } = table;
-  let lo = 0;
-  let hi = starts.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = lo + hi >>> 1;
-    if (starts[mid] <= addr) {
-      found = mid;
-      lo = mid + 1;
-    } else
-      hi = mid - 1;
-  }
-  return found >= 0 && addr < ends[found] ? found : -1;
 }
 
 // ../tick-parser/dist/call-tree.js
@@ -32782,13 +32786,13 @@ function toFolded(profile) {
   const names = profile.functions.map((fn) => foldedFrameName(functionLabel(fn)));
   const lines = [];
   for (const stack of profile.stacks) {
-    let line2 = "";
+    let line3 = "";
     for (let i = 0; i < stack.frames.length; i++) {
       if (i > 0)
-        line2 += ";";
-      line2 += names[stack.frames[i]];
+        line3 += ";";
+      line3 += names[stack.frames[i]];
     }
-    lines.push(`${line2} ${stack.count}
+    lines.push(`${line3} ${stack.count}
 `);
   }
   return lines.join("");
@@ -33193,6 +33197,61 @@ var LibraryMap = class _LibraryMap {
   }
 };
 
+// ../tick-parser/dist/log-counts.js
+function newLogCounts() {
+  return {
+    lines: 0,
+    ticks: 0,
+    gcTicks: 0,
+    unaccounted: 0,
+    badLines: 0,
+    oversizedLines: 0,
+    badFrames: 0,
+    droppedFrames: 0,
+    unknownMoves: 0,
+    unknownDeletes: 0,
+    hugeCode: 0,
+    firstBadLines: [],
+    unknownKinds: /* @__PURE__ */ new Map()
+  };
+}
+function describeSkipped(c, droppedRegions, truncatedStacks) {
+  const out = [];
+  if (c.lines === 0)
+    out.push("the log is empty");
+  else if (c.ticks === 0)
+    out.push("the log has no tick lines: was it written with --prof?");
+  if (c.badLines > 0)
+    out.push(`${c.badLines} malformed lines skipped`);
+  if (c.oversizedLines > 0)
+    out.push(`${c.oversizedLines} lines over the line limit skipped`);
+  for (const detail of c.firstBadLines)
+    out.push(`  ${detail}`);
+  if (c.hugeCode > 0)
+    out.push(`${c.hugeCode} code-creation events with implausible sizes ignored`);
+  if (c.badFrames > 0)
+    out.push(`${c.badFrames} stack frames with bad addresses skipped`);
+  if (c.droppedFrames > 0)
+    out.push(`${c.droppedFrames} stack overflow markers skipped`);
+  if (c.unknownMoves > 0)
+    out.push(`${c.unknownMoves} code-move events for code never created (ignored, as V8 does)`);
+  if (c.unknownDeletes > 0)
+    out.push(`${c.unknownDeletes} code-delete events for code never created (ignored)`);
+  if (droppedRegions > 0)
+    out.push(`${droppedRegions} shared-library events over the limit ignored`);
+  if (c.unknownKinds.size > 0) {
+    const list = [...c.unknownKinds].map(([kind, count]) => `${kind} (${count})`).join(", ");
+    out.push(`lines of unknown kinds skipped: ${list}`);
+  }
+  if (truncatedStacks > 0)
+    out.push(`call tree over its size limit: ${truncatedStacks} ticks kept only their top frame`);
+  if (c.ticks > 0 && c.unaccounted / c.ticks > 0.05) {
+    const pct4 = (100 * c.unaccounted / c.ticks).toFixed(1);
+    out.push(`${c.unaccounted} of ${c.ticks} ticks (${pct4}%) are at addresses no code event or library covers`);
+  }
+  return out;
+}
+
 // ../tick-parser/dist/log-fields.js
 var COMMA = 44;
 var QUOTE = 34;
@@ -33350,6 +33409,68 @@ function fieldEquals(buf, start, end, word2) {
   return true;
 }
 
+// ../tick-parser/dist/log-kinds.js
+var word = (text2) => Buffer.from(text2, "latin1");
+var TICK = word("tick");
+var CODE_CREATION = word("code-creation");
+var CODE_MOVE = word("code-move");
+var CODE_DELETE = word("code-delete");
+var SFI_MOVE = word("sfi-move");
+var SHARED_LIBRARY = word("shared-library");
+var V8_VERSION = word("v8-version");
+var NEW = word("new");
+var CODE_RANGE = word("CodeRange");
+var IGNORED_KINDS = /* @__PURE__ */ new Set([
+  "code-source-info",
+  "script-source",
+  "script-details",
+  "script",
+  "shared-library-end",
+  "v8-platform",
+  "profiler",
+  "new",
+  "delete",
+  "heap-capacity",
+  "heap-available",
+  "code-deopt",
+  "code-disable-optimization",
+  "timer-event-start",
+  "timer-event-end",
+  "current-time",
+  "heap-sample-begin",
+  "heap-sample-end",
+  "heap-sample-item",
+  "function-creation",
+  "function-move",
+  "function-delete",
+  "code-allocate",
+  "begin-code-region",
+  "end-code-region",
+  "active-runtime-timer",
+  "snapshot-code-name",
+  "compilation-cache",
+  "tick-timestamp",
+  "map-create",
+  "map-details",
+  "map",
+  "ic",
+  "LoadIC",
+  "StoreIC",
+  "KeyedLoadIC",
+  "KeyedStoreIC",
+  "LoadGlobalIC",
+  "StoreGlobalIC",
+  "StoreInArrayLiteralIC",
+  "suspect-read",
+  "api",
+  "cpp",
+  "wasm-code-creation",
+  "code-creation-with-source",
+  "sharedlibrary",
+  "jit-code",
+  "code-move-wasm"
+]);
+
 // ../tick-parser/dist/log-lines.js
 var LineSplitter = class {
   sink;
@@ -33416,8 +33537,8 @@ var LineSplitter = class {
     if (this.discarding) {
       this.sink.oversized(this.pending);
     } else if (this.pending > 0) {
-      const line2 = this.pieces.length === 1 ? this.pieces[0] : Buffer.concat(this.pieces, this.pending);
-      this.sink.line(line2, 0, line2.length);
+      const line3 = this.pieces.length === 1 ? this.pieces[0] : Buffer.concat(this.pieces, this.pending);
+      this.sink.line(line3, 0, line3.length);
     }
     this.pieces = [];
     this.pending = 0;
@@ -33571,66 +33692,6 @@ var StackTrie = class {
 };
 
 // ../tick-parser/dist/tick-log-reader.js
-var word = (text2) => Buffer.from(text2, "latin1");
-var TICK = word("tick");
-var CODE_CREATION = word("code-creation");
-var CODE_MOVE = word("code-move");
-var CODE_DELETE = word("code-delete");
-var SFI_MOVE = word("sfi-move");
-var SHARED_LIBRARY = word("shared-library");
-var V8_VERSION = word("v8-version");
-var NEW = word("new");
-var CODE_RANGE = word("CodeRange");
-var IGNORED_KINDS = /* @__PURE__ */ new Set([
-  "code-source-info",
-  "script-source",
-  "script-details",
-  "script",
-  "shared-library-end",
-  "v8-platform",
-  "profiler",
-  "new",
-  "delete",
-  "heap-capacity",
-  "heap-available",
-  "code-deopt",
-  "code-disable-optimization",
-  "timer-event-start",
-  "timer-event-end",
-  "current-time",
-  "heap-sample-begin",
-  "heap-sample-end",
-  "heap-sample-item",
-  "function-creation",
-  "function-move",
-  "function-delete",
-  "code-allocate",
-  "begin-code-region",
-  "end-code-region",
-  "active-runtime-timer",
-  "snapshot-code-name",
-  "compilation-cache",
-  "tick-timestamp",
-  "map-create",
-  "map-details",
-  "map",
-  "ic",
-  "LoadIC",
-  "StoreIC",
-  "KeyedLoadIC",
-  "KeyedStoreIC",
-  "LoadGlobalIC",
-  "StoreGlobalIC",
-  "StoreInArrayLiteralIC",
-  "suspect-read",
-  "api",
-  "cpp",
-  "wasm-code-creation",
-  "code-creation-with-source",
-  "sharedlibrary",
-  "jit-code",
-  "code-move-wasm"
-]);
 var MAX_FIELDS = 6 + 256 + 8;
 var MAX_CODE_SIZE = 16 * 1024 * 1024;
 var MAX_UNKNOWN_KINDS = 64;
@@ -33649,26 +33710,14 @@ var TickLogReader = class {
   starts = new Int32Array(MAX_FIELDS);
   ends = new Int32Array(MAX_FIELDS);
   scratch = new Int32Array(MAX_FIELDS + 2);
-  unknownKinds = /* @__PURE__ */ new Map();
+  counts = newLogCounts();
   blob = new RemappedBuiltins();
   mangled = /* @__PURE__ */ new Map();
   demangler;
   toolTimeoutMs;
   unknownFn = -1;
   overflowFn = -1;
-  lines = 0;
-  ticks = 0;
-  gcTicks = 0;
-  unaccounted = 0;
-  badLines = 0;
-  oversizedLines = 0;
-  badFrames = 0;
-  droppedFrames = 0;
-  unknownMoves = 0;
-  unknownDeletes = 0;
-  hugeCode = 0;
   v8Version;
-  firstBadLines = [];
   constructor(options = {}) {
     this.splitter = new LineSplitter(this, options.maxLineBytes ?? 64 * 1024 * 1024);
     this.libraries = new LibraryMap(options.resolveSymbols ?? true, options.symbolCache ?? new SymbolCache(), options);
@@ -33680,13 +33729,13 @@ var TickLogReader = class {
     this.splitter.push(chunk);
   }
   oversized(bytes) {
-    this.lines++;
-    this.oversizedLines++;
-    if (this.firstBadLines.length < 5)
-      this.firstBadLines.push(`line ${this.lines}: ${bytes} bytes, over the line limit`);
+    this.counts.lines++;
+    this.counts.oversizedLines++;
+    if (this.counts.firstBadLines.length < 5)
+      this.counts.firstBadLines.push(`line ${this.counts.lines}: ${bytes} bytes, over the line limit`);
   }
   line(buf, start, end) {
-    this.lines++;
+    this.counts.lines++;
     if (end > start && buf[end - 1] === 13)
       end--;
     if (end <= start)
@@ -33713,15 +33762,15 @@ var TickLogReader = class {
       const kind = buf.toString("latin1", start, Math.min(kindEnd, start + 64));
       if (IGNORED_KINDS.has(kind))
         return;
-      const key = this.unknownKinds.has(kind) || this.unknownKinds.size < MAX_UNKNOWN_KINDS ? kind : "(other)";
-      this.unknownKinds.set(key, (this.unknownKinds.get(key) ?? 0) + 1);
+      const key = this.counts.unknownKinds.has(kind) || this.counts.unknownKinds.size < MAX_UNKNOWN_KINDS ? kind : "(other)";
+      this.counts.unknownKinds.set(key, (this.counts.unknownKinds.get(key) ?? 0) + 1);
     }
   }
   bad(buf, start, end, why) {
-    this.badLines++;
-    if (this.firstBadLines.length < 5) {
+    this.counts.badLines++;
+    if (this.counts.firstBadLines.length < 5) {
       const text2 = buf.toString("utf8", start, Math.min(end, start + 80)).replace(/[^\x20-\x7e]/g, "?");
-      this.firstBadLines.push(`line ${this.lines} (${why}): ${text2}${end - start > 80 ? "\u2026" : ""}`);
+      this.counts.firstBadLines.push(`line ${this.counts.lines} (${why}): ${text2}${end - start > 80 ? "\u2026" : ""}`);
     }
   }
   tick(buf, start, end) {
@@ -33739,9 +33788,9 @@ var TickLogReader = class {
       this.bad(buf, start, end, "tick with a bad number");
       return;
     }
-    this.ticks++;
+    this.counts.ticks++;
     if (vmState === VM_STATE_GC)
-      this.gcTicks++;
+      this.counts.gcTicks++;
     let depth = 0;
     if (external !== 0 && !Number.isNaN(external) && !Number.isNaN(tos) && tos !== 0) {
       const callback = this.resolve(tos);
@@ -33751,7 +33800,7 @@ var TickLogReader = class {
       if (callback >= 0)
         scratch[depth++] = callback;
       if (depth === 0) {
-        this.unaccounted++;
+        this.counts.unaccounted++;
         scratch[depth++] = this.unknownFunction();
       }
     } else {
@@ -33763,7 +33812,7 @@ var TickLogReader = class {
         tos = 0;
       const top = this.resolve(pc);
       if (top < 0) {
-        this.unaccounted++;
+        this.counts.unaccounted++;
         scratch[depth++] = this.unknownFunction();
       } else
         scratch[depth++] = top;
@@ -33784,18 +33833,18 @@ var TickLogReader = class {
       if (first === 43 || first === 45) {
         const offset = parseHexField(buf, s, e);
         if (Number.isNaN(offset)) {
-          this.badFrames++;
+          this.counts.badFrames++;
           continue;
         }
         previous += offset;
         addr = previous;
       } else if (first === 111) {
-        this.droppedFrames++;
+        this.counts.droppedFrames++;
         continue;
       } else {
         addr = parseHexField(buf, s, e);
         if (Number.isNaN(addr)) {
-          this.badFrames++;
+          this.counts.badFrames++;
           continue;
         }
       }
@@ -33873,8 +33922,8 @@ var TickLogReader = class {
       this.unknownFn = this.intern("(unknown)", "", "unknown");
     return this.unknownFn;
   }
-  intern(name, file2, kind, line2 = 0, column = 0) {
-    const id = this.builder.internFunction({ name, file: file2, line: line2, column, kind });
+  intern(name, file2, kind, line3 = 0, column = 0) {
+    const id = this.builder.internFunction({ name, file: file2, line: line3, column, kind });
     if (id < PENDING_BASE)
       return id;
     if (this.overflowFn < 0)
@@ -33907,7 +33956,7 @@ var TickLogReader = class {
       return;
     }
     if (size > MAX_CODE_SIZE) {
-      this.hugeCode++;
+      this.counts.hugeCode++;
       this.bad(buf, start, end, `code-creation of ${size} bytes`);
       return;
     }
@@ -33948,7 +33997,7 @@ var TickLogReader = class {
       return;
     }
     if (!this.code.move(from, to))
-      this.unknownMoves++;
+      this.counts.unknownMoves++;
   }
   codeDelete(buf, start, end) {
     const n = splitFields(buf, start, end, this.starts, this.ends);
@@ -33962,7 +34011,7 @@ var TickLogReader = class {
       return;
     }
     if (!this.code.delete(addr))
-      this.unknownDeletes++;
+      this.counts.unknownDeletes++;
   }
   sharedLibrary(buf, start, end) {
     const n = splitFields(buf, start, end, this.starts, this.ends);
@@ -34017,20 +34066,20 @@ var TickLogReader = class {
     await this.demangleCppNames(warnings);
     const builder = this.builder;
     this.trie.forEachStack((frames, length, count) => builder.addStack(frames, length, count));
-    this.collectWarnings(warnings);
+    warnings.push(...describeSkipped(this.counts, this.libraries.droppedRegions, this.trie.truncated));
     const meta3 = {
-      gcTicks: this.gcTicks,
-      unaccountedTicks: this.unaccounted,
-      lines: this.lines,
-      badLines: this.badLines + this.oversizedLines
+      gcTicks: this.counts.gcTicks,
+      unaccountedTicks: this.counts.unaccounted,
+      lines: this.counts.lines,
+      badLines: this.counts.badLines + this.counts.oversizedLines
     };
     if (this.v8Version)
       meta3.v8Version = this.v8Version;
-    if (this.unknownKinds.size > 0)
-      meta3.unknownLines = Object.fromEntries(this.unknownKinds);
+    if (this.counts.unknownKinds.size > 0)
+      meta3.unknownLines = Object.fromEntries(this.counts.unknownKinds);
     const profile = builder.build("tick-log", warnings, meta3);
-    if (profile.totalTicks !== this.ticks) {
-      warnings.push(`internal: ${this.ticks} ticks read but ${profile.totalTicks} in stacks`);
+    if (profile.totalTicks !== this.counts.ticks) {
+      warnings.push(`internal: ${this.counts.ticks} ticks read but ${profile.totalTicks} in stacks`);
     }
     return profile;
   }
@@ -34052,39 +34101,6 @@ var TickLogReader = class {
     }
     if (remap.size > 0)
       this.trie.remapFrames((frame) => remap.get(frame) ?? frame);
-  }
-  collectWarnings(warnings) {
-    if (this.lines === 0)
-      warnings.push("the log is empty");
-    else if (this.ticks === 0)
-      warnings.push("the log has no tick lines: was it written with --prof?");
-    if (this.badLines > 0)
-      warnings.push(`${this.badLines} malformed lines skipped`);
-    if (this.oversizedLines > 0)
-      warnings.push(`${this.oversizedLines} lines over the line limit skipped`);
-    for (const detail of this.firstBadLines)
-      warnings.push(`  ${detail}`);
-    if (this.hugeCode > 0)
-      warnings.push(`${this.hugeCode} code-creation events with implausible sizes ignored`);
-    if (this.badFrames > 0)
-      warnings.push(`${this.badFrames} stack frames with bad addresses skipped`);
-    if (this.droppedFrames > 0)
-      warnings.push(`${this.droppedFrames} stack overflow markers skipped`);
-    if (this.unknownMoves > 0)
-      warnings.push(`${this.unknownMoves} code-move events for code never created (ignored, as V8 does)`);
-    if (this.unknownDeletes > 0)
-      warnings.push(`${this.unknownDeletes} code-delete events for code never created (ignored)`);
-    if (this.libraries.droppedRegions > 0)
-      warnings.push(`${this.libraries.droppedRegions} shared-library events over the limit ignored`);
-    if (this.unknownKinds.size > 0) {
-      const list = [...this.unknownKinds].map(([kind, count]) => `${kind} (${count})`).join(", ");
-      warnings.push(`lines of unknown kinds skipped: ${list}`);
-    }
-    if (this.trie.truncated > 0)
-      warnings.push(`call tree over its size limit: ${this.trie.truncated} ticks kept only their top frame`);
-    if (this.ticks > 0 && this.unaccounted / this.ticks > 0.05) {
-      warnings.push(`${this.unaccounted} of ${this.ticks} ticks (${(100 * this.unaccounted / this.ticks).toFixed(1)}%) are at addresses no code event or library covers`);
-    }
   }
 };
 
@@ -34395,12 +34411,12 @@ function points(x) {
   const sign = x > 0 ? "+" : x < 0 ? "\u2212" : "\xB1";
   return `${sign}${Math.abs(x * 100).toFixed(1)} pts`;
 }
-function shortLocation(file2, line2) {
+function shortLocation(file2, line3) {
   if (!file2) return "";
   const path = file2.startsWith("file://") ? decodeURIComponent(new URL(file2).pathname) : file2;
   const parts = path.split("/");
   const tail = parts.slice(-2).join("/");
-  return line2 > 0 ? `${tail}:${line2}` : tail;
+  return line3 > 0 ? `${tail}:${line3}` : tail;
 }
 function functionLabel2(f) {
   if (!f.file && f.caller) return `${f.name} (native, from ${f.caller.name})`;
@@ -34614,19 +34630,19 @@ async function cutProfLogToWindow(input2, output2, pid) {
   let state = "before";
   let sawStart = false;
   let sawStop = false;
-  for await (const line2 of lines) {
-    if (line2.startsWith("tick,")) {
+  for await (const line3 of lines) {
+    if (line3.startsWith("tick,")) {
       if (state !== "inside") continue;
-    } else if (line2.startsWith("code-creation,")) {
-      if (state === "before" && line2.includes(startMarker)) {
+    } else if (line3.startsWith("code-creation,")) {
+      if (state === "before" && line3.includes(startMarker)) {
         state = "inside";
         sawStart = true;
-      } else if (state === "inside" && line2.includes(stopMarker)) {
+      } else if (state === "inside" && line3.includes(stopMarker)) {
         state = "after";
         sawStop = true;
       }
     }
-    if (!out.write(`${line2}
+    if (!out.write(`${line3}
 `)) await new Promise((resolve3) => out.once("drain", () => resolve3()));
   }
   await new Promise(
@@ -34772,7 +34788,7 @@ function diffHotFunctions(base, head, hotThreshold) {
     const headRank = rank.get(`${f.name}\0${f.file}`) ?? 0;
     let caller;
     if (!f.file) {
-      const side = f.status === "vanished" ? base : head;
+      const side = f.headSelf >= f.baseSelf ? head : base;
       const index = indexIn(side, f);
       if (index >= 0) caller = dominantCaller(side, index);
     }
@@ -35361,6 +35377,7 @@ var Connection = class {
   arrival = 0;
   reconnectTimer = null;
   reopen = false;
+  connectStartedAt = 0;
   constructor(owner, index) {
     this.owner = owner;
     this.index = index;
@@ -35391,6 +35408,7 @@ var Connection = class {
     this.isConnected = false;
     this.lastErrorKind = -1;
     this.parser.reset();
+    this.connectStartedAt = performance2.now();
     const socket = connect({
       host: this.owner.host,
       port: this.owner.port,
@@ -35448,6 +35466,15 @@ var Connection = class {
     }
     if (corked)
       socket.uncork();
+  }
+  /** When the connect now under way started, or -1 when none is. */
+  connectingSince() {
+    return this.socket !== null && !this.isConnected && !this.stopped ? this.connectStartedAt : -1;
+  }
+  /** A connect took longer than the timeout (e.g. SYNs dropped): give up on it like a refused one. */
+  connectTimedOut() {
+    this.drop();
+    this.owner.connectFailed(this);
   }
   /** Time the oldest request in flight was written, or -1. */
   oldestSentAt() {
@@ -35785,6 +35812,11 @@ var LoadEngine = class extends EventEmitter {
   checkTimeouts(timeoutMs) {
     const now = performance3.now();
     for (const connection of this.connections) {
+      const connecting = connection.connectingSince();
+      if (connecting >= 0 && now - connecting > timeoutMs) {
+        connection.connectTimedOut();
+        continue;
+      }
       const sent = connection.oldestSentAt();
       if (sent >= 0 && now - sent > timeoutMs)
         connection.timeOut();
@@ -35834,6 +35866,234 @@ var LoadEngine = class extends EventEmitter {
 // ../load-client/dist/memcache-preload.js
 import { connect as connect2 } from "node:net";
 
+// ../memcache-proto/dist/errors.js
+var ERROR_CODES3 = {
+  HP_MC_INVALID_OPTION: "an option or argument has a value outside what is accepted",
+  HP_MC_INVALID_KEY: "a key is empty, longer than 250 bytes, or contains spaces or control characters",
+  HP_MC_VALUE_TOO_LARGE: "a value is larger than the item size limit",
+  HP_MC_CONNECTION_CLOSED: "the connection closed before the reply arrived",
+  HP_MC_CONNECT_FAILED: "the client could not connect to the server",
+  HP_MC_TIMEOUT: "a request or connect did not complete within the timeout",
+  HP_MC_PROTOCOL: "the peer sent bytes that are not valid memcached protocol",
+  HP_MC_SERVER_ERROR: "the server replied ERROR, CLIENT_ERROR or SERVER_ERROR",
+  HP_MC_NO_SERVERS: "the client has no server to send a request to",
+  HP_MC_AUTHFILE: "the authfile cannot be read or has no valid user:password line",
+  HP_MC_LISTEN: "the server could not listen on the requested address and port"
+};
+var HotpathMcError = class extends Error {
+  code;
+  constructor(code, message, options) {
+    super(message ?? ERROR_CODES3[code], options);
+    this.name = "HotpathMcError";
+    this.code = code;
+  }
+};
+
+// ../memcache-proto/dist/text-reply-parser.js
+var STATUSES = /* @__PURE__ */ new Set([
+  "STORED",
+  "NOT_STORED",
+  "EXISTS",
+  "NOT_FOUND",
+  "DELETED",
+  "TOUCHED",
+  "OK",
+  "RESET"
+]);
+var META_CODES = /* @__PURE__ */ new Set(["HD", "EN", "NF", "NS", "EX", "MN", "ME"]);
+var TextReplyParser = class {
+  pending;
+  values = [];
+  stats;
+  onReply;
+  /** Replies completed so far (counted, for load generators). */
+  replies = 0;
+  constructor(options = {}) {
+    this.onReply = options.onReply;
+  }
+  /** Bytes buffered waiting for the rest of a reply. */
+  get buffered() {
+    return this.pending?.length ?? 0;
+  }
+  push(chunk) {
+    const buf = this.pending === void 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    const out = [];
+    let pos = 0;
+    for (; ; ) {
+      const nl = buf.indexOf(10, pos);
+      if (nl === -1)
+        break;
+      const lineEnd = nl > pos && buf[nl - 1] === 13 ? nl - 1 : nl;
+      const next = this.line(buf, pos, lineEnd, nl + 1, out);
+      if (next < 0)
+        break;
+      pos = next;
+    }
+    this.pending = pos < buf.length ? buf.subarray(pos) : void 0;
+    return out;
+  }
+  emit(reply, out) {
+    this.replies++;
+    out.push(reply);
+    this.onReply?.(reply);
+  }
+  /** Handles one line; returns the next position or -1 when a data block is incomplete. */
+  line(buf, start, end, next, out) {
+    const c0 = buf[start];
+    if (c0 === 86 && buf[start + 1] === 65 && buf[start + 2] === 76) {
+      const parts = buf.toString("latin1", start, end).split(" ");
+      const size = Number(parts[3]);
+      if (parts.length < 4 || !Number.isInteger(size) || size < 0)
+        throw this.bad(buf, start, end);
+      const dataEnd = next + size + 2;
+      if (dataEnd > buf.length)
+        return -1;
+      const value = Buffer.allocUnsafe(size);
+      buf.copy(value, 0, next, next + size);
+      const item = { key: parts[1], flags: Number(parts[2]), value };
+      if (parts[4] !== void 0)
+        item.cas = BigInt(parts[4]);
+      this.values.push(item);
+      return dataEnd;
+    }
+    const text2 = buf.toString("latin1", start, end);
+    if (text2 === "END") {
+      if (this.stats !== void 0) {
+        const stats = this.stats;
+        this.stats = void 0;
+        this.emit({ type: "stats", stats }, out);
+      } else {
+        const values = this.values;
+        this.values = [];
+        this.emit({ type: "values", values }, out);
+      }
+      return next;
+    }
+    if (STATUSES.has(text2)) {
+      this.emit({ type: "status", status: text2 }, out);
+      return next;
+    }
+    if (c0 !== void 0 && c0 >= 48 && c0 <= 57) {
+      if (!/^\d+\s*$/.test(text2))
+        throw this.bad(buf, start, end);
+      this.emit({ type: "number", value: BigInt(text2.trimEnd()) }, out);
+      return next;
+    }
+    if (text2.startsWith("STAT ")) {
+      const space = text2.indexOf(" ", 5);
+      this.stats ??= {};
+      if (space === -1)
+        this.stats[text2.slice(5)] = "";
+      else
+        this.stats[text2.slice(5, space)] = text2.slice(space + 1);
+      return next;
+    }
+    if (text2.startsWith("VERSION ")) {
+      this.emit({ type: "version", version: text2.slice(8) }, out);
+      return next;
+    }
+    if (text2 === "ERROR" || text2.startsWith("ERROR ")) {
+      this.emit({ type: "error", kind: "ERROR", message: text2.slice(6) }, out);
+      return next;
+    }
+    if (text2.startsWith("CLIENT_ERROR") || text2.startsWith("SERVER_ERROR")) {
+      this.values = [];
+      this.emit({
+        type: "error",
+        kind: text2.slice(0, 12),
+        message: text2.slice(13)
+      }, out);
+      return next;
+    }
+    const code = text2.slice(0, 2);
+    if (code === "VA") {
+      const parts = text2.split(" ");
+      const size = Number(parts[1]);
+      if (!Number.isInteger(size) || size < 0)
+        throw this.bad(buf, start, end);
+      const dataEnd = next + size + 2;
+      if (dataEnd > buf.length)
+        return -1;
+      const value = Buffer.allocUnsafe(size);
+      buf.copy(value, 0, next, next + size);
+      this.emit({ type: "meta", code, flags: parts.slice(2), value }, out);
+      return dataEnd;
+    }
+    if (META_CODES.has(code) && (text2.length === 2 || text2[2] === " ")) {
+      this.emit({ type: "meta", code, flags: text2.length > 3 ? text2.slice(3).split(" ") : [] }, out);
+      return next;
+    }
+    throw this.bad(buf, start, end);
+  }
+  bad(buf, start, end) {
+    return new HotpathMcError("HP_MC_PROTOCOL", `unexpected reply line ${JSON.stringify(buf.toString("latin1", start, Math.min(end, start + 80)))}`);
+  }
+};
+
+// ../memcache-proto/dist/text-protocol.js
+var KEY_MAX_LENGTH = 250;
+var NOREPLY = Buffer.from("noreply");
+
+// ../memcache-proto/dist/text-encoder.js
+var CRLF = Buffer.from("\r\n");
+function validateKey(key) {
+  if (key.length === 0 || key.length > KEY_MAX_LENGTH) {
+    throw new HotpathMcError("HP_MC_INVALID_KEY", `key must be 1 to ${KEY_MAX_LENGTH} bytes, got ${key.length} bytes: ${JSON.stringify(key.slice(0, 40))}`);
+  }
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c <= 32 || c === 127 || c > 255) {
+      throw new HotpathMcError("HP_MC_INVALID_KEY", `key must not contain spaces, control or non-latin1 characters, got ${JSON.stringify(key.slice(0, 40))}`);
+    }
+  }
+}
+function checkUint(name, value, max2) {
+  if (!Number.isInteger(value) || value < 0 || value > max2) {
+    throw new HotpathMcError("HP_MC_INVALID_OPTION", `${name} must be an integer from 0 to ${max2}, got ${value}`);
+  }
+}
+function checkExptime(exptime) {
+  if (!Number.isInteger(exptime) || exptime < -2147483648 || exptime > 2147483647) {
+    throw new HotpathMcError("HP_MC_INVALID_OPTION", `exptime must be a 32-bit integer of seconds, got ${exptime}`);
+  }
+}
+function line2(text2) {
+  return Buffer.from(`${text2}\r
+`, "latin1");
+}
+function keysOf(keys) {
+  const list = typeof keys === "string" ? [keys] : keys;
+  if (list.length === 0)
+    throw new HotpathMcError("HP_MC_INVALID_OPTION", "a get needs at least one key, got none");
+  for (const key of list)
+    validateKey(key);
+  return list.join(" ");
+}
+function encodeGet(keys) {
+  return line2(`get ${keysOf(keys)}`);
+}
+function encodeStore(command, key, value, options = {}) {
+  validateKey(key);
+  const flags = options.flags ?? 0;
+  const exptime = options.exptime ?? 0;
+  checkUint("flags", flags, 4294967295);
+  checkExptime(exptime);
+  const data = typeof value === "string" ? Buffer.from(value) : value;
+  let head = `${command} ${key} ${flags} ${exptime} ${data.length}`;
+  if (command === "cas") {
+    if (options.cas === void 0 || options.cas < 0n || options.cas > 0xffffffffffffffffn) {
+      throw new HotpathMcError("HP_MC_INVALID_OPTION", `cas needs a 64-bit unsigned cas unique, got ${options.cas}`);
+    }
+    head += ` ${options.cas}`;
+  }
+  if (options.noreply)
+    head += " noreply";
+  return Buffer.concat([line2(head), data, CRLF]);
+}
+function encodeSet(key, value, flags = 0, exptime = 0, noreply = false) {
+  return encodeStore("set", key, value, { flags, exptime, noreply });
+}
+
 // ../load-client/dist/memcache-protocol.js
 var MC_HIT = 200;
 var MC_STORED = 201;
@@ -35870,15 +36130,6 @@ function randomSource(seed) {
 function memcacheKey(target, index) {
   return `${target.keyPrefix}${index}`;
 }
-function encodeGetRequest(key) {
-  return Buffer.from(`get ${key}\r
-`, "latin1");
-}
-function encodeSetRequest(key, value) {
-  const head = Buffer.from(`set ${key} 0 0 ${value.length}\r
-`, "latin1");
-  return Buffer.concat([head, value, Buffer.from("\r\n")]);
-}
 function memcacheRequests(target) {
   const random = randomSource(24301);
   const value = Buffer.alloc(target.valueSize, "x");
@@ -35887,7 +36138,7 @@ function memcacheRequests(target) {
   for (let i = 0; i < count; i++) {
     const key = memcacheKey(target, Math.floor(random() * target.keySpace));
     const set2 = target.operation === "set" || target.operation === "mix" && random() < target.setRatio;
-    requests.push(set2 ? encodeSetRequest(key, value) : encodeGetRequest(key));
+    requests.push(set2 ? encodeSet(key, value) : encodeGet(key));
   }
   return requests;
 }
@@ -36060,25 +36311,29 @@ function preloadMemcache(target, timeoutSeconds) {
     const sendBatch = () => {
       const parts = [];
       for (let i = 0; i < BATCH && next < keys; i++, next++)
-        parts.push(encodeSetRequest(memcacheKey(target, next), value));
+        parts.push(encodeSet(memcacheKey(target, next), value));
       socket.write(Buffer.concat(parts));
     };
-    const parser = new MemcacheReplyParser({
-      onResponse(status) {
-        answered++;
-        if (status === MC_STORED)
-          stored++;
-        if (answered === keys)
-          finish();
-        else if (answered === next)
-          sendBatch();
-      },
-      onParseError(reason) {
-        finish(new HotpathLoadError("HP_LOAD_UNREACHABLE", `memcache preload got a bad reply: ${reason}`));
+    const onReply = (reply) => {
+      answered++;
+      if (reply.type === "status" && reply.status === "STORED")
+        stored++;
+      if (answered === keys)
+        finish();
+      else if (answered === next)
+        sendBatch();
+    };
+    const parser = new TextReplyParser({ onReply });
+    socket.on("connect", sendBatch);
+    socket.on("data", (chunk) => {
+      try {
+        parser.push(chunk);
+      } catch (cause) {
+        finish(new HotpathLoadError("HP_LOAD_UNREACHABLE", `memcache preload got a bad reply: ${String(cause)}`, {
+          cause
+        }));
       }
     });
-    socket.on("connect", sendBatch);
-    socket.on("data", (chunk) => parser.execute(chunk, chunk.length));
     socket.on("error", (cause) => finish(new HotpathLoadError("HP_LOAD_UNREACHABLE", `cannot connect to ${target.host}:${target.port}: ${cause.message}`, {
       cause
     })));
@@ -36905,12 +37160,12 @@ var ProbeControl = class _ProbeControl {
       if (buffered.length > 1e6) socket.destroy();
       let newline = buffered.indexOf("\n");
       while (newline >= 0) {
-        const line2 = buffered.slice(0, newline);
+        const line3 = buffered.slice(0, newline);
         buffered = buffered.slice(newline + 1);
         newline = buffered.indexOf("\n");
         let message;
         try {
-          message = JSON.parse(line2);
+          message = JSON.parse(line3);
         } catch {
           continue;
         }
@@ -39838,8 +40093,8 @@ var Doc = class {
     const lines = content.split("\n").filter((x) => x);
     const minIndent = Math.min(...lines.map((x) => x.length - x.trimStart().length));
     const dedented = lines.map((x) => x.slice(minIndent)).map((x) => " ".repeat(this.indent * 2) + x);
-    for (const line2 of dedented) {
-      this.content.push(line2);
+    for (const line3 of dedented) {
+      this.content.push(line3);
     }
   }
   compile() {
@@ -57087,18 +57342,18 @@ var int2 = (n) => Number.isInteger(n);
 var headerLines = external_exports.string().optional().transform((v, ctx) => {
   const headers = {};
   if (!v) return headers;
-  for (const line2 of v.split(/\r?\n/)) {
-    if (line2.trim() === "") continue;
-    const colon = line2.indexOf(":");
-    const name = colon > 0 ? line2.slice(0, colon).trim() : "";
+  for (const line3 of v.split(/\r?\n/)) {
+    if (line3.trim() === "") continue;
+    const colon = line3.indexOf(":");
+    const name = colon > 0 ? line3.slice(0, colon).trim() : "";
     if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
       ctx.addIssue({
         code: "custom",
-        message: `expected "Name: value" lines, got ${JSON.stringify(line2)}`
+        message: `expected "Name: value" lines, got ${JSON.stringify(line3)}`
       });
       return external_exports.NEVER;
     }
-    headers[name] = line2.slice(colon + 1).trim();
+    headers[name] = line3.slice(colon + 1).trim();
   }
   return headers;
 });
@@ -57216,7 +57471,7 @@ async function run2() {
     await addWorktree(root, pr.baseSha, baseTree);
     cleanups.unshift(() => removeWorktree(root, baseTree));
     const appBase = mapIntoCheckout(root, appHead, baseTree);
-    const log = (line2) => core.info(line2);
+    const log = (line3) => core.info(line3);
     for (const [side, appDir, tree] of [
       ["base", appBase, baseTree],
       ["head", appHead, root]

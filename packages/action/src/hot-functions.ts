@@ -93,7 +93,7 @@ export function diffHotFunctions(base: Profile, head: Profile, hotThreshold: num
       const headRank = rank.get(`${f.name}\u0000${f.file}`) ?? 0;
       let caller: HotFunction['caller'];
       if (!f.file) {
-        const side = f.status === 'vanished' ? base : head;
+        const side = f.headSelf >= f.baseSelf ? head : base;
         const index = indexIn(side, f);
         if (index >= 0) caller = dominantCaller(side, index);
       }

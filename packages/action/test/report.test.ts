@@ -78,6 +78,11 @@ describe('diffHotFunctions', () => {
     expect(diff.flagged.find((f) => f.name === 'run')?.reason).toBe('new-in-top-10');
   });
 
+  it('names a shrinking native frame after its caller on the side where it was hot', () => {
+    const diff = diffHotFunctions(HEAD, BASE, 0.05);
+    expect(diff.rows.find((f) => f.name === 'run')?.caller?.name).toBe('pbkdf2Sync');
+  });
+
   it('flags nothing for identical profiles', () => {
     expect(diffHotFunctions(BASE, BASE, 0.05).flagged).toEqual([]);
   });
