@@ -76,6 +76,22 @@ describe('hotpath-memcached CLI', () => {
     expect(stdout).toMatch(/-Y, --auth-file/);
   });
 
+  it('warns on stderr when told to listen on all interfaces', async () => {
+    const child = spawn(process.execPath, [cli, '-p', '0', '-l', '0.0.0.0', '-v'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    children.push(child);
+    let stderr = '';
+    await new Promise<void>((resolve) =>
+      child.stderr!.on('data', (d) => {
+        stderr += d;
+        if (stderr.includes('listening')) resolve();
+      }),
+    );
+    expect(stderr).toMatch(/warning: listening on all interfaces \(0\.0\.0\.0\)/);
+    child.kill('SIGTERM');
+  });
+
   it('serves on the given port and shuts down cleanly on SIGTERM', async () => {
     const port = await freePort();
     const child = spawn(process.execPath, [cli, '-p', String(port), '-v'], {

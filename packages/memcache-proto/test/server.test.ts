@@ -15,6 +15,14 @@ afterEach(async () => {
 });
 
 describe('hotpath-memcached server', () => {
+  it('listens on 127.0.0.1 unless told otherwise', async () => {
+    const server = createServer({ port: 0 });
+    servers.push(server);
+    const address = await server.listen();
+    expect(address.address).toBe('127.0.0.1');
+    expect(server.settings.listen).toBe('127.0.0.1');
+  });
+
   it('swallows the data of a too-large value so the connection stays in sync, and drops the old item', async () => {
     const server = await start({ itemSizeMax: 4096 });
     const big = 'x'.repeat(5000);
