@@ -12,7 +12,7 @@ export class OutputBuffer {
   /** Start of the not yet handed out region of the slab. */
   private start = 0;
   private end = 0;
-  private readonly parts: Buffer[] = [];
+  private parts: Buffer[] = [];
   /** Bytes queued since the last take(). */
   pending = 0;
 
@@ -84,7 +84,8 @@ export class OutputBuffer {
   take(): Buffer[] | undefined {
     if (this.pending === 0) return undefined;
     this.cut();
-    const out = this.parts.splice(0, this.parts.length);
+    const out = this.parts;
+    this.parts = [];
     this.pending = 0;
     if (this.slab.length - this.end < 512) {
       this.slab = Buffer.allocUnsafeSlow(SLAB_BYTES);

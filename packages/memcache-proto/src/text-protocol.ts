@@ -191,12 +191,10 @@ function runGet(
     const key = buf.toString('latin1', s, i);
     const item = touch ? cache.getAndTouch(key, exptime, now) : cache.get(key, now);
     if (item === undefined) continue;
-    out.ascii('VALUE ');
-    out.range(buf, s, i);
     out.ascii(
       withCas
-        ? ` ${item.flags} ${item.value.length} ${item.cas}\r\n`
-        : ` ${item.flags} ${item.value.length}\r\n`,
+        ? `VALUE ${key} ${item.flags} ${item.value.length} ${item.cas}\r\n`
+        : `VALUE ${key} ${item.flags} ${item.value.length}\r\n`,
     );
     out.bytes(item.value);
     out.ascii('\r\n');
