@@ -621,8 +621,8 @@ var require_JsHistogram = __commonJS({
        * histogram are either smaller than or equivalent to. When the percentile is 0.0, returns the
        * value that all value entries in the histogram are either larger than or equivalent to.
        */
-      getValueAtPercentile(percentile2) {
-        const requestedPercentile = min(percentile2, 100);
+      getValueAtPercentile(percentile) {
+        const requestedPercentile = min(percentile, 100);
         const fpCountAtPercentile = requestedPercentile / 100 * this.totalCount;
         const countAtPercentile = max2(
           ceil(fpCountAtPercentile - (0, ulp_1.default)(fpCountAtPercentile)),
@@ -635,7 +635,7 @@ var require_JsHistogram = __commonJS({
           totalToCurrentIndex += this.getCountAtIndex(i);
           if (totalToCurrentIndex >= countAtPercentile) {
             var valueAtIndex = this.valueFromIndex(i);
-            return percentile2 === 0 ? this.lowestEquivalentValue(valueAtIndex) : this.highestEquivalentValue(valueAtIndex);
+            return percentile === 0 ? this.lowestEquivalentValue(valueAtIndex) : this.highestEquivalentValue(valueAtIndex);
           }
         }
         return 0;
@@ -5988,8 +5988,8 @@ var require_wasm = __commonJS({
       recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
         this._wasmHistogram.recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples);
       }
-      getValueAtPercentile(percentile2) {
-        return this._wasmHistogram.getValueAtPercentile(percentile2);
+      getValueAtPercentile(percentile) {
+        return this._wasmHistogram.getValueAtPercentile(percentile);
       }
       outputPercentileDistribution(percentileTicksPerHalfDistance = 5, outputValueUnitScalingRatio = 1, useCsvFormat = false) {
         if (useCsvFormat) {
@@ -10336,8 +10336,8 @@ var init_speedscope = __esm({
 });
 
 // ../tick-parser/dist/index.js
-var dist_exports2 = {};
-__export(dist_exports2, {
+var dist_exports = {};
+__export(dist_exports, {
   ERROR_CODES: () => ERROR_CODES3,
   HotpathTicksError: () => HotpathTicksError,
   SymbolCache: () => SymbolCache,
@@ -10392,7 +10392,7 @@ import { createReadStream as createReadStream2, createWriteStream, readdirSync a
 import { join as join3 } from "node:path";
 import { createInterface } from "node:readline";
 function optionalExport(name) {
-  const value = dist_exports2[name];
+  const value = dist_exports[name];
   return typeof value === "function" ? value : void 0;
 }
 function flameGraphRenderers() {
@@ -11327,9 +11327,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join as join4 } from "node:path";
 
-// src/load.ts
-import { Agent, request as httpRequest } from "node:http";
-
 // ../load-client/dist/errors.js
 var LOAD_ERROR_CODES = {
   HP_LOAD_INVALID_URL: "the target URL is not an http:// or memcache:// URL with a host",
@@ -11609,11 +11606,11 @@ import { EventEmitter as EventEmitter3 } from "node:events";
 
 // ../load-client/dist/load-engine.js
 import { EventEmitter } from "node:events";
-import { performance as performance3 } from "node:perf_hooks";
+import { performance as performance2 } from "node:perf_hooks";
 
 // ../load-client/dist/connection.js
 import { connect } from "node:net";
-import { performance as performance2 } from "node:perf_hooks";
+import { performance } from "node:perf_hooks";
 function noop() {
 }
 var Connection = class {
@@ -11669,7 +11666,7 @@ var Connection = class {
     this.isConnected = false;
     this.lastErrorKind = -1;
     this.parser.reset();
-    this.connectStartedAt = performance2.now();
+    this.connectStartedAt = performance.now();
     const socket = connect({
       host: this.owner.host,
       port: this.owner.port,
@@ -11682,7 +11679,7 @@ var Connection = class {
     socket.on("close", this.onClose);
   }
   /** Sends what the run allows, up to the pipelining depth, in one corked write. */
-  fill(now = performance2.now()) {
+  fill(now = performance.now()) {
     const socket = this.socket;
     if (!this.isConnected || this.stopped || socket === null || this.size >= this.intended.length)
       return;
@@ -11787,7 +11784,7 @@ var Connection = class {
     this.fill();
   }
   onRead(length, buffer) {
-    const arrival = performance2.now();
+    const arrival = performance.now();
     this.arrival = arrival;
     this.owner.received(length);
     this.parser.execute(buffer, length);
@@ -11817,7 +11814,7 @@ var Connection = class {
     }
     this.isConnected = false;
     if (this.size > 0) {
-      this.arrival = performance2.now();
+      this.arrival = performance.now();
       this.parser.finishOnClose();
       if (this.size > 0)
         this.failInFlight(this.lastErrorKind === -1 ? ERROR_CLOSED : this.lastErrorKind);
@@ -11941,7 +11938,7 @@ var LoadEngine = class extends EventEmitter {
       return this.done;
     }
     this.signal?.addEventListener("abort", this.onAbort, { once: true });
-    this.scheduleStart = performance3.now();
+    this.scheduleStart = performance2.now();
     if (this.options.warmup > 0) {
       this.phase = PHASE_WARMUP;
       this.timers.push(setTimeout(() => this.beginMeasure(), this.options.warmup * 1e3));
@@ -12041,7 +12038,7 @@ var LoadEngine = class extends EventEmitter {
       return;
     this.phase = PHASE_MEASURE;
     this.recorder.recording = true;
-    this.measureStart = performance3.now();
+    this.measureStart = performance2.now();
     this.measureStartWall = Date.now();
     let second = 0;
     this.timers.push(setInterval(() => {
@@ -12062,7 +12059,7 @@ var LoadEngine = class extends EventEmitter {
     const n = connections.length;
     const start = this.rotate;
     this.rotate = start + 1 === n ? 0 : start + 1;
-    const now = performance3.now();
+    const now = performance2.now();
     for (let i = 0; i < n; i++) {
       connections[(start + i) % n].fill(now);
     }
@@ -12071,7 +12068,7 @@ var LoadEngine = class extends EventEmitter {
     this.dispatchTimer = setTimeout(this.dispatch, wait > 1 ? Math.floor(wait) : 1);
   }
   checkTimeouts(timeoutMs) {
-    const now = performance3.now();
+    const now = performance2.now();
     for (const connection of this.connections) {
       const connecting = connection.connectingSince();
       if (connecting >= 0 && now - connecting > timeoutMs) {
@@ -12108,7 +12105,7 @@ var LoadEngine = class extends EventEmitter {
     if (this.phase === PHASE_DONE)
       return;
     const measured = this.phase === PHASE_MEASURE;
-    this.measureEnd = performance3.now();
+    this.measureEnd = performance2.now();
     const seconds = (this.measureEnd - this.measureStart) / 1e3;
     if (measured && this.recorder.requestsPerSecond.length + 1 <= seconds + 0.05) {
       const sample = this.recorder.sampleSecond();
@@ -13217,15 +13214,9 @@ async function run(options) {
 }
 
 // src/load.ts
-function libraryRun() {
-  const candidate = run;
-  return typeof candidate === "function" ? candidate : void 0;
-}
 async function runLoad(options) {
-  const run2 = libraryRun();
   try {
-    if (!run2) return await fallbackLoad(options);
-    const result = await run2({
+    const result = await run({
       url: options.url,
       connections: options.connections,
       duration: options.duration,
@@ -13259,82 +13250,6 @@ async function runLoad(options) {
       { cause: err }
     );
   }
-}
-function percentile(sorted, p) {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor(p / 100 * sorted.length))];
-}
-async function fallbackLoad(options) {
-  const target = new URL(options.url);
-  if (target.protocol !== "http:") {
-    throw new HotpathActionError("HP_ACTION_LOAD_FAILED", `unsupported URL ${options.url}: expected http://`);
-  }
-  const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
-  const latencies = [];
-  const statusCodes = {};
-  const errorsByKind = {};
-  const start = performance.now();
-  const end = start + options.duration * 1e3;
-  const seconds = Math.ceil(options.duration);
-  const perSecond = new Array(seconds).fill(0);
-  let errors = 0;
-  let non2xx = 0;
-  const once = () => new Promise((resolve5) => {
-    const t0 = performance.now();
-    const req = httpRequest(
-      target,
-      { method: options.method, headers: options.headers, agent, timeout: 1e4 },
-      (res) => {
-        res.resume();
-        res.on("end", () => {
-          const t1 = performance.now();
-          if (t1 <= end) {
-            latencies.push(t1 - t0);
-            const code = String(res.statusCode);
-            statusCodes[code] = (statusCodes[code] ?? 0) + 1;
-            if (!res.statusCode || res.statusCode < 200 || res.statusCode >= 300) non2xx++;
-            perSecond[Math.min(seconds - 1, Math.floor((t1 - start) / 1e3))]++;
-          }
-          resolve5();
-        });
-      }
-    );
-    req.on("timeout", () => req.destroy(new Error("timeout")));
-    req.on("error", (err) => {
-      if (performance.now() <= end) {
-        errors++;
-        const kind = err.code === "ECONNREFUSED" ? "connect" : err.code === "ECONNRESET" ? "reset" : "other";
-        errorsByKind[kind] = (errorsByKind[kind] ?? 0) + 1;
-      }
-      setTimeout(resolve5, 10);
-    });
-    if (options.body) req.write(options.body);
-    req.end();
-  });
-  const worker = async () => {
-    while (performance.now() < end && !options.signal?.aborted) await once();
-  };
-  await Promise.all(Array.from({ length: options.connections }, worker));
-  agent.destroy();
-  const measured = Math.min(performance.now(), end) - start;
-  latencies.sort((a, b) => a - b);
-  let sum = 0;
-  for (const l of latencies) sum += l;
-  return {
-    duration: measured / 1e3,
-    requests: { total: latencies.length, mean: latencies.length / (measured / 1e3), perSecond },
-    latency: {
-      mean: latencies.length ? sum / latencies.length : 0,
-      p50: percentile(latencies, 50),
-      p90: percentile(latencies, 90),
-      p99: percentile(latencies, 99),
-      max: latencies.length ? latencies[latencies.length - 1] : 0
-    },
-    statusCodes,
-    non2xx,
-    errors,
-    errorsByKind
-  };
 }
 
 // src/monitor-summary.ts

@@ -3761,10 +3761,10 @@ var require_util2 = __commonJS({
     function TAOCheck() {
       return "success";
     }
-    function appendFetchMetadata(httpRequest2) {
+    function appendFetchMetadata(httpRequest) {
       let header = null;
-      header = httpRequest2.mode;
-      httpRequest2.headersList.set("sec-fetch-mode", header);
+      header = httpRequest.mode;
+      httpRequest.headersList.set("sec-fetch-mode", header);
     }
     function appendRequestOriginHeader(request) {
       let serializedOrigin = request.origin;
@@ -9109,7 +9109,7 @@ var require_agent = __commonJS({
     function defaultFactory(origin, opts) {
       return opts && opts.connections === 1 ? new Client(origin, opts) : new Pool(origin, opts);
     }
-    var Agent2 = class extends DispatcherBase {
+    var Agent = class extends DispatcherBase {
       constructor({ factory = defaultFactory, maxRedirections = 0, connect: connect4, ...options } = {}) {
         super();
         if (typeof factory !== "function") {
@@ -9200,7 +9200,7 @@ var require_agent = __commonJS({
         await Promise.all(destroyPromises);
       }
     };
-    module2.exports = Agent2;
+    module2.exports = Agent;
   }
 });
 
@@ -10933,7 +10933,7 @@ var require_mock_agent = __commonJS({
   "../../node_modules/.pnpm/undici@5.29.0/node_modules/undici/lib/mock/mock-agent.js"(exports2, module2) {
     "use strict";
     var { kClients } = require_symbols();
-    var Agent2 = require_agent();
+    var Agent = require_agent();
     var {
       kAgent,
       kMockAgentSet,
@@ -10968,7 +10968,7 @@ var require_mock_agent = __commonJS({
         if (opts && opts.agent && typeof opts.agent.dispatch !== "function") {
           throw new InvalidArgumentError("Argument opts.agent must implement Agent");
         }
-        const agent = opts && opts.agent ? opts.agent : new Agent2(opts);
+        const agent = opts && opts.agent ? opts.agent : new Agent(opts);
         this[kAgent] = agent;
         this[kClients] = agent[kClients];
         this[kOptions] = buildMockOptions(opts);
@@ -11073,7 +11073,7 @@ var require_proxy_agent = __commonJS({
     "use strict";
     var { kProxy, kClose, kDestroy, kInterceptors } = require_symbols();
     var { URL: URL2 } = __require("url");
-    var Agent2 = require_agent();
+    var Agent = require_agent();
     var Pool = require_pool();
     var DispatcherBase = require_dispatcher_base();
     var { InvalidArgumentError, RequestAbortedError } = require_errors();
@@ -11106,7 +11106,7 @@ var require_proxy_agent = __commonJS({
       constructor(opts) {
         super(opts);
         this[kProxy] = buildProxyOptions(opts);
-        this[kAgent] = new Agent2(opts);
+        this[kAgent] = new Agent(opts);
         this[kInterceptors] = opts.interceptors && opts.interceptors.ProxyAgent && Array.isArray(opts.interceptors.ProxyAgent) ? opts.interceptors.ProxyAgent : [];
         if (typeof opts === "string") {
           opts = { uri: opts };
@@ -11135,7 +11135,7 @@ var require_proxy_agent = __commonJS({
         const connect4 = buildConnector({ ...opts.proxyTls });
         this[kConnectEndpoint] = buildConnector({ ...opts.requestTls });
         this[kClient] = clientFactory(resolvedUrl, { connect: connect4 });
-        this[kAgent] = new Agent2({
+        this[kAgent] = new Agent({
           ...opts,
           connect: async (opts2, callback) => {
             let requestedHost = opts2.host;
@@ -11492,9 +11492,9 @@ var require_global2 = __commonJS({
     "use strict";
     var globalDispatcher = Symbol.for("undici.globalDispatcher.1");
     var { InvalidArgumentError } = require_errors();
-    var Agent2 = require_agent();
+    var Agent = require_agent();
     if (getGlobalDispatcher() === void 0) {
-      setGlobalDispatcher(new Agent2());
+      setGlobalDispatcher(new Agent());
     }
     function setGlobalDispatcher(agent) {
       if (!agent || typeof agent.dispatch !== "function") {
@@ -13569,74 +13569,74 @@ var require_fetch = __commonJS({
     async function httpNetworkOrCacheFetch(fetchParams, isAuthenticationFetch = false, isNewConnectionFetch = false) {
       const request = fetchParams.request;
       let httpFetchParams = null;
-      let httpRequest2 = null;
+      let httpRequest = null;
       let response = null;
       const httpCache = null;
       const revalidatingFlag = false;
       if (request.window === "no-window" && request.redirect === "error") {
         httpFetchParams = fetchParams;
-        httpRequest2 = request;
+        httpRequest = request;
       } else {
-        httpRequest2 = makeRequest(request);
+        httpRequest = makeRequest(request);
         httpFetchParams = { ...fetchParams };
-        httpFetchParams.request = httpRequest2;
+        httpFetchParams.request = httpRequest;
       }
       const includeCredentials = request.credentials === "include" || request.credentials === "same-origin" && request.responseTainting === "basic";
-      const contentLength = httpRequest2.body ? httpRequest2.body.length : null;
+      const contentLength = httpRequest.body ? httpRequest.body.length : null;
       let contentLengthHeaderValue = null;
-      if (httpRequest2.body == null && ["POST", "PUT"].includes(httpRequest2.method)) {
+      if (httpRequest.body == null && ["POST", "PUT"].includes(httpRequest.method)) {
         contentLengthHeaderValue = "0";
       }
       if (contentLength != null) {
         contentLengthHeaderValue = isomorphicEncode(`${contentLength}`);
       }
       if (contentLengthHeaderValue != null) {
-        httpRequest2.headersList.append("content-length", contentLengthHeaderValue);
+        httpRequest.headersList.append("content-length", contentLengthHeaderValue);
       }
-      if (contentLength != null && httpRequest2.keepalive) {
+      if (contentLength != null && httpRequest.keepalive) {
       }
-      if (httpRequest2.referrer instanceof URL) {
-        httpRequest2.headersList.append("referer", isomorphicEncode(httpRequest2.referrer.href));
+      if (httpRequest.referrer instanceof URL) {
+        httpRequest.headersList.append("referer", isomorphicEncode(httpRequest.referrer.href));
       }
-      appendRequestOriginHeader(httpRequest2);
-      appendFetchMetadata(httpRequest2);
-      if (!httpRequest2.headersList.contains("user-agent")) {
-        httpRequest2.headersList.append("user-agent", typeof esbuildDetection === "undefined" ? "undici" : "node");
+      appendRequestOriginHeader(httpRequest);
+      appendFetchMetadata(httpRequest);
+      if (!httpRequest.headersList.contains("user-agent")) {
+        httpRequest.headersList.append("user-agent", typeof esbuildDetection === "undefined" ? "undici" : "node");
       }
-      if (httpRequest2.cache === "default" && (httpRequest2.headersList.contains("if-modified-since") || httpRequest2.headersList.contains("if-none-match") || httpRequest2.headersList.contains("if-unmodified-since") || httpRequest2.headersList.contains("if-match") || httpRequest2.headersList.contains("if-range"))) {
-        httpRequest2.cache = "no-store";
+      if (httpRequest.cache === "default" && (httpRequest.headersList.contains("if-modified-since") || httpRequest.headersList.contains("if-none-match") || httpRequest.headersList.contains("if-unmodified-since") || httpRequest.headersList.contains("if-match") || httpRequest.headersList.contains("if-range"))) {
+        httpRequest.cache = "no-store";
       }
-      if (httpRequest2.cache === "no-cache" && !httpRequest2.preventNoCacheCacheControlHeaderModification && !httpRequest2.headersList.contains("cache-control")) {
-        httpRequest2.headersList.append("cache-control", "max-age=0");
+      if (httpRequest.cache === "no-cache" && !httpRequest.preventNoCacheCacheControlHeaderModification && !httpRequest.headersList.contains("cache-control")) {
+        httpRequest.headersList.append("cache-control", "max-age=0");
       }
-      if (httpRequest2.cache === "no-store" || httpRequest2.cache === "reload") {
-        if (!httpRequest2.headersList.contains("pragma")) {
-          httpRequest2.headersList.append("pragma", "no-cache");
+      if (httpRequest.cache === "no-store" || httpRequest.cache === "reload") {
+        if (!httpRequest.headersList.contains("pragma")) {
+          httpRequest.headersList.append("pragma", "no-cache");
         }
-        if (!httpRequest2.headersList.contains("cache-control")) {
-          httpRequest2.headersList.append("cache-control", "no-cache");
+        if (!httpRequest.headersList.contains("cache-control")) {
+          httpRequest.headersList.append("cache-control", "no-cache");
         }
       }
-      if (httpRequest2.headersList.contains("range")) {
-        httpRequest2.headersList.append("accept-encoding", "identity");
+      if (httpRequest.headersList.contains("range")) {
+        httpRequest.headersList.append("accept-encoding", "identity");
       }
-      if (!httpRequest2.headersList.contains("accept-encoding")) {
-        if (urlHasHttpsScheme(requestCurrentURL(httpRequest2))) {
-          httpRequest2.headersList.append("accept-encoding", "br, gzip, deflate");
+      if (!httpRequest.headersList.contains("accept-encoding")) {
+        if (urlHasHttpsScheme(requestCurrentURL(httpRequest))) {
+          httpRequest.headersList.append("accept-encoding", "br, gzip, deflate");
         } else {
-          httpRequest2.headersList.append("accept-encoding", "gzip, deflate");
+          httpRequest.headersList.append("accept-encoding", "gzip, deflate");
         }
       }
-      httpRequest2.headersList.delete("host");
+      httpRequest.headersList.delete("host");
       if (includeCredentials) {
       }
       if (httpCache == null) {
-        httpRequest2.cache = "no-store";
+        httpRequest.cache = "no-store";
       }
-      if (httpRequest2.mode !== "no-store" && httpRequest2.mode !== "reload") {
+      if (httpRequest.mode !== "no-store" && httpRequest.mode !== "reload") {
       }
       if (response == null) {
-        if (httpRequest2.mode === "only-if-cached") {
+        if (httpRequest.mode === "only-if-cached") {
           return makeNetworkError("only if cached");
         }
         const forwardResponse = await httpNetworkFetch(
@@ -13644,7 +13644,7 @@ var require_fetch = __commonJS({
           includeCredentials,
           isNewConnectionFetch
         );
-        if (!safeMethodsSet.has(httpRequest2.method) && forwardResponse.status >= 200 && forwardResponse.status <= 399) {
+        if (!safeMethodsSet.has(httpRequest.method) && forwardResponse.status >= 200 && forwardResponse.status <= 399) {
         }
         if (revalidatingFlag && forwardResponse.status === 304) {
         }
@@ -13652,8 +13652,8 @@ var require_fetch = __commonJS({
           response = forwardResponse;
         }
       }
-      response.urlList = [...httpRequest2.urlList];
-      if (httpRequest2.headersList.contains("range")) {
+      response.urlList = [...httpRequest.urlList];
+      if (httpRequest.headersList.contains("range")) {
         response.rangeRequested = true;
       }
       response.requestIncludesCredentials = includeCredentials;
@@ -17164,7 +17164,7 @@ var require_undici = __commonJS({
     var errors = require_errors();
     var Pool = require_pool();
     var BalancedPool = require_balanced_pool();
-    var Agent2 = require_agent();
+    var Agent = require_agent();
     var util = require_util();
     var { InvalidArgumentError } = errors;
     var api = require_api();
@@ -17191,7 +17191,7 @@ var require_undici = __commonJS({
     module2.exports.Client = Client;
     module2.exports.Pool = Pool;
     module2.exports.BalancedPool = BalancedPool;
-    module2.exports.Agent = Agent2;
+    module2.exports.Agent = Agent;
     module2.exports.ProxyAgent = ProxyAgent;
     module2.exports.RetryHandler = RetryHandler;
     module2.exports.DecoratorHandler = DecoratorHandler;
@@ -24475,8 +24475,8 @@ var require_JsHistogram = __commonJS({
        * histogram are either smaller than or equivalent to. When the percentile is 0.0, returns the
        * value that all value entries in the histogram are either larger than or equivalent to.
        */
-      getValueAtPercentile(percentile2) {
-        const requestedPercentile = min(percentile2, 100);
+      getValueAtPercentile(percentile) {
+        const requestedPercentile = min(percentile, 100);
         const fpCountAtPercentile = requestedPercentile / 100 * this.totalCount;
         const countAtPercentile = max2(
           ceil(fpCountAtPercentile - (0, ulp_1.default)(fpCountAtPercentile)),
@@ -24489,7 +24489,7 @@ var require_JsHistogram = __commonJS({
           totalToCurrentIndex += this.getCountAtIndex(i);
           if (totalToCurrentIndex >= countAtPercentile) {
             var valueAtIndex = this.valueFromIndex(i);
-            return percentile2 === 0 ? this.lowestEquivalentValue(valueAtIndex) : this.highestEquivalentValue(valueAtIndex);
+            return percentile === 0 ? this.lowestEquivalentValue(valueAtIndex) : this.highestEquivalentValue(valueAtIndex);
           }
         }
         return 0;
@@ -29842,8 +29842,8 @@ var require_wasm = __commonJS({
       recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
         this._wasmHistogram.recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples);
       }
-      getValueAtPercentile(percentile2) {
-        return this._wasmHistogram.getValueAtPercentile(percentile2);
+      getValueAtPercentile(percentile) {
+        return this._wasmHistogram.getValueAtPercentile(percentile);
       }
       outputPercentileDistribution(percentileTicksPerHalfDistance = 5, outputValueUnitScalingRatio = 1, useCsvFormat = false) {
         if (useCsvFormat) {
@@ -35066,9 +35066,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join as join5 } from "node:path";
 
-// src/load.ts
-import { Agent, request as httpRequest } from "node:http";
-
 // ../load-client/dist/errors.js
 var LOAD_ERROR_CODES = {
   HP_LOAD_INVALID_URL: "the target URL is not an http:// or memcache:// URL with a host",
@@ -36956,15 +36953,9 @@ async function run(options) {
 }
 
 // src/load.ts
-function libraryRun() {
-  const candidate = run;
-  return typeof candidate === "function" ? candidate : void 0;
-}
 async function runLoad(options) {
-  const run3 = libraryRun();
   try {
-    if (!run3) return await fallbackLoad(options);
-    const result = await run3({
+    const result = await run({
       url: options.url,
       connections: options.connections,
       duration: options.duration,
@@ -36998,82 +36989,6 @@ async function runLoad(options) {
       { cause: err }
     );
   }
-}
-function percentile(sorted, p) {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor(p / 100 * sorted.length))];
-}
-async function fallbackLoad(options) {
-  const target = new URL(options.url);
-  if (target.protocol !== "http:") {
-    throw new HotpathActionError("HP_ACTION_LOAD_FAILED", `unsupported URL ${options.url}: expected http://`);
-  }
-  const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
-  const latencies = [];
-  const statusCodes = {};
-  const errorsByKind = {};
-  const start = performance.now();
-  const end = start + options.duration * 1e3;
-  const seconds = Math.ceil(options.duration);
-  const perSecond = new Array(seconds).fill(0);
-  let errors = 0;
-  let non2xx = 0;
-  const once = () => new Promise((resolve3) => {
-    const t0 = performance.now();
-    const req = httpRequest(
-      target,
-      { method: options.method, headers: options.headers, agent, timeout: 1e4 },
-      (res) => {
-        res.resume();
-        res.on("end", () => {
-          const t1 = performance.now();
-          if (t1 <= end) {
-            latencies.push(t1 - t0);
-            const code = String(res.statusCode);
-            statusCodes[code] = (statusCodes[code] ?? 0) + 1;
-            if (!res.statusCode || res.statusCode < 200 || res.statusCode >= 300) non2xx++;
-            perSecond[Math.min(seconds - 1, Math.floor((t1 - start) / 1e3))]++;
-          }
-          resolve3();
-        });
-      }
-    );
-    req.on("timeout", () => req.destroy(new Error("timeout")));
-    req.on("error", (err) => {
-      if (performance.now() <= end) {
-        errors++;
-        const kind = err.code === "ECONNREFUSED" ? "connect" : err.code === "ECONNRESET" ? "reset" : "other";
-        errorsByKind[kind] = (errorsByKind[kind] ?? 0) + 1;
-      }
-      setTimeout(resolve3, 10);
-    });
-    if (options.body) req.write(options.body);
-    req.end();
-  });
-  const worker = async () => {
-    while (performance.now() < end && !options.signal?.aborted) await once();
-  };
-  await Promise.all(Array.from({ length: options.connections }, worker));
-  agent.destroy();
-  const measured = Math.min(performance.now(), end) - start;
-  latencies.sort((a, b) => a - b);
-  let sum = 0;
-  for (const l of latencies) sum += l;
-  return {
-    duration: measured / 1e3,
-    requests: { total: latencies.length, mean: latencies.length / (measured / 1e3), perSecond },
-    latency: {
-      mean: latencies.length ? sum / latencies.length : 0,
-      p50: percentile(latencies, 50),
-      p90: percentile(latencies, 90),
-      p99: percentile(latencies, 99),
-      max: latencies.length ? latencies[latencies.length - 1] : 0
-    },
-    statusCodes,
-    non2xx,
-    errors,
-    errorsByKind
-  };
 }
 
 // src/monitor-summary.ts
