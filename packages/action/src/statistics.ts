@@ -69,10 +69,26 @@ export function differenceOfMeans(base: readonly number[], head: readonly number
 }
 
 /**
- * Welch's t interval on the difference of means, expressed relative to the base mean
- * (the base mean's own uncertainty is second order for the sample sizes used here).
+ * Relative change head vs base with a 95 % interval. Throughput, latency and CPU time are
+ * positive and vary multiplicatively (a noisy round is 2x off, not 200 units off), so when
+ * every sample is positive the comparison is Welch's interval on their logarithms, turned back
+ * into a ratio: `base` and `head` are geometric means, `change` is their ratio minus one, and a
+ * 40x difference
+ * measured over two rounds is as significant as it looks. Otherwise (zeros or negatives) it is
+ * Welch's interval on the difference of means, relative to the base mean.
  */
 export function compareSamples(base: readonly number[], head: readonly number[]): MetricComparison {
+  if (base.length > 0 && head.length > 0 && [...base, ...head].every((v) => v > 0)) {
+    const d = differenceOfMeans(base.map(Math.log), head.map(Math.log));
+    const ci: [number, number] = [Math.expm1(d.ci[0]), Math.expm1(d.ci[1])];
+    return {
+      base: Math.exp(d.base),
+      head: Math.exp(d.head),
+      change: Math.expm1(d.diff),
+      ci,
+      significant: ci[0] > 0 || ci[1] < 0,
+    };
+  }
   const d = differenceOfMeans(base, head);
   const mb = d.base;
   const change = mb === 0 ? Number.NaN : d.diff / mb;

@@ -49,6 +49,8 @@ export const METRICS: readonly {
 /** Smallest error-rate increase (absolute) that can count as a regression: 1 percentage point. */
 export const MIN_ERROR_RATE_CHANGE = 0.01;
 
+const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+
 /**
  * Compares each metric base vs head over the rounds. A metric regresses only when the 95 %
  * interval excludes zero AND the change is worse than `threshold` (a fraction, 0.1 = 10 %).
@@ -70,6 +72,8 @@ export function judgeMetrics(
     let change: number;
     let ci: [number, number];
     let beyond: boolean;
+    let baseValue = mean(b);
+    let headValue = mean(h);
     if (metric === 'errorRate') {
       const d = differenceOfMeans(b, h);
       change = d.diff;
@@ -77,6 +81,9 @@ export function judgeMetrics(
       beyond = Math.abs(d.diff) > Math.max(threshold * d.base, MIN_ERROR_RATE_CHANGE);
     } else {
       const c = compareSamples(b, h);
+      // For positive metrics these are geometric means, the centre the interval is built on.
+      baseValue = c.base;
+      headValue = c.head;
       change = Number.isNaN(c.change) ? 0 : c.change;
       ci = Number.isNaN(c.ci[0]) ? [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY] : c.ci;
       beyond = Math.abs(change) > threshold;
@@ -90,7 +97,6 @@ export function judgeMetrics(
         : worse
           ? 'regressed'
           : 'improved';
-    const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-    return { metric, label, unit, better, base: mean(b), head: mean(h), change, ci, significant, status };
+    return { metric, label, unit, better, base: baseValue, head: headValue, change, ci, significant, status };
   });
 }

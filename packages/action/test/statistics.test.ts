@@ -28,6 +28,19 @@ describe('compareSamples', () => {
     expect(result.ci[1]).toBeGreaterThan(0);
   });
 
+  it('finds a 40x change over two noisy rounds significant (log scale)', () => {
+    const result = compareSamples([420, 450], [22_486, 13_499]);
+    expect(result.significant).toBe(true);
+    expect(result.ci[0]).toBeGreaterThan(0.5);
+    expect(result.change).toBeCloseTo(Math.sqrt(22_486 * 13_499) / Math.sqrt(420 * 450) - 1, 6);
+  });
+
+  it('falls back to the difference of means when a sample is zero', () => {
+    const result = compareSamples([0, 2], [4, 6]);
+    expect(result.base).toBe(1);
+    expect(result.change).toBe(4);
+  });
+
   it('rejects an empty side', () => {
     expect(() => compareSamples([], [1])).toThrow(/base=0 head=1/);
   });

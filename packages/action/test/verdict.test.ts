@@ -66,7 +66,11 @@ describe('judgeMetrics on recorded rounds', () => {
 
   it('reports the change and an interval that contains it', () => {
     const [rps] = judgeMetrics(cases[0].base, cases[0].head, 0.1);
-    expect(rps.change).toBeCloseTo(94 / 174 - 1, 3);
+    // Ratio of the geometric means of the rounds, minus one.
+    const geo = (xs: number[]) => Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length);
+    const rate = (rounds: (typeof cases)[0]['base']) => geo(rounds.map((r) => r.requestsPerSecond));
+    expect(rps.change).toBeCloseTo(rate(cases[0].head) / rate(cases[0].base) - 1, 6);
+    expect(rps.change).toBeCloseTo(94 / 174 - 1, 2);
     expect(rps.ci[0]).toBeLessThan(rps.change);
     expect(rps.ci[1]).toBeGreaterThan(rps.change);
     expect(rps.ci[1]).toBeLessThan(0);
