@@ -23,10 +23,18 @@ const demos = {
   ],
   restify: [
     {
+      title: 'the slow ETag middleware vs the cached one',
       cwd: 'examples/restify-etag',
       base: 'ETAG_MODE=slow node server.js',
       head: 'ETAG_MODE=fast node server.js',
       args: ['--url', '/seed/v1', '--connections', '50'],
+    },
+    {
+      title: 'the slow server under 100 connections, without and with overload-guard (503 + Retry-After)',
+      cwd: 'examples/restify-etag',
+      base: 'ETAG_MODE=slow node server.js',
+      head: 'ETAG_MODE=slow GUARD=1 node server.js',
+      args: ['--url', '/seed/v1', '--connections', '100'],
     },
   ],
   nodecached: [
