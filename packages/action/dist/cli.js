@@ -730,7 +730,7 @@ var require_JsHistogram = __commonJS({
         }
         return totalValue / this.totalCount;
       }
-      getStdDeviation(mean2 = this.mean) {
+      getStdDeviation(mean3 = this.mean) {
         if (this.totalCount === 0) {
           return 0;
         }
@@ -738,7 +738,7 @@ var require_JsHistogram = __commonJS({
         this.recordedValuesIterator.reset();
         while (this.recordedValuesIterator.hasNext()) {
           const iterationValue = this.recordedValuesIterator.next();
-          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean2;
+          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean3;
           geometric_deviation_total += deviation * deviation * iterationValue.countAddedInThisIterationStep;
         }
         const std_deviation = Math.sqrt(geometric_deviation_total / this.totalCount);
@@ -753,12 +753,12 @@ var require_JsHistogram = __commonJS({
         if (this.totalCount === 0) {
           return 0;
         }
-        const mean2 = this.mean;
+        const mean3 = this.mean;
         let geometric_deviation_total = 0;
         this.recordedValuesIterator.reset();
         while (this.recordedValuesIterator.hasNext()) {
           const iterationValue = this.recordedValuesIterator.next();
-          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean2;
+          const deviation = this.medianEquivalentValue(iterationValue.valueIteratedTo) - mean3;
           geometric_deviation_total += deviation * deviation * iterationValue.countAddedInThisIterationStep;
         }
         const std_deviation = Math.sqrt(geometric_deviation_total / this.totalCount);
@@ -813,14 +813,14 @@ var require_JsHistogram = __commonJS({
         if (!useCsvFormat) {
           const formatter = (0, formatters_1.floatFormatter)(12, this.numberOfSignificantValueDigits);
           const _mean = this.mean;
-          const mean2 = formatter(_mean / outputValueUnitScalingRatio);
+          const mean3 = formatter(_mean / outputValueUnitScalingRatio);
           const std_deviation = formatter(this.getStdDeviation(_mean) / outputValueUnitScalingRatio);
           const max3 = formatter(this.maxValue / outputValueUnitScalingRatio);
           const intFormatter = (0, formatters_1.integerFormatter)(12);
           const totalCount = intFormatter(this.totalCount);
           const bucketCount = intFormatter(this.bucketCount);
           const subBucketCount = intFormatter(this.subBucketCount);
-          result += `#[Mean    = ${mean2}, StdDeviation   = ${std_deviation}]
+          result += `#[Mean    = ${mean3}, StdDeviation   = ${std_deviation}]
 #[Max     = ${max3}, Total count    = ${totalCount}]
 #[Buckets = ${bucketCount}, SubBuckets     = ${subBucketCount}]
 `;
@@ -5485,9 +5485,9 @@ var require_umd = __commonJS({
           return getStringImpl(memory.buffer, ptr);
         }
         const env = imports.env = imports.env || {};
-        env.abort = env.abort || function abort(msg, file2, line3, colm) {
+        env.abort = env.abort || function abort(msg, file2, line2, colm) {
           const memory = extendedExports.memory || env.memory;
-          throw Error(`abort: ${getString(memory, msg)} at ${getString(memory, file2)}:${line3}:${colm}`);
+          throw Error(`abort: ${getString(memory, msg)} at ${getString(memory, file2)}:${line2}:${colm}`);
         };
         env.trace = env.trace || function trace(msg, n, ...args) {
           const memory = extendedExports.memory || env.memory;
@@ -7249,18 +7249,18 @@ var require_HistogramLogReader = __commonJS({
         }
         return null;
       }
-      parseStartTimeFromLine(line3) {
-        this.startTimeSec = Number.parseFloat(line3.split(" ")[1]);
+      parseStartTimeFromLine(line2) {
+        this.startTimeSec = Number.parseFloat(line2.split(" ")[1]);
       }
-      parseBaseTimeFromLine(line3) {
-        this.baseTimeSec = Number.parseFloat(line3.split(" ")[1]);
+      parseBaseTimeFromLine(line2) {
+        this.baseTimeSec = Number.parseFloat(line2.split(" ")[1]);
       }
     };
     var splitLines = (logContent) => logContent.split(/\r\n|\r|\n/g);
-    var shouldIncludeNoTag = (lines) => lines.find((line3) => !line3.startsWith("#") && !line3.startsWith('"') && !line3.startsWith(TAG_PREFIX) && line3.includes(","));
+    var shouldIncludeNoTag = (lines) => lines.find((line2) => !line2.startsWith("#") && !line2.startsWith('"') && !line2.startsWith(TAG_PREFIX) && line2.includes(","));
     var listTags = (content) => {
       const lines = splitLines(content);
-      const tags = lines.filter((line3) => line3.includes(",") && line3.startsWith(TAG_PREFIX)).map((line3) => line3.substring(TAG_PREFIX_LENGTH, line3.indexOf(",")));
+      const tags = lines.filter((line2) => line2.includes(",") && line2.startsWith(TAG_PREFIX)).map((line2) => line2.substring(TAG_PREFIX_LENGTH, line2.indexOf(",")));
       const tagsWithoutDuplicates = new Set(tags);
       const result = Array.from(tagsWithoutDuplicates);
       if (shouldIncludeNoTag(lines)) {
@@ -7906,8 +7906,8 @@ async function readSymbolTable(path, options = {}) {
     if (headers.error && headers.missing) {
       warnings.push(`${objdump} is not available (${headers.error}): assuming ${path}'s .text is at its file offset`);
     } else {
-      for (const line3 of headers.stdout.toString("utf8").split("\n")) {
-        const parts = line3.trim().split(/\s+/);
+      for (const line2 of headers.stdout.toString("utf8").split("\n")) {
+        const parts = line2.trim().split(/\s+/);
         if (parts[1] === ".text" && parts.length >= 6) {
           const vma = Number.parseInt(parts[3], 16);
           const offset = Number.parseInt(parts[5], 16);
@@ -8006,19 +8006,6 @@ function buildTopDownTree(profile) {
     let node2 = root;
     for (const fn of frames) {
       node2 = child(node2, fn);
-      node2.total += count;
-    }
-    node2.self += count;
-  }
-  return root;
-}
-function buildBottomUpTree(profile) {
-  const root = { fn: -1, total: 0, self: 0, children: /* @__PURE__ */ new Map() };
-  for (const { frames, count } of profile.stacks) {
-    root.total += count;
-    let node2 = root;
-    for (let i = frames.length - 1; i >= 0; i--) {
-      node2 = child(node2, frames[i]);
       node2.total += count;
     }
     node2.self += count;
@@ -8607,13 +8594,13 @@ function toFolded(profile) {
   const names = profile.functions.map((fn) => foldedFrameName(functionLabel(fn)));
   const lines = [];
   for (const stack of profile.stacks) {
-    let line3 = "";
+    let line2 = "";
     for (let i = 0; i < stack.frames.length; i++) {
       if (i > 0)
-        line3 += ";";
-      line3 += names[stack.frames[i]];
+        line2 += ";";
+      line2 += names[stack.frames[i]];
     }
-    lines.push(`${line3} ${stack.count}
+    lines.push(`${line2} ${stack.count}
 `);
   }
   return lines.join("");
@@ -8622,119 +8609,6 @@ var init_folded = __esm({
   "../tick-parser/dist/folded.js"() {
     "use strict";
     init_function_label();
-  }
-});
-
-// ../tick-parser/dist/in-process.js
-import { randomUUID } from "node:crypto";
-import { Session } from "node:inspector";
-import { createRequire } from "node:module";
-function loadV8ProfilerNext() {
-  try {
-    const require2 = createRequire(import.meta.url);
-    return require2("v8-profiler-next");
-  } catch (error62) {
-    return error62;
-  }
-}
-function withProfiler(profile, profiler, warnings) {
-  profile.meta = { ...profile.meta, profiler };
-  profile.warnings.push(...warnings);
-  return profile;
-}
-function startV8ProfilerNext(api, interval) {
-  const title = `hotpath-${randomUUID()}`;
-  api.setGenerateType(1);
-  api.setSamplingInterval(interval);
-  api.startProfiling(title, true);
-  let stopped = false;
-  return {
-    profiler: "v8-profiler-next",
-    async stop() {
-      if (stopped)
-        throw new HotpathTicksError("HP_TICKS_PROFILER_STATE", `profile ${title} was already stopped`);
-      stopped = true;
-      const raw = api.stopProfiling(title);
-      if (!raw)
-        throw new HotpathTicksError("HP_TICKS_PROFILER_STATE", `v8-profiler-next has no profile ${title}`);
-      const { delete: remove, ...json2 } = raw;
-      try {
-        return withProfiler(parseCpuProfile(json2), "v8-profiler-next", []);
-      } finally {
-        remove.call(raw);
-      }
-    }
-  };
-}
-function post(session, method, params) {
-  return new Promise((resolve5, reject) => {
-    session.post(method, params ?? {}, (error62, result) => error62 ? reject(error62) : resolve5(result));
-  });
-}
-async function startInspector(interval, warnings) {
-  const session = new Session();
-  session.connect();
-  try {
-    await post(session, "Profiler.enable");
-    await post(session, "Profiler.setSamplingInterval", { interval });
-    await post(session, "Profiler.start");
-  } catch (error62) {
-    session.disconnect();
-    throw new HotpathTicksError("HP_TICKS_PROFILER_UNAVAILABLE", `node:inspector could not start the CPU profiler: ${error62.message}`, { cause: error62 });
-  }
-  let stopped = false;
-  return {
-    profiler: "inspector",
-    async stop() {
-      if (stopped)
-        throw new HotpathTicksError("HP_TICKS_PROFILER_STATE", "this inspector profile was already stopped");
-      stopped = true;
-      try {
-        const { profile } = await post(session, "Profiler.stop");
-        return withProfiler(parseCpuProfile(profile), "inspector", warnings);
-      } finally {
-        session.disconnect();
-      }
-    }
-  };
-}
-async function startProfiling(options = {}) {
-  const interval = options.samplingIntervalMicros ?? 1e3;
-  if (!Number.isInteger(interval) || interval < 1) {
-    throw new HotpathTicksError("HP_TICKS_BAD_OPTION", `samplingIntervalMicros ${interval} is not valid: expected a whole number >= 1`);
-  }
-  const warnings = [];
-  if (options.profiler !== "inspector") {
-    const api = loadV8ProfilerNext();
-    if (!(api instanceof Error))
-      return startV8ProfilerNext(api, interval);
-    if (options.profiler === "v8-profiler-next") {
-      throw new HotpathTicksError("HP_TICKS_PROFILER_UNAVAILABLE", `v8-profiler-next could not be loaded: ${api.message.split("\n")[0]}`, { cause: api });
-    }
-    warnings.push(`v8-profiler-next could not be loaded (${api.message.split("\n")[0]}); node:inspector profiled instead`);
-  }
-  return startInspector(interval, warnings);
-}
-function stopProfiling(session) {
-  return session.stop();
-}
-async function profileInProcess(fn, options = {}) {
-  const session = await startProfiling(options);
-  let result;
-  try {
-    result = await fn();
-  } catch (error62) {
-    await session.stop().catch(() => void 0);
-    throw error62;
-  }
-  const profile = await session.stop();
-  return { result, profile, profiler: session.profiler };
-}
-var init_in_process = __esm({
-  "../tick-parser/dist/in-process.js"() {
-    "use strict";
-    init_cpuprofile();
-    init_errors();
   }
 });
 
@@ -9105,8 +8979,8 @@ function describeSkipped(c, droppedRegions, truncatedStacks) {
   if (truncatedStacks > 0)
     out.push(`call tree over its size limit: ${truncatedStacks} ticks kept only their top frame`);
   if (c.ticks > 0 && c.unaccounted / c.ticks > 0.05) {
-    const pct4 = (100 * c.unaccounted / c.ticks).toFixed(1);
-    out.push(`${c.unaccounted} of ${c.ticks} ticks (${pct4}%) are at addresses no code event or library covers`);
+    const pct2 = (100 * c.unaccounted / c.ticks).toFixed(1);
+    out.push(`${c.unaccounted} of ${c.ticks} ticks (${pct2}%) are at addresses no code event or library covers`);
   }
   return out;
 }
@@ -9417,8 +9291,8 @@ var init_log_lines = __esm({
         if (this.discarding) {
           this.sink.oversized(this.pending);
         } else if (this.pending > 0) {
-          const line3 = this.pieces.length === 1 ? this.pieces[0] : Buffer.concat(this.pieces, this.pending);
-          this.sink.line(line3, 0, line3.length);
+          const line2 = this.pieces.length === 1 ? this.pieces[0] : Buffer.concat(this.pieces, this.pending);
+          this.sink.line(line2, 0, line2.length);
         }
         this.pieces = [];
         this.pending = 0;
@@ -9832,8 +9706,8 @@ var init_tick_log_reader = __esm({
           this.unknownFn = this.intern("(unknown)", "", "unknown");
         return this.unknownFn;
       }
-      intern(name, file2, kind, line3 = 0, column = 0) {
-        const id = this.builder.internFunction({ name, file: file2, line: line3, column, kind });
+      intern(name, file2, kind, line2 = 0, column = 0) {
+        const id = this.builder.internFunction({ name, file: file2, line: line2, column, kind });
         if (id < PENDING_BASE)
           return id;
         if (this.overflowFn < 0)
@@ -10040,349 +9914,15 @@ var init_tick_log = __esm({
   }
 });
 
-// ../tick-parser/dist/read-profile.js
-import { open as open3, readFile } from "node:fs/promises";
-function detectProfileFormat(head) {
-  const text2 = head.toString("utf8");
-  const trimmed = text2.trimStart();
-  if (trimmed.startsWith("{")) {
-    return /"(nodes|head)"\s*:/.test(text2) || /"startTime"\s*:/.test(text2) ? "cpuprofile" : void 0;
-  }
-  const lines = text2.split("\n").slice(0, 20).filter((l) => l.length > 0);
-  if (lines.length === 0)
-    return void 0;
-  const known = lines.filter((l) => LOG_KINDS.has(l.slice(0, l.indexOf(",") >>> 0))).length;
-  return known > 0 && known >= Math.ceil(lines.length / 2) ? "tick-log" : void 0;
-}
-async function readHead(path, bytes) {
-  const handle = await open3(path, "r");
-  try {
-    const buffer = Buffer.alloc(bytes);
-    const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
-}
-async function readProfile(path, options = {}) {
-  let head;
-  try {
-    head = await readHead(path, 64 * 1024);
-  } catch (error62) {
-    const code = error62.code ?? error62.message;
-    throw new HotpathTicksError("HP_TICKS_READ_FAILED", `cannot read ${path} (${code}): expected a readable file`, {
-      cause: error62
-    });
-  }
-  const format = detectProfileFormat(head);
-  if (format === "tick-log")
-    return parseTickLog(path, options);
-  if (format === "cpuprofile")
-    return parseCpuProfile(await readFile(path, "utf8"));
-  const start = head.toString("utf8", 0, 40).replace(/[^\x20-\x7e]/g, "?");
-  throw new HotpathTicksError("HP_TICKS_UNKNOWN_FORMAT", `${path} is neither a V8 tick log nor a .cpuprofile (it starts with "${start}"); expected the output of node --prof or node --cpu-prof`);
-}
-var LOG_KINDS;
-var init_read_profile = __esm({
-  "../tick-parser/dist/read-profile.js"() {
-    "use strict";
-    init_cpuprofile();
-    init_errors();
-    init_tick_log();
-    LOG_KINDS = /* @__PURE__ */ new Set([
-      "v8-version",
-      "v8-platform",
-      "shared-library",
-      "shared-library-end",
-      "code-creation",
-      "code-move",
-      "code-delete",
-      "sfi-move",
-      "tick",
-      "profiler",
-      "new",
-      "delete",
-      "heap-capacity",
-      "heap-available",
-      "code-source-info",
-      "script-source",
-      "script-details",
-      "current-time",
-      "timer-event-start",
-      "timer-event-end"
-    ]);
-  }
-});
-
-// ../tick-parser/dist/report-diff-text.js
-function pct(share2) {
-  return `${(share2 * 100).toFixed(1)}%`.padStart(7);
-}
-function renderDiffText(diff, baseName = "base", headName = "head") {
-  const out = [
-    `Self-time share per function: ${baseName} (${diff.baseTotal} ticks) \u2192 ${headName} (${diff.headTotal} ticks)`,
-    "",
-    "    base     head    delta  status    function"
-  ];
-  for (const f of diff.functions) {
-    const delta = `${f.delta >= 0 ? "+" : "-"}${(Math.abs(f.delta) * 100).toFixed(1)}%`.padStart(8);
-    const where = f.file ? ` ${f.file}${f.line > 0 ? `:${f.line}` : ""}` : "";
-    out.push(`${pct(f.baseShare)}  ${pct(f.headShare)}  ${delta}  ${f.status.padEnd(8)}  ${f.name}${f.kind === "cpp" || f.kind === "shared" ? "" : where}`);
-  }
-  return `${out.join("\n")}
-`;
-}
-var init_report_diff_text = __esm({
-  "../tick-parser/dist/report-diff-text.js"() {
-    "use strict";
-  }
-});
-
-// ../tick-parser/dist/summary.js
-function summarize(profile) {
-  const summary = {
-    total: profile.totalTicks,
-    unaccounted: 0,
-    js: 0,
-    cpp: 0,
-    gc: 0,
-    shared: 0,
-    other: 0
-  };
-  let gcFunctions = 0;
-  for (const fn of profile.functions) {
-    switch (fn.kind) {
-      case "js":
-      case "builtin":
-      case "regexp":
-        summary.js += fn.self;
-        break;
-      case "cpp":
-        summary.cpp += fn.self;
-        break;
-      case "shared":
-        summary.shared += fn.self;
-        break;
-      case "unknown":
-        summary.unaccounted += fn.self;
-        break;
-      case "gc":
-        gcFunctions += fn.self;
-        break;
-      default:
-        summary.other += fn.self;
-    }
-  }
-  summary.gc = profile.meta?.gcTicks ?? gcFunctions;
-  return summary;
-}
-var init_summary = __esm({
-  "../tick-parser/dist/summary.js"() {
-    "use strict";
-  }
-});
-
-// ../tick-parser/dist/report-json.js
-function toJsonReport(profile, options = {}) {
-  const limit = options.top ?? profile.functions.length;
-  return {
-    source: profile.source,
-    ticks: summarize(profile),
-    functions: profile.functions.slice(0, limit).map((fn) => {
-      const entry = {
-        name: fn.name,
-        file: fn.file,
-        line: fn.line,
-        column: fn.column,
-        kind: fn.kind,
-        self: fn.self,
-        total: fn.total
-      };
-      if (fn.tiers)
-        entry.tiers = fn.tiers;
-      return entry;
-    }),
-    warnings: profile.warnings,
-    meta: profile.meta ?? {}
-  };
-}
-var init_report_json = __esm({
-  "../tick-parser/dist/report-json.js"() {
-    "use strict";
-    init_summary();
-  }
-});
-
-// ../tick-parser/dist/report-text.js
-function pct2(part, whole) {
-  return `${(whole > 0 ? part * 100 / whole : 0).toFixed(1).padStart(5)}%`;
-}
-function line2(ticks, total, nonLib, name) {
-  const nonLibText = nonLib === null ? "        " : `${pct2(ticks, nonLib)}  `;
-  return `  ${String(ticks).padStart(5)}  ${pct2(ticks, total)}  ${nonLibText}${name}`;
-}
-function flatSection(out, title, functions, keep, total, nonLib, top) {
-  out.push("", ` [${title}]:`, "   ticks  total  nonlib   name");
-  let shown = 0;
-  for (const fn of functions) {
-    if (fn.self === 0 || !keep(fn))
-      continue;
-    if (shown++ >= top)
-      break;
-    out.push(line2(fn.self, total, nonLib, functionLabel(fn)));
-  }
-}
-function treeSection(out, root, labels, total, cutoff, depth) {
-  const visit2 = (node2, parentTotal, indent) => {
-    const share2 = parentTotal > 0 ? node2.total * 100 / parentTotal : 0;
-    if (share2 < cutoff)
-      return;
-    out.push(`  ${String(node2.total).padStart(5)}  ${share2.toFixed(1).padStart(5)}%  ${" ".repeat(indent)}${labels[node2.fn]}`);
-    if (indent < 2 * depth)
-      for (const c of sortedChildren(node2))
-        visit2(c, node2.total, indent + 2);
-    if (indent === 0)
-      out.push("");
-  };
-  for (const c of sortedChildren(root))
-    visit2(c, total, 0);
-}
-function renderTextReport(profile, options = {}) {
-  const top = options.top ?? Number.POSITIVE_INFINITY;
-  const cutoff = options.cutoffPercent ?? 1;
-  const depth = options.depth ?? 5;
-  const s = summarize(profile);
-  const total = s.total;
-  const nonLib = total - s.shared;
-  const out = [
-    `Statistical profiling result from ${options.fileName ?? "the profile"}, (${total} ticks, ${s.unaccounted} unaccounted, 0 excluded).`
-  ];
-  const fns = profile.functions;
-  flatSection(out, "Shared libraries", fns, (f) => f.kind === "shared", total, null, top);
-  flatSection(out, "JavaScript", fns, (f) => f.kind === "js" || f.kind === "builtin" || f.kind === "regexp", total, nonLib, top);
-  flatSection(out, "C++", fns, (f) => f.kind === "cpp", total, nonLib, top);
-  if (s.other > 0)
-    flatSection(out, "Other", fns, (f) => f.kind === "meta", total, nonLib, top);
-  out.push("", " [Summary]:", "   ticks  total  nonlib   name");
-  out.push(line2(s.js, total, nonLib, "JavaScript"));
-  out.push(line2(s.cpp, total, nonLib, "C++"));
-  out.push(line2(s.gc, total, nonLib, "GC"));
-  out.push(line2(s.shared, total, null, "Shared libraries"));
-  if (s.other > 0)
-    out.push(line2(s.other, total, nonLib, "Other"));
-  if (s.unaccounted > 0)
-    out.push(line2(s.unaccounted, total, null, "Unaccounted"));
-  if (profile.warnings.length > 0) {
-    out.push("", " [Warnings]:");
-    for (const w of profile.warnings)
-      out.push(`   ${w}`);
-  }
-  const labels = fns.map(functionLabel);
-  out.push("", " [Bottom up (heavy) profile]:", "  Note: percentage shows a share of a particular caller in the total", "  amount of its parent calls.", `  Callers occupying less than ${cutoff.toFixed(1)}% are not shown.`, "", "   ticks parent  name");
-  treeSection(out, buildBottomUpTree(profile), labels, total, cutoff, depth);
-  if (options.topDown ?? true) {
-    out.push("", " [Top down (heavy) profile]:", "  Note: callers above callees; percentage shows a callee's share of its caller.", `  Callees occupying less than ${cutoff.toFixed(1)}% are not shown.`, "", "   ticks parent  name");
-    treeSection(out, buildTopDownTree(profile), labels, total, cutoff, depth);
-  }
-  return `${out.join("\n")}
-`;
-}
-var init_report_text = __esm({
-  "../tick-parser/dist/report-text.js"() {
-    "use strict";
-    init_call_tree();
-    init_function_label();
-    init_summary();
-  }
-});
-
-// ../tick-parser/dist/speedscope.js
-function toSpeedscope(profile, options = {}) {
-  const name = options.name ?? `${profile.source} profile`;
-  return {
-    $schema: "https://www.speedscope.app/file-format-schema.json",
-    exporter: "@hotpath/tick-parser",
-    name,
-    activeProfileIndex: 0,
-    shared: {
-      frames: profile.functions.map((fn) => {
-        const frame = { name: fn.name };
-        if (fn.file)
-          frame.file = fn.file;
-        if (fn.line > 0)
-          frame.line = fn.line;
-        if (fn.column > 0)
-          frame.col = fn.column;
-        return frame;
-      })
-    },
-    profiles: [
-      {
-        type: "sampled",
-        name,
-        unit: "none",
-        startValue: 0,
-        endValue: profile.totalTicks,
-        samples: profile.stacks.map((s) => s.frames),
-        weights: profile.stacks.map((s) => s.count)
-      }
-    ]
-  };
-}
-var init_speedscope = __esm({
-  "../tick-parser/dist/speedscope.js"() {
-    "use strict";
-  }
-});
-
 // ../tick-parser/dist/index.js
-var dist_exports = {};
-__export(dist_exports, {
-  ERROR_CODES: () => ERROR_CODES3,
-  HotpathTicksError: () => HotpathTicksError,
-  SymbolCache: () => SymbolCache,
-  buildBottomUpTree: () => buildBottomUpTree,
-  buildTopDownTree: () => buildTopDownTree,
-  crossProfileKey: () => crossProfileKey,
-  detectProfileFormat: () => detectProfileFormat,
-  diffProfiles: () => diffProfiles,
-  foldedFrameName: () => foldedFrameName,
-  functionLabel: () => functionLabel,
-  mergeProfiles: () => mergeProfiles,
-  parseCpuProfile: () => parseCpuProfile,
-  parseTickLog: () => parseTickLog,
-  profileInProcess: () => profileInProcess,
-  readProfile: () => readProfile,
-  renderDiffFlameGraph: () => renderDiffFlameGraph,
-  renderDiffText: () => renderDiffText,
-  renderFlameGraph: () => renderFlameGraph,
-  renderTextReport: () => renderTextReport,
-  startProfiling: () => startProfiling,
-  stopProfiling: () => stopProfiling,
-  summarize: () => summarize,
-  toFolded: () => toFolded,
-  toJsonReport: () => toJsonReport,
-  toSpeedscope: () => toSpeedscope
-});
 var init_dist = __esm({
   "../tick-parser/dist/index.js"() {
     "use strict";
-    init_binary_symbols();
-    init_call_tree();
     init_cpuprofile();
     init_diff();
-    init_errors();
     init_flamegraph();
     init_folded();
-    init_function_label();
-    init_in_process();
     init_merge();
-    init_read_profile();
-    init_report_diff_text();
-    init_report_json();
-    init_report_text();
-    init_speedscope();
-    init_summary();
     init_tick_log();
   }
 });
@@ -10391,16 +9931,6 @@ var init_dist = __esm({
 import { createReadStream as createReadStream2, createWriteStream, readdirSync as readdirSync2, readFileSync as readFileSync3 } from "node:fs";
 import { join as join3 } from "node:path";
 import { createInterface } from "node:readline";
-function optionalExport(name) {
-  const value = dist_exports[name];
-  return typeof value === "function" ? value : void 0;
-}
-function flameGraphRenderers() {
-  return {
-    flame: optionalExport("renderFlameGraph"),
-    diff: optionalExport("renderDiffFlameGraph")
-  };
-}
 function readCpuProfiles(paths) {
   const profiles = [];
   const warnings = [];
@@ -10426,19 +9956,19 @@ async function cutProfLogToWindow(input2, output2, pid) {
   let state = "before";
   let sawStart = false;
   let sawStop = false;
-  for await (const line3 of lines) {
-    if (line3.startsWith("tick,")) {
+  for await (const line2 of lines) {
+    if (line2.startsWith("tick,")) {
       if (state !== "inside") continue;
-    } else if (line3.startsWith("code-creation,")) {
-      if (state === "before" && line3.includes(startMarker)) {
+    } else if (line2.startsWith("code-creation,")) {
+      if (state === "before" && line2.includes(startMarker)) {
         state = "inside";
         sawStart = true;
-      } else if (state === "inside" && line3.includes(stopMarker)) {
+      } else if (state === "inside" && line2.includes(stopMarker)) {
         state = "after";
         sawStop = true;
       }
     }
-    if (!out.write(`${line3}
+    if (!out.write(`${line2}
 `)) await new Promise((resolve5) => out.once("drain", () => resolve5()));
   }
   await new Promise(
@@ -10455,9 +9985,7 @@ function findProfLogs(dir) {
   return logs;
 }
 async function readProfLogs(dir, pids) {
-  const parse3 = optionalExport("parseTickLog");
   const warnings = [];
-  if (!parse3) return { warnings: ["this build of @hotpath/tick-parser cannot read --prof logs yet"] };
   const logs = findProfLogs(dir);
   const profiles = [];
   for (const pid of pids) {
@@ -10470,7 +9998,7 @@ async function readProfLogs(dir, pids) {
     const complete = await cutProfLogToWindow(log, windowed, pid);
     if (!complete) warnings.push(`--prof log of ${pid}: window markers missing, kept the whole log`);
     try {
-      profiles.push(await parse3(complete ? windowed : log));
+      profiles.push(await parseTickLog(complete ? windowed : log));
     } catch (err) {
       warnings.push(`could not parse ${log}: ${err.message}`);
     }
@@ -10480,7 +10008,6 @@ async function readProfLogs(dir, pids) {
 var init_profiles = __esm({
   "src/profiles.ts"() {
     "use strict";
-    init_dist();
     init_dist();
   }
 });
@@ -10510,12 +10037,12 @@ function points(x) {
   const sign = x > 0 ? "+" : x < 0 ? "\u2212" : "\xB1";
   return `${sign}${Math.abs(x * 100).toFixed(1)} pts`;
 }
-function shortLocation(file2, line3) {
+function shortLocation(file2, line2) {
   if (!file2) return "";
   const path = file2.startsWith("file://") ? decodeURIComponent(new URL(file2).pathname) : file2;
   const parts = path.split("/");
   const tail = parts.slice(-2).join("/");
-  return line3 > 0 ? `${tail}:${line3}` : tail;
+  return line2 > 0 ? `${tail}:${line2}` : tail;
 }
 function functionLabel2(f) {
   if (!f.file && f.caller) return `${f.name} (native, from ${f.caller.name})`;
@@ -10720,6 +10247,17 @@ function differenceOfMeans(base, head) {
   return { base: mb2, head: mh, diff, ci: [diff - half, diff + half] };
 }
 function compareSamples(base, head) {
+  if (base.length > 0 && head.length > 0 && [...base, ...head].every((v) => v > 0)) {
+    const d2 = differenceOfMeans(base.map(Math.log), head.map(Math.log));
+    const ci2 = [Math.expm1(d2.ci[0]), Math.expm1(d2.ci[1])];
+    return {
+      base: Math.exp(d2.base),
+      head: Math.exp(d2.head),
+      change: Math.expm1(d2.diff),
+      ci: ci2,
+      significant: ci2[0] > 0 || ci2[1] < 0
+    };
+  }
   const d = differenceOfMeans(base, head);
   const mb2 = d.base;
   const change = mb2 === 0 ? Number.NaN : d.diff / mb2;
@@ -10744,6 +10282,8 @@ function judgeMetrics(base, head, threshold) {
     let change;
     let ci;
     let beyond;
+    let baseValue = mean2(b);
+    let headValue = mean2(h);
     if (metric === "errorRate") {
       const d = differenceOfMeans(b, h);
       change = d.diff;
@@ -10751,6 +10291,8 @@ function judgeMetrics(base, head, threshold) {
       beyond = Math.abs(d.diff) > Math.max(threshold * d.base, MIN_ERROR_RATE_CHANGE);
     } else {
       const c = compareSamples(b, h);
+      baseValue = c.base;
+      headValue = c.head;
       change = Number.isNaN(c.change) ? 0 : c.change;
       ci = Number.isNaN(c.ci[0]) ? [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY] : c.ci;
       beyond = Math.abs(change) > threshold;
@@ -10758,11 +10300,10 @@ function judgeMetrics(base, head, threshold) {
     const significant = ci[0] > 0 || ci[1] < 0;
     const worse = better === "higher" ? change < 0 : change > 0;
     const status = !significant ? "not-significant" : !beyond ? "within-threshold" : worse ? "regressed" : "improved";
-    const mean2 = (xs) => xs.reduce((s, x) => s + x, 0) / xs.length;
-    return { metric, label, unit, better, base: mean2(b), head: mean2(h), change, ci, significant, status };
+    return { metric, label, unit, better, base: baseValue, head: headValue, change, ci, significant, status };
   });
 }
-var METRICS, MIN_ERROR_RATE_CHANGE;
+var METRICS, MIN_ERROR_RATE_CHANGE, mean2;
 var init_verdict = __esm({
   "src/verdict.ts"() {
     "use strict";
@@ -10776,6 +10317,7 @@ var init_verdict = __esm({
       { metric: "cpuPerRequest", label: "CPU per request", unit: "\xB5s", better: "lower" }
     ];
     MIN_ERROR_RATE_CHANGE = 0.01;
+    mean2 = (xs) => xs.reduce((s, x) => s + x, 0) / xs.length;
   }
 });
 
@@ -10812,7 +10354,7 @@ function summarise(metrics, hot) {
   const hotNames = (hot?.flagged ?? []).slice(0, 3).map((f) => functionLabel2(f));
   const hotText = hotNames.length ? `; hotter: ${hotNames.join(", ")}` : "";
   const describe4 = (ms) => ms.map(
-    (m) => `${m.label} ${m.metric === "errorRate" ? `${(m.change * 100).toFixed(1)} pts` : pct3(m.change)}`
+    (m) => `${m.label} ${m.metric === "errorRate" ? `${(m.change * 100).toFixed(1)} pts` : pct(m.change)}`
   ).join(", ");
   if (regressed.length > 0) return `Regression: ${describe4(regressed)}${hotText}`;
   if (improved.length > 0) return `Improvement: ${describe4(improved)}${hotText}`;
@@ -10880,7 +10422,7 @@ function sideProfiles(measurements) {
   const of = (rounds) => merge(rounds.flatMap((r) => r.profile ? [r.profile] : []));
   return { base: of(measurements.base), head: of(measurements.head) };
 }
-var pct3;
+var pct;
 var init_report = __esm({
   "src/report.ts"() {
     "use strict";
@@ -10889,7 +10431,7 @@ var init_report = __esm({
     init_hot_functions();
     init_profiles();
     init_verdict();
-    pct3 = (x) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)} %`;
+    pct = (x) => `${x >= 0 ? "+" : ""}${(x * 100).toFixed(1)} %`;
   }
 });
 
@@ -10924,13 +10466,11 @@ function writeProfileOnly(dir, rounds, settings) {
   };
   writeFileSync2(join6(out, "profile.json"), `${JSON.stringify(summary, null, 2)}
 `);
-  const toFolded2 = toFolded;
-  if (profile && toFolded2) writeFileSync2(join6(out, "head.folded"), toFolded2(profile));
-  const { flame } = flameGraphRenderers();
-  if (profile && flame)
+  if (profile) writeFileSync2(join6(out, "head.folded"), toFolded(profile));
+  if (profile)
     writeFileSync2(
       join6(out, "head-flamegraph.svg"),
-      flame(profile, { format: "svg", title: "hotpath profile" })
+      renderFlameGraph(profile, { format: "svg", title: "hotpath profile" })
     );
   const lines = metrics.map(
     (m, i) => `round ${i + 1}: ${m.requestsPerSecond.toFixed(1)} req/s, p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms, errors ${(m.errorRate * 100).toFixed(2)} %`
@@ -11022,7 +10562,7 @@ var HotpathActionError = class extends Error {
 };
 function formatTail(lines) {
   if (lines.length === 0) return "(the server printed nothing)";
-  return lines.map((line3) => `  | ${line3}`).join("\n");
+  return lines.map((line2) => `  | ${line2}`).join("\n");
 }
 
 // src/process-group.ts
@@ -11039,14 +10579,14 @@ var OutputTail = class {
     const text2 = this.partial + chunk.toString();
     const parts = text2.split(/\r?\n/);
     this.partial = parts.pop() ?? "";
-    for (const line3 of parts) this.add(line3);
+    for (const line2 of parts) this.add(line2);
     if (this.partial.length > 4096) {
       this.add(this.partial);
       this.partial = "";
     }
   }
-  add(line3) {
-    this.lines.push(line3.length > 500 ? `${line3.slice(0, 500)}\u2026` : line3);
+  add(line2) {
+    this.lines.push(line2.length > 500 ? `${line2.slice(0, 500)}\u2026` : line2);
     if (this.lines.length > this.limit) this.lines.shift();
   }
   /** The last `n` lines, including an unterminated last line. */
@@ -13336,12 +12876,12 @@ var ProbeControl = class _ProbeControl {
       if (buffered.length > 1e6) socket.destroy();
       let newline = buffered.indexOf("\n");
       while (newline >= 0) {
-        const line3 = buffered.slice(0, newline);
+        const line2 = buffered.slice(0, newline);
         buffered = buffered.slice(newline + 1);
         newline = buffered.indexOf("\n");
         let message;
         try {
-          message = JSON.parse(line3);
+          message = JSON.parse(line2);
         } catch {
           continue;
         }
@@ -13848,7 +13388,6 @@ function renderMarkdown(report, options = {}) {
 }
 
 // src/artifacts.ts
-init_profiles();
 init_report();
 function writeArtifacts(dir, report, measurements) {
   const out = resolve2(dir);
@@ -13871,32 +13410,28 @@ function writeArtifacts(dir, report, measurements) {
       files.notes.push(`${what} could not be written: ${err.message}`);
     }
   };
-  const toFolded2 = toFolded;
   for (const side of ["base", "head"]) {
     const profile = profiles[side];
-    if (!profile || !toFolded2) continue;
+    if (!profile) continue;
     const path = join5(out, `${side}.folded`);
     attempt(`${side}.folded`, () => {
-      writeFileSync(path, toFolded2(profile));
+      writeFileSync(path, toFolded(profile));
       files.folded[side] = path;
     });
   }
-  const { flame, diff } = flameGraphRenderers();
-  if (profiles.head && flame) {
+  if (profiles.head) {
     const head = profiles.head;
     const path = join5(out, "head-flamegraph.svg");
     attempt("the head flame graph", () => {
-      writeFileSync(path, flame(head, { format: "svg", title: "hotpath: head" }));
+      writeFileSync(path, renderFlameGraph(head, { format: "svg", title: "hotpath: head" }));
       files.flameGraph = path;
     });
-  } else if (profiles.head) {
-    files.notes.push("flame graphs need a newer @hotpath/tick-parser (renderFlameGraph)");
   }
-  if (profiles.base && profiles.head && diff) {
+  if (profiles.base && profiles.head) {
     const { base, head } = profiles;
     const path = join5(out, "diff-flamegraph.svg");
     attempt("the differential flame graph", () => {
-      writeFileSync(path, diff(base, head, { format: "svg", title: "hotpath: base \u2192 head" }));
+      writeFileSync(path, renderDiffFlameGraph(base, head, { format: "svg", title: "hotpath: base \u2192 head" }));
       files.diffFlameGraph = path;
     });
   }
@@ -16515,8 +16050,8 @@ var Doc = class {
     const lines = content.split("\n").filter((x) => x);
     const minIndent = Math.min(...lines.map((x) => x.length - x.trimStart().length));
     const dedented = lines.map((x) => x.slice(minIndent)).map((x) => " ".repeat(this.indent * 2) + x);
-    for (const line3 of dedented) {
-      this.content.push(line3);
+    for (const line2 of dedented) {
+      this.content.push(line2);
     }
   }
   compile() {
@@ -19146,7 +18681,7 @@ function bucketFor(state, inst) {
   return bucket;
 }
 var handoff;
-var open4 = [];
+var open3 = [];
 var memo = {
   alloc(_inst, payload, empty) {
     const bucket = handoff;
@@ -19155,7 +18690,7 @@ var memo = {
     handoff = void 0;
     const entry = { value: empty, issues: null };
     bucket.set(payload.value, entry);
-    open4.push(entry);
+    open3.push(entry);
     return empty;
   },
   guard(inst) {
@@ -19226,10 +18761,10 @@ var memo = {
           return payload;
         }
         handoff = bucket;
-        const depth = open4.length;
+        const depth = open3.length;
         const result = base(payload, ctx);
         handoff = void 0;
-        const entry = open4.length > depth ? open4.pop() : void 0;
+        const entry = open3.length > depth ? open3.pop() : void 0;
         if (result instanceof Promise) {
           return result.then((r) => {
             if (entry)
@@ -33679,18 +33214,18 @@ var int2 = (n) => Number.isInteger(n);
 var headerLines = external_exports.string().optional().transform((v, ctx) => {
   const headers = {};
   if (!v) return headers;
-  for (const line3 of v.split(/\r?\n/)) {
-    if (line3.trim() === "") continue;
-    const colon = line3.indexOf(":");
-    const name = colon > 0 ? line3.slice(0, colon).trim() : "";
+  for (const line2 of v.split(/\r?\n/)) {
+    if (line2.trim() === "") continue;
+    const colon = line2.indexOf(":");
+    const name = colon > 0 ? line2.slice(0, colon).trim() : "";
     if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
       ctx.addIssue({
         code: "custom",
-        message: `expected "Name: value" lines, got ${JSON.stringify(line3)}`
+        message: `expected "Name: value" lines, got ${JSON.stringify(line2)}`
       });
       return external_exports.NEVER;
     }
-    headers[name] = line3.slice(colon + 1).trim();
+    headers[name] = line2.slice(colon + 1).trim();
   }
   return headers;
 });
@@ -33918,7 +33453,7 @@ function progress() {
   }, done: () => {
   } };
   return {
-    log: (line3) => process.stderr.write(`\r\x1B[2K${line3.slice(0, (process.stderr.columns ?? 100) - 1)}`),
+    log: (line2) => process.stderr.write(`\r\x1B[2K${line2.slice(0, (process.stderr.columns ?? 100) - 1)}`),
     done: () => process.stderr.write("\r\x1B[2K")
   };
 }

@@ -20,7 +20,15 @@ const esm = {
   },
 };
 
-await build({ ...esm, entryPoints: ['src/action.ts'], outfile: 'dist/index.js' });
+// The Action carries @actions/artifact (and the Azure blob client under it): minified, it stays
+// a few MB in the repository.
+await build({
+  ...esm,
+  minify: true,
+  keepNames: true,
+  entryPoints: ['src/action.ts'],
+  outfile: 'dist/index.js',
+});
 await build({ ...esm, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js' });
 chmodSync('dist/cli.js', 0o755);
 // The probe is preloaded (NODE_OPTIONS=--require) into the user's Node, whatever its version:

@@ -1,9 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import * as ticks from '@hotpath/tick-parser';
+import { renderDiffFlameGraph, renderFlameGraph, toFolded } from '@hotpath/tick-parser';
 import type { Measurements } from './compare.js';
 import { renderMarkdown } from './markdown.js';
-import { flameGraphRenderers } from './profiles.js';
 import { type Report, sideProfiles } from './report.js';
 
 export interface WrittenFiles {
@@ -41,32 +40,28 @@ export function writeArtifacts(dir: string, report: Report, measurements: Measur
       files.notes.push(`${what} could not be written: ${(err as Error).message}`);
     }
   };
-  const toFolded = (ticks as Record<string, unknown>).toFolded as ((p: unknown) => string) | undefined;
   for (const side of ['base', 'head'] as const) {
     const profile = profiles[side];
-    if (!profile || !toFolded) continue;
+    if (!profile) continue;
     const path = join(out, `${side}.folded`);
     attempt(`${side}.folded`, () => {
       writeFileSync(path, toFolded(profile));
       files.folded[side] = path;
     });
   }
-  const { flame, diff } = flameGraphRenderers();
-  if (profiles.head && flame) {
+  if (profiles.head) {
     const head = profiles.head;
     const path = join(out, 'head-flamegraph.svg');
     attempt('the head flame graph', () => {
-      writeFileSync(path, flame(head, { format: 'svg', title: 'hotpath: head' }));
+      writeFileSync(path, renderFlameGraph(head, { format: 'svg', title: 'hotpath: head' }));
       files.flameGraph = path;
     });
-  } else if (profiles.head) {
-    files.notes.push('flame graphs need a newer @hotpath/tick-parser (renderFlameGraph)');
   }
-  if (profiles.base && profiles.head && diff) {
+  if (profiles.base && profiles.head) {
     const { base, head } = profiles;
     const path = join(out, 'diff-flamegraph.svg');
     attempt('the differential flame graph', () => {
-      writeFileSync(path, diff(base, head, { format: 'svg', title: 'hotpath: base → head' }));
+      writeFileSync(path, renderDiffFlameGraph(base, head, { format: 'svg', title: 'hotpath: base → head' }));
       files.diffFlameGraph = path;
     });
   }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as core from '@actions/core';
 import * as github from '@actions/github';
+import { uploadReportArtifact } from './artifact-upload.js';
 import {
   addWorktree,
   ensureCommit,
@@ -126,7 +127,17 @@ export async function run(): Promise<void> {
     core.endGroup();
     for (const note of files.notes) core.warning(`hotpath: ${note}`);
 
-    const filesNote = `<sub>Report, folded stacks and flame graphs: \`${files.dir}\`${settings.uploadArtifact ? ' (upload them with actions/upload-artifact; see the hotpath README)' : ''}.</sub>`;
+    let where = `\`${files.dir}\``;
+    if (settings.uploadArtifact) {
+      const upload = await uploadReportArtifact(files.dir, process.env);
+      if (upload.state === 'uploaded') {
+        where = `the workflow artifact \`${upload.name}\``;
+        core.info(`hotpath: uploaded ${upload.files.length} files as artifact ${upload.name}`);
+      } else {
+        core.warning(`hotpath: the report files were not uploaded as an artifact: ${upload.reason}`);
+      }
+    }
+    const filesNote = `<sub>Report, folded stacks and flame graphs: ${where}.</sub>`;
     const markdown = renderMarkdown(report, { marker: true, filesNote });
     core.setOutput('regressed', String(report.regressed));
     core.setOutput('throughput-change', report.throughputChange.toFixed(4));

@@ -1,10 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import * as ticks from '@hotpath/tick-parser';
+import { renderFlameGraph, toFolded } from '@hotpath/tick-parser';
 import { sideHealth } from './diagnosis.js';
 import { share, shortLocation } from './format.js';
 import type { Settings } from './options.js';
-import { flameGraphRenderers, merge } from './profiles.js';
+import { merge } from './profiles.js';
 import { roundMetrics } from './report.js';
 import type { RoundResult } from './round.js';
 
@@ -35,13 +35,11 @@ export function writeProfileOnly(dir: string, rounds: RoundResult[], settings: S
     settings: { ...settings, headers: Object.keys(settings.headers), body: settings.body !== undefined },
   };
   writeFileSync(join(out, 'profile.json'), `${JSON.stringify(summary, null, 2)}\n`);
-  const toFolded = (ticks as Record<string, unknown>).toFolded as ((p: unknown) => string) | undefined;
-  if (profile && toFolded) writeFileSync(join(out, 'head.folded'), toFolded(profile));
-  const { flame } = flameGraphRenderers();
-  if (profile && flame)
+  if (profile) writeFileSync(join(out, 'head.folded'), toFolded(profile));
+  if (profile)
     writeFileSync(
       join(out, 'head-flamegraph.svg'),
-      flame(profile, { format: 'svg', title: 'hotpath profile' }),
+      renderFlameGraph(profile, { format: 'svg', title: 'hotpath profile' }),
     );
   const lines = metrics.map(
     (m, i) =>

@@ -1,31 +1,9 @@
 import { createReadStream, createWriteStream, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import * as ticks from '@hotpath/tick-parser';
-import { mergeProfiles, type Profile, parseCpuProfile } from '@hotpath/tick-parser';
+import { mergeProfiles, type Profile, parseCpuProfile, parseTickLog } from '@hotpath/tick-parser';
 
 export type { Profile };
-
-type ParseTickLog = (input: string, options?: object) => Promise<Profile>;
-type RenderFlame = (profile: Profile, options?: { format?: 'svg' | 'html'; title?: string }) => string;
-type RenderDiffFlame = (
-  base: Profile,
-  head: Profile,
-  options?: { format?: 'svg' | 'html'; title?: string },
-) => string;
-
-/** Looks up a tick-parser export that may land after this package was written. */
-function optionalExport<T>(name: string): T | undefined {
-  const value = (ticks as Record<string, unknown>)[name];
-  return typeof value === 'function' ? (value as T) : undefined;
-}
-
-export function flameGraphRenderers(): { flame?: RenderFlame; diff?: RenderDiffFlame } {
-  return {
-    flame: optionalExport<RenderFlame>('renderFlameGraph'),
-    diff: optionalExport<RenderDiffFlame>('renderDiffFlameGraph'),
-  };
-}
 
 /** Reads the `.cpuprofile` files the probes wrote and merges them (cluster: one per process). */
 export function readCpuProfiles(paths: readonly string[]): { profile?: Profile; warnings: string[] } {
@@ -96,9 +74,7 @@ export async function readProfLogs(
   dir: string,
   pids: readonly number[],
 ): Promise<{ profile?: Profile; warnings: string[] }> {
-  const parse = optionalExport<ParseTickLog>('parseTickLog');
   const warnings: string[] = [];
-  if (!parse) return { warnings: ['this build of @hotpath/tick-parser cannot read --prof logs yet'] };
   const logs = findProfLogs(dir);
   const profiles: Profile[] = [];
   for (const pid of pids) {
@@ -111,7 +87,7 @@ export async function readProfLogs(
     const complete = await cutProfLogToWindow(log, windowed, pid);
     if (!complete) warnings.push(`--prof log of ${pid}: window markers missing, kept the whole log`);
     try {
-      profiles.push(await parse(complete ? windowed : log));
+      profiles.push(await parseTickLog(complete ? windowed : log));
     } catch (err) {
       warnings.push(`could not parse ${log}: ${(err as Error).message}`);
     }
