@@ -68,6 +68,11 @@ export function exchange(
     typeof request === 'string' ? Buffer.from(request, 'latin1') : request,
     Buffer.from(sentinel ? 'mn\r\n' : ''),
   ]);
+  // The reply is complete once every `mn` of the request (its own and the sentinel) has been
+  // answered: a request that contains `mn` itself would otherwise end at its first MN.
+  const lineStarts = `\n${data.toString('latin1')}`;
+  const expectedMn = lineStarts.split('\nmn\r\n').length - 1;
+  const countMn = (text: string) => `\n${text}`.split('\nMN\r\n').length - 1;
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
@@ -86,7 +91,8 @@ export function exchange(
     }, 20_000);
     socket.on('data', (chunk) => {
       chunks.push(chunk);
-      if (Buffer.concat(chunks).toString('latin1').endsWith('MN\r\n')) finish('');
+      const text = Buffer.concat(chunks).toString('latin1');
+      if (text.endsWith('MN\r\n') && countMn(text) >= Math.max(1, expectedMn)) finish('');
     });
     socket.on('close', () => finish('<closed>'));
     socket.on('error', () => finish('<closed>'));
