@@ -70,9 +70,10 @@ export function exchange(
   ]);
   // The reply is complete once every `mn` of the request (its own and the sentinel) has been
   // answered: a request that contains `mn` itself would otherwise end at its first MN.
-  const lineStarts = `\n${data.toString('latin1')}`;
-  const expectedMn = lineStarts.split('\nmn\r\n').length - 1;
-  const countMn = (text: string) => `\n${text}`.split('\nMN\r\n').length - 1;
+  // Count whole lines (adjacent `mn` lines share their newline, so split rather than search).
+  const countLines = (text: string, line: string) => text.split('\n').filter((l) => l === line).length;
+  const expectedMn = countLines(data.toString('latin1'), 'mn\r');
+  const countMn = (text: string) => countLines(text, 'MN\r');
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
