@@ -172,6 +172,7 @@ export class Connection {
       this.socket.uncork();
     }
     this.cache.stats.bytesWritten += bytes;
+    if (this.socket.writableLength === 0) this.out.written();
   }
 
   /** A text line is buffered without its newline: allow it up to 2 KB (get lines up to the input cap). */
