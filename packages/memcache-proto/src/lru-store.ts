@@ -22,8 +22,11 @@ export interface Item {
 export const ITEM_OVERHEAD_BYTES = 48;
 
 const MAX_CAS = 0xffff_ffff_ffff_ffffn;
-/** An item read again within this many ms keeps its LRU position. */
-export const BUMP_INTERVAL_MS = 1000;
+/**
+ * An item read again within this many ms keeps its LRU position: memcached's
+ * ITEM_UPDATE_INTERVAL (60 s). Moving an item on every read churns the Map that keeps the order.
+ */
+export const BUMP_INTERVAL_MS = 60_000;
 
 /** Counters the store keeps for `stats`. */
 export interface StoreCounters {
