@@ -1,21 +1,23 @@
+import {
+  type ClientCodec,
+  type ClientReply,
+  type ClientValue,
+  textCodec,
+  unexpectedReply,
+} from './client-codec.js';
 import { ClientConnection } from './client-connection.js';
+import { metaCodec } from './client-meta-codec.js';
 import { HotpathMcError } from './errors.js';
 import { KetamaRing, type RingServer } from './ketama.js';
 import {
-  encodeDelete,
-  encodeDelta,
   encodeFlushAll,
-  encodeGat,
-  encodeGet,
-  encodeGets,
   encodeStats,
-  encodeStore,
-  encodeTouch,
   encodeVersion,
   type StorageCommand,
   type StoreOptions,
 } from './text-encoder.js';
-import type { TextReply, TextValue } from './text-reply-parser.js';
+
+export type { ClientValue } from './client-codec.js';
 
 export interface ClientOptions {
   /** "host:port" strings or objects; several servers are spread by ketama hashing. */
@@ -26,13 +28,17 @@ export interface ClientOptions {
   timeout?: number;
   /** After a failed connect, wait this long before trying that server again, ms. Default 1000. */
   retryDelay?: number;
+  /**
+   * 'text' (get/set/… commands, the default) or 'meta' (mg/ms/md/ma/mn; keys that are not
+   * printable ASCII go base64). flush_all, version and stats are text commands in both modes.
+   * Results are the same in both.
+   */
+  protocol?: 'text' | 'meta';
 }
-
-export type ClientValue = TextValue;
 
 interface ServerSlot {
   server: RingServer;
-  connections: (ClientConnection | undefined)[];
+  connections: (ClientConnection<ClientReply> | undefined)[];
   next: number;
   downUntil: number;
 }
@@ -50,14 +56,6 @@ function parseServer(spec: string | RingServer): RingServer {
   return { host: match[1]!, port };
 }
 
-function expectError(reply: TextReply, what: string): HotpathMcError {
-  const text =
-    reply.type === 'error'
-      ? `${reply.kind}${reply.message ? ` ${reply.message}` : ''}`
-      : JSON.stringify(reply.type);
-  return new HotpathMcError('HP_MC_SERVER_ERROR', `${what}: server replied ${text}`);
-}
-
 /**
  * A memcached client: promise API, requests pipelined on each connection, a pool of
  * connections per server, several servers placed on a ketama ring, timeouts, and lazy
@@ -68,6 +66,7 @@ export class Client {
   private readonly ring: KetamaRing;
   private readonly timeout: number;
   private readonly retryDelay: number;
+  private readonly codec: ClientCodec;
   private closed = false;
 
   constructor(options: ClientOptions) {
@@ -88,6 +87,14 @@ export class Client {
         `timeout must be a positive number of ms, got ${this.timeout}`,
       );
     }
+    const protocol = options.protocol ?? 'text';
+    if (protocol !== 'text' && protocol !== 'meta') {
+      throw new HotpathMcError(
+        'HP_MC_INVALID_OPTION',
+        `protocol must be 'text' or 'meta', got ${JSON.stringify(protocol)}`,
+      );
+    }
+    this.codec = protocol === 'meta' ? metaCodec : textCodec;
     const servers = options.servers.map(parseServer);
     this.slots = servers.map((server) => ({
       server,
@@ -104,7 +111,12 @@ export class Client {
     return `${server.host}:${server.port}`;
   }
 
-  private connection(slot: ServerSlot): ClientConnection {
+  /** The protocol this client speaks. */
+  get protocol(): 'text' | 'meta' {
+    return this.codec.protocol;
+  }
+
+  private connection(slot: ServerSlot): ClientConnection<ClientReply> {
     if (this.closed) throw new HotpathMcError('HP_MC_CONNECTION_CLOSED', 'client is closed');
     const index = slot.next;
     slot.next = (index + 1) % slot.connections.length;
@@ -116,7 +128,13 @@ export class Client {
           `server ${slot.server.host}:${slot.server.port} failed recently; retrying after ${this.retryDelay} ms`,
         );
       }
-      conn = new ClientConnection({ host: slot.server.host, port: slot.server.port, timeout: this.timeout });
+      conn = new ClientConnection({
+        host: slot.server.host,
+        port: slot.server.port,
+        timeout: this.timeout,
+        createParser: this.codec.createParser,
+        endsBatch: this.codec.endsBatch,
+      });
       conn.ready.catch(() => {
         slot.downUntil = Date.now() + this.retryDelay;
       });
@@ -125,7 +143,7 @@ export class Client {
     return conn;
   }
 
-  private request(key: string, data: Buffer): Promise<TextReply> {
+  private request(key: string, data: Buffer): Promise<ClientReply> {
     try {
       return this.connection(this.slots[this.ring.serverFor(key)]!).request(data);
     } catch (error) {
@@ -133,24 +151,23 @@ export class Client {
     }
   }
 
-  async get(key: string): Promise<ClientValue | undefined> {
-    const reply = await this.request(key, encodeGet(key));
-    if (reply.type !== 'values') throw expectError(reply, `get ${key}`);
-    return reply.values[0];
+  private async retrieve(mode: 'get' | 'gets' | 'gat', key: string, exptime: number) {
+    const reply = await this.request(key, this.codec.encodeRetrieve(mode, key, exptime));
+    return this.codec.readValue(reply, mode, key);
+  }
+
+  get(key: string): Promise<ClientValue | undefined> {
+    return this.retrieve('get', key, 0);
   }
 
   /** get with the cas unique (for cas()). */
-  async gets(key: string): Promise<ClientValue | undefined> {
-    const reply = await this.request(key, encodeGets(key));
-    if (reply.type !== 'values') throw expectError(reply, `gets ${key}`);
-    return reply.values[0];
+  gets(key: string): Promise<ClientValue | undefined> {
+    return this.retrieve('gets', key, 0);
   }
 
   /** Fetches and sets a new exptime. */
-  async gat(key: string, exptime: number): Promise<ClientValue | undefined> {
-    const reply = await this.request(key, encodeGat(exptime, key));
-    if (reply.type !== 'values') throw expectError(reply, `gat ${key}`);
-    return reply.values[0];
+  gat(key: string, exptime: number): Promise<ClientValue | undefined> {
+    return this.retrieve('gat', key, exptime);
   }
 
   /** One multi-key get per server, in parallel; missing keys are absent from the map. */
@@ -163,20 +180,22 @@ export class Client {
       else list.push(key);
     }
     const result = new Map<string, ClientValue>();
+    const codec = this.codec;
     await Promise.all(
       [...byServer].map(async ([index, list]) => {
-        const reply = await this.connection(this.slots[index]!).request(encodeGet(list));
-        if (reply.type !== 'values') throw expectError(reply, 'get');
-        for (const value of reply.values) result.set(value.key, value);
+        const conn = this.connection(this.slots[index]!);
+        const data = codec.encodeGetMulti(list);
+        const replies = codec.multiIsBatch ? await conn.requestBatch(data) : [await conn.request(data)];
+        codec.readMulti(replies, list, result);
       }),
     );
     return result;
   }
 
   private async store(command: StorageCommand, key: string, value: Buffer | string, options: StoreOptions) {
-    const reply = await this.request(key, encodeStore(command, key, value, options));
-    if (reply.type !== 'status') throw expectError(reply, `${command} ${key}`);
-    return reply.status;
+    const what = `${command} ${key}`;
+    const reply = await this.request(key, this.codec.encodeStore(command, key, value, options));
+    return this.codec.readStore(reply, what);
   }
 
   /** Resolves true when STORED. */
@@ -207,9 +226,8 @@ export class Client {
 
   /** Resolves true when the key existed. */
   async delete(key: string): Promise<boolean> {
-    const reply = await this.request(key, encodeDelete(key));
-    if (reply.type !== 'status') throw expectError(reply, `delete ${key}`);
-    return reply.status === 'DELETED';
+    const reply = await this.request(key, this.codec.encodeDelete(key));
+    return this.codec.readDelete(reply, `delete ${key}`);
   }
 
   /** Resolves the new value, or undefined when the key is missing. */
@@ -220,20 +238,17 @@ export class Client {
     return this.delta('decr', key, delta);
   }
   private async delta(command: 'incr' | 'decr', key: string, delta: bigint | number) {
-    const reply = await this.request(key, encodeDelta(command, key, delta));
-    if (reply.type === 'number') return reply.value;
-    if (reply.type === 'status' && reply.status === 'NOT_FOUND') return undefined;
-    throw expectError(reply, `${command} ${key}`);
+    const reply = await this.request(key, this.codec.encodeDelta(command, key, delta));
+    return this.codec.readDelta(reply, `${command} ${key}`);
   }
 
   async touch(key: string, exptime: number): Promise<boolean> {
-    const reply = await this.request(key, encodeTouch(key, exptime));
-    if (reply.type !== 'status') throw expectError(reply, `touch ${key}`);
-    return reply.status === 'TOUCHED';
+    const reply = await this.request(key, this.codec.encodeTouch(key, exptime));
+    return this.codec.readTouch(reply, `touch ${key}`);
   }
 
   /** Each server's reply, by "host:port". */
-  private async everyServer<T>(data: Buffer, read: (reply: TextReply) => T): Promise<Record<string, T>> {
+  private async everyServer<T>(data: Buffer, read: (reply: ClientReply) => T): Promise<Record<string, T>> {
     const out: Record<string, T> = {};
     await Promise.all(
       this.slots.map(async (slot) => {
@@ -245,13 +260,13 @@ export class Client {
 
   async flushAll(delay = 0): Promise<void> {
     await this.everyServer(encodeFlushAll(delay), (reply) => {
-      if (reply.type !== 'status' || reply.status !== 'OK') throw expectError(reply, 'flush_all');
+      if (reply.type !== 'status' || reply.status !== 'OK') throw unexpectedReply(reply, 'flush_all');
     });
   }
 
   async version(): Promise<Record<string, string>> {
     return this.everyServer(encodeVersion(), (reply) => {
-      if (reply.type !== 'version') throw expectError(reply, 'version');
+      if (reply.type !== 'version') throw unexpectedReply(reply, 'version');
       return reply.version;
     });
   }
@@ -260,7 +275,7 @@ export class Client {
     return this.everyServer(encodeStats(group), (reply) => {
       if (reply.type === 'stats') return reply.stats;
       if (reply.type === 'values' && reply.values.length === 0) return {};
-      throw expectError(reply, 'stats');
+      throw unexpectedReply(reply, 'stats');
     });
   }
 

@@ -13,6 +13,25 @@ export { ERROR_CODES, HotpathMcError, type HotpathMcErrorCode } from './errors.j
 export { KetamaRing, type RingServer } from './ketama.js';
 export type { Item } from './lru-store.js';
 export { ITEM_OVERHEAD_BYTES, LruStore } from './lru-store.js';
+export {
+  encodeMetaArithmetic,
+  encodeMetaDelete,
+  encodeMetaGet,
+  encodeMetaGetMulti,
+  encodeMetaSet,
+  type MetaArithmeticOptions,
+  type MetaDeleteOptions,
+  type MetaGetOptions,
+  type MetaSetOptions,
+  metaKeyToken,
+} from './meta-encoder.js';
+export {
+  type MetaCode,
+  type MetaParserReply,
+  type MetaReply,
+  MetaReplyParser,
+  type MetaReplyParserOptions,
+} from './meta-reply-parser.js';
 export { createServer, type MemcachedServer, SERVER_VERSION, type ServerOptions } from './server.js';
 export {
   encodeDecr,

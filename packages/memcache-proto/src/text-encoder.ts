@@ -6,7 +6,7 @@ import { KEY_MAX_LENGTH } from './text-protocol.js';
  * keys are validated (1..250 bytes, no spaces or control characters) and sent as latin1.
  */
 
-const CRLF = Buffer.from('\r\n');
+export const CRLF = Buffer.from('\r\n');
 
 /** Throws HP_MC_INVALID_KEY unless the key is a valid memcached text-protocol key. */
 export function validateKey(key: string): void {
@@ -27,7 +27,8 @@ export function validateKey(key: string): void {
   }
 }
 
-function checkUint(name: string, value: number, max: number): void {
+/** Throws HP_MC_INVALID_OPTION unless value is an integer from 0 to max. */
+export function checkUint(name: string, value: number, max: number): void {
   if (!Number.isInteger(value) || value < 0 || value > max) {
     throw new HotpathMcError(
       'HP_MC_INVALID_OPTION',
@@ -36,7 +37,8 @@ function checkUint(name: string, value: number, max: number): void {
   }
 }
 
-function checkExptime(exptime: number): void {
+/** Throws HP_MC_INVALID_OPTION unless exptime is a signed 32-bit integer. */
+export function checkExptime(exptime: number): void {
   if (!Number.isInteger(exptime) || exptime < -0x8000_0000 || exptime > 0x7fff_ffff) {
     throw new HotpathMcError(
       'HP_MC_INVALID_OPTION',
@@ -45,7 +47,28 @@ function checkExptime(exptime: number): void {
   }
 }
 
-function line(text: string): Buffer {
+/** The cas unique of a cas store; throws HP_MC_INVALID_OPTION unless it is an unsigned 64-bit integer. */
+export function checkCas(cas: bigint | undefined): bigint {
+  if (cas === undefined || cas < 0n || cas > 0xffff_ffff_ffff_ffffn) {
+    throw new HotpathMcError('HP_MC_INVALID_OPTION', `cas needs a 64-bit unsigned cas unique, got ${cas}`);
+  }
+  return cas;
+}
+
+/** An incr/decr amount; throws HP_MC_INVALID_OPTION unless it is an unsigned 64-bit integer. */
+export function checkDelta(delta: bigint | number): bigint {
+  const amount = typeof delta === 'bigint' || Number.isInteger(delta) ? BigInt(delta) : -1n;
+  if (amount < 0n || amount > 0xffff_ffff_ffff_ffffn) {
+    throw new HotpathMcError(
+      'HP_MC_INVALID_OPTION',
+      `delta must be an unsigned 64-bit integer, got ${delta}`,
+    );
+  }
+  return amount;
+}
+
+/** One command line (latin1) with its CRLF. */
+export function commandLine(text: string): Buffer {
   return Buffer.from(`${text}\r\n`, 'latin1');
 }
 
@@ -59,18 +82,18 @@ function keysOf(keys: string | readonly string[]): string {
 
 /** `get <key>*` */
 export function encodeGet(keys: string | readonly string[]): Buffer {
-  return line(`get ${keysOf(keys)}`);
+  return commandLine(`get ${keysOf(keys)}`);
 }
 
 /** `gets <key>*` (replies carry cas uniques) */
 export function encodeGets(keys: string | readonly string[]): Buffer {
-  return line(`gets ${keysOf(keys)}`);
+  return commandLine(`gets ${keysOf(keys)}`);
 }
 
 /** `gat <exptime> <key>*` / `gats` */
 export function encodeGat(exptime: number, keys: string | readonly string[], withCas = false): Buffer {
   checkExptime(exptime);
-  return line(`${withCas ? 'gats' : 'gat'} ${exptime} ${keysOf(keys)}`);
+  return commandLine(`${withCas ? 'gats' : 'gat'} ${exptime} ${keysOf(keys)}`);
 }
 
 export type StorageCommand = 'set' | 'add' | 'replace' | 'append' | 'prepend' | 'cas';
@@ -98,16 +121,10 @@ export function encodeStore(
   const data = typeof value === 'string' ? Buffer.from(value) : value;
   let head = `${command} ${key} ${flags} ${exptime} ${data.length}`;
   if (command === 'cas') {
-    if (options.cas === undefined || options.cas < 0n || options.cas > 0xffff_ffff_ffff_ffffn) {
-      throw new HotpathMcError(
-        'HP_MC_INVALID_OPTION',
-        `cas needs a 64-bit unsigned cas unique, got ${options.cas}`,
-      );
-    }
-    head += ` ${options.cas}`;
+    head += ` ${checkCas(options.cas)}`;
   }
   if (options.noreply) head += ' noreply';
-  return Buffer.concat([line(head), data, CRLF]);
+  return Buffer.concat([commandLine(head), data, CRLF]);
 }
 
 /** `set <key> <flags> <exptime> <bytes>\r\n<data>\r\n` */
@@ -124,7 +141,7 @@ export function encodeSet(
 /** `delete <key> [noreply]` */
 export function encodeDelete(key: string, noreply = false): Buffer {
   validateKey(key);
-  return line(noreply ? `delete ${key} noreply` : `delete ${key}`);
+  return commandLine(noreply ? `delete ${key} noreply` : `delete ${key}`);
 }
 
 /** `incr|decr <key> <delta> [noreply]` with a 64-bit unsigned delta. */
@@ -135,14 +152,8 @@ export function encodeDelta(
   noreply = false,
 ): Buffer {
   validateKey(key);
-  const amount = BigInt(delta);
-  if (amount < 0n || amount > 0xffff_ffff_ffff_ffffn) {
-    throw new HotpathMcError(
-      'HP_MC_INVALID_OPTION',
-      `delta must be an unsigned 64-bit integer, got ${delta}`,
-    );
-  }
-  return line(`${command} ${key} ${amount}${noreply ? ' noreply' : ''}`);
+  const amount = checkDelta(delta);
+  return commandLine(`${command} ${key} ${amount}${noreply ? ' noreply' : ''}`);
 }
 
 export function encodeIncr(key: string, delta: bigint | number = 1, noreply = false): Buffer {
@@ -157,17 +168,17 @@ export function encodeDecr(key: string, delta: bigint | number = 1, noreply = fa
 export function encodeTouch(key: string, exptime: number, noreply = false): Buffer {
   validateKey(key);
   checkExptime(exptime);
-  return line(`touch ${key} ${exptime}${noreply ? ' noreply' : ''}`);
+  return commandLine(`touch ${key} ${exptime}${noreply ? ' noreply' : ''}`);
 }
 
 /** `flush_all [delay] [noreply]` */
 export function encodeFlushAll(delay = 0, noreply = false): Buffer {
   checkExptime(delay);
-  return line(`flush_all${delay !== 0 ? ` ${delay}` : ''}${noreply ? ' noreply' : ''}`);
+  return commandLine(`flush_all${delay !== 0 ? ` ${delay}` : ''}${noreply ? ' noreply' : ''}`);
 }
 
 export function encodeVersion(): Buffer {
-  return line('version');
+  return commandLine('version');
 }
 
 /** `stats [group]` (group: settings, items, slabs, reset...) */
@@ -178,10 +189,10 @@ export function encodeStats(group?: string): Buffer {
       `stats group must be lowercase letters, got ${JSON.stringify(group)}`,
     );
   }
-  return line(group === undefined ? 'stats' : `stats ${group}`);
+  return commandLine(group === undefined ? 'stats' : `stats ${group}`);
 }
 
 /** The meta no-op `mn`, answered with `MN`: a cheap pipeline barrier. */
 export function encodeNoop(): Buffer {
-  return line('mn');
+  return commandLine('mn');
 }

@@ -45,6 +45,41 @@ const STATUSES = new Set<string>([
 const META_CODES = new Set<string>(['HD', 'EN', 'NF', 'NS', 'EX', 'MN', 'ME']);
 
 /**
+ * The one-line replies every reply parser of this package shares (text and meta mode):
+ * a status word, `VERSION <v>`, `ERROR`, `CLIENT_ERROR <msg>`, `SERVER_ERROR <msg>`.
+ * Undefined for any other line.
+ */
+export function parseStatusLine(text: string): TextReply | undefined {
+  if (STATUSES.has(text)) return { type: 'status', status: text as TextStatus };
+  if (text.startsWith('VERSION ')) return { type: 'version', version: text.slice(8) };
+  if (text === 'ERROR' || text.startsWith('ERROR '))
+    return { type: 'error', kind: 'ERROR', message: text.slice(6) };
+  if (text.startsWith('CLIENT_ERROR') || text.startsWith('SERVER_ERROR')) {
+    return {
+      type: 'error',
+      kind: text.slice(0, 12) as 'CLIENT_ERROR' | 'SERVER_ERROR',
+      message: text.slice(13),
+    };
+  }
+  return undefined;
+}
+
+/** HP_MC_PROTOCOL for a reply line no parser expects (the first 80 bytes of it, quoted). */
+export function unexpectedLine(buf: Buffer, start: number, end: number): HotpathMcError {
+  return new HotpathMcError(
+    'HP_MC_PROTOCOL',
+    `unexpected reply line ${JSON.stringify(buf.toString('latin1', start, Math.min(end, start + 80)))}`,
+  );
+}
+
+/** Adds one `STAT <name> <value>` line to a stats map. */
+export function addStatLine(stats: Record<string, string>, text: string): void {
+  const space = text.indexOf(' ', 5);
+  if (space === -1) stats[text.slice(5)] = '';
+  else stats[text.slice(5, space)] = text.slice(space + 1);
+}
+
+/**
  * Streaming parser of server replies. Feed it chunks as they arrive (any fragmentation,
  * any number of pipelined replies per chunk); each complete reply is returned by push()
  * and, when given, passed to onReply. Incomplete bytes are kept for the next chunk.
@@ -119,8 +154,10 @@ export class TextReplyParser {
       }
       return next;
     }
-    if (STATUSES.has(text)) {
-      this.emit({ type: 'status', status: text as TextStatus }, out);
+    const simple = parseStatusLine(text);
+    if (simple !== undefined) {
+      if (simple.type === 'error') this.values = [];
+      this.emit(simple, out);
       return next;
     }
     if (c0 !== undefined && c0 >= 48 && c0 <= 57) {
@@ -129,30 +166,8 @@ export class TextReplyParser {
       return next;
     }
     if (text.startsWith('STAT ')) {
-      const space = text.indexOf(' ', 5);
       this.stats ??= {};
-      if (space === -1) this.stats[text.slice(5)] = '';
-      else this.stats[text.slice(5, space)] = text.slice(space + 1);
-      return next;
-    }
-    if (text.startsWith('VERSION ')) {
-      this.emit({ type: 'version', version: text.slice(8) }, out);
-      return next;
-    }
-    if (text === 'ERROR' || text.startsWith('ERROR ')) {
-      this.emit({ type: 'error', kind: 'ERROR', message: text.slice(6) }, out);
-      return next;
-    }
-    if (text.startsWith('CLIENT_ERROR') || text.startsWith('SERVER_ERROR')) {
-      this.values = [];
-      this.emit(
-        {
-          type: 'error',
-          kind: text.slice(0, 12) as 'CLIENT_ERROR' | 'SERVER_ERROR',
-          message: text.slice(13),
-        },
-        out,
-      );
+      addStatLine(this.stats, text);
       return next;
     }
     const code = text.slice(0, 2);
@@ -175,9 +190,6 @@ export class TextReplyParser {
   }
 
   private bad(buf: Buffer, start: number, end: number): HotpathMcError {
-    return new HotpathMcError(
-      'HP_MC_PROTOCOL',
-      `unexpected reply line ${JSON.stringify(buf.toString('latin1', start, Math.min(end, start + 80)))}`,
-    );
+    return unexpectedLine(buf, start, end);
   }
 }
