@@ -16,6 +16,7 @@ import { freePort, type RealMemcached, startRealMemcached } from './helpers.js';
 
 const MB = 1024 * 1024;
 const protocols = ['text', 'meta'] as const;
+const p2 = (protocol: string, key: string) => `${protocol}:${key}`;
 
 describe('Client in text and meta mode', () => {
   let real: RealMemcached;
@@ -51,7 +52,7 @@ describe('Client in text and meta mode', () => {
   for (const target of targets) {
     for (const protocol of protocols) {
       describe(`${protocol} mode against ${target.name}`, () => {
-        const p = (key: string) => `${protocol}:${key}`;
+        const p = (key: string) => p2(protocol, key);
 
         it('runs every command with text-protocol results', async () => {
           await withClient(target.port(), protocol, async (client) => {
@@ -321,6 +322,94 @@ describe('Client in text and meta mode', () => {
           await backend.close();
         }
       });
+    });
+  }
+
+  /** A TCP proxy to `port` that can misbehave: drip replies one byte per write, or answer garbage. */
+  async function startProxy(port: number, mode: 'drip' | 'garbage') {
+    const sockets = new Set<net.Socket>();
+    const proxy = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.setNoDelay(true);
+      if (mode === 'garbage') {
+        socket.on('data', () => socket.write('HELLO THERE\r\n'));
+        return;
+      }
+      const upstream = net.connect(port, '127.0.0.1');
+      sockets.add(upstream);
+      socket.pipe(upstream);
+      let queue = Buffer.alloc(0);
+      let dripping = false;
+      const drip = () => {
+        if (queue.length === 0 || socket.destroyed) {
+          dripping = false;
+          return;
+        }
+        socket.write(queue.subarray(0, 1));
+        queue = queue.subarray(1);
+        setImmediate(drip);
+      };
+      upstream.on('data', (chunk: Buffer) => {
+        queue = Buffer.concat([queue, chunk]);
+        if (!dripping) {
+          dripping = true;
+          drip();
+        }
+      });
+      socket.on('error', () => upstream.destroy());
+      upstream.on('error', () => socket.destroy());
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    return {
+      port: (proxy.address() as net.AddressInfo).port,
+      close() {
+        for (const socket of sockets) socket.destroy();
+        proxy.close();
+      },
+    };
+  }
+
+  for (const protocol of protocols) {
+    it(`${protocol} mode: replies that arrive one byte per write give the same results`, async () => {
+      const proxy = await startProxy(ours.port, 'drip');
+      try {
+        await withClient(proxy.port, protocol, async (client) => {
+          const value = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 13) & 0xff));
+          expect(await client.set(p2(protocol, 'drip'), value, { flags: 6 })).toBe(true);
+          await client.set(p2(protocol, 'n'), '41');
+          const [got, gets, multi, miss, incr, touched] = await Promise.all([
+            client.get(p2(protocol, 'drip')),
+            client.gets(p2(protocol, 'drip')),
+            client.getMulti([p2(protocol, 'nope'), p2(protocol, 'drip'), p2(protocol, 'n')]),
+            client.get(p2(protocol, 'nope')),
+            client.incr(p2(protocol, 'n')),
+            client.touch(p2(protocol, 'nope'), 10),
+          ]);
+          expect(got).toEqual({ key: p2(protocol, 'drip'), flags: 6, value });
+          expect(gets?.value.equals(value)).toBe(true);
+          expect(typeof gets?.cas).toBe('bigint');
+          expect([...multi.keys()].sort()).toEqual([p2(protocol, 'drip'), p2(protocol, 'n')]);
+          expect(multi.get(p2(protocol, 'drip'))?.value.equals(value)).toBe(true);
+          expect(miss).toBeUndefined();
+          expect(incr).toBe(42n);
+          expect(touched).toBe(false);
+          expect(Object.values(await client.version())[0]).toMatch(/^1\.6/);
+        });
+      } finally {
+        proxy.close();
+      }
+    });
+
+    it(`${protocol} mode: a server answering garbage fails the request with HP_MC_PROTOCOL and drops the connection`, async () => {
+      const proxy = await startProxy(ours.port, 'garbage');
+      const client = createClient({ servers: [`127.0.0.1:${proxy.port}`], protocol, timeout: 10_000 });
+      try {
+        await expect(client.get('k')).rejects.toMatchObject({ code: 'HP_MC_PROTOCOL' });
+        await expect(client.getMulti(['a', 'b'])).rejects.toMatchObject({ code: 'HP_MC_PROTOCOL' });
+      } finally {
+        client.close();
+        proxy.close();
+      }
     });
   }
 
