@@ -223,9 +223,10 @@ export class MetaReplyParser {
   }
 }
 
+/** Where the token starting at pos ends (a space or the line's end; never searches past it). */
 function tokenEnd(buf: Buffer, pos: number, end: number): number {
-  const space = buf.indexOf(32, pos);
-  return space === -1 || space > end ? end : space;
+  while (pos < end && buf[pos] !== 32) pos++;
+  return pos;
 }
 
 function checkDataEnd(buf: Buffer, at: number): void {
