@@ -23,7 +23,10 @@ export interface AdmissionListener {
  * - turn: the time since the first request of the current loop turn was admitted. Requests read
  *   in the same poll phase run one after another; when this exceeds maxEventLoopDelay, the next
  *   request of the batch would already have waited that long, so it is shed — the batch is cut
- *   inside the busy iteration, which an interval-sampled lag cannot do.
+ *   inside the busy iteration, which an interval-sampled lag cannot do. Marking the end of
+ *   every turn costs a setImmediate (and a wake-up of the loop) per turn, a few percent of a
+ *   hello-world request; so while turns stay short (under a quarter of maxEventLoopDelay) the
+ *   heartbeat closes them instead, and a turn gets its own end marker only once it grows long.
  * - heartbeat: a timer every sampleInterval ms. Its lag, minus the poll-phase work this guard
  *   already bounded, is delay from elsewhere (timers, deferred work, GC); when it exceeds
  *   maxEventLoopDelay on two heartbeats in a row, requests are shed until it no longer does
@@ -53,6 +56,13 @@ export class AdmissionController {
   private turnCpu = -1;
   private turnOver = false;
   private admittedInTurn = 0;
+  /** When the last request was admitted or shed (ms). */
+  private lastAdmitAt = 0;
+  /** A setImmediate will end the current turn. */
+  private turnEndPending = false;
+  /** Short turns are closed by the heartbeat (it runs often enough for that), long ones by a setImmediate. */
+  private readonly lazyTurns: boolean;
+  private readonly longTurn: number;
   /** Loop time per admitted request (ms, smoothed), from the heartbeat's readings. */
   costMs = 0;
   /** The loop was busy (> 90%) during the last heartbeat interval: the cost predictor is on. */
@@ -79,6 +89,8 @@ export class AdmissionController {
     private readonly listener: AdmissionListener,
   ) {
     this.maxDelay = options.maxEventLoopDelay > 0 ? options.maxEventLoopDelay : Number.POSITIVE_INFINITY;
+    this.longTurn = this.maxDelay / 4;
+    this.lazyTurns = options.sampleInterval <= this.longTurn;
     this.concurrency = options.concurrency ? new ConcurrencyLimit(options.concurrency) : undefined;
     this.window = new UtilizationWindow(options.utilizationWindow, options.sampleInterval);
     this.due = performance.now() + options.sampleInterval;
@@ -99,19 +111,26 @@ export class AdmissionController {
   admit(): OverloadReason | null {
     if (this.closed) return null;
     const now = performance.now();
+    this.lastAdmitAt = now;
     if (this.turnStart < 0) {
       this.turnStart = now;
       this.turnCpu = this.longTurns ? cpuMicros() : -1;
       this.turnOver = false;
       this.admittedInTurn = 0;
-      setImmediate(this.endTurn);
-    } else if (
-      this.turnOver ||
-      (now - this.turnStart > this.maxDelay && this.turnUsedCpu()) ||
-      (this.busy && this.admittedInTurn * this.costMs > this.maxDelay)
-    ) {
-      this.turnOver = true;
-      return this.shedNow('eventLoopDelay', now);
+      if (!this.lazyTurns) this.scheduleTurnEnd();
+    } else {
+      const predicted = this.busy ? this.admittedInTurn * this.costMs : 0;
+      if (!this.turnEndPending && (now - this.turnStart > this.longTurn || predicted > this.longTurn)) {
+        this.scheduleTurnEnd();
+      }
+      if (
+        this.turnOver ||
+        (now - this.turnStart > this.maxDelay && this.turnUsedCpu()) ||
+        predicted > this.maxDelay
+      ) {
+        this.turnOver = true;
+        return this.shedNow('eventLoopDelay', now);
+      }
     }
     if (this.sampledReason !== null) return this.shedNow(this.sampledReason, now);
     if (this.concurrency !== undefined && !this.concurrency.tryAcquire()) {
@@ -160,17 +179,29 @@ export class AdmissionController {
     return (cpuMicros() - this.turnCpu) / 1000 > this.maxDelay / 2;
   }
 
+  private scheduleTurnEnd(): void {
+    this.turnEndPending = true;
+    setImmediate(this.endTurn);
+  }
+
   private readonly endTurn = (): void => {
-    const turn = performance.now() - this.turnStart;
-    this.longTurns = turn > this.maxDelay / 4;
+    this.turnEndPending = false;
+    this.finishTurn(performance.now());
+  };
+
+  private finishTurn(end: number): void {
+    const turn = end - this.turnStart;
+    this.longTurns = turn > this.longTurn;
     // work this turn admitted but deferred to later phases counts as bounded too
     const predicted = this.busy ? this.admittedInTurn * this.costMs : 0;
     this.pollWork += Math.max(turn, predicted);
     this.turnStart = -1;
-  };
+  }
 
   private readonly tick = (): void => {
     if (this.closed) return;
+    // a short turn (or run of short turns) still open ended with its last request
+    if (this.turnStart >= 0 && !this.turnEndPending) this.finishTurn(this.lastAdmitAt);
     const now = performance.now();
     const options = this.options;
     this.rawLag = now > this.due ? now - this.due : 0;

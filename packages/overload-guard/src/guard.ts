@@ -62,7 +62,8 @@ export class OverloadGuard extends EventEmitter<GuardEventMap> {
   /** @internal */ readonly response: ShedResponse;
   private readonly excludedPaths: Set<string>;
   private readonly excludedPatterns: RegExp[];
-  private readonly hasPathRules: boolean;
+  /** @internal Whether any path is excluded or answered as health. */
+  readonly hasPathRules: boolean;
   private readonly onResponseClose: (this: ServerResponse) => void;
   private readonly startSymbol = Symbol('overload-guard start');
 

@@ -132,4 +132,32 @@ describe('fastify route opt-out', () => {
     expect((await get(port, '/')).status).toBe(503);
     expect(await get(port, '/opt-out')).toMatchObject({ status: 200, body: 'fastify /opt-out' });
   });
+
+  it("guards routes of encapsulated child plugins and runs before a route's own onRequest hooks", async () => {
+    const guard = await overloadedGuard();
+    const app = Fastify();
+    cleanup.push(() => app.close());
+    await app.register(guard.fastify);
+    const ownHookRuns: string[] = [];
+    await app.register(async (child) => {
+      child.get('/child', async () => 'child');
+      child.get(
+        '/own-hook',
+        {
+          onRequest: (request, _reply, done) => {
+            ownHookRuns.push(request.url);
+            done();
+          },
+        },
+        async () => 'own hook',
+      );
+      child.get('/child-open', { config: { overloadGuard: false } }, async () => 'child open');
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (app.server.address() as { port: number }).port;
+    expect((await get(port, '/child')).status).toBe(503);
+    expect((await get(port, '/own-hook')).status).toBe(503);
+    expect(ownHookRuns).toEqual([]); // shed before the route's own hook ran
+    expect(await get(port, '/child-open')).toMatchObject({ status: 200, body: 'child open' });
+  });
 });

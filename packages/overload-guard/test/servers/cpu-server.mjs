@@ -2,7 +2,7 @@
 // Imports the BUILT package by its name (proves the exports map). Reports its port over IPC
 // (or prints it when started without IPC).
 //   node cpu-server.mjs --framework http|express|koa|fastify|restify|overload-protection|under-pressure
-//                       [--guard] [--cpu 10] [--options '{"maxEventLoopDelay":100}'] [--defer]
+//                       [--guard] [--cpu 10] [--options '{"maxEventLoopDelay":100}'] [--defer] [--hook]
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
@@ -17,6 +17,8 @@ const { values } = parseArgs({
     options: { type: 'string', default: '{}' },
     // http only: do the CPU work in a later loop turn (setImmediate) instead of in the handler
     defer: { type: 'boolean', default: false },
+    // fastify only: the app has an onRequest hook of its own (an empty one), as most apps do
+    hook: { type: 'boolean', default: false },
   },
 });
 const cpuMs = Number(values.cpu);
@@ -98,6 +100,7 @@ async function main() {
     case 'fastify':
     case 'under-pressure': {
       const app = require('fastify')({ logger: false });
+      if (values.hook) app.addHook('onRequest', (_request, _reply, done) => done());
       if (guard) await app.register(guard.fastify);
       if (values.framework === 'under-pressure') {
         await app.register(require('@fastify/under-pressure'), {
