@@ -1105,10 +1105,10 @@ var require_base64_js = __commonJS({
     var lookup = [];
     var revLookup = [];
     var Arr = typeof Uint8Array !== "undefined" ? Uint8Array : Array;
-    var code = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    for (i = 0, len = code.length; i < len; ++i) {
-      lookup[i] = code[i];
-      revLookup[code.charCodeAt(i)] = i;
+    var code2 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (i = 0, len = code2.length; i < len; ++i) {
+      lookup[i] = code2[i];
+      revLookup[code2.charCodeAt(i)] = i;
     }
     var i;
     var len;
@@ -1388,11 +1388,11 @@ var require_trees = __commonJS({
         /*.Len*/
       );
     }
-    function bi_reverse(code, len) {
+    function bi_reverse(code2, len) {
       var res = 0;
       do {
-        res |= code & 1;
-        code >>>= 1;
+        res |= code2 & 1;
+        code2 >>>= 1;
         res <<= 1;
       } while (--len > 0);
       return res >>> 1;
@@ -1478,11 +1478,11 @@ var require_trees = __commonJS({
     }
     function gen_codes(tree, max_code, bl_count) {
       var next_code = new Array(MAX_BITS + 1);
-      var code = 0;
+      var code2 = 0;
       var bits;
       var n;
       for (bits = 1; bits <= MAX_BITS; bits++) {
-        next_code[bits] = code = code + bl_count[bits - 1] << 1;
+        next_code[bits] = code2 = code2 + bl_count[bits - 1] << 1;
       }
       for (n = 0; n <= max_code; n++) {
         var len = tree[n * 2 + 1];
@@ -1496,29 +1496,29 @@ var require_trees = __commonJS({
       var n;
       var bits;
       var length;
-      var code;
+      var code2;
       var dist;
       var bl_count = new Array(MAX_BITS + 1);
       length = 0;
-      for (code = 0; code < LENGTH_CODES - 1; code++) {
-        base_length[code] = length;
-        for (n = 0; n < 1 << extra_lbits[code]; n++) {
-          _length_code[length++] = code;
+      for (code2 = 0; code2 < LENGTH_CODES - 1; code2++) {
+        base_length[code2] = length;
+        for (n = 0; n < 1 << extra_lbits[code2]; n++) {
+          _length_code[length++] = code2;
         }
       }
-      _length_code[length - 1] = code;
+      _length_code[length - 1] = code2;
       dist = 0;
-      for (code = 0; code < 16; code++) {
-        base_dist[code] = dist;
-        for (n = 0; n < 1 << extra_dbits[code]; n++) {
-          _dist_code[dist++] = code;
+      for (code2 = 0; code2 < 16; code2++) {
+        base_dist[code2] = dist;
+        for (n = 0; n < 1 << extra_dbits[code2]; n++) {
+          _dist_code[dist++] = code2;
         }
       }
       dist >>= 7;
-      for (; code < D_CODES; code++) {
-        base_dist[code] = dist << 7;
-        for (n = 0; n < 1 << extra_dbits[code] - 7; n++) {
-          _dist_code[256 + dist++] = code;
+      for (; code2 < D_CODES; code2++) {
+        base_dist[code2] = dist << 7;
+        for (n = 0; n < 1 << extra_dbits[code2] - 7; n++) {
+          _dist_code[256 + dist++] = code2;
         }
       }
       for (bits = 0; bits <= MAX_BITS; bits++) {
@@ -1612,7 +1612,7 @@ var require_trees = __commonJS({
       var dist;
       var lc;
       var lx = 0;
-      var code;
+      var code2;
       var extra;
       if (s.last_lit !== 0) {
         do {
@@ -1622,19 +1622,19 @@ var require_trees = __commonJS({
           if (dist === 0) {
             send_code(s, lc, ltree);
           } else {
-            code = _length_code[lc];
-            send_code(s, code + LITERALS + 1, ltree);
-            extra = extra_lbits[code];
+            code2 = _length_code[lc];
+            send_code(s, code2 + LITERALS + 1, ltree);
+            extra = extra_lbits[code2];
             if (extra !== 0) {
-              lc -= base_length[code];
+              lc -= base_length[code2];
               send_bits(s, lc, extra);
             }
             dist--;
-            code = d_code(dist);
-            send_code(s, code, dtree);
-            extra = extra_dbits[code];
+            code2 = d_code(dist);
+            send_code(s, code2, dtree);
+            extra = extra_dbits[code2];
             if (extra !== 0) {
-              dist -= base_dist[code];
+              dist -= base_dist[code2];
               send_bits(s, dist, extra);
             }
           }
@@ -5485,9 +5485,9 @@ var require_umd = __commonJS({
           return getStringImpl(memory.buffer, ptr);
         }
         const env = imports.env = imports.env || {};
-        env.abort = env.abort || function abort(msg, file2, line2, colm) {
+        env.abort = env.abort || function abort(msg, file2, line, colm) {
           const memory = extendedExports.memory || env.memory;
-          throw Error(`abort: ${getString(memory, msg)} at ${getString(memory, file2)}:${line2}:${colm}`);
+          throw Error(`abort: ${getString(memory, msg)} at ${getString(memory, file2)}:${line}:${colm}`);
         };
         env.trace = env.trace || function trace(msg, n, ...args) {
           const memory = extendedExports.memory || env.memory;
@@ -7249,18 +7249,18 @@ var require_HistogramLogReader = __commonJS({
         }
         return null;
       }
-      parseStartTimeFromLine(line2) {
-        this.startTimeSec = Number.parseFloat(line2.split(" ")[1]);
+      parseStartTimeFromLine(line) {
+        this.startTimeSec = Number.parseFloat(line.split(" ")[1]);
       }
-      parseBaseTimeFromLine(line2) {
-        this.baseTimeSec = Number.parseFloat(line2.split(" ")[1]);
+      parseBaseTimeFromLine(line) {
+        this.baseTimeSec = Number.parseFloat(line.split(" ")[1]);
       }
     };
     var splitLines = (logContent) => logContent.split(/\r\n|\r|\n/g);
-    var shouldIncludeNoTag = (lines) => lines.find((line2) => !line2.startsWith("#") && !line2.startsWith('"') && !line2.startsWith(TAG_PREFIX) && line2.includes(","));
+    var shouldIncludeNoTag = (lines) => lines.find((line) => !line.startsWith("#") && !line.startsWith('"') && !line.startsWith(TAG_PREFIX) && line.includes(","));
     var listTags = (content) => {
       const lines = splitLines(content);
-      const tags = lines.filter((line2) => line2.includes(",") && line2.startsWith(TAG_PREFIX)).map((line2) => line2.substring(TAG_PREFIX_LENGTH, line2.indexOf(",")));
+      const tags = lines.filter((line) => line.includes(",") && line.startsWith(TAG_PREFIX)).map((line) => line.substring(TAG_PREFIX_LENGTH, line.indexOf(",")));
       const tagsWithoutDuplicates = new Set(tags);
       const result = Array.from(tagsWithoutDuplicates);
       if (shouldIncludeNoTag(lines)) {
@@ -7625,14 +7625,14 @@ function runTool(command, args, timeoutMs, input2) {
         missing: error62.code === "ENOENT"
       });
     });
-    child2.on("close", (code, signal2) => {
+    child2.on("close", (code2, signal2) => {
       const stdout = Buffer.concat(chunks);
       if (tooBig)
         resolve5({ stdout, error: `${command} printed more than ${MAX_TOOL_OUTPUT} bytes; cut` });
       else if (signal2)
         resolve5({ stdout, error: `${command} stopped by ${signal2} (time limit ${timeoutMs} ms?)` });
-      else if (code !== 0)
-        resolve5({ stdout, error: `${command} exited with ${code}: ${stderr.trim().split("\n")[0]}` });
+      else if (code2 !== 0)
+        resolve5({ stdout, error: `${command} exited with ${code2}: ${stderr.trim().split("\n")[0]}` });
       else
         resolve5({ stdout });
     });
@@ -7906,8 +7906,8 @@ async function readSymbolTable(path, options = {}) {
     if (headers.error && headers.missing) {
       warnings.push(`${objdump} is not available (${headers.error}): assuming ${path}'s .text is at its file offset`);
     } else {
-      for (const line2 of headers.stdout.toString("utf8").split("\n")) {
-        const parts = line2.trim().split(/\s+/);
+      for (const line of headers.stdout.toString("utf8").split("\n")) {
+        const parts = line.trim().split(/\s+/);
         if (parts[1] === ".text" && parts.length >= 6) {
           const vma = Number.parseInt(parts[3], 16);
           const offset = Number.parseInt(parts[5], 16);
@@ -7936,9 +7936,9 @@ async function loadSymbols(path, cache, options = {}) {
     }
     key = `${path}\0${info.size}\0${info.mtimeMs}`;
   } catch (error62) {
-    const code = error62.code ?? error62.message;
+    const code2 = error62.code ?? error62.message;
     return buildTable(path, "dyn", 0, Buffer.alloc(0), [
-      `cannot read ${path} (${code}); its ticks are counted under the library name`
+      `cannot read ${path} (${code2}); its ticks are counted under the library name`
     ]);
   }
   let table = cache.get(key);
@@ -8036,10 +8036,10 @@ var init_errors = __esm({
     };
     HotpathTicksError = class extends Error {
       code;
-      constructor(code, message, options) {
-        super(message ?? ERROR_CODES3[code], options);
+      constructor(code2, message, options) {
+        super(message ?? ERROR_CODES3[code2], options);
         this.name = "HotpathTicksError";
-        this.code = code;
+        this.code = code2;
       }
     };
   }
@@ -8594,13 +8594,13 @@ function toFolded(profile) {
   const names = profile.functions.map((fn) => foldedFrameName(functionLabel(fn)));
   const lines = [];
   for (const stack of profile.stacks) {
-    let line2 = "";
+    let line = "";
     for (let i = 0; i < stack.frames.length; i++) {
       if (i > 0)
-        line2 += ";";
-      line2 += names[stack.frames[i]];
+        line += ";";
+      line += names[stack.frames[i]];
     }
-    lines.push(`${line2} ${stack.count}
+    lines.push(`${line} ${stack.count}
 `);
   }
   return lines.join("");
@@ -9291,8 +9291,8 @@ var init_log_lines = __esm({
         if (this.discarding) {
           this.sink.oversized(this.pending);
         } else if (this.pending > 0) {
-          const line2 = this.pieces.length === 1 ? this.pieces[0] : Buffer.concat(this.pieces, this.pending);
-          this.sink.line(line2, 0, line2.length);
+          const line = this.pieces.length === 1 ? this.pieces[0] : Buffer.concat(this.pieces, this.pending);
+          this.sink.line(line, 0, line.length);
         }
         this.pieces = [];
         this.pending = 0;
@@ -9706,8 +9706,8 @@ var init_tick_log_reader = __esm({
           this.unknownFn = this.intern("(unknown)", "", "unknown");
         return this.unknownFn;
       }
-      intern(name, file2, kind, line2 = 0, column = 0) {
-        const id = this.builder.internFunction({ name, file: file2, line: line2, column, kind });
+      intern(name, file2, kind, line = 0, column = 0) {
+        const id = this.builder.internFunction({ name, file: file2, line, column, kind });
         if (id < PENDING_BASE)
           return id;
         if (this.overflowFn < 0)
@@ -9901,8 +9901,8 @@ async function parseTickLog(input2, options = {}) {
     }
   } catch (error62) {
     const what = typeof input2 === "string" ? input2 : "the input stream";
-    const code = error62.code;
-    throw new HotpathTicksError("HP_TICKS_READ_FAILED", `cannot read ${what}${code ? ` (${code})` : ""}: expected a readable V8 tick log`, { cause: error62 });
+    const code2 = error62.code;
+    throw new HotpathTicksError("HP_TICKS_READ_FAILED", `cannot read ${what}${code2 ? ` (${code2})` : ""}: expected a readable V8 tick log`, { cause: error62 });
   }
   return reader.finish();
 }
@@ -9956,19 +9956,19 @@ async function cutProfLogToWindow(input2, output2, pid) {
   let state = "before";
   let sawStart = false;
   let sawStop = false;
-  for await (const line2 of lines) {
-    if (line2.startsWith("tick,")) {
+  for await (const line of lines) {
+    if (line.startsWith("tick,")) {
       if (state !== "inside") continue;
-    } else if (line2.startsWith("code-creation,")) {
-      if (state === "before" && line2.includes(startMarker)) {
+    } else if (line.startsWith("code-creation,")) {
+      if (state === "before" && line.includes(startMarker)) {
         state = "inside";
         sawStart = true;
-      } else if (state === "inside" && line2.includes(stopMarker)) {
+      } else if (state === "inside" && line.includes(stopMarker)) {
         state = "after";
         sawStop = true;
       }
     }
-    if (!out.write(`${line2}
+    if (!out.write(`${line}
 `)) await new Promise((resolve5) => out.once("drain", () => resolve5()));
   }
   await new Promise(
@@ -10037,12 +10037,12 @@ function points(x) {
   const sign = x > 0 ? "+" : x < 0 ? "\u2212" : "\xB1";
   return `${sign}${Math.abs(x * 100).toFixed(1)} pts`;
 }
-function shortLocation(file2, line2) {
+function shortLocation(file2, line) {
   if (!file2) return "";
   const path = file2.startsWith("file://") ? decodeURIComponent(new URL(file2).pathname) : file2;
   const parts = path.split("/");
   const tail = parts.slice(-2).join("/");
-  return line2 > 0 ? `${tail}:${line2}` : tail;
+  return line > 0 ? `${tail}:${line}` : tail;
 }
 function functionLabel2(f) {
   if (!f.file && f.caller) return `${f.name} (native, from ${f.caller.name})`;
@@ -10553,16 +10553,16 @@ var HotpathActionError = class extends Error {
   code;
   /** Which server the error is about, when it is about one. */
   side;
-  constructor(code, message, options) {
-    super(message ?? ERROR_CODES[code], options?.cause === void 0 ? void 0 : { cause: options.cause });
+  constructor(code2, message, options) {
+    super(message ?? ERROR_CODES[code2], options?.cause === void 0 ? void 0 : { cause: options.cause });
     this.name = "HotpathActionError";
-    this.code = code;
+    this.code = code2;
     this.side = options?.side;
   }
 };
 function formatTail(lines) {
   if (lines.length === 0) return "(the server printed nothing)";
-  return lines.map((line2) => `  | ${line2}`).join("\n");
+  return lines.map((line) => `  | ${line}`).join("\n");
 }
 
 // src/process-group.ts
@@ -10579,14 +10579,14 @@ var OutputTail = class {
     const text2 = this.partial + chunk.toString();
     const parts = text2.split(/\r?\n/);
     this.partial = parts.pop() ?? "";
-    for (const line2 of parts) this.add(line2);
+    for (const line of parts) this.add(line);
     if (this.partial.length > 4096) {
       this.add(this.partial);
       this.partial = "";
     }
   }
-  add(line2) {
-    this.lines.push(line2.length > 500 ? `${line2.slice(0, 500)}\u2026` : line2);
+  add(line) {
+    this.lines.push(line.length > 500 ? `${line.slice(0, 500)}\u2026` : line);
     if (this.lines.length > this.limit) this.lines.shift();
   }
   /** The last `n` lines, including an unterminated last line. */
@@ -10617,8 +10617,8 @@ function spawnInGroup(command, options) {
       exit = { code: 127, signal: null };
       resolve5(exit);
     });
-    child2.once("exit", (code, signal2) => {
-      exit = { code, signal: signal2 };
+    child2.once("exit", (code2, signal2) => {
+      exit = { code: code2, signal: signal2 };
       resolve5(exit);
     });
   });
@@ -10877,10 +10877,10 @@ var LOAD_ERROR_CODES = {
 };
 var HotpathLoadError = class extends Error {
   code;
-  constructor(code, message, options) {
-    super(message ?? LOAD_ERROR_CODES[code], options);
+  constructor(code2, message, options) {
+    super(message ?? LOAD_ERROR_CODES[code2], options);
     this.name = "HotpathLoadError";
-    this.code = code;
+    this.code = code2;
   }
 };
 function invalidOption(name, value, expected) {
@@ -11111,13 +11111,13 @@ function buildResult(parts, context) {
     if (part.startedAt > 0)
       startedAt = Math.min(startedAt, part.startedAt);
   }
-  const isFailure = context.isFailureStatus ?? ((code) => code < 200 || code > 299);
+  const isFailure = context.isFailureStatus ?? ((code2) => code2 < 200 || code2 > 299);
   let non2xx = 0;
   const labelled = {};
-  for (const [code, count] of Object.entries(statusCodes)) {
-    if (isFailure(Number(code)))
+  for (const [code2, count] of Object.entries(statusCodes)) {
+    if (isFailure(Number(code2)))
       non2xx += count;
-    labelled[context.statusLabel ? context.statusLabel(code) : code] = count;
+    labelled[context.statusLabel ? context.statusLabel(code2) : code2] = count;
   }
   const perSecondMean = (total) => duration3 > 0 ? Math.round(total / duration3 * 100) / 100 : 0;
   return {
@@ -11336,10 +11336,10 @@ var Connection = class {
     return true;
   }
   onError(error62) {
-    const code = error62.code ?? "";
+    const code2 = error62.code ?? "";
     if (!this.isConnected)
       this.lastErrorKind = ERROR_CONNECT;
-    else if (code === "ECONNRESET" || code === "EPIPE")
+    else if (code2 === "ECONNRESET" || code2 === "EPIPE")
       this.lastErrorKind = ERROR_RESET;
     else
       this.lastErrorKind = ERROR_OTHER;
@@ -11680,12 +11680,100 @@ var ERROR_CODES2 = {
 };
 var HotpathMcError = class extends Error {
   code;
-  constructor(code, message, options) {
-    super(message ?? ERROR_CODES2[code], options);
+  constructor(code2, message, options) {
+    super(message ?? ERROR_CODES2[code2], options);
     this.name = "HotpathMcError";
-    this.code = code;
+    this.code = code2;
   }
 };
+
+// ../memcache-proto/dist/text-protocol.js
+var KEY_MAX_LENGTH = 250;
+var NOREPLY = Buffer.from("noreply");
+function shortCommand(buf, start, end) {
+  const n = end - start;
+  if (n > 4)
+    return 0;
+  let code2 = 0;
+  for (let i = start; i < end; i++)
+    code2 = code2 * 256 + buf[i];
+  return code2;
+}
+var code = (name) => shortCommand(Buffer.from(name), 0, name.length);
+var CMD_GET = code("get");
+var CMD_GETS = code("gets");
+var CMD_SET = code("set");
+var END = Buffer.from("END\r\n");
+var STORE_REPLIES = [
+  "STORED\r\n",
+  "NOT_STORED\r\n",
+  "EXISTS\r\n",
+  "NOT_FOUND\r\n",
+  "SERVER_ERROR object too large for cache\r\n"
+].map((reply) => Buffer.from(reply));
+
+// ../memcache-proto/dist/text-encoder.js
+var CRLF = Buffer.from("\r\n");
+function validateKey(key) {
+  if (key.length === 0 || key.length > KEY_MAX_LENGTH) {
+    throw new HotpathMcError("HP_MC_INVALID_KEY", `key must be 1 to ${KEY_MAX_LENGTH} bytes, got ${key.length} bytes: ${JSON.stringify(key.slice(0, 40))}`);
+  }
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c <= 32 || c === 127 || c > 255) {
+      throw new HotpathMcError("HP_MC_INVALID_KEY", `key must not contain spaces, control or non-latin1 characters, got ${JSON.stringify(key.slice(0, 40))}`);
+    }
+  }
+}
+function checkUint(name, value, max2) {
+  if (!Number.isInteger(value) || value < 0 || value > max2) {
+    throw new HotpathMcError("HP_MC_INVALID_OPTION", `${name} must be an integer from 0 to ${max2}, got ${value}`);
+  }
+}
+function checkExptime(exptime) {
+  if (!Number.isInteger(exptime) || exptime < -2147483648 || exptime > 2147483647) {
+    throw new HotpathMcError("HP_MC_INVALID_OPTION", `exptime must be a 32-bit integer of seconds, got ${exptime}`);
+  }
+}
+function checkCas(cas) {
+  if (cas === void 0 || cas < 0n || cas > 0xffffffffffffffffn) {
+    throw new HotpathMcError("HP_MC_INVALID_OPTION", `cas needs a 64-bit unsigned cas unique, got ${cas}`);
+  }
+  return cas;
+}
+function commandLine(text2) {
+  return Buffer.from(`${text2}\r
+`, "latin1");
+}
+function keysOf(keys) {
+  const list = typeof keys === "string" ? [keys] : keys;
+  if (list.length === 0)
+    throw new HotpathMcError("HP_MC_INVALID_OPTION", "a get needs at least one key, got none");
+  for (const key of list)
+    validateKey(key);
+  return list.join(" ");
+}
+function encodeGet(keys) {
+  return commandLine(`get ${keysOf(keys)}`);
+}
+function encodeStore(command, key, value, options = {}) {
+  validateKey(key);
+  const flags = options.flags ?? 0;
+  const exptime = options.exptime ?? 0;
+  checkUint("flags", flags, 4294967295);
+  checkExptime(exptime);
+  const data = typeof value === "string" ? Buffer.from(value) : value;
+  let head = `${command} ${key} ${flags} ${exptime} ${data.length}`;
+  if (command === "cas") {
+    head += ` ${checkCas(options.cas)}`;
+  }
+  if (options.noreply)
+    head += " noreply";
+  return Buffer.concat([commandLine(head), data, CRLF]);
+}
+function encodeSet(key, value, flags = 0, exptime = 0, noreply = false) {
+  return encodeStore("set", key, value, { flags, exptime, noreply });
+}
 
 // ../memcache-proto/dist/text-reply-parser.js
 var STATUSES = /* @__PURE__ */ new Set([
@@ -11699,6 +11787,32 @@ var STATUSES = /* @__PURE__ */ new Set([
   "RESET"
 ]);
 var META_CODES = /* @__PURE__ */ new Set(["HD", "EN", "NF", "NS", "EX", "MN", "ME"]);
+function parseStatusLine(text2) {
+  if (STATUSES.has(text2))
+    return { type: "status", status: text2 };
+  if (text2.startsWith("VERSION "))
+    return { type: "version", version: text2.slice(8) };
+  if (text2 === "ERROR" || text2.startsWith("ERROR "))
+    return { type: "error", kind: "ERROR", message: text2.slice(6) };
+  if (text2.startsWith("CLIENT_ERROR") || text2.startsWith("SERVER_ERROR")) {
+    return {
+      type: "error",
+      kind: text2.slice(0, 12),
+      message: text2.slice(13)
+    };
+  }
+  return void 0;
+}
+function unexpectedLine(buf, start, end) {
+  return new HotpathMcError("HP_MC_PROTOCOL", `unexpected reply line ${JSON.stringify(buf.toString("latin1", start, Math.min(end, start + 80)))}`);
+}
+function addStatLine(stats, text2) {
+  const space = text2.indexOf(" ", 5);
+  if (space === -1)
+    stats[text2.slice(5)] = "";
+  else
+    stats[text2.slice(5, space)] = text2.slice(space + 1);
+}
 var TextReplyParser = class {
   pending;
   values = [];
@@ -11767,8 +11881,11 @@ var TextReplyParser = class {
       }
       return next;
     }
-    if (STATUSES.has(text2)) {
-      this.emit({ type: "status", status: text2 }, out);
+    const simple = parseStatusLine(text2);
+    if (simple !== void 0) {
+      if (simple.type === "error")
+        this.values = [];
+      this.emit(simple, out);
       return next;
     }
     if (c0 !== void 0 && c0 >= 48 && c0 <= 57) {
@@ -11778,33 +11895,12 @@ var TextReplyParser = class {
       return next;
     }
     if (text2.startsWith("STAT ")) {
-      const space = text2.indexOf(" ", 5);
       this.stats ??= {};
-      if (space === -1)
-        this.stats[text2.slice(5)] = "";
-      else
-        this.stats[text2.slice(5, space)] = text2.slice(space + 1);
+      addStatLine(this.stats, text2);
       return next;
     }
-    if (text2.startsWith("VERSION ")) {
-      this.emit({ type: "version", version: text2.slice(8) }, out);
-      return next;
-    }
-    if (text2 === "ERROR" || text2.startsWith("ERROR ")) {
-      this.emit({ type: "error", kind: "ERROR", message: text2.slice(6) }, out);
-      return next;
-    }
-    if (text2.startsWith("CLIENT_ERROR") || text2.startsWith("SERVER_ERROR")) {
-      this.values = [];
-      this.emit({
-        type: "error",
-        kind: text2.slice(0, 12),
-        message: text2.slice(13)
-      }, out);
-      return next;
-    }
-    const code = text2.slice(0, 2);
-    if (code === "VA") {
+    const code2 = text2.slice(0, 2);
+    if (code2 === "VA") {
       const parts = text2.split(" ");
       const size = Number(parts[1]);
       if (!Number.isInteger(size) || size < 0)
@@ -11814,83 +11910,19 @@ var TextReplyParser = class {
         return -1;
       const value = Buffer.allocUnsafe(size);
       buf.copy(value, 0, next, next + size);
-      this.emit({ type: "meta", code, flags: parts.slice(2), value }, out);
+      this.emit({ type: "meta", code: code2, flags: parts.slice(2), value }, out);
       return dataEnd;
     }
-    if (META_CODES.has(code) && (text2.length === 2 || text2[2] === " ")) {
-      this.emit({ type: "meta", code, flags: text2.length > 3 ? text2.slice(3).split(" ") : [] }, out);
+    if (META_CODES.has(code2) && (text2.length === 2 || text2[2] === " ")) {
+      this.emit({ type: "meta", code: code2, flags: text2.length > 3 ? text2.slice(3).split(" ") : [] }, out);
       return next;
     }
     throw this.bad(buf, start, end);
   }
   bad(buf, start, end) {
-    return new HotpathMcError("HP_MC_PROTOCOL", `unexpected reply line ${JSON.stringify(buf.toString("latin1", start, Math.min(end, start + 80)))}`);
+    return unexpectedLine(buf, start, end);
   }
 };
-
-// ../memcache-proto/dist/text-protocol.js
-var KEY_MAX_LENGTH = 250;
-var NOREPLY = Buffer.from("noreply");
-
-// ../memcache-proto/dist/text-encoder.js
-var CRLF = Buffer.from("\r\n");
-function validateKey(key) {
-  if (key.length === 0 || key.length > KEY_MAX_LENGTH) {
-    throw new HotpathMcError("HP_MC_INVALID_KEY", `key must be 1 to ${KEY_MAX_LENGTH} bytes, got ${key.length} bytes: ${JSON.stringify(key.slice(0, 40))}`);
-  }
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i);
-    if (c <= 32 || c === 127 || c > 255) {
-      throw new HotpathMcError("HP_MC_INVALID_KEY", `key must not contain spaces, control or non-latin1 characters, got ${JSON.stringify(key.slice(0, 40))}`);
-    }
-  }
-}
-function checkUint(name, value, max2) {
-  if (!Number.isInteger(value) || value < 0 || value > max2) {
-    throw new HotpathMcError("HP_MC_INVALID_OPTION", `${name} must be an integer from 0 to ${max2}, got ${value}`);
-  }
-}
-function checkExptime(exptime) {
-  if (!Number.isInteger(exptime) || exptime < -2147483648 || exptime > 2147483647) {
-    throw new HotpathMcError("HP_MC_INVALID_OPTION", `exptime must be a 32-bit integer of seconds, got ${exptime}`);
-  }
-}
-function line(text2) {
-  return Buffer.from(`${text2}\r
-`, "latin1");
-}
-function keysOf(keys) {
-  const list = typeof keys === "string" ? [keys] : keys;
-  if (list.length === 0)
-    throw new HotpathMcError("HP_MC_INVALID_OPTION", "a get needs at least one key, got none");
-  for (const key of list)
-    validateKey(key);
-  return list.join(" ");
-}
-function encodeGet(keys) {
-  return line(`get ${keysOf(keys)}`);
-}
-function encodeStore(command, key, value, options = {}) {
-  validateKey(key);
-  const flags = options.flags ?? 0;
-  const exptime = options.exptime ?? 0;
-  checkUint("flags", flags, 4294967295);
-  checkExptime(exptime);
-  const data = typeof value === "string" ? Buffer.from(value) : value;
-  let head = `${command} ${key} ${flags} ${exptime} ${data.length}`;
-  if (command === "cas") {
-    if (options.cas === void 0 || options.cas < 0n || options.cas > 0xffffffffffffffffn) {
-      throw new HotpathMcError("HP_MC_INVALID_OPTION", `cas needs a 64-bit unsigned cas unique, got ${options.cas}`);
-    }
-    head += ` ${options.cas}`;
-  }
-  if (options.noreply)
-    head += " noreply";
-  return Buffer.concat([line(head), data, CRLF]);
-}
-function encodeSet(key, value, flags = 0, exptime = 0, noreply = false) {
-  return encodeStore("set", key, value, { flags, exptime, noreply });
-}
 
 // ../load-client/dist/memcache-protocol.js
 var MC_HIT = 200;
@@ -11909,11 +11941,11 @@ var LABELS = {
   [MC_NOT_FOUND]: "not_found",
   [MC_ERROR]: "error"
 };
-function memcacheStatusLabel(code) {
-  return LABELS[code] ?? code;
+function memcacheStatusLabel(code2) {
+  return LABELS[code2] ?? code2;
 }
-function isMemcacheFailure(code) {
-  return code === MC_ERROR || code === MC_CLIENT_ERROR;
+function isMemcacheFailure(code2) {
+  return code2 === MC_ERROR || code2 === MC_CLIENT_ERROR;
 }
 function randomSource(seed) {
   let a = seed >>> 0;
@@ -11941,7 +11973,7 @@ function memcacheRequests(target) {
   return requests;
 }
 var VALUE = Buffer.from("VALUE ");
-var END = Buffer.from("END");
+var END2 = Buffer.from("END");
 var STORED = Buffer.from("STORED");
 var NOT_STORED = Buffer.from("NOT_STORED");
 var EXISTS = Buffer.from("EXISTS");
@@ -12060,7 +12092,7 @@ var MemcacheReplyParser = class {
       this.state = DATA;
       return;
     }
-    if (n === 3 && startsWith(buf, start, end, END))
+    if (n === 3 && startsWith(buf, start, end, END2))
       this.done(this.hit ? MC_HIT : MC_MISS);
     else if (n === 6 && startsWith(buf, start, end, STORED))
       this.done(MC_STORED);
@@ -12674,11 +12706,11 @@ var WorkerPool = class extends EventEmitter2 {
         settled = true;
         reject(new HotpathLoadError("HP_LOAD_WORKER_FAILED", `worker thread failed: ${cause.message}`, { cause }));
       });
-      worker.on("exit", (code) => {
+      worker.on("exit", (code2) => {
         if (settled)
           return;
         settled = true;
-        reject(new HotpathLoadError("HP_LOAD_WORKER_FAILED", `worker thread exited with code ${code} before a result`));
+        reject(new HotpathLoadError("HP_LOAD_WORKER_FAILED", `worker thread exited with code ${code2} before a result`));
       });
     });
   }
@@ -12876,12 +12908,12 @@ var ProbeControl = class _ProbeControl {
       if (buffered.length > 1e6) socket.destroy();
       let newline = buffered.indexOf("\n");
       while (newline >= 0) {
-        const line2 = buffered.slice(0, newline);
+        const line = buffered.slice(0, newline);
         buffered = buffered.slice(newline + 1);
         newline = buffered.indexOf("\n");
         let message;
         try {
-          message = JSON.parse(line2);
+          message = JSON.parse(line);
         } catch {
           continue;
         }
@@ -13032,9 +13064,9 @@ function withProf(command, dir, side) {
   const flag = `--prof --logfile=${shellQuote(join4(dir, "v8.log"))}`;
   return `${match[1]}${match[2]} ${flag}${command.slice(match[0].length)}`;
 }
-function serverFailure(code, spec, what, proc) {
+function serverFailure(code2, spec, what, proc) {
   return new HotpathActionError(
-    code,
+    code2,
     `${spec.side} server (${JSON.stringify(spec.command)} in ${spec.cwd}) ${what}. Last output lines:
 ${formatTail(proc.output.last(20))}`,
     { side: spec.side }
@@ -13132,7 +13164,7 @@ ${formatTail(setup.output.last(20))}`,
     }
     const ok = result.requests.total - result.non2xx;
     if (ok <= 0) {
-      const codes2 = Object.entries(result.statusCodes).map(([code, n]) => `${code}: ${n}`).join(", ");
+      const codes2 = Object.entries(result.statusCodes).map(([code2, n]) => `${code2}: ${n}`).join(", ");
       const errs = Object.entries(result.errorsByKind).map(([kind, n]) => `${kind}: ${n}`).join(", ");
       throw serverFailure(
         "HP_ACTION_SERVER_ERRORS",
@@ -16050,8 +16082,8 @@ var Doc = class {
     const lines = content.split("\n").filter((x) => x);
     const minIndent = Math.min(...lines.map((x) => x.length - x.trimStart().length));
     const dedented = lines.map((x) => x.slice(minIndent)).map((x) => " ".repeat(this.indent * 2) + x);
-    for (const line2 of dedented) {
-      this.content.push(line2);
+    for (const line of dedented) {
+      this.content.push(line);
     }
   }
   compile() {
@@ -16566,12 +16598,12 @@ function isIso7064Mod97(iban3) {
   let remainder = 0;
   const len = iban3.length;
   for (let i = 4; i < len; i++) {
-    const code = iban3.charCodeAt(i);
-    remainder = (code >= 65 ? remainder * 100 + (code - 55) : remainder * 10 + (code - 48)) % 97;
+    const code2 = iban3.charCodeAt(i);
+    remainder = (code2 >= 65 ? remainder * 100 + (code2 - 55) : remainder * 10 + (code2 - 48)) % 97;
   }
   for (let i = 0; i < 4; i++) {
-    const code = iban3.charCodeAt(i);
-    remainder = (code >= 65 ? remainder * 100 + (code - 55) : remainder * 10 + (code - 48)) % 97;
+    const code2 = iban3.charCodeAt(i);
+    remainder = (code2 >= 65 ? remainder * 100 + (code2 - 55) : remainder * 10 + (code2 - 48)) % 97;
   }
   return remainder === 1;
 }
@@ -26517,12 +26549,12 @@ function compileFn(schema, options) {
   doc.write(outputAccessor === null ? `return true;` : `return ${outputAccessor};`);
   const constantNames = ["INVALID", ...ctx.constants.keys()];
   const constantValues = [INVALID, ...ctx.constants.values()];
-  const code = doc.content.join("\n");
+  const code2 = doc.content.join("\n");
   const fullCode = options?.debug ? constantNames.length > 0 ? `// Constants: ${constantNames.join(", ")}
-${code}` : code : "";
+${code2}` : code2 : "";
   const F = Function;
   const factoryCode = `return (input) => {
-${code}
+${code2}
 }`;
   let fn;
   try {
@@ -33214,18 +33246,18 @@ var int2 = (n) => Number.isInteger(n);
 var headerLines = external_exports.string().optional().transform((v, ctx) => {
   const headers = {};
   if (!v) return headers;
-  for (const line2 of v.split(/\r?\n/)) {
-    if (line2.trim() === "") continue;
-    const colon = line2.indexOf(":");
-    const name = colon > 0 ? line2.slice(0, colon).trim() : "";
+  for (const line of v.split(/\r?\n/)) {
+    if (line.trim() === "") continue;
+    const colon = line.indexOf(":");
+    const name = colon > 0 ? line.slice(0, colon).trim() : "";
     if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
       ctx.addIssue({
         code: "custom",
-        message: `expected "Name: value" lines, got ${JSON.stringify(line2)}`
+        message: `expected "Name: value" lines, got ${JSON.stringify(line)}`
       });
       return external_exports.NEVER;
     }
-    headers[name] = line2.slice(colon + 1).trim();
+    headers[name] = line.slice(colon + 1).trim();
   }
   return headers;
 });
@@ -33308,7 +33340,7 @@ function pad(text2, width, right = false) {
   return right ? " ".repeat(width - n) + text2 : text2 + " ".repeat(width - n);
 }
 function renderTerminal(report, options = {}) {
-  const paint = (code, text2) => options.color ? `\x1B[${codes[code]}m${text2}\x1B[0m` : text2;
+  const paint = (code2, text2) => options.color ? `\x1B[${codes[code2]}m${text2}\x1B[0m` : text2;
   const lines = [];
   const head = report.regressed ? paint("red", "\u2717") : report.improved ? paint("green", "\u2713") : "\u2022";
   lines.push(`${head} ${paint("bold", report.summary)}`, "");
@@ -33453,7 +33485,7 @@ function progress() {
   }, done: () => {
   } };
   return {
-    log: (line2) => process.stderr.write(`\r\x1B[2K${line2.slice(0, (process.stderr.columns ?? 100) - 1)}`),
+    log: (line) => process.stderr.write(`\r\x1B[2K${line.slice(0, (process.stderr.columns ?? 100) - 1)}`),
     done: () => process.stderr.write("\r\x1B[2K")
   };
 }
@@ -33619,8 +33651,8 @@ ${written.join("\n")}
 process.once("SIGINT", () => process.exit(130));
 process.once("SIGTERM", () => process.exit(143));
 main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
+  (code2) => {
+    process.exitCode = code2;
   },
   (err) => {
     if (err instanceof UsageError) {
