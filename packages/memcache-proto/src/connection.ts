@@ -96,6 +96,11 @@ export class Connection {
       chunk = chunk.subarray(this.swallow);
       this.swallow = 0;
     }
+    if (this.chunkBytes === 0 && this.need === 0 && !this.blocked) {
+      // nothing buffered: parse the chunk where it is (the common case, one request per read)
+      this.process(chunk);
+      return;
+    }
     this.chunks.push(chunk);
     this.chunkBytes += chunk.length;
     if (this.blocked) {
@@ -123,9 +128,14 @@ export class Connection {
   }
 
   private run(): void {
-    let buf = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.chunkBytes);
+    const buf = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.chunkBytes);
     this.chunks = [];
     this.chunkBytes = 0;
+    this.process(buf);
+  }
+
+  /** Runs the commands in buf (nothing else is buffered) and keeps what is left of it. */
+  private process(buf: Buffer): void {
     if (this.protocol === PROTOCOL_UNKNOWN) this.protocol = buf[0] === 0x80 ? PROTOCOL_BINARY : PROTOCOL_TEXT;
     this.clock = Date.now();
     let pos = 0;
@@ -147,9 +157,9 @@ export class Connection {
       return;
     }
     if (pos < buf.length) {
-      buf = buf.subarray(pos);
-      this.chunks.push(buf);
-      this.chunkBytes = buf.length;
+      const rest = buf.subarray(pos);
+      this.chunks.push(rest);
+      this.chunkBytes = rest.length;
       if (this.need === 0 && this.protocol === PROTOCOL_TEXT && !this.blocked) this.checkLine();
       else this.checkInputCap();
     }

@@ -101,7 +101,8 @@ function runLine(conn: Connection, buf: Buffer, start: number, lineEnd: number, 
       conn.reply('ERROR\r\n');
       return next;
     }
-    runGet(conn, buf, t[2]!, lineEnd, short === CMD_GETS, false, 0);
+    if (ntok === 2) getOne(conn, buf, t[2]!, t[3]!, short === CMD_GETS);
+    else runGet(conn, buf, t[2]!, lineEnd, short === CMD_GETS, false, 0);
     return next;
   }
   if (short === CMD_SET && (ntok === 5 || ntok === 6)) return runStore(conn, buf, ntok, StoreMode.SET, next);
@@ -229,6 +230,23 @@ function runGet(
 }
 
 const END = Buffer.from('END\r\n');
+
+/** `get <key>` / `gets <key>`: the one key's bounds come from the tokenizer, nothing is rescanned. */
+function getOne(conn: Connection, buf: Buffer, s: number, e: number, withCas: boolean): void {
+  if (e - s > KEY_MAX_LENGTH) {
+    conn.reply('CLIENT_ERROR bad command line format\r\n');
+    return;
+  }
+  const key = buf.toString('latin1', s, e);
+  const item = conn.cache.get(key, conn.now());
+  const out = conn.out;
+  if (item !== undefined) {
+    out.valueLine(key, item.flags, item.value.length, withCas ? item.cas : undefined);
+    out.bytes(item.value);
+    out.crlf();
+  }
+  out.bytes(END);
+}
 
 /** The end of the key starting at i: the next space or the line end. */
 function keyEnd(buf: Buffer, i: number, lineEnd: number): number {
