@@ -27,6 +27,8 @@ export interface ConnectionSettings {
 }
 
 const OUTPUT_BATCH_BYTES = 256 * 1024;
+/** Size of the one input buffer every connection reads into (see readIntoSharedBuffer). */
+const SHARED_INPUT_BYTES = 64 * 1024;
 const MAX_AUTH_BYTES = 16384;
 const PROTOCOL_UNKNOWN = 0;
 const PROTOCOL_TEXT = 1;
@@ -56,15 +58,25 @@ export class Connection {
   private chunkBytes = 0;
   private blocked = false;
   private clock = 0;
+  /** Reads land in the shared input buffer: bytes kept past a read must be copied out of it. */
+  private readonly transient: boolean;
 
-  constructor(socket: Socket, cache: Cache, settings: ConnectionSettings) {
+  /**
+   * Starts reading from the socket (which may have been created paused). With `sharedInput`,
+   * reads go into one buffer all connections share when this Node allows it (see
+   * readIntoSharedBuffer); otherwise each read arrives as a new Buffer through 'data'.
+   */
+  constructor(socket: Socket, cache: Cache, settings: ConnectionSettings, sharedInput = false) {
     this.socket = socket;
     this.cache = cache;
     this.settings = settings;
     this.authenticated = settings.users === undefined;
     socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('drain', () => this.onDrain());
+    this.transient =
+      sharedInput && readIntoSharedBuffer(socket, (nread, input) => this.onData(input.subarray(0, nread)));
+    if (!this.transient) socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.resume();
   }
 
   now(): number {
@@ -98,10 +110,10 @@ export class Connection {
     }
     if (this.chunkBytes === 0 && this.need === 0 && !this.blocked) {
       // nothing buffered: parse the chunk where it is (the common case, one request per read)
-      this.process(chunk);
+      this.process(chunk, !this.transient);
       return;
     }
-    this.chunks.push(chunk);
+    this.chunks.push(this.transient ? Buffer.from(chunk) : chunk);
     this.chunkBytes += chunk.length;
     if (this.blocked) {
       this.checkInputCap();
@@ -131,11 +143,14 @@ export class Connection {
     const buf = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.chunkBytes);
     this.chunks = [];
     this.chunkBytes = 0;
-    this.process(buf);
+    this.process(buf, true);
   }
 
-  /** Runs the commands in buf (nothing else is buffered) and keeps what is left of it. */
-  private process(buf: Buffer): void {
+  /**
+   * Runs the commands in buf (nothing else is buffered) and keeps what is left of it: a view
+   * when buf is ours to keep, a copy when it is the shared input buffer.
+   */
+  private process(buf: Buffer, owned: boolean): void {
     if (this.protocol === PROTOCOL_UNKNOWN) this.protocol = buf[0] === 0x80 ? PROTOCOL_BINARY : PROTOCOL_TEXT;
     this.clock = Date.now();
     let pos = 0;
@@ -157,7 +172,7 @@ export class Connection {
       return;
     }
     if (pos < buf.length) {
-      const rest = buf.subarray(pos);
+      const rest = owned ? buf.subarray(pos) : Buffer.from(buf.subarray(pos));
       this.chunks.push(rest);
       this.chunkBytes = rest.length;
       if (this.need === 0 && this.protocol === PROTOCOL_TEXT && !this.blocked) this.checkLine();
@@ -278,4 +293,38 @@ export class Connection {
     this.closing = true;
     this.socket.destroy();
   }
+}
+
+/** The socket internals behind `net.connect({ onread })`, found on the first socket; null when absent. */
+let onreadKeys: { buffer: symbol; callback: symbol } | null | undefined;
+let sharedInputBuffer: Buffer | undefined;
+
+/**
+ * Makes a socket read into one buffer shared by every connection, as `net.connect`'s documented
+ * `onread` option does for client sockets: no Buffer is allocated, and no stream machinery
+ * runs, per read. Node offers no such option for the sockets a server accepts, so this sets the
+ * same fields on them (found by their symbols' names). Sharing one buffer is safe because each
+ * read is handled (and anything kept is copied out) before the next read starts. Returns false,
+ * leaving the socket untouched, when this Node does not have those internals.
+ */
+export function readIntoSharedBuffer(
+  socket: Socket,
+  onRead: (nread: number, input: Buffer) => void,
+): boolean {
+  const handle = (socket as unknown as { _handle?: { useUserBuffer?: unknown } })._handle;
+  if (typeof handle?.useUserBuffer !== 'function') return false;
+  if (onreadKeys === undefined) {
+    const symbols = Object.getOwnPropertySymbols(socket);
+    const buffer = symbols.find((symbol) => symbol.description === 'kBuffer');
+    const callback = symbols.find((symbol) => symbol.description === 'kBufferCb');
+    onreadKeys = buffer !== undefined && callback !== undefined ? { buffer, callback } : null;
+  }
+  if (onreadKeys === null) return false;
+  const fields = socket as unknown as Record<symbol, unknown>;
+  if (fields[onreadKeys.buffer] !== null || fields[onreadKeys.callback] !== null) return false;
+  sharedInputBuffer ??= Buffer.allocUnsafeSlow(SHARED_INPUT_BYTES);
+  fields[onreadKeys.buffer] = sharedInputBuffer;
+  fields[onreadKeys.callback] = onRead;
+  (handle.useUserBuffer as (buffer: Uint8Array) => void).call(handle, sharedInputBuffer);
+  return true;
 }

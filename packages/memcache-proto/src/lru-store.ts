@@ -37,19 +37,33 @@ export interface StoreCounters {
   totalItems: number;
 }
 
+/** An item as the store holds it: linked into the recency list. */
+interface Entry extends Item {
+  /** The next more recently used entry; undefined at the most recent end. */
+  newer: Entry | undefined;
+  /** The next less recently used entry; undefined at the least recent end. */
+  older: Entry | undefined;
+}
+
 /**
- * An LRU map bounded by bytes. A Map keeps insertion order, so re-inserting on access
- * moves an item to the most-recent end and the first key is always the least recent.
- * Expired items are dropped lazily on access and by `sweep`, which a server calls on a timer.
+ * An LRU map bounded by bytes: a Map finds items by key, and an intrusive doubly linked list
+ * keeps their recency, so moving an item or replacing it under the same key never adds or
+ * removes Map entries (delete + re-insert leaves holes that make a big Map rehash itself
+ * over and over). Expired items are dropped lazily on access and by `sweep`, which a server
+ * calls on a timer.
  */
 export class LruStore {
   readonly limitBytes: number;
-  private readonly items = new Map<string, Item>();
+  private readonly items = new Map<string, Entry>();
+  /** Most recently used end of the list. */
+  private newest: Entry | undefined;
+  /** Least recently used end: the next to evict. */
+  private oldest: Entry | undefined;
   private bytes = 0;
   private nextCas = 0n;
   /** Items stored at or before this time are invalid once it has passed (delayed flush_all). */
   private flushAt = 0;
-  private sweepCursor: Iterator<Item> | undefined;
+  private sweepCursor: Iterator<Entry> | undefined;
   evictions = 0;
   evictedUnfetched = 0;
   expiredUnfetched = 0;
@@ -76,12 +90,12 @@ export class LruStore {
    * Like memcached, an item is moved at most once per BUMP_INTERVAL_MS: hot keys stay put.
    */
   get(key: string, now = Date.now()): Item | undefined {
-    const item = this.peek(key, now);
+    const item = this.peek(key, now) as Entry | undefined;
     if (item === undefined) return undefined;
     if (now - item.bumpedAt >= BUMP_INTERVAL_MS) {
       item.bumpedAt = now;
-      this.items.delete(key);
-      this.items.set(key, item);
+      this.unlink(item);
+      this.link(item);
     }
     return item;
   }
@@ -100,8 +114,11 @@ export class LruStore {
   /** Stores a new item (replacing any old one) and evicts least recently used items over the limit. */
   set(key: string, value: Buffer, flags = 0, expiresAt = 0, now = Date.now()): Item {
     const old = this.items.get(key);
-    if (old !== undefined) this.remove(old);
-    const item: Item = {
+    if (old !== undefined) {
+      this.unlink(old);
+      this.bytes -= sizeOf(old);
+    }
+    const item: Entry = {
       key,
       value,
       flags,
@@ -110,12 +127,15 @@ export class LruStore {
       storedAt: now,
       bumpedAt: now,
       fetched: false,
+      newer: undefined,
+      older: undefined,
     };
-    this.items.set(key, item);
+    this.items.set(key, item); // replaces old's Map entry in place
+    this.link(item);
     this.bytes += sizeOf(item);
     this.totalItems++;
     while (this.bytes > this.limitBytes && this.items.size > 1) {
-      const oldest = this.items.values().next().value as Item;
+      const oldest = this.oldest!;
       if (this.isDead(oldest, now)) {
         this.reclaim(oldest);
         continue;
@@ -150,6 +170,7 @@ export class LruStore {
   flush(at: number, now = Date.now()): void {
     if (at <= now) {
       this.items.clear();
+      this.newest = this.oldest = undefined;
       this.bytes = 0;
       this.flushAt = 0;
       this.sweepCursor = undefined;
@@ -178,7 +199,8 @@ export class LruStore {
 
   /** Live items in LRU order (least recent first); for stats and dumps, not for hot paths. */
   *entries(now = Date.now()): IterableIterator<Item> {
-    for (const item of this.items.values()) if (!this.isDead(item, now)) yield item;
+    for (let item = this.oldest; item !== undefined; item = item.newer)
+      if (!this.isDead(item, now)) yield item;
   }
 
   private isDead(item: Item, now: number): boolean {
@@ -199,7 +221,26 @@ export class LruStore {
 
   private remove(item: Item): void {
     this.items.delete(item.key);
+    this.unlink(item as Entry);
     this.bytes -= sizeOf(item);
+  }
+
+  /** Puts an unlinked entry at the most recent end. */
+  private link(entry: Entry): void {
+    entry.older = this.newest;
+    entry.newer = undefined;
+    if (this.newest === undefined) this.oldest = entry;
+    else this.newest.newer = entry;
+    this.newest = entry;
+  }
+
+  private unlink(entry: Entry): void {
+    const { newer, older } = entry;
+    if (newer === undefined) this.newest = older;
+    else newer.older = older;
+    if (older === undefined) this.oldest = newer;
+    else older.newer = newer;
+    entry.newer = entry.older = undefined;
   }
 }
 

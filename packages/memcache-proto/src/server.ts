@@ -34,6 +34,12 @@ export interface ServerOptions {
   sweepIntervalMs?: number;
   /** Where log lines go. Default stderr. */
   log?: (line: string) => void;
+  /**
+   * Read every connection into one shared 64 KiB buffer instead of a new Buffer per read (about
+   * 1 µs less CPU per request). Uses the internals behind Node's `onread` socket option and
+   * falls back to ordinary reads where they are missing. Default true.
+   */
+  sharedInputBuffer?: boolean;
 }
 
 export interface MemcachedServer {
@@ -104,7 +110,9 @@ export function createServer(options: ServerOptions = {}): MemcachedServer {
   let boundPort = 0;
 
   const sockets = new Set<Socket>();
-  const server: Server = createNetServer({ noDelay: true }, (socket: Socket) => {
+  const sharedInputBuffer = options.sharedInputBuffer ?? true;
+  // Sockets start paused so that Connection can choose how they read before the first byte.
+  const server: Server = createNetServer({ noDelay: true, pauseOnConnect: true }, (socket: Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
     if (live.size >= maxConnections) {
@@ -112,11 +120,12 @@ export function createServer(options: ServerOptions = {}): MemcachedServer {
       if (settings.verbosity > 0) log('Too many open connections');
       socket.on('error', () => {});
       socket.end('ERROR Too many open connections\r\n');
+      socket.resume(); // read (and drop) until the client closes its side
       return;
     }
     stats.currConnections++;
     stats.totalConnections++;
-    const conn = new Connection(socket, cache, settings);
+    const conn = new Connection(socket, cache, settings, sharedInputBuffer);
     live.add(conn);
     if (settings.verbosity > 1) log(`new connection from ${socket.remoteAddress}:${socket.remotePort}`);
     if (idleTimeoutSeconds > 0) {

@@ -102,14 +102,17 @@ function blast(port: number, input: Buffer, rand: () => number): Promise<void> {
   });
 }
 
-describe('fuzz: random and truncated input', () => {
+describe.each([
+  ['shared input buffer', true],
+  ['a Buffer per read', false],
+])('fuzz: random and truncated input (%s)', (_mode, sharedInputBuffer) => {
   let server: MemcachedServer;
   const victim = Array.from(
     { length: 50 },
     (_, i) => [`victim-${i}`, `value-${i}-${'z'.repeat(i * 7)}`] as const,
   );
   beforeAll(async () => {
-    server = createServer({ port: 0, itemSizeMax: 64 * 1024, idleTimeoutSeconds: 30 });
+    server = createServer({ port: 0, itemSizeMax: 64 * 1024, idleTimeoutSeconds: 30, sharedInputBuffer });
     await server.listen();
     const request = victim.map(([k, v]) => `set ${k} 7 0 ${v.length}\r\n${v}\r\n`).join('');
     expect(await exchange(server.port, request)).toBe(`${'STORED\r\n'.repeat(victim.length)}MN\r\n`);
@@ -140,7 +143,7 @@ describe('fuzz: random and truncated input', () => {
   );
 
   it('closes a connection whose buffered input exceeds the per-connection cap', async () => {
-    const capped = createServer({ port: 0, maxInputBytes: 8192 });
+    const capped = createServer({ port: 0, maxInputBytes: 8192, sharedInputBuffer });
     await capped.listen();
     try {
       const reply = await exchange(capped.port, `get ${'k '.repeat(10_000)}`, 4, false);

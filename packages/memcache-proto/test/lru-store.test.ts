@@ -40,6 +40,27 @@ describe('LruStore', () => {
     expect(store.get('b', 60_600)).toBeDefined();
   });
 
+  it('moves a key written again to the most recent end and evicts in recency order', () => {
+    const value = Buffer.alloc(100, 1);
+    const store = new LruStore(itemBytes('a', value) * 3);
+    store.set('a', value, 0, 0, 1_000);
+    store.set('b', value, 0, 0, 1_000);
+    store.set('c', value, 0, 0, 1_000);
+    store.set('a', Buffer.alloc(100, 2), 0, 0, 2_000); // a is now the newest
+    expect([...store.entries(2_000)].map((item) => item.key)).toEqual(['b', 'c', 'a']);
+    store.set('d', value, 0, 0, 3_000);
+    store.set('e', value, 0, 0, 3_000);
+    expect([...store.entries(3_000)].map((item) => item.key)).toEqual(['a', 'd', 'e']);
+    expect(store.evictions).toBe(2);
+    expect(store.usedBytes).toBe(itemBytes('a', value) * 3);
+    store.delete('d');
+    expect([...store.entries(3_000)].map((item) => item.key)).toEqual(['a', 'e']);
+    store.flush(3_000, 3_000);
+    expect([...store.entries(3_000)]).toEqual([]);
+    store.set('f', value, 0, 0, 4_000);
+    expect([...store.entries(4_000)].map((item) => item.key)).toEqual(['f']);
+  });
+
   it('sweeps expired items in bounded steps and honours a delayed flush', () => {
     const store = new LruStore(1 << 20);
     for (let i = 0; i < 10; i++) store.set(`k${i}`, Buffer.from('v'), 0, i < 6 ? 2_000 : 0, 1_000);
