@@ -92,7 +92,7 @@ const dir = mkdtempSync(join(tmpdir(), 'hotpath-mc-bench-'));
 const cfg = join(dir, 'memaslap.cfg');
 writeFileSync(cfg, 'key\n64 64 1\nvalue\n1024 1024 1\ncmd\n0 0.1\n1 0.9\n');
 
-function memaslap(port) {
+function memaslap(port, seconds = SECONDS) {
   const [file, argv] = pin(1, [
     'memcaslap',
     '-s',
@@ -102,11 +102,11 @@ function memaslap(port) {
     '-c',
     '50',
     '-t',
-    `${SECONDS}s`,
+    `${seconds}s`,
     '-F',
     cfg,
   ]);
-  const out = spawnSync(file, argv, { encoding: 'utf8', timeout: (SECONDS + 30) * 1000 });
+  const out = spawnSync(file, argv, { encoding: 'utf8', timeout: (seconds + 30) * 1000 });
   const tps = /TPS:\s+(\d+)/.exec(out.stdout ?? '');
   if (!tps) throw new Error(`memcaslap gave no TPS: ${out.stdout}${out.stderr}`);
   return Number(tps[1]);
