@@ -1,12 +1,17 @@
 import { open, stat } from 'node:fs/promises';
+import { readElfSymbols } from './elf-symbols.js';
 import { runTool } from './run-tool.js';
 import { prepareCacheDir, readCachedSymbols, writeCachedSymbols } from './symbol-disk-cache.js';
-import { buildTable, type SymbolTable } from './symbol-table.js';
+import { buildTable, type SymbolTable, sortedTable } from './symbol-table.js';
 
 export interface SymbolToolOptions {
-  /** The `nm` executable (default `nm`). */
+  /**
+   * The `nm` executable. By default symbols are read from the ELF file directly and nm
+   * (default `nm`) is only the fallback for a file that reader cannot parse; naming a tool here
+   * (or `objdump`) makes nm and objdump read every file.
+   */
   nm?: string;
-  /** The `objdump` executable (default `objdump`). */
+  /** The `objdump` executable (default `objdump`); see `nm`. */
   objdump?: string;
   /** Time limit per tool run (default 60 s). */
   toolTimeoutMs?: number;
@@ -57,15 +62,38 @@ export async function readElfType(path: string): Promise<'exec' | 'dyn' | { erro
 }
 
 /**
- * Reads the code symbols of a binary with `nm -n --defined-only -S` (and `nm -D` when the file has
- * no symbol table), plus `objdump -h` for the text section's offset of position-independent files.
- * Never throws: problems end up in `warnings` and an empty table.
+ * Reads the code symbols of a binary: from its ELF symbol table (`.symtab`, or `.dynsym` when
+ * stripped) and section headers by default; with `nm -n --defined-only -S` (`nm -D` when the file
+ * has no symbol table) and `objdump -h` when tools are named in the options or the file cannot be
+ * parsed. Never throws: problems end up in `warnings` and an empty table.
  */
 export async function readSymbolTable(path: string, options: SymbolToolOptions = {}): Promise<SymbolTable> {
+  const warnings: string[] = [];
+  if (options.nm === undefined && options.objdump === undefined) {
+    const elf = await readElfSymbols(path);
+    if (!('error' in elf)) {
+      const table = sortedTable(path, elf.elfType, 0, 'elf', elf.names, elf, elf.count, warnings);
+      if (elf.elfType === 'dyn') table.textOffsetMinusVma = elf.textOffsetMinusVma;
+      if (table.starts.length === 0) {
+        warnings.push(`no code symbols in ${path} (stripped); its ticks are counted under the library name`);
+      }
+      return table;
+    }
+    if (elf.error !== 'not an ELF file')
+      warnings.push(`cannot parse ${path} as ELF (${elf.error}); trying nm`);
+  }
+  return readSymbolTableWithTools(path, options, warnings);
+}
+
+/** readSymbolTable with nm and objdump. */
+async function readSymbolTableWithTools(
+  path: string,
+  options: SymbolToolOptions,
+  warnings: string[],
+): Promise<SymbolTable> {
   const nm = options.nm ?? 'nm';
   const objdump = options.objdump ?? 'objdump';
   const timeout = options.toolTimeoutMs ?? 60_000;
-  const warnings: string[] = [];
   const empty = (): SymbolTable => buildTable(path, 'dyn', 0, Buffer.alloc(0), warnings);
 
   const type = await readElfType(path);
@@ -172,7 +200,8 @@ async function readThroughDiskCache(
   }
   const table = await readSymbolTable(path, options);
   if (problem) table.warnings.push(problem);
-  else if (table.warnings.length === 0 && table.starts.length > 0) {
+  else if (table.source === 'nm' && table.warnings.length === 0 && table.starts.length > 0) {
+    // Tables read from the ELF file directly are not cached: reading them again is as fast.
     await writeCachedSymbols(dir, key, {
       elfType: table.elfType,
       textOffsetMinusVma: table.textOffsetMinusVma,

@@ -3,11 +3,13 @@ export interface SymbolTable {
   path: string;
   /** 'exec': fixed-address executable (non-PIE); 'dyn': PIE executable or shared library. */
   elfType: 'exec' | 'dyn';
-  /** File offset minus virtual address of `.text` (from `objdump -h`), 0 for exec or when unknown. */
+  /** File offset minus virtual address of `.text` (from the section headers), 0 for exec or when unknown. */
   textOffsetMinusVma: number;
+  /** Where the symbols came from: this package's ELF reader, or nm's output. */
+  source: 'elf' | 'nm';
   starts: Float64Array;
   ends: Float64Array;
-  /** nm's output; symbol i's name is bytes nameStarts[i]..nameEnds[i] (decoded on demand). */
+  /** nm's output or the ELF string table; symbol i's name is bytes nameStarts[i]..nameEnds[i] (decoded on demand). */
   text: Buffer;
   nameStarts: Int32Array;
   nameEnds: Int32Array;
@@ -84,34 +86,77 @@ export function buildTable(
     rawNameEnd[n] = end;
     n++;
   }
+  return sortedTable(
+    path,
+    elfType,
+    shift,
+    'nm',
+    text,
+    { starts: rawStart, sizes: rawSize, nameStarts: rawName, nameEnds: rawNameEnd },
+    n,
+    warnings,
+  );
+}
+
+/** Symbols in the order they were read: address, size (0 = unknown), name bounds in the text. */
+export interface RawSymbols {
+  starts: Float64Array;
+  sizes: Float64Array;
+  nameStarts: Int32Array;
+  nameEnds: Int32Array;
+}
+
+/**
+ * Sorts symbols by address and keeps one per address: the largest, and among equals the first
+ * in nm -n's order (which sorts aliases by name, so the ELF reader's symbols are compared by
+ * name). A symbol without a size reaches the next symbol, as V8's tick processor assumes.
+ */
+export function sortedTable(
+  path: string,
+  elfType: 'exec' | 'dyn',
+  shift: number,
+  source: 'elf' | 'nm',
+  text: Buffer,
+  raw: RawSymbols,
+  n: number,
+  warnings: string[],
+): SymbolTable {
+  const { starts: rawStart, sizes: rawSize, nameStarts: rawName, nameEnds: rawNameEnd } = raw;
   const order = new Uint32Array(n);
   let sorted = true;
   for (let i = 0; i < n; i++) {
     order[i] = i;
-    if (i > 0 && rawStart[i] < rawStart[i - 1]) sorted = false;
+    if (i > 0 && rawStart[i]! < rawStart[i - 1]!) sorted = false;
   }
-  // nm -n prints by address already; sort only when it did not.
-  if (!sorted) order.sort((a, b) => rawStart[a] - rawStart[b]);
+  // nm -n prints by address already; sort only when the input is not.
+  if (!sorted) order.sort((a, b) => rawStart[a]! - rawStart[b]!);
   const starts = new Float64Array(n);
   const ends = new Float64Array(n);
   const nameStarts = new Int32Array(n);
   const nameEnds = new Int32Array(n);
   let kept = 0;
   for (let k = 0; k < n; ) {
-    // Aliases share an address: keep the largest.
-    const start = rawStart[order[k]];
-    let best = order[k];
+    // Aliases share an address: keep the largest, then the first name.
+    const start = rawStart[order[k]!]!;
+    let best = order[k]!;
     let next = k + 1;
-    while (next < n && rawStart[order[next]] === start) {
-      if (rawSize[order[next]] > rawSize[best]) best = order[next];
+    while (next < n && rawStart[order[next]!] === start) {
+      const other = order[next]!;
+      if (
+        rawSize[other]! > rawSize[best]! ||
+        (source === 'elf' &&
+          rawSize[other] === rawSize[best] &&
+          text.compare(text, rawName[best], rawNameEnd[best], rawName[other], rawNameEnd[other]) < 0)
+      ) {
+        best = other;
+      }
       next++;
     }
-    // No size: up to the next symbol, as V8's tick processor does.
-    const end = rawSize[best] > 0 ? start + rawSize[best] : next < n ? rawStart[order[next]] : start + 1;
+    const end = rawSize[best]! > 0 ? start + rawSize[best]! : next < n ? rawStart[order[next]!]! : start + 1;
     starts[kept] = start;
     ends[kept] = end;
-    nameStarts[kept] = rawName[best];
-    nameEnds[kept] = rawNameEnd[best];
+    nameStarts[kept] = rawName[best]!;
+    nameEnds[kept] = rawNameEnd[best]!;
     kept++;
     k = next;
   }
@@ -119,6 +164,7 @@ export function buildTable(
     path,
     elfType,
     textOffsetMinusVma: shift,
+    source,
     starts: starts.subarray(0, kept),
     ends: ends.subarray(0, kept),
     text,

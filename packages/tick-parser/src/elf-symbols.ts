@@ -1,0 +1,237 @@
+import { open } from 'node:fs/promises';
+
+/** Code symbols of an ELF file as read from its section headers and symbol table, unsorted. */
+export interface ElfSymbols {
+  /** 'exec': ET_EXEC (fixed addresses); 'dyn': ET_DYN (PIE executable or shared library). */
+  elfType: 'exec' | 'dyn';
+  /** `.text`'s file offset minus its address (what `objdump -h` prints as File off − VMA); 0 without `.text`. */
+  textOffsetMinusVma: number;
+  /** The table the symbols came from: `.symtab`, or `.dynsym` in a stripped file. */
+  source: '.symtab' | '.dynsym';
+  count: number;
+  starts: Float64Array;
+  sizes: Float64Array;
+  /** Symbol i's name is names[nameStarts[i], nameEnds[i]). */
+  names: Buffer;
+  nameStarts: Int32Array;
+  nameEnds: Int32Array;
+}
+
+const SHT_SYMTAB = 2;
+const SHT_DYNSYM = 11;
+const SHF_EXECINSTR = 0x4;
+const SHN_LORESERVE = 0xff00;
+const STT_SECTION = 3;
+const STT_FILE = 4;
+const STT_TLS = 6;
+/** Refuse symbol or string tables above this (node's are 2.6 and 7.5 MB): a corrupt header, not a binary. */
+const MAX_TABLE_BYTES = 1 << 30;
+
+class ElfError extends Error {}
+
+interface Section {
+  type: number;
+  flags: number;
+  addr: number;
+  offset: number;
+  size: number;
+  link: number;
+  entsize: number;
+}
+
+/**
+ * Reads the code symbols of an ELF file the way `nm -n --defined-only` lists them as t/T/w/W/i:
+ * defined symbols (not section or file symbols) in an executable section, with their sizes,
+ * from `.symtab`, or from `.dynsym` when the file is stripped. Only the headers and those two
+ * tables are read, with positioned reads. Every offset, size and count is checked against the
+ * file, so a malformed file gives an error text, never a throw, a hang or a huge allocation.
+ */
+export async function readElfSymbols(path: string): Promise<ElfSymbols | { error: string }> {
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    handle = await open(path, 'r');
+    const fileSize = (await handle.stat()).size;
+    const fh = handle;
+    const read = async (offset: number, length: number, what: string): Promise<Buffer> => {
+      if (!Number.isSafeInteger(offset) || offset < 0 || length < 0 || offset + length > fileSize) {
+        throw new ElfError(
+          `${what} (offset ${offset}, ${length} bytes) lies outside the ${fileSize}-byte file`,
+        );
+      }
+      if (length > MAX_TABLE_BYTES) throw new ElfError(`${what} claims ${length} bytes`);
+      const buffer = Buffer.allocUnsafe(length);
+      const { bytesRead } = await fh.read(buffer, 0, length, offset);
+      if (bytesRead !== length) throw new ElfError(`${what} is cut short`);
+      return buffer;
+    };
+
+    const ident = await read(0, Math.min(64, fileSize), 'the ELF header');
+    if (ident.length < 4 || ident.readUInt32BE(0) !== 0x7f454c46) throw new ElfError('not an ELF file');
+    if (ident.length < 52) throw new ElfError('too short for an ELF header');
+    const is64 = ident[4] === 2;
+    if (ident[4] !== 1 && ident[4] !== 2) throw new ElfError(`unknown ELF class ${ident[4]}`);
+    if (ident[5] !== 1 && ident[5] !== 2) throw new ElfError(`unknown ELF data encoding ${ident[5]}`);
+    const le = ident[5] === 1;
+    if (is64 && ident.length < 64) throw new ElfError('too short for a 64-bit ELF header');
+    const u16 = (b: Buffer, o: number) => (le ? b.readUInt16LE(o) : b.readUInt16BE(o));
+    const u32 = (b: Buffer, o: number) => (le ? b.readUInt32LE(o) : b.readUInt32BE(o));
+    const u64 = (b: Buffer, o: number) =>
+      le
+        ? b.readUInt32LE(o) + b.readUInt32LE(o + 4) * 2 ** 32
+        : b.readUInt32BE(o) * 2 ** 32 + b.readUInt32BE(o + 4);
+    const word = is64 ? u64 : u32;
+
+    const type = u16(ident, 16);
+    if (type !== 2 && type !== 3)
+      throw new ElfError(`ELF type ${type} is neither an executable nor a shared object`);
+    const shoff = word(ident, is64 ? 0x28 : 0x20);
+    const shentsize = u16(ident, is64 ? 0x3a : 0x2e);
+    let shnum = u16(ident, is64 ? 0x3c : 0x30);
+    let shstrndx = u16(ident, is64 ? 0x3e : 0x32);
+    const minEntry = is64 ? 64 : 40;
+    if (shoff === 0) throw new ElfError('no section headers');
+    if (shentsize < minEntry) throw new ElfError(`section header size ${shentsize} is below ${minEntry}`);
+
+    const parse = (b: Buffer, o: number): Section =>
+      is64
+        ? {
+            type: u32(b, o + 4),
+            flags: u64(b, o + 8),
+            addr: u64(b, o + 16),
+            offset: u64(b, o + 24),
+            size: u64(b, o + 32),
+            link: u32(b, o + 40),
+            entsize: u64(b, o + 56),
+          }
+        : {
+            type: u32(b, o + 4),
+            flags: u32(b, o + 8),
+            addr: u32(b, o + 12),
+            offset: u32(b, o + 16),
+            size: u32(b, o + 20),
+            link: u32(b, o + 24),
+            entsize: u32(b, o + 36),
+          };
+    if (shnum === 0 || shstrndx === 0xffff) {
+      // Extended numbering: the real values are in section 0.
+      const first = parse(await read(shoff, shentsize, 'section header 0'), 0);
+      if (shnum === 0) shnum = first.size;
+      if (shstrndx === 0xffff) shstrndx = first.link;
+    }
+    if (shnum > Math.floor((fileSize - shoff) / shentsize)) {
+      throw new ElfError(`${shnum} section headers do not fit in the file`);
+    }
+    const table = await read(shoff, shnum * shentsize, 'the section header table');
+    const sections: Section[] = [];
+    for (let i = 0; i < shnum; i++) sections.push(parse(table, i * shentsize));
+
+    let textOffsetMinusVma = 0;
+    const names = sections[shstrndx];
+    if (names !== undefined && names.size > 0) {
+      const strings = await read(names.offset, names.size, 'the section name table');
+      const nameOffset = (i: number) => u32(table, i * shentsize);
+      for (let i = 0; i < shnum; i++) {
+        const at = nameOffset(i);
+        if (at < strings.length && strings.toString('latin1', at, strings.indexOf(0, at)) === '.text') {
+          textOffsetMinusVma = sections[i]!.offset - sections[i]!.addr;
+          break;
+        }
+      }
+    }
+
+    const elfType = type === 2 ? 'exec' : 'dyn';
+    let symbols: ElfSymbols | undefined;
+    for (const [kind, source] of [
+      [SHT_SYMTAB, '.symtab'],
+      [SHT_DYNSYM, '.dynsym'],
+    ] as const) {
+      const symtab = sections.find((s) => s.type === kind);
+      if (symtab === undefined) continue;
+      const strtab = sections[symtab.link];
+      if (strtab === undefined) throw new ElfError(`${source} links to missing section ${symtab.link}`);
+      const entsize = symtab.entsize === 0 ? (is64 ? 24 : 16) : symtab.entsize;
+      if (entsize < (is64 ? 24 : 16)) throw new ElfError(`${source} entry size ${entsize} is too small`);
+      const data = await read(symtab.offset, symtab.size, source);
+      const strings = await read(strtab.offset, strtab.size, `${source}'s string table`);
+      const found = collect(data, strings, entsize, is64, u16, u32, word, sections);
+      symbols = { elfType, textOffsetMinusVma, source, ...found };
+      if (found.count > 0) break;
+    }
+    return (
+      symbols ?? {
+        elfType,
+        textOffsetMinusVma,
+        source: '.dynsym',
+        count: 0,
+        starts: new Float64Array(0),
+        sizes: new Float64Array(0),
+        names: Buffer.alloc(0),
+        nameStarts: new Int32Array(0),
+        nameEnds: new Int32Array(0),
+      }
+    );
+  } catch (error) {
+    if (error instanceof ElfError) return { error: error.message };
+    return { error: (error as NodeJS.ErrnoException).code ?? (error as Error).message };
+  } finally {
+    await handle?.close();
+  }
+}
+
+/** The code symbols of one symbol table (see readElfSymbols). */
+function collect(
+  data: Buffer,
+  strings: Buffer,
+  entsize: number,
+  is64: boolean,
+  u16: (b: Buffer, o: number) => number,
+  u32: (b: Buffer, o: number) => number,
+  word: (b: Buffer, o: number) => number,
+  sections: Section[],
+): Pick<ElfSymbols, 'count' | 'starts' | 'sizes' | 'names' | 'nameStarts' | 'nameEnds'> {
+  const total = Math.floor(data.length / entsize);
+  const executable = new Uint8Array(sections.length);
+  for (let i = 0; i < sections.length; i++) executable[i] = sections[i]!.flags & SHF_EXECINSTR ? 1 : 0;
+  const starts = new Float64Array(total);
+  const sizes = new Float64Array(total);
+  const nameStarts = new Int32Array(total);
+  const nameEnds = new Int32Array(total);
+  let n = 0;
+  for (let i = 0; i < total; i++) {
+    const o = i * entsize;
+    // Elf64_Sym: name, info, other, shndx, value, size; Elf32_Sym: name, value, size, info, other, shndx.
+    const info = is64 ? data[o + 4]! : data[o + 12]!;
+    const shndx = u16(data, is64 ? o + 6 : o + 14);
+    const kind = info & 0xf;
+    if (shndx === 0 || shndx >= SHN_LORESERVE || shndx >= sections.length || executable[shndx] === 0)
+      continue;
+    if (kind === STT_SECTION || kind === STT_FILE || kind === STT_TLS) continue;
+    const name = u32(data, o);
+    if (name === 0 || name >= strings.length) continue;
+    let end = strings.indexOf(0, name);
+    if (end === -1) end = strings.length;
+    if (isMappingSymbol(strings, name, end)) continue;
+    starts[n] = word(data, is64 ? o + 8 : o + 4);
+    sizes[n] = word(data, is64 ? o + 16 : o + 8);
+    nameStarts[n] = name;
+    nameEnds[n] = end;
+    n++;
+  }
+  return {
+    count: n,
+    starts: starts.subarray(0, n),
+    sizes: sizes.subarray(0, n),
+    names: strings,
+    nameStarts: nameStarts.subarray(0, n),
+    nameEnds: nameEnds.subarray(0, n),
+  };
+}
+
+/** ARM and AArch64 mapping symbols (`$a`, `$d`, `$t`, `$x`, optionally `.suffix`), which nm hides. */
+function isMappingSymbol(strings: Buffer, start: number, end: number): boolean {
+  if (strings[start] !== 36 || end - start < 2) return false;
+  const c = strings[start + 1];
+  return (
+    (c === 97 || c === 100 || c === 116 || c === 120) && (end - start === 2 || strings[start + 2] === 46)
+  );
+}

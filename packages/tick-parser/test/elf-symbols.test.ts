@@ -1,0 +1,139 @@
+import { copyFileSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { findSymbol, readSymbolTable, type SymbolTable, symbolName } from '../src/binary-symbols.js';
+import { readElfSymbols } from '../src/elf-symbols.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'hotpath-elf-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const nodeBinary = realpathSync(process.execPath);
+/** The C library this process has mapped: a real position-independent shared object. */
+const libc = realpathSync(
+  readFileSync('/proc/self/maps', 'utf8')
+    .split('\n')
+    .map((line) => line.slice(line.indexOf('/')))
+    .find((path) => /\/libc[.-][^/]*\.so/.test(path) || /\/libc\.so\.\d+$/.test(path))!,
+);
+
+/** mulberry32, so a failing sample can be replayed. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const nameAt = (table: SymbolTable, addr: number) => {
+  const i = findSymbol(table, addr);
+  return i < 0 ? undefined : symbolName(table, i);
+};
+
+/**
+ * nm's table against the ELF reader's: 2000 sampled code symbols of nm's (with a size) resolve
+ * to the same name at their first and last byte, and so do 2000 addresses inside them.
+ */
+function compareTables(elf: SymbolTable, nm: SymbolTable): void {
+  const rand = prng(20261123);
+  const sized: number[] = [];
+  for (let i = 0; i < nm.starts.length; i++) if (nm.ends[i]! - nm.starts[i]! > 1) sized.push(i);
+  expect(sized.length).toBeGreaterThan(100);
+  const mismatches: string[] = [];
+  for (let k = 0; k < 2000; k++) {
+    const i = sized[Math.floor(rand() * sized.length)]!;
+    const start = nm.starts[i]!;
+    const end = nm.ends[i]!;
+    for (const addr of [start, end - 1, start + Math.floor(rand() * (end - start))]) {
+      const want = nameAt(nm, addr);
+      const got = nameAt(elf, addr);
+      if (want !== got) mismatches.push(`${addr.toString(16)}: nm ${want} elf ${got}`);
+    }
+  }
+  expect(mismatches.slice(0, 5)).toEqual([]);
+}
+
+describe('the ELF symbol reader', () => {
+  it('reads the node executable as nm does (same symbols, same addresses, same text offset)', async () => {
+    const elf = await readSymbolTable(nodeBinary);
+    const nm = await readSymbolTable(nodeBinary, { nm: 'nm' });
+    expect(elf.source).toBe('elf');
+    expect(nm.source).toBe('nm');
+    expect(elf.warnings).toEqual([]);
+    expect(elf.elfType).toBe(nm.elfType);
+    expect(elf.textOffsetMinusVma).toBe(nm.textOffsetMinusVma);
+    // nm also lists weak symbols outside code sections (e.g. `data_start`); the reader keeps code only.
+    expect(Math.abs(elf.starts.length - nm.starts.length)).toBeLessThan(nm.starts.length / 1000);
+    expect(elf.starts.length).toBeGreaterThan(10_000);
+    compareTables(elf, nm);
+
+    // A known C++ symbol: the PBKDF2 job's mangled name, at the same start and with the same size.
+    const find = (table: SymbolTable) => {
+      for (let i = 0; i < table.starts.length; i++) {
+        const name = symbolName(table, i);
+        if (name.includes('PBKDF2Traits') && name.startsWith('_ZN4node6crypto'))
+          return [name, table.starts[i], table.ends[i]];
+      }
+      return undefined;
+    };
+    const known = find(nm);
+    expect(known).toBeDefined();
+    expect(find(elf)).toEqual(known);
+  });
+
+  it('reads a PIE shared library (libc) with its .text offset as objdump -h gives it', async () => {
+    const elf = await readSymbolTable(libc);
+    const tools = await readSymbolTable(libc, { nm: 'nm', objdump: 'objdump' });
+    expect(elf.elfType).toBe('dyn');
+    expect(elf.warnings).toEqual([]);
+    expect(elf.textOffsetMinusVma).toBe(tools.textOffsetMinusVma);
+    expect(elf.starts.length).toBe(tools.starts.length);
+    compareTables(elf, tools);
+  });
+
+  it('turns malformed files into an error text, and readSymbolTable into warnings, never a throw', async () => {
+    const original = readFileSync(libc);
+    const cases: [string, Buffer, RegExp][] = [
+      ['truncated', original.subarray(0, 4096), /outside the \d+-byte file|do not fit/],
+      ['magic only', Buffer.from('\x7fELF'), /too short/],
+      ['not elf', Buffer.from('#!/bin/sh\necho hello, this is not a binary at all\n'), /not an ELF file/],
+    ];
+    // Section header table pointed past the end of the file.
+    const farHeaders = Buffer.from(original);
+    farHeaders.writeUInt32LE(0xfffffff0, 0x28);
+    farHeaders.writeUInt32LE(0x7fff, 0x2c);
+    cases.push(['section headers beyond the file', farHeaders, /outside|do not fit/]);
+    // A huge section count.
+    const manySections = Buffer.from(original);
+    manySections.writeUInt16LE(0xfffe, 0x3c);
+    cases.push(['65534 sections', manySections, /do not fit|outside/]);
+    // Every section claims an enormous size (symbol tables included).
+    const hugeSizes = Buffer.from(original);
+    const shoff = hugeSizes.readUInt32LE(0x28);
+    const shnum = hugeSizes.readUInt16LE(0x3c);
+    for (let i = 0; i < shnum; i++) hugeSizes.writeUInt32LE(0xffffff00, shoff + i * 64 + 36);
+    cases.push(['enormous sections', hugeSizes, /outside|claims/]);
+    for (const [label, bytes, pattern] of cases) {
+      const file = join(dir, label.replaceAll(' ', '-'));
+      writeFileSync(file, bytes);
+      const result = await readElfSymbols(file);
+      expect('error' in result ? result.error : 'parsed', label).toMatch(pattern);
+      const table = await readSymbolTable(file, {});
+      expect(table.starts.length, label).toBe(0);
+      expect(table.warnings.length, label).toBeGreaterThan(0);
+    }
+  });
+
+  it('gives the same answer for a copy of the executable (no dependence on the path)', async () => {
+    const copy = join(dir, 'node-copy');
+    copyFileSync(nodeBinary, copy);
+    const a = await readSymbolTable(nodeBinary);
+    const b = await readSymbolTable(copy);
+    expect(b.starts).toEqual(a.starts);
+    expect(b.ends).toEqual(a.ends);
+  });
+});
