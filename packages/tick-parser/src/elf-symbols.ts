@@ -11,7 +11,7 @@ export interface ElfSymbols {
   count: number;
   starts: Float64Array;
   sizes: Float64Array;
-  /** Symbol i's name is names[nameStarts[i], nameEnds[i]). */
+  /** Symbol i's name starts at names[nameStarts[i]] and ends at a NUL; nameEnds is all 0 (found on use). */
   names: Buffer;
   nameStarts: Int32Array;
   nameEnds: Int32Array;
@@ -153,7 +153,7 @@ export async function readElfSymbols(path: string): Promise<ElfSymbols | { error
       if (entsize < (is64 ? 24 : 16)) throw new ElfError(`${source} entry size ${entsize} is too small`);
       const data = await read(symtab.offset, symtab.size, source);
       const strings = await read(strtab.offset, strtab.size, `${source}'s string table`);
-      const found = collect(data, strings, entsize, is64, u16, u32, word, sections);
+      const found = collect(data, strings, entsize, is64, le, sections);
       symbols = { elfType, textOffsetMinusVma, source, ...found };
       if (found.count > 0) break;
     }
@@ -184,37 +184,43 @@ function collect(
   strings: Buffer,
   entsize: number,
   is64: boolean,
-  u16: (b: Buffer, o: number) => number,
-  u32: (b: Buffer, o: number) => number,
-  word: (b: Buffer, o: number) => number,
+  le: boolean,
   sections: Section[],
 ): Pick<ElfSymbols, 'count' | 'starts' | 'sizes' | 'names' | 'nameStarts' | 'nameEnds'> {
   const total = Math.floor(data.length / entsize);
   const executable = new Uint8Array(sections.length);
   for (let i = 0; i < sections.length; i++) executable[i] = sections[i]!.flags & SHF_EXECINSTR ? 1 : 0;
+  const view = new DataView(data.buffer, data.byteOffset, data.length);
+  // Elf64_Sym: name, info, other, shndx, value, size; Elf32_Sym: name, value, size, info, other, shndx.
+  const infoAt = is64 ? 4 : 12;
+  const shndxAt = is64 ? 6 : 14;
+  const valueAt = is64 ? 8 : 4;
+  const sizeAt = is64 ? 16 : 8;
+  // A 64-bit field as a number (exact below 2^53; addresses and sizes are).
+  const hiAt = le ? 4 : 0;
+  const loAt = le ? 0 : 4;
   const starts = new Float64Array(total);
   const sizes = new Float64Array(total);
   const nameStarts = new Int32Array(total);
   const nameEnds = new Int32Array(total);
+  const sectionCount = Math.min(sections.length, SHN_LORESERVE);
   let n = 0;
-  for (let i = 0; i < total; i++) {
-    const o = i * entsize;
-    // Elf64_Sym: name, info, other, shndx, value, size; Elf32_Sym: name, value, size, info, other, shndx.
-    const info = is64 ? data[o + 4]! : data[o + 12]!;
-    const shndx = u16(data, is64 ? o + 6 : o + 14);
-    const kind = info & 0xf;
-    if (shndx === 0 || shndx >= SHN_LORESERVE || shndx >= sections.length || executable[shndx] === 0)
-      continue;
+  for (let o = 0; o + entsize <= data.length; o += entsize) {
+    const shndx = view.getUint16(o + shndxAt, le);
+    if (shndx === 0 || shndx >= sectionCount || executable[shndx] === 0) continue;
+    const kind = data[o + infoAt]! & 0xf;
     if (kind === STT_SECTION || kind === STT_FILE || kind === STT_TLS) continue;
-    const name = u32(data, o);
-    if (name === 0 || name >= strings.length) continue;
-    let end = strings.indexOf(0, name);
-    if (end === -1) end = strings.length;
-    if (isMappingSymbol(strings, name, end)) continue;
-    starts[n] = word(data, is64 ? o + 8 : o + 4);
-    sizes[n] = word(data, is64 ? o + 16 : o + 8);
+    const name = view.getUint32(o, le);
+    if (name === 0 || name >= strings.length || strings[name] === 0) continue;
+    if (strings[name] === 36 && isMappingSymbol(strings, name)) continue;
+    if (is64) {
+      starts[n] = view.getUint32(o + valueAt + hiAt, le) * 2 ** 32 + view.getUint32(o + valueAt + loAt, le);
+      sizes[n] = view.getUint32(o + sizeAt + hiAt, le) * 2 ** 32 + view.getUint32(o + sizeAt + loAt, le);
+    } else {
+      starts[n] = view.getUint32(o + valueAt, le);
+      sizes[n] = view.getUint32(o + sizeAt, le);
+    }
     nameStarts[n] = name;
-    nameEnds[n] = end;
     n++;
   }
   return {
@@ -228,10 +234,10 @@ function collect(
 }
 
 /** ARM and AArch64 mapping symbols (`$a`, `$d`, `$t`, `$x`, optionally `.suffix`), which nm hides. */
-function isMappingSymbol(strings: Buffer, start: number, end: number): boolean {
-  if (strings[start] !== 36 || end - start < 2) return false;
+function isMappingSymbol(strings: Buffer, start: number): boolean {
   const c = strings[start + 1];
+  const after = strings[start + 2];
   return (
-    (c === 97 || c === 100 || c === 116 || c === 120) && (end - start === 2 || strings[start + 2] === 46)
+    (c === 97 || c === 100 || c === 116 || c === 120) && (after === 0 || after === 46 || after === undefined)
   );
 }

@@ -9,7 +9,11 @@ export interface SymbolTable {
   source: 'elf' | 'nm';
   starts: Float64Array;
   ends: Float64Array;
-  /** nm's output or the ELF string table; symbol i's name is bytes nameStarts[i]..nameEnds[i] (decoded on demand). */
+  /**
+   * nm's output or the ELF string table; symbol i's name is bytes nameStarts[i]..nameEnds[i]
+   * (decoded on demand). In an ELF string table names end at a NUL, and nameEnds[i] is 0 until
+   * symbolName has looked for it.
+   */
   text: Buffer;
   nameStarts: Int32Array;
   nameEnds: Int32Array;
@@ -98,7 +102,7 @@ export function buildTable(
   );
 }
 
-/** Symbols in the order they were read: address, size (0 = unknown), name bounds in the text. */
+/** Symbols in the order they were read: address, size (0 = unknown), name bounds in the text (end 0: up to a NUL). */
 export interface RawSymbols {
   starts: Float64Array;
   sizes: Float64Array;
@@ -122,39 +126,31 @@ export function sortedTable(
   warnings: string[],
 ): SymbolTable {
   const { starts: rawStart, sizes: rawSize, nameStarts: rawName, nameEnds: rawNameEnd } = raw;
-  const order = new Uint32Array(n);
-  let sorted = true;
-  for (let i = 0; i < n; i++) {
-    order[i] = i;
-    if (i > 0 && rawStart[i]! < rawStart[i - 1]!) sorted = false;
-  }
-  // nm -n prints by address already; sort only when the input is not.
-  if (!sorted) order.sort((a, b) => rawStart[a]! - rawStart[b]!);
+  const order = byAddress(rawStart, n);
   const starts = new Float64Array(n);
   const ends = new Float64Array(n);
   const nameStarts = new Int32Array(n);
   const nameEnds = new Int32Array(n);
   let kept = 0;
-  for (let k = 0; k < n; ) {
+  let k = 0;
+  while (k < n) {
     // Aliases share an address: keep the largest, then the first name.
-    const start = rawStart[order[k]!]!;
     let best = order[k]!;
+    const start = rawStart[best]!;
     let next = k + 1;
-    while (next < n && rawStart[order[next]!] === start) {
+    for (; next < n && rawStart[order[next]!] === start; next++) {
       const other = order[next]!;
+      const size = rawSize[other]!;
       if (
-        rawSize[other]! > rawSize[best]! ||
-        (source === 'elf' &&
-          rawSize[other] === rawSize[best] &&
-          text.compare(text, rawName[best], rawNameEnd[best], rawName[other], rawNameEnd[other]) < 0)
+        size > rawSize[best]! ||
+        (size === rawSize[best] && source === 'elf' && nameBefore(text, raw, other, best))
       ) {
         best = other;
       }
-      next++;
     }
-    const end = rawSize[best]! > 0 ? start + rawSize[best]! : next < n ? rawStart[order[next]!]! : start + 1;
+    const size = rawSize[best]!;
     starts[kept] = start;
-    ends[kept] = end;
+    ends[kept] = size > 0 ? start + size : next < n ? rawStart[order[next]!]! : start + 1;
     nameStarts[kept] = rawName[best]!;
     nameEnds[kept] = rawNameEnd[best]!;
     kept++;
@@ -174,11 +170,66 @@ export function sortedTable(
   };
 }
 
+/** Whether symbol a's name sorts before symbol b's, byte by byte (names end at a NUL or their end). */
+function nameBefore(text: Buffer, raw: RawSymbols, a: number, b: number): boolean {
+  let i = raw.nameStarts[a]!;
+  let j = raw.nameStarts[b]!;
+  const iEnd = raw.nameEnds[a] || text.length;
+  const jEnd = raw.nameEnds[b] || text.length;
+  for (; i < iEnd && j < jEnd; i++, j++) {
+    const x = text[i]!;
+    const y = text[j]!;
+    if (x !== y) return x < y;
+    if (x === 0) return false;
+  }
+  return i === iEnd && j < jEnd && text[j] !== 0;
+}
+
+/**
+ * Indices 0..n-1 in address order (stable). nm -n's output is in order already. Otherwise, where
+ * address and index fit together in a double's 53 bits (every executable and library seen so
+ * far), one native sort of address·2^k + index does it without calling a comparator 1.5 million
+ * times for 100 000 symbols.
+ */
+function byAddress(starts: Float64Array, n: number): Uint32Array {
+  const order = new Uint32Array(n);
+  let sorted = true;
+  let max = 0;
+  for (let i = 0; i < n; i++) {
+    const start = starts[i]!;
+    if (start < max) sorted = false;
+    else max = start;
+  }
+  if (sorted) {
+    for (let i = 0; i < n; i++) order[i] = i;
+    return order;
+  }
+  const scale = 2 ** Math.ceil(Math.log2(n + 1));
+  if (max * scale + scale > Number.MAX_SAFE_INTEGER) {
+    for (let i = 0; i < n; i++) order[i] = i;
+    return order.sort((a, b) => starts[a]! - starts[b]! || a - b);
+  }
+  const keys = new Float64Array(n);
+  for (let i = 0; i < n; i++) keys[i] = starts[i]! * scale + i;
+  keys.sort();
+  for (let i = 0; i < n; i++) {
+    const key = keys[i]!;
+    order[i] = key - Math.floor(key / scale) * scale;
+  }
+  return order;
+}
+
 /** The demangled name of symbol `index`, without a symbol version suffix. */
 export function symbolName(table: SymbolTable, index: number): string {
-  return table.text
-    .toString('utf8', table.nameStarts[index], table.nameEnds[index])
-    .replace(VERSION_SUFFIX, '');
+  const start = table.nameStarts[index]!;
+  let end = table.nameEnds[index]!;
+  if (end === 0) {
+    // Names from an ELF string table: found on first use (most symbols are never named).
+    end = table.text.indexOf(0, start);
+    if (end === -1) end = table.text.length;
+    table.nameEnds[index] = end;
+  }
+  return table.text.toString('utf8', start, end).replace(VERSION_SUFFIX, '');
 }
 
 /** Index of the symbol containing file address `addr`, or -1. */
