@@ -36,12 +36,13 @@ Options:
   --top <N>              at most N functions per section (N >= 1)
   --diff <base>          compare <file> (head) with <base>: self-share change per function;
                          with --flamegraph, a differential flame graph
-  --no-symbols           do not run nm/objdump for C++ symbols
-  --symbol-cache <dir>   keep C++ symbol tables here across runs
+  --no-symbols           do not read C++ symbols (nor run c++filt)
+  --symbol-cache <dir>   keep symbol tables read with nm here across runs
                          (default: $XDG_CACHE_HOME or ~/.cache, /hotpath-ticks)
-  --no-symbol-cache      read symbols with nm every run
-  --nm <path>            nm to use (default: nm on PATH)
-  --objdump <path>       objdump to use (default: objdump on PATH)
+  --no-symbol-cache      do not use a symbol cache directory
+  --nm <path>            read symbols with this nm (and objdump) instead of the
+                         built-in ELF reader (its fallback: nm on PATH)
+  --objdump <path>       likewise, with this objdump
   -h, --help             this help
 
 Exit codes: 0 done, 1 the input could not be read, 2 bad usage or unknown input format.
