@@ -7582,6 +7582,211 @@ var require_dist = __commonJS({
   }
 });
 
+// ../tick-parser/dist/elf-symbols.js
+import { open } from "node:fs/promises";
+async function readElfSymbols(path) {
+  let handle;
+  try {
+    handle = await open(path, "r");
+    const fileSize = (await handle.stat()).size;
+    const fh = handle;
+    const read = async (offset, length, what) => {
+      if (!Number.isSafeInteger(offset) || offset < 0 || length < 0 || offset + length > fileSize) {
+        throw new ElfError(`${what} (offset ${offset}, ${length} bytes) lies outside the ${fileSize}-byte file`);
+      }
+      if (length > MAX_TABLE_BYTES)
+        throw new ElfError(`${what} claims ${length} bytes`);
+      const buffer = Buffer.allocUnsafe(length);
+      const { bytesRead } = await fh.read(buffer, 0, length, offset);
+      if (bytesRead !== length)
+        throw new ElfError(`${what} is cut short`);
+      return buffer;
+    };
+    const ident = await read(0, Math.min(64, fileSize), "the ELF header");
+    if (ident.length < 4 || ident.readUInt32BE(0) !== 2135247942)
+      throw new ElfError("not an ELF file");
+    if (ident.length < 52)
+      throw new ElfError("too short for an ELF header");
+    const is64 = ident[4] === 2;
+    if (ident[4] !== 1 && ident[4] !== 2)
+      throw new ElfError(`unknown ELF class ${ident[4]}`);
+    if (ident[5] !== 1 && ident[5] !== 2)
+      throw new ElfError(`unknown ELF data encoding ${ident[5]}`);
+    const le = ident[5] === 1;
+    if (is64 && ident.length < 64)
+      throw new ElfError("too short for a 64-bit ELF header");
+    const u16 = (b, o) => le ? b.readUInt16LE(o) : b.readUInt16BE(o);
+    const u32 = (b, o) => le ? b.readUInt32LE(o) : b.readUInt32BE(o);
+    const u64 = (b, o) => le ? b.readUInt32LE(o) + b.readUInt32LE(o + 4) * 2 ** 32 : b.readUInt32BE(o) * 2 ** 32 + b.readUInt32BE(o + 4);
+    const word2 = is64 ? u64 : u32;
+    const type = u16(ident, 16);
+    if (type !== 2 && type !== 3)
+      throw new ElfError(`ELF type ${type} is neither an executable nor a shared object`);
+    const shoff = word2(ident, is64 ? 40 : 32);
+    const shentsize = u16(ident, is64 ? 58 : 46);
+    let shnum = u16(ident, is64 ? 60 : 48);
+    let shstrndx = u16(ident, is64 ? 62 : 50);
+    const minEntry = is64 ? 64 : 40;
+    if (shoff === 0)
+      throw new ElfError("no section headers");
+    if (shentsize < minEntry)
+      throw new ElfError(`section header size ${shentsize} is below ${minEntry}`);
+    const parse3 = (b, o) => is64 ? {
+      type: u32(b, o + 4),
+      flags: u64(b, o + 8),
+      addr: u64(b, o + 16),
+      offset: u64(b, o + 24),
+      size: u64(b, o + 32),
+      link: u32(b, o + 40),
+      entsize: u64(b, o + 56)
+    } : {
+      type: u32(b, o + 4),
+      flags: u32(b, o + 8),
+      addr: u32(b, o + 12),
+      offset: u32(b, o + 16),
+      size: u32(b, o + 20),
+      link: u32(b, o + 24),
+      entsize: u32(b, o + 36)
+    };
+    if (shnum === 0 || shstrndx === 65535) {
+      const first = parse3(await read(shoff, shentsize, "section header 0"), 0);
+      if (shnum === 0)
+        shnum = first.size;
+      if (shstrndx === 65535)
+        shstrndx = first.link;
+    }
+    if (shnum > Math.floor((fileSize - shoff) / shentsize)) {
+      throw new ElfError(`${shnum} section headers do not fit in the file`);
+    }
+    const table = await read(shoff, shnum * shentsize, "the section header table");
+    const sections = [];
+    for (let i = 0; i < shnum; i++)
+      sections.push(parse3(table, i * shentsize));
+    let textOffsetMinusVma = 0;
+    const names = sections[shstrndx];
+    if (names !== void 0 && names.size > 0) {
+      const strings = await read(names.offset, names.size, "the section name table");
+      const nameOffset = (i) => u32(table, i * shentsize);
+      for (let i = 0; i < shnum; i++) {
+        const at = nameOffset(i);
+        if (at < strings.length && strings.toString("latin1", at, strings.indexOf(0, at)) === ".text") {
+          textOffsetMinusVma = sections[i].offset - sections[i].addr;
+          break;
+        }
+      }
+    }
+    const elfType = type === 2 ? "exec" : "dyn";
+    let symbols;
+    for (const [kind, source] of [
+      [SHT_SYMTAB, ".symtab"],
+      [SHT_DYNSYM, ".dynsym"]
+    ]) {
+      const symtab = sections.find((s) => s.type === kind);
+      if (symtab === void 0)
+        continue;
+      const strtab = sections[symtab.link];
+      if (strtab === void 0)
+        throw new ElfError(`${source} links to missing section ${symtab.link}`);
+      const entsize = symtab.entsize === 0 ? is64 ? 24 : 16 : symtab.entsize;
+      if (entsize < (is64 ? 24 : 16))
+        throw new ElfError(`${source} entry size ${entsize} is too small`);
+      const data = await read(symtab.offset, symtab.size, source);
+      const strings = await read(strtab.offset, strtab.size, `${source}'s string table`);
+      const found = collect(data, strings, entsize, is64, le, sections);
+      symbols = { elfType, textOffsetMinusVma, source, ...found };
+      if (found.count > 0)
+        break;
+    }
+    return symbols ?? {
+      elfType,
+      textOffsetMinusVma,
+      source: ".dynsym",
+      count: 0,
+      starts: new Float64Array(0),
+      sizes: new Float64Array(0),
+      names: Buffer.alloc(0),
+      nameStarts: new Int32Array(0),
+      nameEnds: new Int32Array(0)
+    };
+  } catch (error62) {
+    if (error62 instanceof ElfError)
+      return { error: error62.message };
+    return { error: error62.code ?? error62.message };
+  } finally {
+    await handle?.close();
+  }
+}
+function collect(data, strings, entsize, is64, le, sections) {
+  const total = Math.floor(data.length / entsize);
+  const executable = new Uint8Array(sections.length);
+  for (let i = 0; i < sections.length; i++)
+    executable[i] = sections[i].flags & SHF_EXECINSTR ? 1 : 0;
+  const view = new DataView(data.buffer, data.byteOffset, data.length);
+  const infoAt = is64 ? 4 : 12;
+  const shndxAt = is64 ? 6 : 14;
+  const valueAt = is64 ? 8 : 4;
+  const sizeAt = is64 ? 16 : 8;
+  const hiAt = le ? 4 : 0;
+  const loAt = le ? 0 : 4;
+  const starts = new Float64Array(total);
+  const sizes = new Float64Array(total);
+  const nameStarts = new Int32Array(total);
+  const nameEnds = new Int32Array(total);
+  const sectionCount = Math.min(sections.length, SHN_LORESERVE);
+  let n = 0;
+  for (let o = 0; o + entsize <= data.length; o += entsize) {
+    const shndx = view.getUint16(o + shndxAt, le);
+    if (shndx === 0 || shndx >= sectionCount || executable[shndx] === 0)
+      continue;
+    const kind = data[o + infoAt] & 15;
+    if (kind === STT_SECTION || kind === STT_FILE || kind === STT_TLS)
+      continue;
+    const name = view.getUint32(o, le);
+    if (name === 0 || name >= strings.length || strings[name] === 0)
+      continue;
+    if (strings[name] === 36 && isMappingSymbol(strings, name))
+      continue;
+    if (is64) {
+      starts[n] = view.getUint32(o + valueAt + hiAt, le) * 2 ** 32 + view.getUint32(o + valueAt + loAt, le);
+      sizes[n] = view.getUint32(o + sizeAt + hiAt, le) * 2 ** 32 + view.getUint32(o + sizeAt + loAt, le);
+    } else {
+      starts[n] = view.getUint32(o + valueAt, le);
+      sizes[n] = view.getUint32(o + sizeAt, le);
+    }
+    nameStarts[n] = name;
+    n++;
+  }
+  return {
+    count: n,
+    starts: starts.subarray(0, n),
+    sizes: sizes.subarray(0, n),
+    names: strings,
+    nameStarts: nameStarts.subarray(0, n),
+    nameEnds: nameEnds.subarray(0, n)
+  };
+}
+function isMappingSymbol(strings, start) {
+  const c = strings[start + 1];
+  const after = strings[start + 2];
+  return (c === 97 || c === 100 || c === 116 || c === 120) && (after === 0 || after === 46 || after === void 0);
+}
+var SHT_SYMTAB, SHT_DYNSYM, SHF_EXECINSTR, SHN_LORESERVE, STT_SECTION, STT_FILE, STT_TLS, MAX_TABLE_BYTES, ElfError;
+var init_elf_symbols = __esm({
+  "../tick-parser/dist/elf-symbols.js"() {
+    "use strict";
+    SHT_SYMTAB = 2;
+    SHT_DYNSYM = 11;
+    SHF_EXECINSTR = 4;
+    SHN_LORESERVE = 65280;
+    STT_SECTION = 3;
+    STT_FILE = 4;
+    STT_TLS = 6;
+    MAX_TABLE_BYTES = 1 << 30;
+    ElfError = class extends Error {
+    };
+  }
+});
+
 // ../tick-parser/dist/run-tool.js
 import { spawn as spawn2 } from "node:child_process";
 function runTool(command, args, timeoutMs, input2) {
@@ -7648,7 +7853,7 @@ var init_run_tool = __esm({
 
 // ../tick-parser/dist/symbol-disk-cache.js
 import { createHash } from "node:crypto";
-import { mkdir, open, rename, stat, writeFile } from "node:fs/promises";
+import { mkdir, open as open2, rename, stat, writeFile } from "node:fs/promises";
 import { join as join2 } from "node:path";
 function fileFor(dir, key) {
   return join2(dir, `${createHash("sha256").update(key).digest("hex").slice(0, 40)}.symbols`);
@@ -7674,7 +7879,7 @@ async function readCachedSymbols(dir, key) {
   try {
     if (!await isPrivate(file2))
       return void 0;
-    handle = await open(file2, "r");
+    handle = await open2(file2, "r");
     const data = await handle.readFile();
     const nl = data.indexOf(10);
     if (nl < 0 || nl > MAX_HEADER)
@@ -7781,32 +7986,31 @@ function buildTable(path, elfType, shift, text2, warnings) {
     rawNameEnd[n] = end;
     n++;
   }
-  const order = new Uint32Array(n);
-  let sorted = true;
-  for (let i = 0; i < n; i++) {
-    order[i] = i;
-    if (i > 0 && rawStart[i] < rawStart[i - 1])
-      sorted = false;
-  }
-  if (!sorted)
-    order.sort((a, b) => rawStart[a] - rawStart[b]);
+  return sortedTable(path, elfType, shift, "nm", text2, { starts: rawStart, sizes: rawSize, nameStarts: rawName, nameEnds: rawNameEnd }, n, warnings);
+}
+function sortedTable(path, elfType, shift, source, text2, raw, n, warnings) {
+  const { starts: rawStart, sizes: rawSize, nameStarts: rawName, nameEnds: rawNameEnd } = raw;
+  const order = byAddress(rawStart, n);
   const starts = new Float64Array(n);
   const ends = new Float64Array(n);
   const nameStarts = new Int32Array(n);
   const nameEnds = new Int32Array(n);
   let kept = 0;
-  for (let k = 0; k < n; ) {
-    const start = rawStart[order[k]];
+  let k = 0;
+  while (k < n) {
     let best = order[k];
+    const start = rawStart[best];
     let next = k + 1;
-    while (next < n && rawStart[order[next]] === start) {
-      if (rawSize[order[next]] > rawSize[best])
-        best = order[next];
-      next++;
+    for (; next < n && rawStart[order[next]] === start; next++) {
+      const other = order[next];
+      const size2 = rawSize[other];
+      if (size2 > rawSize[best] || size2 === rawSize[best] && source === "elf" && nameBefore(text2, raw, other, best)) {
+        best = other;
+      }
     }
-    const end = rawSize[best] > 0 ? start + rawSize[best] : next < n ? rawStart[order[next]] : start + 1;
+    const size = rawSize[best];
     starts[kept] = start;
-    ends[kept] = end;
+    ends[kept] = size > 0 ? start + size : next < n ? rawStart[order[next]] : start + 1;
     nameStarts[kept] = rawName[best];
     nameEnds[kept] = rawNameEnd[best];
     kept++;
@@ -7816,6 +8020,7 @@ function buildTable(path, elfType, shift, text2, warnings) {
     path,
     elfType,
     textOffsetMinusVma: shift,
+    source,
     starts: starts.subarray(0, kept),
     ends: ends.subarray(0, kept),
     text: text2,
@@ -7824,8 +8029,63 @@ function buildTable(path, elfType, shift, text2, warnings) {
     warnings
   };
 }
+function nameBefore(text2, raw, a, b) {
+  let i = raw.nameStarts[a];
+  let j = raw.nameStarts[b];
+  const iEnd = raw.nameEnds[a] || text2.length;
+  const jEnd = raw.nameEnds[b] || text2.length;
+  for (; i < iEnd && j < jEnd; i++, j++) {
+    const x = text2[i];
+    const y = text2[j];
+    if (x !== y)
+      return x < y;
+    if (x === 0)
+      return false;
+  }
+  return i === iEnd && j < jEnd && text2[j] !== 0;
+}
+function byAddress(starts, n) {
+  const order = new Uint32Array(n);
+  let sorted = true;
+  let max2 = 0;
+  for (let i = 0; i < n; i++) {
+    const start = starts[i];
+    if (start < max2)
+      sorted = false;
+    else
+      max2 = start;
+  }
+  if (sorted) {
+    for (let i = 0; i < n; i++)
+      order[i] = i;
+    return order;
+  }
+  const scale = 2 ** Math.ceil(Math.log2(n + 1));
+  if (max2 * scale + scale > Number.MAX_SAFE_INTEGER) {
+    for (let i = 0; i < n; i++)
+      order[i] = i;
+    return order.sort((a, b) => starts[a] - starts[b] || a - b);
+  }
+  const keys = new Float64Array(n);
+  for (let i = 0; i < n; i++)
+    keys[i] = starts[i] * scale + i;
+  keys.sort();
+  for (let i = 0; i < n; i++) {
+    const key = keys[i];
+    order[i] = key - Math.floor(key / scale) * scale;
+  }
+  return order;
+}
 function symbolName(table, index) {
-  return table.text.toString("utf8", table.nameStarts[index], table.nameEnds[index]).replace(VERSION_SUFFIX, "");
+  const start = table.nameStarts[index];
+  let end = table.nameEnds[index];
+  if (end === 0) {
+    end = table.text.indexOf(0, start);
+    if (end === -1)
+      end = table.text.length;
+    table.nameEnds[index] = end;
+  }
+  return table.text.toString("utf8", start, end).replace(VERSION_SUFFIX, "");
 }
 function findSymbol(table, addr) {
   const { starts, ends } = table;
@@ -7851,11 +8111,11 @@ var init_symbol_table = __esm({
 });
 
 // ../tick-parser/dist/binary-symbols.js
-import { open as open2, stat as stat2 } from "node:fs/promises";
+import { open as open3, stat as stat2 } from "node:fs/promises";
 async function readElfType(path) {
   let handle;
   try {
-    handle = await open2(path, "r");
+    handle = await open3(path, "r");
     const header = Buffer.alloc(20);
     const { bytesRead } = await handle.read(header, 0, 20, 0);
     if (bytesRead < 18 || header.readUInt32BE(0) !== 2135247942)
@@ -7873,10 +8133,27 @@ async function readElfType(path) {
   }
 }
 async function readSymbolTable(path, options = {}) {
+  const warnings = [];
+  if (options.nm === void 0 && options.objdump === void 0) {
+    const elf = await readElfSymbols(path);
+    if (!("error" in elf)) {
+      const table = sortedTable(path, elf.elfType, 0, "elf", elf.names, elf, elf.count, warnings);
+      if (elf.elfType === "dyn")
+        table.textOffsetMinusVma = elf.textOffsetMinusVma;
+      if (table.starts.length === 0) {
+        warnings.push(`no code symbols in ${path} (stripped); its ticks are counted under the library name`);
+      }
+      return table;
+    }
+    if (elf.error !== "not an ELF file")
+      warnings.push(`cannot parse ${path} as ELF (${elf.error}); trying nm`);
+  }
+  return readSymbolTableWithTools(path, options, warnings);
+}
+async function readSymbolTableWithTools(path, options, warnings) {
   const nm = options.nm ?? "nm";
   const objdump = options.objdump ?? "objdump";
   const timeout = options.toolTimeoutMs ?? 6e4;
-  const warnings = [];
   const empty = () => buildTable(path, "dyn", 0, Buffer.alloc(0), warnings);
   const type = await readElfType(path);
   if (typeof type === "object") {
@@ -7958,7 +8235,7 @@ async function readThroughDiskCache(path, key, dir, options) {
   const table = await readSymbolTable(path, options);
   if (problem)
     table.warnings.push(problem);
-  else if (table.warnings.length === 0 && table.starts.length > 0) {
+  else if (table.source === "nm" && table.warnings.length === 0 && table.starts.length > 0) {
     await writeCachedSymbols(dir, key, {
       elfType: table.elfType,
       textOffsetMinusVma: table.textOffsetMinusVma,
@@ -7971,6 +8248,7 @@ var SymbolCache;
 var init_binary_symbols = __esm({
   "../tick-parser/dist/binary-symbols.js"() {
     "use strict";
+    init_elf_symbols();
     init_run_tool();
     init_symbol_disk_cache();
     init_symbol_table();
@@ -17517,7 +17795,7 @@ function handleIntersectionResults(result, left, right) {
   const unrecKeys = /* @__PURE__ */ new Map();
   let unrecIssue;
   const keyIssues = /* @__PURE__ */ new Map();
-  const collect = (iss, side) => {
+  const collect2 = (iss, side) => {
     let keys;
     if (iss.code === "unrecognized_keys" && !iss.path?.length) {
       unrecIssue ?? (unrecIssue = iss);
@@ -17538,11 +17816,11 @@ function handleIntersectionResults(result, left, right) {
     return true;
   };
   for (const iss of left.issues) {
-    if (!collect(iss, "l"))
+    if (!collect2(iss, "l"))
       result.issues.push(iss);
   }
   for (const iss of right.issues) {
-    if (!collect(iss, "r"))
+    if (!collect2(iss, "r"))
       result.issues.push(iss);
   }
   const bothKeys = [...unrecKeys].filter(([, f]) => f.l && f.r).map(([k]) => k);
@@ -18713,7 +18991,7 @@ function bucketFor(state, inst) {
   return bucket;
 }
 var handoff;
-var open3 = [];
+var open4 = [];
 var memo = {
   alloc(_inst, payload, empty) {
     const bucket = handoff;
@@ -18722,7 +19000,7 @@ var memo = {
     handoff = void 0;
     const entry = { value: empty, issues: null };
     bucket.set(payload.value, entry);
-    open3.push(entry);
+    open4.push(entry);
     return empty;
   },
   guard(inst) {
@@ -18793,10 +19071,10 @@ var memo = {
           return payload;
         }
         handoff = bucket;
-        const depth = open3.length;
+        const depth = open4.length;
         const result = base(payload, ctx);
         handoff = void 0;
-        const entry = open3.length > depth ? open3.pop() : void 0;
+        const entry = open4.length > depth ? open4.pop() : void 0;
         if (result instanceof Promise) {
           return result.then((r) => {
             if (entry)
