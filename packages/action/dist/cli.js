@@ -13350,7 +13350,21 @@ ${formatTail(proc.output.last(20))}`,
     { side: spec.side }
   );
 }
+var PORT_ATTEMPTS = 3;
 async function runRound(spec, round, settings, context) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runRoundOnce(spec, round, settings, context);
+    } catch (err) {
+      const portTaken = err instanceof HotpathActionError && err.code === "HP_ACTION_SERVER_EXITED" && err.message.includes("EADDRINUSE");
+      if (!portTaken || attempt >= PORT_ATTEMPTS) throw err;
+      context.log?.(
+        `${spec.side} round ${round}: the server's port was taken by another process (EADDRINUSE); starting it again on a new port`
+      );
+    }
+  }
+}
+async function runRoundOnce(spec, round, settings, context) {
   const log = context.log ?? (() => {
   });
   const port = await freePort();
@@ -13399,7 +13413,11 @@ async function runRound(spec, round, settings, context) {
         proc
       );
     }
-    if (!await control.waitForProbe(3e3) && settings.profiler !== "none") {
+    const probed = await control.waitForProbe(3e3);
+    if (!probed && proc.exit() !== null) {
+      throw serverFailure("HP_ACTION_SERVER_EXITED", spec, `exited before listening on port ${port}`, proc);
+    }
+    if (!probed && settings.profiler !== "none") {
       warnings.push(
         `${spec.side}: the probe did not attach (the process listening on $PORT is not node, or NODE_OPTIONS was overridden); no profile for this round`
       );

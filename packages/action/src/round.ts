@@ -100,12 +100,41 @@ function serverFailure(
   );
 }
 
+/** Starts per round when the server loses its port to another process (see runRound). */
+const PORT_ATTEMPTS = 3;
+
 /**
  * One round of one side: start the server with the probe preloaded, wait until it accepts
  * connections, run setup-command, warm up, open the profile window, measure, close the window,
  * stop the whole process tree (always, also on failure) and read what the probe wrote.
+ *
+ * The port comes from the kernel but is only free until the server binds it: on a busy machine
+ * another process can take it in between, and the server dies with EADDRINUSE. Then the round
+ * is started again on a new port (up to PORT_ATTEMPTS starts), and says so in the log.
  */
 export async function runRound(
+  spec: ServerSpec,
+  round: number,
+  settings: RoundSettings,
+  context: RoundContext,
+): Promise<RoundResult> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runRoundOnce(spec, round, settings, context);
+    } catch (err) {
+      const portTaken =
+        err instanceof HotpathActionError &&
+        err.code === 'HP_ACTION_SERVER_EXITED' &&
+        err.message.includes('EADDRINUSE');
+      if (!portTaken || attempt >= PORT_ATTEMPTS) throw err;
+      context.log?.(
+        `${spec.side} round ${round}: the server's port was taken by another process (EADDRINUSE); starting it again on a new port`,
+      );
+    }
+  }
+}
+
+async function runRoundOnce(
   spec: ServerSpec,
   round: number,
   settings: RoundSettings,
@@ -158,7 +187,12 @@ export async function runRound(
         proc,
       );
     }
-    if (!(await control.waitForProbe(3000)) && settings.profiler !== 'none') {
+    const probed = await control.waitForProbe(3000);
+    if (!probed && proc.exit() !== null) {
+      // Something else answered on the port while the server failed to bind it.
+      throw serverFailure('HP_ACTION_SERVER_EXITED', spec, `exited before listening on port ${port}`, proc);
+    }
+    if (!probed && settings.profiler !== 'none') {
       warnings.push(
         `${spec.side}: the probe did not attach (the process listening on $PORT is not node, or NODE_OPTIONS was overridden); no profile for this round`,
       );

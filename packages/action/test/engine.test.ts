@@ -94,6 +94,37 @@ process.on('SIGTERM', () => child.kill('SIGTERM'));`,
     expect(result.profile?.totalTicks).toBeGreaterThan(0);
   });
 
+  it('starts the server again on a new port when its port was taken (EADDRINUSE)', async () => {
+    // The first start loses its port for real: a listener of its own holds $PORT when the HTTP
+    // server binds it. Later starts (the marker file exists) run the hash server normally.
+    const marker = join(dir, 'port-taken-once');
+    writeFileSync(
+      join(dir, 'port-taken.cjs'),
+      `const fs = require('node:fs');
+const net = require('node:net');
+if (!fs.existsSync(${JSON.stringify(marker)})) {
+  fs.writeFileSync(${JSON.stringify(marker)}, '');
+  net.createServer().listen(Number(process.env.PORT), '127.0.0.1', () => {
+    require('node:http').createServer().listen(Number(process.env.PORT), '127.0.0.1');
+  });
+} else require(${JSON.stringify(join(FIXTURES, 'hash-server.cjs'))});`,
+    );
+    const lines: string[] = [];
+    const result = await runRound(
+      { side: 'base', command: 'node port-taken.cjs', cwd: dir },
+      1,
+      settings({ url: '/auth' }),
+      { ...context(), log: (line: string) => lines.push(line) },
+    );
+    expect(existsSync(marker)).toBe(true);
+    expect(lines.filter((l) => l.includes('EADDRINUSE'))).toEqual([
+      "base round 1: the server's port was taken by another process (EADDRINUSE); starting it again on a new port",
+    ]);
+    expect(lines.filter((l) => l.includes('starting "node port-taken.cjs" on port'))).toHaveLength(2);
+    expect(result.load.requests.total).toBeGreaterThan(0);
+    expect(result.profile?.functions.some((f) => /pbkdf2/.test(f.name))).toBe(true);
+  });
+
   it('fails naming the side when the server answers only errors', async () => {
     writeFileSync(
       join(dir, 'broken.cjs'),
