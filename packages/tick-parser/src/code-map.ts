@@ -80,9 +80,12 @@ export class DynamicCodeMap {
     for (let page = pageOf(start), last = pageOf(end - 1); page <= last; page++) {
       const list = this.pages.get(page);
       if (!list) continue;
-      for (let i = list.length - 1; i >= 0; i--) {
-        const entry = list[i];
-        if (entry.start < end && start < entry.start + entry.size) this.unlink(entry);
+      // A page's entries are sorted by start and do not overlap, so their ends are sorted too:
+      // the ones overlapping [start, end) are the run that ends at the last one starting before
+      // `end`. (Scanning the whole page made each of the thousands of builtins' events cost
+      // the size of its page.)
+      for (let i = insertionIndex(list, end) - 1; i >= 0 && list[i].start + list[i].size > start; i--) {
+        this.unlink(list[i]);
       }
     }
   }
