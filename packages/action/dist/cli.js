@@ -9051,10 +9051,8 @@ var init_code_map = __esm({
           const list = this.pages.get(page);
           if (!list)
             continue;
-          for (let i = list.length - 1; i >= 0; i--) {
-            const entry = list[i];
-            if (entry.start < end && start < entry.start + entry.size)
-              this.unlink(entry);
+          for (let i = insertionIndex(list, end) - 1; i >= 0 && list[i].start + list[i].size > start; i--) {
+            this.unlink(list[i]);
           }
         }
       }
