@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findSymbol, readSymbolTable, type SymbolTable, symbolName } from '../src/binary-symbols.js';
 import { readElfSymbols } from '../src/elf-symbols.js';
+import { prng } from './helpers/prng.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hotpath-elf-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -16,18 +17,6 @@ const libc = realpathSync(
     .map((line) => line.slice(line.indexOf('/')))
     .find((path) => /\/libc[.-][^/]*\.so/.test(path) || /\/libc\.so\.\d+$/.test(path))!,
 );
-
-/** mulberry32, so a failing sample can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const nameAt = (table: SymbolTable, addr: number) => {
   const i = findSymbol(table, addr);
