@@ -1,7 +1,9 @@
 import { parseFlags, parseI32, parseU32, parseU64 } from './ascii-numbers.js';
 import { DeltaResult, StoreMode } from './cache.js';
 import type { Connection } from './connection.js';
+import type { Item } from './lru-store.js';
 import { processMetaCommand } from './meta-protocol.js';
+import type { OutputBuffer } from './output-buffer.js';
 import { writeStats } from './stats-report.js';
 
 /** memcached's longest key, in bytes. */
@@ -221,12 +223,16 @@ function runGet(
     i = keyEnd(buf, i, lineEnd);
     const key = buf.toString('latin1', s, i);
     const item = touch ? cache.getAndTouch(key, exptime, now) : cache.get(key, now);
-    if (item === undefined) continue;
-    out.valueLine(key, item.flags, item.value.length, withCas ? item.cas : undefined);
-    out.bytes(item.value);
-    out.crlf();
+    if (item !== undefined) writeValue(out, key, item, withCas);
   }
   out.bytes(END);
+}
+
+/** One `VALUE <key> <flags> <bytes>[ <cas>]` block of a get reply. */
+function writeValue(out: OutputBuffer, key: string, item: Item, withCas: boolean): void {
+  out.valueLine(key, item.flags, item.value.length, withCas ? item.cas : undefined);
+  out.bytes(item.value);
+  out.crlf();
 }
 
 const END = Buffer.from('END\r\n');
@@ -239,13 +245,8 @@ function getOne(conn: Connection, buf: Buffer, s: number, e: number, withCas: bo
   }
   const key = buf.toString('latin1', s, e);
   const item = conn.cache.get(key, conn.now());
-  const out = conn.out;
-  if (item !== undefined) {
-    out.valueLine(key, item.flags, item.value.length, withCas ? item.cas : undefined);
-    out.bytes(item.value);
-    out.crlf();
-  }
-  out.bytes(END);
+  if (item !== undefined) writeValue(conn.out, key, item, withCas);
+  conn.out.bytes(END);
 }
 
 /** The end of the key starting at i: the next space or the line end. */

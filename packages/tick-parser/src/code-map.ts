@@ -82,8 +82,7 @@ export class DynamicCodeMap {
       if (!list) continue;
       // A page's entries are sorted by start and do not overlap, so their ends are sorted too:
       // the ones overlapping [start, end) are the run that ends at the last one starting before
-      // `end`. (Scanning the whole page made each of the thousands of builtins' events cost
-      // the size of its page.)
+      // `end`, found by binary search instead of a scan of the page.
       for (let i = insertionIndex(list, end) - 1; i >= 0 && list[i].start + list[i].size > start; i--) {
         this.unlink(list[i]);
       }
