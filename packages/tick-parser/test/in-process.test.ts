@@ -25,8 +25,9 @@ describe('in-process profiling', () => {
       samplingIntervalMicros: 500,
     });
     expect(typeof result).toBe('number');
-    expect(profiler).toBe('v8-profiler-next');
-    expect(profile.meta?.profiler).toBe('v8-profiler-next');
+    const expected = nativeProfiler ? 'v8-profiler-next' : 'inspector';
+    expect(profiler).toBe(expected);
+    expect(profile.meta?.profiler).toBe(expected);
     const hot = profile.functions.find((f) => f.name === 'spinHotLoop');
     expect(hot?.kind).toBe('js');
     expect(hot?.file).toMatch(/in-process\.test\.ts$/);
