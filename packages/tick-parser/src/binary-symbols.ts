@@ -2,7 +2,7 @@ import { open, stat } from 'node:fs/promises';
 import { readElfSymbols } from './elf-symbols.js';
 import { runTool } from './run-tool.js';
 import { prepareCacheDir, readCachedSymbols, writeCachedSymbols } from './symbol-disk-cache.js';
-import { buildTable, type SymbolTable, sortedTable } from './symbol-table.js';
+import { buildTable, type SymbolTable } from './symbol-table.js';
 
 export interface SymbolToolOptions {
   /**
@@ -16,8 +16,9 @@ export interface SymbolToolOptions {
   /** Time limit per tool run (default 60 s). */
   toolTimeoutMs?: number;
   /**
-   * Directory for symbol tables kept across runs (keyed by path + size + mtime; private to the
-   * user, mode 0700). Default: none, symbols are read with nm every run.
+   * Directory for symbol tables read with nm, kept across runs (keyed by path + size + mtime;
+   * private to the user, mode 0700); tables read from ELF files directly are not kept. Default:
+   * none, nm reads every binary every run.
    */
   symbolCacheDir?: string;
 }
@@ -67,14 +68,29 @@ export async function readElfType(path: string): Promise<'exec' | 'dyn' | { erro
  * has no symbol table) and `objdump -h` when tools are named in the options or the file cannot be
  * parsed. Never throws: problems end up in `warnings` and an empty table.
  */
-export async function readSymbolTable(path: string, options: SymbolToolOptions = {}): Promise<SymbolTable> {
+export async function readSymbolTable(
+  path: string,
+  options: SymbolToolOptions = {},
+  cacheKey?: string,
+): Promise<SymbolTable> {
   const warnings: string[] = [];
   if (options.nm === undefined && options.objdump === undefined) {
     const elf = await readElfSymbols(path);
     if (!('error' in elf)) {
-      const table = sortedTable(path, elf.elfType, 0, 'elf', elf.names, elf, elf.count, warnings);
-      if (elf.elfType === 'dyn') table.textOffsetMinusVma = elf.textOffsetMinusVma;
-      if (table.starts.length === 0) {
+      const table: SymbolTable = {
+        path,
+        elfType: elf.elfType,
+        textOffsetMinusVma: elf.elfType === 'dyn' ? elf.textOffsetMinusVma : 0,
+        source: 'elf',
+        count: elf.count,
+        starts: elf.starts,
+        sizes: elf.sizes,
+        text: elf.names,
+        nameStarts: elf.nameStarts,
+        nameEnds: elf.nameEnds,
+        warnings,
+      };
+      if (table.count === 0) {
         warnings.push(`no code symbols in ${path} (stripped); its ticks are counted under the library name`);
       }
       return table;
@@ -82,7 +98,9 @@ export async function readSymbolTable(path: string, options: SymbolToolOptions =
     if (elf.error !== 'not an ELF file')
       warnings.push(`cannot parse ${path} as ELF (${elf.error}); trying nm`);
   }
-  return readSymbolTableWithTools(path, options, warnings);
+  return options.symbolCacheDir && cacheKey
+    ? readThroughDiskCache(path, cacheKey, options.symbolCacheDir, options, warnings)
+    : readSymbolTableWithTools(path, options, warnings);
 }
 
 /** readSymbolTable with nm and objdump. */
@@ -114,11 +132,11 @@ async function readSymbolTableWithTools(
     return empty();
   }
   let table = buildTable(path, type, 0, symbols.stdout, warnings);
-  if (table.starts.length === 0) {
+  if (table.count === 0) {
     // Stripped binary: only the dynamic symbol table is left.
     const dynamic = await runTool(nm, ['-n', '--defined-only', '-S', '-D', '--', path], timeout);
     table = buildTable(path, type, 0, dynamic.stdout, warnings);
-    if (table.starts.length === 0) {
+    if (table.count === 0) {
       warnings.push(
         `no code symbols in ${path} (${dynamic.error ?? symbols.error ?? 'stripped'}); its ticks are counted under the library name`,
       );
@@ -179,29 +197,28 @@ export async function loadSymbols(
   }
   let table = cache.get(key);
   if (!table) {
-    table = options.symbolCacheDir
-      ? readThroughDiskCache(path, key, options.symbolCacheDir, options)
-      : readSymbolTable(path, options);
+    table = readSymbolTable(path, options, key);
     cache.set(key, table);
   }
   return table;
 }
 
+/** readSymbolTableWithTools through the cache directory: nm's output is kept across runs. */
 async function readThroughDiskCache(
   path: string,
   key: string,
   dir: string,
   options: SymbolToolOptions,
+  warnings: string[],
 ): Promise<SymbolTable> {
   const problem = await prepareCacheDir(dir);
   if (!problem) {
     const cached = await readCachedSymbols(dir, key);
-    if (cached) return buildTable(path, cached.elfType, cached.textOffsetMinusVma, cached.text, []);
+    if (cached) return buildTable(path, cached.elfType, cached.textOffsetMinusVma, cached.text, warnings);
   }
-  const table = await readSymbolTable(path, options);
+  const table = await readSymbolTableWithTools(path, options, warnings);
   if (problem) table.warnings.push(problem);
-  else if (table.source === 'nm' && table.warnings.length === 0 && table.starts.length > 0) {
-    // Tables read from the ELF file directly are not cached: reading them again is as fast.
+  else if (table.warnings.length === 0 && table.count > 0) {
     await writeCachedSymbols(dir, key, {
       elfType: table.elfType,
       textOffsetMinusVma: table.textOffsetMinusVma,
@@ -212,4 +229,4 @@ async function readThroughDiskCache(
 }
 
 export type { SymbolTable } from './symbol-table.js';
-export { findSymbol, symbolName } from './symbol-table.js';
+export { findSymbol, lookupSymbols, sortedSymbols, symbolName } from './symbol-table.js';

@@ -1,10 +1,4 @@
-import {
-  findSymbol,
-  loadSymbols,
-  type SymbolCache,
-  type SymbolTable,
-  type SymbolToolOptions,
-} from './binary-symbols.js';
+import { loadSymbols, type SymbolCache, type SymbolTable, type SymbolToolOptions } from './binary-symbols.js';
 
 /** A binary named by `shared-library` events, with its symbols once `nm` has read them. */
 export interface Library {
@@ -18,6 +12,10 @@ export interface Library {
   resolvable: boolean;
   /** True once reading its symbols has started (on the first sample inside it). */
   requested: boolean;
+  /** Frame id per sampled process address: a pending id until its symbol is looked up, then a function id. */
+  frames: Map<number, number>;
+  /** Pending addresses (indices into the reader's list) not looked up yet. */
+  waiting: number[];
 }
 
 /** One executable mapping of a library: [start, end) in the process, and how to get file addresses. */
@@ -52,7 +50,7 @@ export class LibraryMap {
     let library = this.libraries.get(path);
     if (!library) {
       const resolvable = this.resolveSymbols && path.startsWith('/');
-      library = { path, libraryFn: -1, resolvable, requested: false };
+      library = { path, libraryFn: -1, resolvable, requested: false, frames: new Map(), waiting: [] };
       this.libraries.set(path, library);
     }
     const region: Region = { start, end, slide, library };
@@ -86,13 +84,6 @@ export class LibraryMap {
     return addr - region.start - region.slide + table.textOffsetMinusVma;
   }
 
-  /** Index of the symbol at `addr` in `region`'s library, or -1. */
-  static symbolAt(region: Region, addr: number): number {
-    const table = region.library.table;
-    if (!table || table.starts.length === 0) return -1;
-    return findSymbol(table, LibraryMap.fileAddress(region, addr));
-  }
-
   /**
    * Starts reading a library's symbols (in parallel with parsing). Called on the first sample inside
    * it, so libraries nobody sampled cost nothing.
@@ -108,6 +99,11 @@ export class LibraryMap {
     await Promise.all(this.loads);
   }
 
+  /** Every library named so far. */
+  all(): IterableIterator<Library> {
+    return this.libraries.values();
+  }
+
   /** Warnings of all symbol tables, once each. */
   warnings(): string[] {
     const out = new Set<string>();
@@ -118,7 +114,7 @@ export class LibraryMap {
   private async load(library: Library): Promise<void> {
     const table = await loadSymbols(library.path, this.cache, this.tools);
     library.table = table;
-    library.symbolFns = new Int32Array(table.starts.length).fill(-1);
-    if (table.starts.length === 0) library.resolvable = false;
+    library.symbolFns = new Int32Array(table.count).fill(-1);
+    if (table.count === 0) library.resolvable = false;
   }
 }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { mkdir, open, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -12,7 +11,9 @@ export interface CachedSymbols {
 const VERSION = 1;
 const MAX_HEADER = 4096;
 
-function fileFor(dir: string, key: string): string {
+async function fileFor(dir: string, key: string): Promise<string> {
+  // Loaded here, not at start-up: only runs that read symbols with nm use the cache.
+  const { createHash } = await import('node:crypto');
   return join(dir, `${createHash('sha256').update(key).digest('hex').slice(0, 40)}.symbols`);
 }
 
@@ -39,7 +40,7 @@ export async function prepareCacheDir(dir: string): Promise<string | undefined> 
 
 /** The cached symbols of `key` (path + size + mtime), or undefined when absent, foreign or stale. */
 export async function readCachedSymbols(dir: string, key: string): Promise<CachedSymbols | undefined> {
-  const file = fileFor(dir, key);
+  const file = await fileFor(dir, key);
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
     if (!(await isPrivate(file))) return undefined;
@@ -61,7 +62,7 @@ export async function readCachedSymbols(dir: string, key: string): Promise<Cache
 
 /** Stores symbols atomically (temporary file, then rename). Failures are ignored: it is a cache. */
 export async function writeCachedSymbols(dir: string, key: string, symbols: CachedSymbols): Promise<void> {
-  const file = fileFor(dir, key);
+  const file = await fileFor(dir, key);
   const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
   try {
     const header = JSON.stringify({

@@ -1,4 +1,8 @@
-/** The code symbols of one binary file, sorted by address (addresses as in the file). */
+/**
+ * The code symbols of one binary file as read (nm's order or the ELF file's), aliases included;
+ * addresses as in the file. Lookups go through `lookupSymbols` (many addresses in one pass, no
+ * sort of the table) or `sortedSymbols` (the table as `nm -n` lists it, one symbol per address).
+ */
 export interface SymbolTable {
   path: string;
   /** 'exec': fixed-address executable (non-PIE); 'dyn': PIE executable or shared library. */
@@ -7,8 +11,11 @@ export interface SymbolTable {
   textOffsetMinusVma: number;
   /** Where the symbols came from: this package's ELF reader, or nm's output. */
   source: 'elf' | 'nm';
+  /** Number of symbols; the arrays below have this length. */
+  count: number;
   starts: Float64Array;
-  ends: Float64Array;
+  /** 0: unknown, the symbol reaches the next one (as V8's tick processor assumes). */
+  sizes: Float64Array;
   /**
    * nm's output or the ELF string table; symbol i's name is bytes nameStarts[i]..nameEnds[i]
    * (decoded on demand). In an ELF string table names end at a NUL, and nameEnds[i] is 0 until
@@ -90,127 +97,206 @@ export function buildTable(
     rawNameEnd[n] = end;
     n++;
   }
-  return sortedTable(
-    path,
-    elfType,
-    shift,
-    'nm',
-    text,
-    { starts: rawStart, sizes: rawSize, nameStarts: rawName, nameEnds: rawNameEnd },
-    n,
-    warnings,
-  );
-}
-
-/** Symbols in the order they were read: address, size (0 = unknown), name bounds in the text (end 0: up to a NUL). */
-export interface RawSymbols {
-  starts: Float64Array;
-  sizes: Float64Array;
-  nameStarts: Int32Array;
-  nameEnds: Int32Array;
-}
-
-/**
- * Sorts symbols by address and keeps one per address: the largest, and among equals the first
- * in nm -n's order (which sorts aliases by name, so the ELF reader's symbols are compared by
- * name). A symbol without a size reaches the next symbol, as V8's tick processor assumes.
- */
-export function sortedTable(
-  path: string,
-  elfType: 'exec' | 'dyn',
-  shift: number,
-  source: 'elf' | 'nm',
-  text: Buffer,
-  raw: RawSymbols,
-  n: number,
-  warnings: string[],
-): SymbolTable {
-  const { starts: rawStart, sizes: rawSize, nameStarts: rawName, nameEnds: rawNameEnd } = raw;
-  const order = byAddress(rawStart, n);
-  const starts = new Float64Array(n);
-  const ends = new Float64Array(n);
-  const nameStarts = new Int32Array(n);
-  const nameEnds = new Int32Array(n);
-  let kept = 0;
-  let k = 0;
-  while (k < n) {
-    // Aliases share an address: keep the largest, then the first name.
-    let best = order[k]!;
-    const start = rawStart[best]!;
-    let next = k + 1;
-    for (; next < n && rawStart[order[next]!] === start; next++) {
-      const other = order[next]!;
-      const size = rawSize[other]!;
-      if (
-        size > rawSize[best]! ||
-        (size === rawSize[best] && source === 'elf' && nameBefore(text, raw, other, best))
-      ) {
-        best = other;
-      }
-    }
-    const size = rawSize[best]!;
-    starts[kept] = start;
-    ends[kept] = size > 0 ? start + size : next < n ? rawStart[order[next]!]! : start + 1;
-    nameStarts[kept] = rawName[best]!;
-    nameEnds[kept] = rawNameEnd[best]!;
-    kept++;
-    k = next;
-  }
   return {
     path,
     elfType,
     textOffsetMinusVma: shift,
-    source,
-    starts: starts.subarray(0, kept),
-    ends: ends.subarray(0, kept),
+    source: 'nm',
+    count: n,
+    starts: rawStart.subarray(0, n),
+    sizes: rawSize.subarray(0, n),
     text,
-    nameStarts: nameStarts.subarray(0, kept),
-    nameEnds: nameEnds.subarray(0, kept),
+    nameStarts: rawName.subarray(0, n),
+    nameEnds: rawNameEnd.subarray(0, n),
     warnings,
   };
 }
 
-/** Whether symbol a's name sorts before symbol b's, byte by byte (names end at a NUL or their end). */
-function nameBefore(text: Buffer, raw: RawSymbols, a: number, b: number): boolean {
-  let i = raw.nameStarts[a]!;
-  let j = raw.nameStarts[b]!;
-  const iEnd = raw.nameEnds[a] || text.length;
-  const jEnd = raw.nameEnds[b] || text.length;
-  for (; i < iEnd && j < jEnd; i++, j++) {
-    const x = text[i]!;
-    const y = text[j]!;
-    if (x !== y) return x < y;
-    if (x === 0) return false;
+/**
+ * Whether symbol a is the one to name its address rather than symbol b: the higher address; at
+ * the same address (aliases) the larger, and among equals the first in `nm -n`'s order, which
+ * sorts aliases by name (nm's own output is in that order already, so the earlier line wins).
+ */
+function preferred(table: SymbolTable, a: number, b: number): boolean {
+  const { starts, sizes } = table;
+  if (starts[a] !== starts[b]) return starts[a]! > starts[b]!;
+  if (sizes[a] !== sizes[b]) return sizes[a]! > sizes[b]!;
+  return table.source === 'elf' ? nameBefore(table, a, b) : a < b;
+}
+
+/** Whether symbol a's name sorts before symbol b's, byte by byte. */
+function nameBefore(table: SymbolTable, a: number, b: number): boolean {
+  const text = table.text;
+  return (
+    text.compare(text, table.nameStarts[b]!, nameEnd(table, b), table.nameStarts[a]!, nameEnd(table, a)) < 0
+  );
+}
+
+/** Where symbol `index`'s name ends in the text (in an ELF string table: found on first use). */
+function nameEnd(table: SymbolTable, index: number): number {
+  let end = table.nameEnds[index]!;
+  if (end === 0) {
+    end = table.text.indexOf(0, table.nameStarts[index]!);
+    if (end === -1) end = table.text.length;
+    table.nameEnds[index] = end;
   }
-  return i === iEnd && j < jEnd && text[j] !== 0;
+  return end;
 }
 
 /**
- * Indices 0..n-1 in address order (stable). nm -n's output is in order already. Otherwise, where
- * address and index fit together in a double's 53 bits (every executable and library seen so
- * far), one native sort of address·2^k + index does it without calling a comparator 1.5 million
- * times for 100 000 symbols.
+ * The symbol containing each of `addresses` (whole file addresses in ascending order, repeats allowed),
+ * or -1: the one at the highest address at or below it (see `preferred` for aliases), if the
+ * address lies before its end, which is start + size, or the next symbol's address when the size
+ * is unknown. The same answers as a binary search in `sortedSymbols`, but in one pass over the
+ * table with a binary search among the addresses: a log samples a few hundred places of a
+ * binary with 100 000 symbols, and sorting those symbols cost more than everything else.
  */
-function byAddress(starts: Float64Array, n: number): Uint32Array {
+export function lookupSymbols(table: SymbolTable, addresses: Float64Array): Int32Array {
+  const m = addresses.length;
+  const found = new Int32Array(m).fill(-1);
+  if (m === 0) return found;
+  const { starts, sizes, count } = table;
+  const first = addresses[0]!;
+  const last = addresses[m - 1]!;
+  // Where a symbol falls among the addresses: buckets of equal width over [first, last] each know
+  // the first address at or above their start, which leaves a binary search over a few addresses.
+  const buckets = Math.min(4 * m, 1 << 20);
+  const width = Math.floor((last - first) / buckets) + 1;
+  const firstAbove = bucketStarts(addresses, buckets, width);
+  // best[j]: among the symbols starting in (addresses[j - 1], addresses[j]], the preferred one
+  // (see `preferred`). Aliases of equal size are set aside and compared by name afterwards: a
+  // rarely taken call in this loop costs more than the loop.
+  const best = found;
+  const ties: number[] = [];
+  const byName = table.source === 'elf';
+  let highest = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < count; i++) {
+    const start = starts[i]!;
+    if (start > highest) highest = start;
+    if (start > last) continue;
+    let lo = 0;
+    let hi = 0;
+    if (start > first) {
+      const b = Math.floor((start - first) / width);
+      lo = firstAbove[b]!;
+      hi = firstAbove[b + 1]!;
+    }
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (addresses[mid]! < start) lo = mid + 1;
+      else hi = mid;
+    }
+    const other = best[lo]!;
+    if (other < 0 || start > starts[other]!) best[lo] = i;
+    else if (start === starts[other]) {
+      if (sizes[i]! > sizes[other]!) best[lo] = i;
+      else if (byName && sizes[i] === sizes[other]) ties.push(lo, i);
+    }
+  }
+  // Ties still standing (same address and size as the final choice), in table order.
+  for (let k = 0; k < ties.length; k += 2) {
+    const lo = ties[k]!;
+    const i = ties[k + 1]!;
+    const other = best[lo]!;
+    if (starts[i] === starts[other] && sizes[i] === sizes[other] && nameBefore(table, i, other)) best[lo] = i;
+  }
+  // Symbol of addresses[j]: the last best at or before j (the starts of best[] ascend with j).
+  let current = -1;
+  for (let j = 0; j < m; j++) {
+    if (best[j]! >= 0) current = best[j]!;
+    if (current < 0) continue;
+    const addr = addresses[j]!;
+    const start = starts[current]!;
+    const size = sizes[current]!;
+    // Without a size, the symbol reaches the next one, which lies above addr if there is one.
+    const inside = size > 0 ? addr < start + size : highest > addr || addr === start;
+    found[j] = inside ? current : -1;
+  }
+  return found;
+}
+
+/**
+ * For each of `buckets` ranges of `width` from addresses[0] on, the index of the first address at
+ * or above the range's start. (A function of its own, so the optimizing compiler's on-stack
+ * replacement of this loop does not leave the main loop of lookupSymbols compiled without feedback.)
+ */
+function bucketStarts(addresses: Float64Array, buckets: number, width: number): Int32Array {
+  const firstAbove = new Int32Array(buckets + 1);
+  const m = addresses.length;
+  const first = addresses[0]!;
+  for (let b = 0, j = 0; b <= buckets; b++) {
+    const at = first + b * width;
+    while (j < m && addresses[j]! < at) j++;
+    firstAbove[b] = j;
+  }
+  return firstAbove;
+}
+
+/** The table as `nm -n` lists it: one symbol per address (see `preferred`), ascending, with its end. */
+export interface SortedSymbols {
+  starts: Float64Array;
+  ends: Float64Array;
+  /** Index in the table of each listed symbol. */
+  symbols: Int32Array;
+}
+
+/** The sorted listing of a table (a full sort: for listings and checks; lookups use lookupSymbols). */
+export function sortedSymbols(table: SymbolTable): SortedSymbols {
+  const { starts: rawStart, sizes: rawSize, count: n } = table;
+  const order = sortOrder(rawStart, n);
+  const starts = new Float64Array(n);
+  const ends = new Float64Array(n);
+  const symbols = new Int32Array(n);
+  let kept = 0;
+  let k = 0;
+  while (k < n) {
+    let best = order[k]!;
+    const start = rawStart[best]!;
+    let next = k + 1;
+    for (; next < n && rawStart[order[next]!] === start; next++) {
+      if (preferred(table, order[next]!, best)) best = order[next]!;
+    }
+    const size = rawSize[best]!;
+    starts[kept] = start;
+    ends[kept] = size > 0 ? start + size : next < n ? rawStart[order[next]!]! : start + 1;
+    symbols[kept] = best;
+    kept++;
+    k = next;
+  }
+  return {
+    starts: starts.subarray(0, kept),
+    ends: ends.subarray(0, kept),
+    symbols: symbols.subarray(0, kept),
+  };
+}
+
+/**
+ * Indices 0..n-1 in ascending order of `values` (stable). Where value and index fit together in a
+ * double's 53 bits (addresses of every executable and library seen so far), one native sort of
+ * value·2^k + index does it without calling a comparator a million times.
+ */
+export function sortOrder(values: Float64Array, n: number): Uint32Array {
   const order = new Uint32Array(n);
   let sorted = true;
   let max = 0;
+  let wholeNonNegative = true;
   for (let i = 0; i < n; i++) {
-    const start = starts[i]!;
-    if (start < max) sorted = false;
-    else max = start;
+    const value = values[i]!;
+    if (value < max) sorted = false;
+    else max = value;
+    if (!(value >= 0 && value === Math.floor(value))) wholeNonNegative = false;
   }
   if (sorted) {
     for (let i = 0; i < n; i++) order[i] = i;
     return order;
   }
   const scale = 2 ** Math.ceil(Math.log2(n + 1));
-  if (max * scale + scale > Number.MAX_SAFE_INTEGER) {
+  if (!wholeNonNegative || max * scale + scale > Number.MAX_SAFE_INTEGER) {
     for (let i = 0; i < n; i++) order[i] = i;
-    return order.sort((a, b) => starts[a]! - starts[b]! || a - b);
+    return order.sort((a, b) => values[a]! - values[b]! || a - b);
   }
   const keys = new Float64Array(n);
-  for (let i = 0; i < n; i++) keys[i] = starts[i]! * scale + i;
+  for (let i = 0; i < n; i++) keys[i] = values[i]! * scale + i;
   keys.sort();
   for (let i = 0; i < n; i++) {
     const key = keys[i]!;
@@ -221,29 +307,23 @@ function byAddress(starts: Float64Array, n: number): Uint32Array {
 
 /** The demangled name of symbol `index`, without a symbol version suffix. */
 export function symbolName(table: SymbolTable, index: number): string {
-  const start = table.nameStarts[index]!;
-  let end = table.nameEnds[index]!;
-  if (end === 0) {
-    // Names from an ELF string table: found on first use (most symbols are never named).
-    end = table.text.indexOf(0, start);
-    if (end === -1) end = table.text.length;
-    table.nameEnds[index] = end;
-  }
-  return table.text.toString('utf8', start, end).replace(VERSION_SUFFIX, '');
+  return table.text
+    .toString('utf8', table.nameStarts[index]!, nameEnd(table, index))
+    .replace(VERSION_SUFFIX, '');
 }
 
-/** Index of the symbol containing file address `addr`, or -1. */
-export function findSymbol(table: SymbolTable, addr: number): number {
-  const { starts, ends } = table;
+/** Index (in the table) of the listed symbol containing file address `addr`, or -1. */
+export function findSymbol(sorted: SortedSymbols, addr: number): number {
+  const { starts, ends } = sorted;
   let lo = 0;
   let hi = starts.length - 1;
   let found = -1;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
-    if (starts[mid] <= addr) {
+    if (starts[mid]! <= addr) {
       found = mid;
       lo = mid + 1;
     } else hi = mid - 1;
   }
-  return found >= 0 && addr < ends[found] ? found : -1;
+  return found >= 0 && addr < ends[found]! ? sorted.symbols[found]! : -1;
 }

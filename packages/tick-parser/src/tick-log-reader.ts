@@ -1,8 +1,8 @@
-import { SymbolCache, type SymbolTable, type SymbolToolOptions, symbolName } from './binary-symbols.js';
+import { lookupSymbols, SymbolCache, type SymbolToolOptions, symbolName } from './binary-symbols.js';
 import { type CodeDescription, describeCode } from './code-description.js';
 import { DynamicCodeMap } from './code-map.js';
 import { demangle } from './demangle.js';
-import { LibraryMap, type Region } from './library-map.js';
+import { type Library, LibraryMap, type Region } from './library-map.js';
 import { describeSkipped, type LogCounts, newLogCounts } from './log-counts.js';
 import { fieldEquals, parseHexField, parseIntField, splitFields, stringField } from './log-fields.js';
 import {
@@ -22,6 +22,7 @@ import type { Profile, ProfileMeta } from './model.js';
 import { ProfileBuilder } from './profile-builder.js';
 import { RemappedBuiltins } from './remapped-builtins.js';
 import { FRAME_LIMIT, StackTrie } from './stack-trie.js';
+import { sortOrder } from './symbol-table.js';
 
 export interface TickLogOptions extends SymbolToolOptions {
   /** Resolve C++ frames with nm/objdump (default true). */
@@ -41,6 +42,8 @@ const MAX_CODE_SIZE = 16 * 1024 * 1024;
 const MAX_UNKNOWN_KINDS = 64;
 const VM_STATE_GC = 1;
 const PENDING_BASE = FRAME_LIMIT / 2;
+/** Addresses of one library looked up together once its symbols are read (the rest at the end). */
+const LOOKUP_BATCH = 8192;
 
 /** Reads V8 `--prof` log lines into a Profile: the state machine behind `parseTickLog`. */
 export class TickLogReader implements LineSink {
@@ -51,8 +54,11 @@ export class TickLogReader implements LineSink {
   private readonly trie: StackTrie;
   private readonly descriptions: CodeDescription[] = [];
   private readonly descriptionIds = new Map<string, number>();
-  private readonly pendingIds = new Map<number, number>();
+  /** Sampled library addresses whose symbol is looked up later, in batches: pending frame ids. */
   private readonly pendingAddrs: number[] = [];
+  private readonly pendingRegions: Region[] = [];
+  /** Function id of each pending address once looked up. */
+  private readonly pendingFns: number[] = [];
   private readonly starts = new Int32Array(MAX_FIELDS);
   private readonly ends = new Int32Array(MAX_FIELDS);
   private readonly scratch = new Int32Array(MAX_FIELDS + 2);
@@ -215,28 +221,48 @@ export class TickLogReader implements LineSink {
     const region = this.libraries.find(addr);
     if (!region) return -1;
     const library = region.library;
-    if (library.table) {
-      const symbol = LibraryMap.symbolAt(region, addr);
-      if (symbol >= 0) {
-        let fn = library.symbolFns![symbol];
-        if (fn < 0) {
-          fn = library.symbolFns![symbol] = this.cppFunction(library.table, symbol, library.path);
-        }
-        return fn;
-      }
-      return this.libraryFunction(region);
-    }
     if (!library.resolvable) return this.libraryFunction(region);
+    const known = library.frames.get(addr);
+    if (known !== undefined) return known;
+    if (this.pendingAddrs.length >= PENDING_BASE) return this.libraryFunction(region);
     this.libraries.request(library);
-    // Symbols are still being read: remember the address, resolve it at the end.
-    let pending = this.pendingIds.get(addr);
-    if (pending === undefined) {
-      if (this.pendingAddrs.length >= PENDING_BASE) return this.libraryFunction(region);
-      pending = PENDING_BASE + this.pendingAddrs.length;
-      this.pendingAddrs.push(addr);
-      this.pendingIds.set(addr, pending);
+    // Looked up in a batch (see lookupSymbols): once enough have gathered, or at the end.
+    const index = this.pendingAddrs.length;
+    this.pendingAddrs.push(addr);
+    this.pendingRegions.push(region);
+    this.pendingFns.push(-1);
+    library.frames.set(addr, PENDING_BASE + index);
+    library.waiting.push(index);
+    if (library.table && library.waiting.length >= LOOKUP_BATCH) this.lookUpWaiting(library);
+    return PENDING_BASE + index;
+  }
+
+  /** Looks up the symbols of a library's waiting addresses in one pass over its table. */
+  private lookUpWaiting(library: Library): void {
+    const waiting = library.waiting;
+    library.waiting = [];
+    const table = library.table;
+    const fileAddrs = new Float64Array(waiting.length);
+    if (table)
+      for (let k = 0; k < waiting.length; k++) {
+        const index = waiting[k];
+        fileAddrs[k] = LibraryMap.fileAddress(this.pendingRegions[index], this.pendingAddrs[index]);
+      }
+    const order = sortOrder(fileAddrs, waiting.length);
+    const sorted = new Float64Array(waiting.length);
+    for (let k = 0; k < order.length; k++) sorted[k] = fileAddrs[order[k]];
+    const symbols = table ? lookupSymbols(table, sorted) : new Int32Array(waiting.length).fill(-1);
+    for (let k = 0; k < order.length; k++) {
+      const index = waiting[order[k]];
+      const symbol = symbols[k];
+      let fn: number;
+      if (symbol >= 0) {
+        fn = library.symbolFns![symbol];
+        if (fn < 0) fn = library.symbolFns![symbol] = this.cppFunction(library, symbol);
+      } else fn = this.libraryFunction(this.pendingRegions[index]);
+      this.pendingFns[index] = fn;
+      library.frames.set(this.pendingAddrs[index], fn);
     }
-    return pending;
   }
 
   private functionOfCode(desc: number): number {
@@ -249,9 +275,9 @@ export class TickLogReader implements LineSink {
   }
 
   /** Function id of a C++ symbol; its (mangled) name is demangled in one batch at the end. */
-  private cppFunction(table: SymbolTable, symbol: number, path: string): number {
-    const name = symbolName(table, symbol);
-    const fn = this.intern(name, path, 'cpp');
+  private cppFunction(library: Library, symbol: number): number {
+    const name = symbolName(library.table!, symbol);
+    const fn = this.intern(name, library.path, 'cpp');
     if (name.startsWith('_Z') && !this.mangled.has(fn)) this.mangled.set(fn, name);
     return fn;
   }
@@ -399,19 +425,8 @@ export class TickLogReader implements LineSink {
     }
     await this.libraries.settled();
     for (const w of this.libraries.warnings()) warnings.push(w);
-    // Addresses seen before their library's symbols were read.
-    const resolved = new Int32Array(this.pendingAddrs.length);
-    for (let i = 0; i < this.pendingAddrs.length; i++) {
-      const addr = this.pendingAddrs[i];
-      const region = this.libraries.find(addr)!;
-      const symbol = LibraryMap.symbolAt(region, addr);
-      const library = region.library;
-      if (symbol >= 0) {
-        let fn = library.symbolFns![symbol];
-        if (fn < 0) fn = library.symbolFns![symbol] = this.cppFunction(library.table!, symbol, library.path);
-        resolved[i] = fn;
-      } else resolved[i] = this.libraryFunction(region);
-    }
+    for (const library of this.libraries.all()) if (library.waiting.length > 0) this.lookUpWaiting(library);
+    const resolved = this.pendingFns;
     if (resolved.length > 0)
       this.trie.remapFrames((frame) => (frame >= PENDING_BASE ? resolved[frame - PENDING_BASE] : frame));
     await this.demangleCppNames(warnings);

@@ -3,15 +3,22 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readSymbolTable, type SymbolTable, symbolName } from '../src/binary-symbols.js';
+import { readSymbolTable, type SymbolTable, sortedSymbols, symbolName } from '../src/binary-symbols.js';
 import { readElfSymbols } from '../src/elf-symbols.js';
 import { bigEndianCopy, type ElfKind, linkElf } from './helpers/elf-files.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hotpath-elf-formats-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const listed = (table: SymbolTable) =>
-  Array.from(table.starts, (start, i) => [symbolName(table, i), start, table.ends[i]]);
+/** The table as nm -n lists it: [name, start, end] per address. */
+const listed = (table: SymbolTable) => {
+  const sorted = sortedSymbols(table);
+  return Array.from(sorted.starts, (start, i) => [
+    symbolName(table, sorted.symbols[i]!),
+    start,
+    sorted.ends[i],
+  ]);
+};
 
 /** The binary of `kind`, little-endian as linked or as a big-endian copy; `strip` first if asked. */
 function binary(kind: ElfKind, endian: 'little' | 'big', stripped = false): string {
