@@ -7690,6 +7690,8 @@ async function readElfSymbols(path) {
       const entsize = symtab.entsize === 0 ? is64 ? 24 : 16 : symtab.entsize;
       if (entsize < (is64 ? 24 : 16))
         throw new ElfError(`${source} entry size ${entsize} is too small`);
+      if (entsize % 4 !== 0)
+        throw new ElfError(`${source} entry size ${entsize} is not a multiple of 4`);
       const data = await read(symtab.offset, symtab.size, source);
       const strings = await read(strtab.offset, strtab.size, `${source}'s string table`);
       const found = collect(data, strings, entsize, is64, le, sections);
@@ -7716,43 +7718,40 @@ async function readElfSymbols(path) {
     await handle?.close();
   }
 }
-function collect(data, strings, entsize, is64, le, sections) {
-  const total = Math.floor(data.length / entsize);
+function collect(table, strings, entsize, is64, le, sections) {
+  const total = Math.floor(table.length / entsize);
+  const data = !le || table.byteOffset % 4 !== 0 ? Buffer.from(table) : table;
+  if (!le)
+    toLittleEndian(data, total, entsize, is64);
+  const words = new Uint32Array(data.buffer, data.byteOffset, data.length >>> 2);
   const executable = new Uint8Array(sections.length);
   for (let i = 0; i < sections.length; i++)
     executable[i] = sections[i].flags & SHF_EXECINSTR ? 1 : 0;
-  const view = new DataView(data.buffer, data.byteOffset, data.length);
   const infoAt = is64 ? 4 : 12;
-  const shndxAt = is64 ? 6 : 14;
-  const valueAt = is64 ? 8 : 4;
-  const sizeAt = is64 ? 16 : 8;
-  const hiAt = le ? 4 : 0;
-  const loAt = le ? 0 : 4;
+  const shndxWord = is64 ? 1 : 3;
+  const valueWord = is64 ? 2 : 1;
+  const sizeWord = is64 ? 4 : 2;
+  const stride = entsize >>> 2;
   const starts = new Float64Array(total);
   const sizes = new Float64Array(total);
   const nameStarts = new Int32Array(total);
   const nameEnds = new Int32Array(total);
   const sectionCount = Math.min(sections.length, SHN_LORESERVE);
   let n = 0;
-  for (let o = 0; o + entsize <= data.length; o += entsize) {
-    const shndx = view.getUint16(o + shndxAt, le);
+  for (let e = 0, w = 0; e < total; e++, w += stride) {
+    const shndx = words[w + shndxWord] >>> 16;
     if (shndx === 0 || shndx >= sectionCount || executable[shndx] === 0)
       continue;
-    const kind = data[o + infoAt] & 15;
+    const kind = data[w * 4 + infoAt] & 15;
     if (kind === STT_SECTION || kind === STT_FILE || kind === STT_TLS)
       continue;
-    const name = view.getUint32(o, le);
+    const name = words[w];
     if (name === 0 || name >= strings.length || strings[name] === 0)
       continue;
     if (strings[name] === 36 && isMappingSymbol(strings, name))
       continue;
-    if (is64) {
-      starts[n] = view.getUint32(o + valueAt + hiAt, le) * 2 ** 32 + view.getUint32(o + valueAt + loAt, le);
-      sizes[n] = view.getUint32(o + sizeAt + hiAt, le) * 2 ** 32 + view.getUint32(o + sizeAt + loAt, le);
-    } else {
-      starts[n] = view.getUint32(o + valueAt, le);
-      sizes[n] = view.getUint32(o + sizeAt, le);
-    }
+    starts[n] = is64 ? words[w + 3] * 2 ** 32 + words[w + 2] : words[w + valueWord];
+    sizes[n] = is64 ? words[w + 5] * 2 ** 32 + words[w + 4] : words[w + sizeWord];
     nameStarts[n] = name;
     n++;
   }
@@ -7764,6 +7763,23 @@ function collect(data, strings, entsize, is64, le, sections) {
     nameStarts: nameStarts.subarray(0, n),
     nameEnds: nameEnds.subarray(0, n)
   };
+}
+function toLittleEndian(data, total, entsize, is64) {
+  const fields = is64 ? [
+    [0, 4],
+    [6, 2],
+    [8, 8],
+    [16, 8]
+  ] : [
+    [0, 4],
+    [4, 4],
+    [8, 4],
+    [14, 2]
+  ];
+  for (let e = 0; e < total; e++) {
+    for (const [at, bytes] of fields)
+      data.subarray(e * entsize + at, e * entsize + at + bytes).reverse();
+  }
 }
 function isMappingSymbol(strings, start) {
   const c = strings[start + 1];
@@ -7852,10 +7868,10 @@ var init_run_tool = __esm({
 });
 
 // ../tick-parser/dist/symbol-disk-cache.js
-import { createHash } from "node:crypto";
 import { mkdir, open as open2, rename, stat, writeFile } from "node:fs/promises";
 import { join as join2 } from "node:path";
-function fileFor(dir, key) {
+async function fileFor(dir, key) {
+  const { createHash } = await import("node:crypto");
   return join2(dir, `${createHash("sha256").update(key).digest("hex").slice(0, 40)}.symbols`);
 }
 async function isPrivate(path) {
@@ -7874,7 +7890,7 @@ async function prepareCacheDir(dir) {
   }
 }
 async function readCachedSymbols(dir, key) {
-  const file2 = fileFor(dir, key);
+  const file2 = await fileFor(dir, key);
   let handle;
   try {
     if (!await isPrivate(file2))
@@ -7899,7 +7915,7 @@ async function readCachedSymbols(dir, key) {
   }
 }
 async function writeCachedSymbols(dir, key, symbols) {
-  const file2 = fileFor(dir, key);
+  const file2 = await fileFor(dir, key);
   const temp = `${file2}.${process.pid}.${Date.now()}.tmp`;
   try {
     const header = JSON.stringify({
@@ -7986,74 +8002,125 @@ function buildTable(path, elfType, shift, text2, warnings) {
     rawNameEnd[n] = end;
     n++;
   }
-  return sortedTable(path, elfType, shift, "nm", text2, { starts: rawStart, sizes: rawSize, nameStarts: rawName, nameEnds: rawNameEnd }, n, warnings);
-}
-function sortedTable(path, elfType, shift, source, text2, raw, n, warnings) {
-  const { starts: rawStart, sizes: rawSize, nameStarts: rawName, nameEnds: rawNameEnd } = raw;
-  const order = byAddress(rawStart, n);
-  const starts = new Float64Array(n);
-  const ends = new Float64Array(n);
-  const nameStarts = new Int32Array(n);
-  const nameEnds = new Int32Array(n);
-  let kept = 0;
-  let k = 0;
-  while (k < n) {
-    let best = order[k];
-    const start = rawStart[best];
-    let next = k + 1;
-    for (; next < n && rawStart[order[next]] === start; next++) {
-      const other = order[next];
-      const size2 = rawSize[other];
-      if (size2 > rawSize[best] || size2 === rawSize[best] && source === "elf" && nameBefore(text2, raw, other, best)) {
-        best = other;
-      }
-    }
-    const size = rawSize[best];
-    starts[kept] = start;
-    ends[kept] = size > 0 ? start + size : next < n ? rawStart[order[next]] : start + 1;
-    nameStarts[kept] = rawName[best];
-    nameEnds[kept] = rawNameEnd[best];
-    kept++;
-    k = next;
-  }
   return {
     path,
     elfType,
     textOffsetMinusVma: shift,
-    source,
-    starts: starts.subarray(0, kept),
-    ends: ends.subarray(0, kept),
+    source: "nm",
+    count: n,
+    starts: rawStart.subarray(0, n),
+    sizes: rawSize.subarray(0, n),
     text: text2,
-    nameStarts: nameStarts.subarray(0, kept),
-    nameEnds: nameEnds.subarray(0, kept),
+    nameStarts: rawName.subarray(0, n),
+    nameEnds: rawNameEnd.subarray(0, n),
     warnings
   };
 }
-function nameBefore(text2, raw, a, b) {
-  let i = raw.nameStarts[a];
-  let j = raw.nameStarts[b];
-  const iEnd = raw.nameEnds[a] || text2.length;
-  const jEnd = raw.nameEnds[b] || text2.length;
-  for (; i < iEnd && j < jEnd; i++, j++) {
-    const x = text2[i];
-    const y = text2[j];
-    if (x !== y)
-      return x < y;
-    if (x === 0)
-      return false;
-  }
-  return i === iEnd && j < jEnd && text2[j] !== 0;
+function nameBefore(table, a, b) {
+  const text2 = table.text;
+  return text2.compare(text2, table.nameStarts[b], nameEnd(table, b), table.nameStarts[a], nameEnd(table, a)) < 0;
 }
-function byAddress(starts, n) {
+function nameEnd(table, index) {
+  let end = table.nameEnds[index];
+  if (end === 0) {
+    end = table.text.indexOf(0, table.nameStarts[index]);
+    if (end === -1)
+      end = table.text.length;
+    table.nameEnds[index] = end;
+  }
+  return end;
+}
+function lookupSymbols(table, addresses) {
+  const m = addresses.length;
+  const found = new Int32Array(m).fill(-1);
+  if (m === 0)
+    return found;
+  const { starts, sizes, count } = table;
+  const first = addresses[0];
+  const last = addresses[m - 1];
+  const buckets = Math.min(4 * m, 1 << 20);
+  const width = Math.floor((last - first) / buckets) + 1;
+  const firstAbove = bucketStarts(addresses, buckets, width);
+  const best = found;
+  const ties = [];
+  const byName = table.source === "elf";
+  let highest = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < count; i++) {
+    const start = starts[i];
+    if (start > highest)
+      highest = start;
+    if (start > last)
+      continue;
+    let lo = 0;
+    let hi = 0;
+    if (start > first) {
+      const b = Math.floor((start - first) / width);
+      lo = firstAbove[b];
+      hi = firstAbove[b + 1];
+    }
+    while (lo < hi) {
+      const mid = lo + hi >>> 1;
+      if (addresses[mid] < start)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    const other = best[lo];
+    if (other < 0 || start > starts[other])
+      best[lo] = i;
+    else if (start === starts[other]) {
+      if (sizes[i] > sizes[other])
+        best[lo] = i;
+      else if (byName && sizes[i] === sizes[other])
+        ties.push(lo, i);
+    }
+  }
+  for (let k = 0; k < ties.length; k += 2) {
+    const lo = ties[k];
+    const i = ties[k + 1];
+    const other = best[lo];
+    if (starts[i] === starts[other] && sizes[i] === sizes[other] && nameBefore(table, i, other))
+      best[lo] = i;
+  }
+  let current = -1;
+  for (let j = 0; j < m; j++) {
+    if (best[j] >= 0)
+      current = best[j];
+    if (current < 0)
+      continue;
+    const addr = addresses[j];
+    const start = starts[current];
+    const size = sizes[current];
+    const inside = size > 0 ? addr < start + size : highest > addr || addr === start;
+    found[j] = inside ? current : -1;
+  }
+  return found;
+}
+function bucketStarts(addresses, buckets, width) {
+  const firstAbove = new Int32Array(buckets + 1);
+  const m = addresses.length;
+  const first = addresses[0];
+  for (let b = 0, j = 0; b <= buckets; b++) {
+    const at = first + b * width;
+    while (j < m && addresses[j] < at)
+      j++;
+    firstAbove[b] = j;
+  }
+  return firstAbove;
+}
+function sortOrder(values, n) {
   const order = new Uint32Array(n);
   let sorted = true;
   let max2 = 0;
+  let wholeNonNegative = true;
   for (let i = 0; i < n; i++) {
-    const start = starts[i];
-    if (start < max2)
+    const value = values[i];
+    if (value < max2)
       sorted = false;
     else
-      max2 = start;
+      max2 = value;
+    if (!(value >= 0 && value === Math.floor(value)))
+      wholeNonNegative = false;
   }
   if (sorted) {
     for (let i = 0; i < n; i++)
@@ -8061,14 +8128,14 @@ function byAddress(starts, n) {
     return order;
   }
   const scale = 2 ** Math.ceil(Math.log2(n + 1));
-  if (max2 * scale + scale > Number.MAX_SAFE_INTEGER) {
+  if (!wholeNonNegative || max2 * scale + scale > Number.MAX_SAFE_INTEGER) {
     for (let i = 0; i < n; i++)
       order[i] = i;
-    return order.sort((a, b) => starts[a] - starts[b] || a - b);
+    return order.sort((a, b) => values[a] - values[b] || a - b);
   }
   const keys = new Float64Array(n);
   for (let i = 0; i < n; i++)
-    keys[i] = starts[i] * scale + i;
+    keys[i] = values[i] * scale + i;
   keys.sort();
   for (let i = 0; i < n; i++) {
     const key = keys[i];
@@ -8077,30 +8144,7 @@ function byAddress(starts, n) {
   return order;
 }
 function symbolName(table, index) {
-  const start = table.nameStarts[index];
-  let end = table.nameEnds[index];
-  if (end === 0) {
-    end = table.text.indexOf(0, start);
-    if (end === -1)
-      end = table.text.length;
-    table.nameEnds[index] = end;
-  }
-  return table.text.toString("utf8", start, end).replace(VERSION_SUFFIX, "");
-}
-function findSymbol(table, addr) {
-  const { starts, ends } = table;
-  let lo = 0;
-  let hi = starts.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = lo + hi >>> 1;
-    if (starts[mid] <= addr) {
-      found = mid;
-      lo = mid + 1;
-    } else
-      hi = mid - 1;
-  }
-  return found >= 0 && addr < ends[found] ? found : -1;
+  return table.text.toString("utf8", table.nameStarts[index], nameEnd(table, index)).replace(VERSION_SUFFIX, "");
 }
 var VERSION_SUFFIX;
 var init_symbol_table = __esm({
@@ -8132,15 +8176,25 @@ async function readElfType(path) {
     await handle?.close();
   }
 }
-async function readSymbolTable(path, options = {}) {
+async function readSymbolTable(path, options = {}, cacheKey) {
   const warnings = [];
   if (options.nm === void 0 && options.objdump === void 0) {
     const elf = await readElfSymbols(path);
     if (!("error" in elf)) {
-      const table = sortedTable(path, elf.elfType, 0, "elf", elf.names, elf, elf.count, warnings);
-      if (elf.elfType === "dyn")
-        table.textOffsetMinusVma = elf.textOffsetMinusVma;
-      if (table.starts.length === 0) {
+      const table = {
+        path,
+        elfType: elf.elfType,
+        textOffsetMinusVma: elf.elfType === "dyn" ? elf.textOffsetMinusVma : 0,
+        source: "elf",
+        count: elf.count,
+        starts: elf.starts,
+        sizes: elf.sizes,
+        text: elf.names,
+        nameStarts: elf.nameStarts,
+        nameEnds: elf.nameEnds,
+        warnings
+      };
+      if (table.count === 0) {
         warnings.push(`no code symbols in ${path} (stripped); its ticks are counted under the library name`);
       }
       return table;
@@ -8148,7 +8202,7 @@ async function readSymbolTable(path, options = {}) {
     if (elf.error !== "not an ELF file")
       warnings.push(`cannot parse ${path} as ELF (${elf.error}); trying nm`);
   }
-  return readSymbolTableWithTools(path, options, warnings);
+  return options.symbolCacheDir && cacheKey ? readThroughDiskCache(path, cacheKey, options.symbolCacheDir, options, warnings) : readSymbolTableWithTools(path, options, warnings);
 }
 async function readSymbolTableWithTools(path, options, warnings) {
   const nm = options.nm ?? "nm";
@@ -8169,10 +8223,10 @@ async function readSymbolTableWithTools(path, options, warnings) {
     return empty();
   }
   let table = buildTable(path, type, 0, symbols.stdout, warnings);
-  if (table.starts.length === 0) {
+  if (table.count === 0) {
     const dynamic = await runTool(nm, ["-n", "--defined-only", "-S", "-D", "--", path], timeout);
     table = buildTable(path, type, 0, dynamic.stdout, warnings);
-    if (table.starts.length === 0) {
+    if (table.count === 0) {
       warnings.push(`no code symbols in ${path} (${dynamic.error ?? symbols.error ?? "stripped"}); its ticks are counted under the library name`);
     }
   } else if (symbols.error) {
@@ -8220,22 +8274,22 @@ async function loadSymbols(path, cache, options = {}) {
   }
   let table = cache.get(key);
   if (!table) {
-    table = options.symbolCacheDir ? readThroughDiskCache(path, key, options.symbolCacheDir, options) : readSymbolTable(path, options);
+    table = readSymbolTable(path, options, key);
     cache.set(key, table);
   }
   return table;
 }
-async function readThroughDiskCache(path, key, dir, options) {
+async function readThroughDiskCache(path, key, dir, options, warnings) {
   const problem = await prepareCacheDir(dir);
   if (!problem) {
     const cached2 = await readCachedSymbols(dir, key);
     if (cached2)
-      return buildTable(path, cached2.elfType, cached2.textOffsetMinusVma, cached2.text, []);
+      return buildTable(path, cached2.elfType, cached2.textOffsetMinusVma, cached2.text, warnings);
   }
-  const table = await readSymbolTable(path, options);
+  const table = await readSymbolTableWithTools(path, options, warnings);
   if (problem)
     table.warnings.push(problem);
-  else if (table.source === "nm" && table.warnings.length === 0 && table.starts.length > 0) {
+  else if (table.warnings.length === 0 && table.count > 0) {
     await writeCachedSymbols(dir, key, {
       elfType: table.elfType,
       textOffsetMinusVma: table.textOffsetMinusVma,
@@ -9107,7 +9161,7 @@ var init_library_map = __esm({
     "use strict";
     init_binary_symbols();
     MAX_REGIONS = 4096;
-    LibraryMap = class _LibraryMap {
+    LibraryMap = class {
       resolveSymbols;
       cache;
       tools;
@@ -9129,7 +9183,7 @@ var init_library_map = __esm({
         let library = this.libraries.get(path);
         if (!library) {
           const resolvable = this.resolveSymbols && path.startsWith("/");
-          library = { path, libraryFn: -1, resolvable, requested: false };
+          library = { path, libraryFn: -1, resolvable, requested: false, frames: /* @__PURE__ */ new Map(), waiting: [] };
           this.libraries.set(path, library);
         }
         const region = { start, end, slide, library };
@@ -9166,13 +9220,6 @@ var init_library_map = __esm({
           return addr - region.slide;
         return addr - region.start - region.slide + table.textOffsetMinusVma;
       }
-      /** Index of the symbol at `addr` in `region`'s library, or -1. */
-      static symbolAt(region, addr) {
-        const table = region.library.table;
-        if (!table || table.starts.length === 0)
-          return -1;
-        return findSymbol(table, _LibraryMap.fileAddress(region, addr));
-      }
       /**
        * Starts reading a library's symbols (in parallel with parsing). Called on the first sample inside
        * it, so libraries nobody sampled cost nothing.
@@ -9187,6 +9234,10 @@ var init_library_map = __esm({
       async settled() {
         await Promise.all(this.loads);
       }
+      /** Every library named so far. */
+      all() {
+        return this.libraries.values();
+      }
       /** Warnings of all symbol tables, once each. */
       warnings() {
         const out = /* @__PURE__ */ new Set();
@@ -9198,8 +9249,8 @@ var init_library_map = __esm({
       async load(library) {
         const table = await loadSymbols(library.path, this.cache, this.tools);
         library.table = table;
-        library.symbolFns = new Int32Array(table.starts.length).fill(-1);
-        if (table.starts.length === 0)
+        library.symbolFns = new Int32Array(table.count).fill(-1);
+        if (table.count === 0)
           library.resolvable = false;
       }
     };
@@ -9736,7 +9787,7 @@ var init_stack_trie = __esm({
 });
 
 // ../tick-parser/dist/tick-log-reader.js
-var MAX_FIELDS, MAX_CODE_SIZE, MAX_UNKNOWN_KINDS, VM_STATE_GC, PENDING_BASE, TickLogReader;
+var MAX_FIELDS, MAX_CODE_SIZE, MAX_UNKNOWN_KINDS, VM_STATE_GC, PENDING_BASE, LOOKUP_BATCH, TickLogReader;
 var init_tick_log_reader = __esm({
   "../tick-parser/dist/tick-log-reader.js"() {
     "use strict";
@@ -9752,11 +9803,13 @@ var init_tick_log_reader = __esm({
     init_profile_builder();
     init_remapped_builtins();
     init_stack_trie();
+    init_symbol_table();
     MAX_FIELDS = 6 + 256 + 8;
     MAX_CODE_SIZE = 16 * 1024 * 1024;
     MAX_UNKNOWN_KINDS = 64;
     VM_STATE_GC = 1;
     PENDING_BASE = FRAME_LIMIT / 2;
+    LOOKUP_BATCH = 8192;
     TickLogReader = class {
       splitter;
       builder = new ProfileBuilder();
@@ -9765,8 +9818,11 @@ var init_tick_log_reader = __esm({
       trie;
       descriptions = [];
       descriptionIds = /* @__PURE__ */ new Map();
-      pendingIds = /* @__PURE__ */ new Map();
+      /** Sampled library addresses whose symbol is looked up later, in batches: pending frame ids. */
       pendingAddrs = [];
+      pendingRegions = [];
+      /** Function id of each pending address once looked up. */
+      pendingFns = [];
       starts = new Int32Array(MAX_FIELDS);
       ends = new Int32Array(MAX_FIELDS);
       scratch = new Int32Array(MAX_FIELDS + 2);
@@ -9930,29 +9986,53 @@ var init_tick_log_reader = __esm({
         if (!region)
           return -1;
         const library = region.library;
-        if (library.table) {
-          const symbol2 = LibraryMap.symbolAt(region, addr);
-          if (symbol2 >= 0) {
-            let fn = library.symbolFns[symbol2];
-            if (fn < 0) {
-              fn = library.symbolFns[symbol2] = this.cppFunction(library.table, symbol2, library.path);
-            }
-            return fn;
-          }
-          return this.libraryFunction(region);
-        }
         if (!library.resolvable)
           return this.libraryFunction(region);
+        const known = library.frames.get(addr);
+        if (known !== void 0)
+          return known;
+        if (this.pendingAddrs.length >= PENDING_BASE)
+          return this.libraryFunction(region);
         this.libraries.request(library);
-        let pending = this.pendingIds.get(addr);
-        if (pending === void 0) {
-          if (this.pendingAddrs.length >= PENDING_BASE)
-            return this.libraryFunction(region);
-          pending = PENDING_BASE + this.pendingAddrs.length;
-          this.pendingAddrs.push(addr);
-          this.pendingIds.set(addr, pending);
+        const index = this.pendingAddrs.length;
+        this.pendingAddrs.push(addr);
+        this.pendingRegions.push(region);
+        this.pendingFns.push(-1);
+        library.frames.set(addr, PENDING_BASE + index);
+        library.waiting.push(index);
+        if (library.table && library.waiting.length >= LOOKUP_BATCH)
+          this.lookUpWaiting(library);
+        return PENDING_BASE + index;
+      }
+      /** Looks up the symbols of a library's waiting addresses in one pass over its table. */
+      lookUpWaiting(library) {
+        const waiting = library.waiting;
+        library.waiting = [];
+        const table = library.table;
+        const fileAddrs = new Float64Array(waiting.length);
+        if (table)
+          for (let k = 0; k < waiting.length; k++) {
+            const index = waiting[k];
+            fileAddrs[k] = LibraryMap.fileAddress(this.pendingRegions[index], this.pendingAddrs[index]);
+          }
+        const order = sortOrder(fileAddrs, waiting.length);
+        const sorted = new Float64Array(waiting.length);
+        for (let k = 0; k < order.length; k++)
+          sorted[k] = fileAddrs[order[k]];
+        const symbols = table ? lookupSymbols(table, sorted) : new Int32Array(waiting.length).fill(-1);
+        for (let k = 0; k < order.length; k++) {
+          const index = waiting[order[k]];
+          const symbol2 = symbols[k];
+          let fn;
+          if (symbol2 >= 0) {
+            fn = library.symbolFns[symbol2];
+            if (fn < 0)
+              fn = library.symbolFns[symbol2] = this.cppFunction(library, symbol2);
+          } else
+            fn = this.libraryFunction(this.pendingRegions[index]);
+          this.pendingFns[index] = fn;
+          library.frames.set(this.pendingAddrs[index], fn);
         }
-        return pending;
       }
       functionOfCode(desc) {
         const d = this.descriptions[desc];
@@ -9964,9 +10044,9 @@ var init_tick_log_reader = __esm({
         return d.fn;
       }
       /** Function id of a C++ symbol; its (mangled) name is demangled in one batch at the end. */
-      cppFunction(table, symbol2, path) {
-        const name = symbolName(table, symbol2);
-        const fn = this.intern(name, path, "cpp");
+      cppFunction(library, symbol2) {
+        const name = symbolName(library.table, symbol2);
+        const fn = this.intern(name, library.path, "cpp");
         if (name.startsWith("_Z") && !this.mangled.has(fn))
           this.mangled.set(fn, name);
         return fn;
@@ -10107,20 +10187,10 @@ var init_tick_log_reader = __esm({
         await this.libraries.settled();
         for (const w of this.libraries.warnings())
           warnings.push(w);
-        const resolved = new Int32Array(this.pendingAddrs.length);
-        for (let i = 0; i < this.pendingAddrs.length; i++) {
-          const addr = this.pendingAddrs[i];
-          const region = this.libraries.find(addr);
-          const symbol2 = LibraryMap.symbolAt(region, addr);
-          const library = region.library;
-          if (symbol2 >= 0) {
-            let fn = library.symbolFns[symbol2];
-            if (fn < 0)
-              fn = library.symbolFns[symbol2] = this.cppFunction(library.table, symbol2, library.path);
-            resolved[i] = fn;
-          } else
-            resolved[i] = this.libraryFunction(region);
-        }
+        for (const library of this.libraries.all())
+          if (library.waiting.length > 0)
+            this.lookUpWaiting(library);
+        const resolved = this.pendingFns;
         if (resolved.length > 0)
           this.trie.remapFrames((frame) => frame >= PENDING_BASE ? resolved[frame - PENDING_BASE] : frame);
         await this.demangleCppNames(warnings);
