@@ -7750,8 +7750,8 @@ function collect(table, strings, entsize, is64, le, sections) {
       continue;
     if (strings[name] === 36 && isMappingSymbol(strings, name))
       continue;
-    starts[n] = is64 ? words[w + 3] * 2 ** 32 + words[w + 2] : words[w + valueWord];
-    sizes[n] = is64 ? words[w + 5] * 2 ** 32 + words[w + 4] : words[w + sizeWord];
+    starts[n] = words[w + valueWord] + (is64 ? words[w + valueWord + 1] * 2 ** 32 : 0);
+    sizes[n] = words[w + sizeWord] + (is64 ? words[w + sizeWord + 1] * 2 ** 32 : 0);
     nameStarts[n] = name;
     n++;
   }
@@ -10010,16 +10010,15 @@ var init_tick_log_reader = __esm({
         library.waiting = [];
         const table = library.table;
         const fileAddrs = new Float64Array(waiting.length);
-        if (table)
-          for (let k = 0; k < waiting.length; k++) {
-            const index = waiting[k];
-            fileAddrs[k] = LibraryMap.fileAddress(this.pendingRegions[index], this.pendingAddrs[index]);
-          }
+        for (let k = 0; k < waiting.length; k++) {
+          const index = waiting[k];
+          fileAddrs[k] = LibraryMap.fileAddress(this.pendingRegions[index], this.pendingAddrs[index]);
+        }
         const order = sortOrder(fileAddrs, waiting.length);
         const sorted = new Float64Array(waiting.length);
         for (let k = 0; k < order.length; k++)
           sorted[k] = fileAddrs[order[k]];
-        const symbols = table ? lookupSymbols(table, sorted) : new Int32Array(waiting.length).fill(-1);
+        const symbols = lookupSymbols(table, sorted);
         for (let k = 0; k < order.length; k++) {
           const index = waiting[order[k]];
           const symbol2 = symbols[k];

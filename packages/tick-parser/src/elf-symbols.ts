@@ -220,8 +220,8 @@ function collect(
     if (name === 0 || name >= strings.length || strings[name] === 0) continue;
     if (strings[name] === 36 && isMappingSymbol(strings, name)) continue;
     // 64-bit fields as numbers: exact below 2^53, which addresses and sizes are.
-    starts[n] = is64 ? words[w + 3]! * 2 ** 32 + words[w + 2]! : words[w + valueWord]!;
-    sizes[n] = is64 ? words[w + 5]! * 2 ** 32 + words[w + 4]! : words[w + sizeWord]!;
+    starts[n] = words[w + valueWord]! + (is64 ? words[w + valueWord + 1]! * 2 ** 32 : 0);
+    sizes[n] = words[w + sizeWord]! + (is64 ? words[w + sizeWord + 1]! * 2 ** 32 : 0);
     nameStarts[n] = name;
     n++;
   }

@@ -241,17 +241,17 @@ export class TickLogReader implements LineSink {
   private lookUpWaiting(library: Library): void {
     const waiting = library.waiting;
     library.waiting = [];
-    const table = library.table;
+    // Called once the library's symbols are read (at a batch, or after `settled()` at the end).
+    const table = library.table!;
     const fileAddrs = new Float64Array(waiting.length);
-    if (table)
-      for (let k = 0; k < waiting.length; k++) {
-        const index = waiting[k];
-        fileAddrs[k] = LibraryMap.fileAddress(this.pendingRegions[index], this.pendingAddrs[index]);
-      }
+    for (let k = 0; k < waiting.length; k++) {
+      const index = waiting[k];
+      fileAddrs[k] = LibraryMap.fileAddress(this.pendingRegions[index], this.pendingAddrs[index]);
+    }
     const order = sortOrder(fileAddrs, waiting.length);
     const sorted = new Float64Array(waiting.length);
     for (let k = 0; k < order.length; k++) sorted[k] = fileAddrs[order[k]];
-    const symbols = table ? lookupSymbols(table, sorted) : new Int32Array(waiting.length).fill(-1);
+    const symbols = lookupSymbols(table, sorted);
     for (let k = 0; k < order.length; k++) {
       const index = waiting[order[k]];
       const symbol = symbols[k];
