@@ -1,0 +1,277 @@
+import { cpus } from 'node:os';
+import type { Side } from '../errors.js';
+import type { Measurements } from '../measure/measure.js';
+import { merge, type Profile } from '../measure/profiles.js';
+import type { ScenarioRound } from '../measure/round.js';
+import { functionLabel } from '../render/format.js';
+import type { Scenario, Settings } from '../settings/schema.js';
+import { type Diagnosis, diagnose } from './diagnosis.js';
+import { diffHotFunctions, type HotFunctionDiff } from './hot-functions.js';
+import { judgeMetrics, type MetricVerdict, type RoundMetrics } from './verdict.js';
+
+export interface RoundRow extends RoundMetrics {
+  side: Side;
+  round: number;
+  requests: number;
+  errors: number;
+  non2xx: number;
+  profilers: string[];
+}
+
+/** Where the source links of the report point (head's commit on GitHub). */
+export interface SourceLinks {
+  /** e.g. https://github.com/owner/repo */
+  repositoryUrl: string;
+  sha: string;
+  /** Absolute path of head's checkout root: profile paths below it become links. */
+  root: string;
+}
+
+export interface SideInfo {
+  /** What was run: the start command, and ref/sha when known. */
+  command: string;
+  cwd: string;
+  ref?: string;
+  sha?: string;
+}
+
+/** The verdict and details of one scenario. */
+export interface ScenarioReport {
+  name: string;
+  /** What the scenario loads: `GET /path`, or the requests in turn. */
+  target: string;
+  regressed: boolean;
+  improved: boolean;
+  /** One line: this scenario's verdict. */
+  summary: string;
+  metrics: MetricVerdict[];
+  /** Relative change of requests per second, head vs base, as a fraction (-0.1 = −10 %). */
+  throughputChange: number;
+  hotFunctions?: HotFunctionDiff;
+  diagnosis: Diagnosis;
+  rounds: RoundRow[];
+}
+
+/** Settings as the report echoes them: in the table's units, headers by name, body as a flag. */
+export type ReportSettings = Omit<Settings, 'scenarios'> & {
+  scenarios: (Omit<Scenario, 'headers' | 'body' | 'requests'> & {
+    headers: string[];
+    body: boolean;
+    requests?: number;
+  })[];
+};
+
+export interface Report {
+  schema: 'hotpath-report/2';
+  /** Some scenario regressed. */
+  regressed: boolean;
+  /** Some scenario improved and none regressed. */
+  improved: boolean;
+  /** One line: the verdict of the run. */
+  summary: string;
+  scenarios: ScenarioReport[];
+  /** The lowest throughput change over the scenarios, as a fraction. */
+  throughputChange: number;
+  order: Side[];
+  sides: { base: SideInfo; head: SideInfo };
+  settings: ReportSettings;
+  environment: {
+    /** Node running hotpath itself. */
+    node: string;
+    /** Node running the servers (from the probe). */
+    serverNode?: string;
+    platform: string;
+    cpus: number;
+    cpuModel: string;
+    profilers: Record<Side, string[]>;
+  };
+  links?: SourceLinks;
+  warnings: string[];
+  startedAt: string;
+  finishedAt: string;
+}
+
+export function roundMetrics(round: ScenarioRound): RoundMetrics {
+  const { load } = round;
+  const failed = load.errors + load.non2xx;
+  const attempts = load.requests.total + load.errors;
+  const cpu = round.monitors.reduce((sum, m) => sum + m.cpuMicros, 0);
+  return {
+    requestsPerSecond: load.requests.mean,
+    p50: load.latency.p50,
+    p90: load.latency.p90,
+    p99: load.latency.p99,
+    errorRate: attempts > 0 ? failed / attempts : 0,
+    cpuPerRequest:
+      round.monitors.length > 0 && load.requests.total > 0 ? cpu / load.requests.total : Number.NaN,
+  };
+}
+
+const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)} %`;
+
+/** The one-line verdict of a scenario. */
+export function summarise(metrics: readonly MetricVerdict[], hot?: HotFunctionDiff): string {
+  const regressed = metrics.filter((m) => m.status === 'regressed');
+  const improved = metrics.filter((m) => m.status === 'improved');
+  const hotNames = (hot?.flagged ?? []).slice(0, 3).map((f) => functionLabel(f));
+  const hotText = hotNames.length ? `; hotter: ${hotNames.join(', ')}` : '';
+  const describe = (ms: MetricVerdict[]) =>
+    ms
+      .map(
+        (m) =>
+          `${m.label} ${m.metric === 'errorRate' ? `${(m.change * 100).toFixed(1)} pts` : pct(m.change)}`,
+      )
+      .join(', ');
+  if (regressed.length > 0) return `Regression: ${describe(regressed)}${hotText}`;
+  if (improved.length > 0) return `Improvement: ${describe(improved)}${hotText}`;
+  return `No significant change beyond the threshold${hotText}`;
+}
+
+/** The one-line verdict of the run over its scenarios. */
+export function summariseRun(scenarios: readonly ScenarioReport[]): string {
+  if (scenarios.length === 1) return scenarios[0]!.summary;
+  const regressed = scenarios.filter((s) => s.regressed);
+  const improved = scenarios.filter((s) => s.improved && !s.regressed);
+  const names = (list: ScenarioReport[]) => list.map((s) => s.name).join(', ');
+  if (regressed.length > 0)
+    return `Regression in ${regressed.length} of ${scenarios.length} scenarios: ${names(regressed)}`;
+  if (improved.length > 0)
+    return `Improvement in ${improved.length} of ${scenarios.length} scenarios: ${names(improved)}`;
+  return `No significant change beyond the threshold in ${scenarios.length} scenarios`;
+}
+
+export interface AnalyseOptions {
+  settings: Settings;
+  sides: { base: SideInfo; head: SideInfo };
+  links?: SourceLinks;
+  warnings?: string[];
+}
+
+function describeTarget(scenario: Scenario): string {
+  if (scenario.requests?.length) {
+    const first = scenario.requests.map((r) => `${r.method ?? scenario.method} ${r.path ?? scenario.url}`);
+    return first.length > 3 ? `${first.slice(0, 3).join(', ')} … (${first.length} requests in turn)` : first.join(', ');
+  }
+  return `${scenario.method} ${scenario.url}`;
+}
+
+/** The rounds of one scenario, in the order they ran. */
+function scenarioRounds(measurements: Measurements, name: string): Record<Side, ScenarioRound[]> {
+  const pick = (side: Side) =>
+    measurements[side].map((r) => {
+      const found = r.scenarios.find((s) => s.scenario === name);
+      if (!found) throw new Error(`round ${side} ${r.round} has no result for scenario ${JSON.stringify(name)}`);
+      return found;
+    });
+  return { base: pick('base'), head: pick('head') };
+}
+
+function analyseScenario(measurements: Measurements, scenario: Scenario, settings: Settings): ScenarioReport {
+  const rounds = scenarioRounds(measurements, scenario.name);
+  const metrics = judgeMetrics(
+    rounds.base.map(roundMetrics),
+    rounds.head.map(roundMetrics),
+    settings.threshold / 100,
+  );
+  const profileOf = (list: ScenarioRound[]) => merge(list.flatMap((r) => (r.profile ? [r.profile] : [])) as Profile[]);
+  const baseProfile = profileOf(rounds.base);
+  const headProfile = profileOf(rounds.head);
+  const hotFunctions =
+    baseProfile && headProfile
+      ? diffHotFunctions(baseProfile, headProfile, settings.hotThreshold / 100)
+      : undefined;
+  const diagnosis = diagnose(
+    rounds.base.flatMap((r) => r.monitors),
+    rounds.head.flatMap((r) => r.monitors),
+  );
+  const throughput = metrics.find((m) => m.metric === 'requestsPerSecond');
+  const rows = measurements.order.map((side, i) => {
+    const index = measurements.order.slice(0, i).filter((s) => s === side).length;
+    const r = rounds[side][index]!;
+    return {
+      side,
+      round: index + 1,
+      ...roundMetrics(r),
+      requests: r.load.requests.total,
+      errors: r.load.errors,
+      non2xx: r.load.non2xx,
+      profilers: r.profilers,
+    };
+  });
+  return {
+    name: scenario.name,
+    target: describeTarget(scenario),
+    regressed: metrics.some((m) => m.status === 'regressed'),
+    improved: metrics.some((m) => m.status === 'improved'),
+    summary: summarise(metrics, hotFunctions),
+    metrics,
+    throughputChange: throughput?.change ?? 0,
+    hotFunctions,
+    diagnosis,
+    rounds: rows,
+  };
+}
+
+/** Settings as the report shows them (no header values or body: they may hold secrets). */
+export function reportSettings(settings: Settings): ReportSettings {
+  return {
+    ...settings,
+    scenarios: settings.scenarios.map(({ headers, body, requests, ...rest }) => ({
+      ...rest,
+      headers: Object.keys(headers),
+      body: body !== undefined,
+      ...(requests ? { requests: requests.length } : {}),
+    })),
+  };
+}
+
+/** Turns raw measurements into the report model: statistics, hot functions, diagnosis. Pure. */
+export function analyse(measurements: Measurements, options: AnalyseOptions): Report {
+  const { settings } = options;
+  const scenarios = settings.scenarios.map((s) => analyseScenario(measurements, s, settings));
+  const all = [...measurements.base, ...measurements.head];
+  const warnings = [...(options.warnings ?? []), ...all.flatMap((r) => r.warnings)];
+  if (settings.rounds < 2) warnings.push('rounds = 1: no confidence interval can be computed, nothing is flagged');
+  for (const s of scenarios)
+    if (!s.hotFunctions && settings.profiler !== 'none')
+      warnings.push(`${s.name}: no CPU profile on one side, so no hot-function diff`);
+  const profilers = (side: Side) => [
+    ...new Set(measurements[side].flatMap((r) => r.scenarios.flatMap((s) => s.profilers))),
+  ];
+  const regressed = scenarios.some((s) => s.regressed);
+  return {
+    schema: 'hotpath-report/2',
+    regressed,
+    improved: !regressed && scenarios.some((s) => s.improved),
+    summary: summariseRun(scenarios),
+    scenarios,
+    throughputChange: Math.min(...scenarios.map((s) => s.throughputChange)),
+    order: measurements.order,
+    sides: options.sides,
+    settings: reportSettings(settings),
+    environment: {
+      node: process.version,
+      serverNode: all.find((r) => r.serverNode)?.serverNode,
+      platform: `${process.platform} ${process.arch}`,
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? 'unknown',
+      profilers: { base: profilers('base'), head: profilers('head') },
+    },
+    links: options.links,
+    warnings: [...new Set(warnings)],
+    startedAt: measurements.startedAt,
+    finishedAt: measurements.finishedAt,
+  };
+}
+
+/** Merged profile of each side for one scenario, for folded stacks and flame graphs. */
+export function sideProfiles(measurements: Measurements, scenario: string): { base?: Profile; head?: Profile } {
+  const of = (side: Side) =>
+    merge(
+      measurements[side].flatMap((r) => {
+        const s = r.scenarios.find((x) => x.scenario === scenario);
+        return s?.profile ? [s.profile] : [];
+      }),
+    );
+  return { base: of('base'), head: of('head') };
+}
