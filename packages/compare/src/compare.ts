@@ -48,7 +48,7 @@ export interface CompareOptions extends CompareConfig {
 
 /** What a caller that already holds settings adds (the CLI, the Action). */
 export interface CompareRuntime {
-  /** Where source links point (the Action: the PR's head commit on GitHub). */
+  /** Where source links point (the Action: the PR's head commit on GitHub); an empty `root` is head's checkout. */
   links?: SourceLinks;
   /** Warnings to carry into the report. */
   warnings?: string[];
@@ -77,11 +77,13 @@ export async function runComparison(
 ): Promise<ComparisonOutcome> {
   const { signal } = options;
   const env = options.env ?? process.env;
-  const progress = (phase: ProgressEvent['phase']) => (message: string) => options.onProgress?.({ phase, message });
+  const progress = (phase: ProgressEvent['phase']) => (message: string) =>
+    options.onProgress?.({ phase, message });
   const baseDir = options.baseDir ?? process.cwd();
   const cwd = resolve(baseDir, settings.cwd);
   const outDir = resolve(baseDir, settings.out);
   const cleanups: (() => Promise<void> | void)[] = [];
+  let links = options.links;
   try {
     throwIfAborted(signal);
     let specs: Record<Side, ServerSpec>;
@@ -115,7 +117,10 @@ export async function runComparison(
         base: options.refs?.base ?? { ref: settings.base },
         head: options.refs?.head ?? { ref: settings.head },
       };
-      if (!wanted.base.sha) wanted.base.sha = wanted.base.ref ? await resolveCommit(root, wanted.base.ref) : await defaultBase(root);
+      if (!wanted.base.sha)
+        wanted.base.sha = wanted.base.ref
+          ? await resolveCommit(root, wanted.base.ref)
+          : await defaultBase(root);
       if (!wanted.head.sha && wanted.head.ref) wanted.head.sha = await resolveCommit(root, wanted.head.ref);
       const temp = mkdtempSync(join(tmpdir(), 'hotpath-worktrees-'));
       cleanups.push(() => rmSync(temp, { recursive: true, force: true }));
@@ -139,6 +144,8 @@ export async function runComparison(
         if (settings.build && sha) steps.push({ label: 'build', command: settings.build, cwd: appDir });
         await prepareCheckout(side, steps, env, log, signal);
         specs[side] = { side, command: start, cwd: appDir };
+        // Source links point into head's checkout: its root is where profile paths start.
+        if (side === 'head' && links && !links.root) links = { ...links, root: tree };
         sides[side] = {
           command: start,
           cwd: appDir,
@@ -156,7 +163,7 @@ export async function runComparison(
     };
     const measurements = await measure({ base: specs.base, head: specs.head, settings }, context);
     options.onProgress?.({ phase: 'analyse', message: 'statistics, hot functions, report files' });
-    const report = analyse(measurements, { settings, sides, links: options.links, warnings: options.warnings });
+    const report = analyse(measurements, { settings, sides, links, warnings: options.warnings });
     const files = writeReportFiles(outDir, report, measurements);
     return { report, measurements, files };
   } finally {

@@ -1,13 +1,5 @@
 // The public API of @hotpath/compare. Everything else is internal.
-export {
-  type ComparisonOutcome,
-  type CompareOptions,
-  type CompareRuntime,
-  compare,
-  type ProgressEvent,
-  probePath,
-  runComparison,
-} from './compare.js';
+
 export type {
   Report,
   ReportSettings,
@@ -18,13 +10,34 @@ export type {
 } from './analyse/analyse.js';
 export type { Diagnosis, Finding, SideHealth } from './analyse/diagnosis.js';
 export type { HotFunction, HotFunctionDiff } from './analyse/hot-functions.js';
-export { compareSamples, type Difference, differenceOfMeans, type MetricComparison } from './analyse/statistics.js';
+export {
+  compareSamples,
+  type Difference,
+  differenceOfMeans,
+  type MetricComparison,
+} from './analyse/statistics.js';
 export type { MetricName, MetricStatus, MetricVerdict } from './analyse/verdict.js';
+export {
+  type CompareOptions,
+  type CompareRuntime,
+  type ComparisonOutcome,
+  compare,
+  type ProgressEvent,
+  probePath,
+  runComparison,
+} from './compare.js';
 export { ERROR_CODES, type ErrorCode, HotpathCompareError, type Side } from './errors.js';
 export { untrustedEnvironment } from './measure/environment.js';
-export { codeSpan, COMMENT_MARKER, commentMarker, escapeText, MAX_COMMENT_LENGTH, renderMarkdown } from './render/markdown.js';
-export { renderTerminal } from './render/terminal.js';
 export { type WrittenFiles, writeReportFiles } from './render/files.js';
+export {
+  COMMENT_MARKER,
+  codeSpan,
+  commentMarker,
+  escapeText,
+  MAX_COMMENT_LENGTH,
+  renderMarkdown,
+} from './render/markdown.js';
+export { renderTerminal } from './render/terminal.js';
 export { CONFIG_NAMES, findConfig, loadConfig } from './settings/config-file.js';
 export { parseDuration } from './settings/duration.js';
 export { configJsonSchema } from './settings/json-schema.js';

@@ -1,20 +1,24 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseSettings, probePath, type RoundResult, runRound } from '@hotpath/action';
+import { probePath } from '@hotpath/compare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RoundResult, runRound } from '../src/measure/round.js';
+import { resolveSettings } from '../src/settings/schema.js';
 
 const FIXTURES = new URL('./fixtures/', import.meta.url).pathname;
 
 const settings = (over: Record<string, string> = {}) =>
-  parseSettings({
-    start: 'x',
-    duration: '1',
-    warmup: '0.3',
-    connections: '4',
-    rounds: '1',
-    'ready-timeout': '10',
-    ...over,
+  resolveSettings({
+    overrides: {
+      start: 'x',
+      duration: '1',
+      warmup: '0.3',
+      connections: '4',
+      rounds: '1',
+      readyTimeout: '10',
+      ...over,
+    },
   });
 
 function alive(pid: number): boolean {
@@ -30,7 +34,7 @@ function alive(pid: number): boolean {
   }
 }
 
-describe('runRound (the engine, imported by its package name)', () => {
+describe('runRound (one server start, every scenario in turn)', () => {
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'hotpath-engine-'));
@@ -53,13 +57,13 @@ process.on('SIGTERM', () => child.kill('SIGTERM'));`,
       settings({ url: '/auth' }),
       context(),
     );
-    expect(result.load.requests.total).toBeGreaterThan(0);
+    expect(result.scenarios[0]!.load.requests.total).toBeGreaterThan(0);
     expect(result.pids).toHaveLength(1);
-    expect(result.profilers[0]).toMatch(/^(node:inspector|v8-profiler-next)$/);
-    expect(result.profile?.totalTicks).toBeGreaterThan(0);
-    expect(result.profile?.functions.some((f) => /pbkdf2/.test(f.name))).toBe(true);
-    expect(result.monitors).toHaveLength(1);
-    expect(result.monitors[0].heapEnd).toBeGreaterThan(0);
+    expect(result.scenarios[0]!.profilers[0]).toMatch(/^(node:inspector|v8-profiler-next)$/);
+    expect(result.scenarios[0]!.profile?.totalTicks).toBeGreaterThan(0);
+    expect(result.scenarios[0]!.profile?.functions.some((f) => /pbkdf2/.test(f.name))).toBe(true);
+    expect(result.scenarios[0]!.monitors).toHaveLength(1);
+    expect(result.scenarios[0]!.monitors[0].heapEnd).toBeGreaterThan(0);
     for (const pid of result.pids) expect(alive(pid)).toBe(false);
   });
 
@@ -72,8 +76,8 @@ process.on('SIGTERM', () => child.kill('SIGTERM'));`,
     );
     // Two workers, plus the primary: with round-robin scheduling it listens and accepts too.
     expect(new Set(result.pids).size).toBe(3);
-    expect(result.monitors).toHaveLength(3);
-    expect(result.profile?.functions.length).toBeGreaterThan(0);
+    expect(result.scenarios[0]!.monitors).toHaveLength(3);
+    expect(result.scenarios[0]!.profile?.functions.length).toBeGreaterThan(0);
     for (const pid of result.pids) expect(alive(pid)).toBe(false);
   });
 
@@ -90,8 +94,8 @@ process.on('SIGTERM', () => child.kill('SIGTERM'));`,
       settings({ url: '/auth' }),
       { ...context(), extraEnv: { HOTPATH_V8_PROFILER_PATH: path } },
     );
-    expect(result.profilers).toEqual(['v8-profiler-next']);
-    expect(result.profile?.totalTicks).toBeGreaterThan(0);
+    expect(result.scenarios[0]!.profilers).toEqual(['v8-profiler-next']);
+    expect(result.scenarios[0]!.profile?.totalTicks).toBeGreaterThan(0);
   });
 
   it('starts the server again on a new port when its port was taken (EADDRINUSE)', async () => {
@@ -121,8 +125,8 @@ if (!fs.existsSync(${JSON.stringify(marker)})) {
       "base round 1: the server's port was taken by another process (EADDRINUSE); starting it again on a new port",
     ]);
     expect(lines.filter((l) => l.includes('starting "node port-taken.cjs" on port'))).toHaveLength(2);
-    expect(result.load.requests.total).toBeGreaterThan(0);
-    expect(result.profile?.functions.some((f) => /pbkdf2/.test(f.name))).toBe(true);
+    expect(result.scenarios[0]!.load.requests.total).toBeGreaterThan(0);
+    expect(result.scenarios[0]!.profile?.functions.some((f) => /pbkdf2/.test(f.name))).toBe(true);
   });
 
   it('fails naming the side when the server answers only errors', async () => {
@@ -154,5 +158,66 @@ require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.e
     const childPid = Number(readFileSync(join(dir, 'child.pid'), 'utf8'));
     expect(alive(childPid)).toBe(false);
     for (const pid of result.pids) expect(alive(pid)).toBe(false);
+  });
+
+  it('measures every scenario in turn in one server start, each with its own window and profile', async () => {
+    const s = resolveSettings({
+      config: {
+        start: 'x',
+        duration: 1,
+        warmup: 0.2,
+        connections: 2,
+        rounds: 1,
+        scenarios: [
+          { name: 'hash', url: '/hash' },
+          { name: 'static', url: '/static' },
+        ],
+      },
+    });
+    const lines: string[] = [];
+    const result = await runRound(
+      { side: 'head', command: `node ${JSON.stringify(join(FIXTURES, 'routes-server.cjs'))}`, cwd: dir },
+      1,
+      s,
+      { ...context(), log: (line: string) => lines.push(line) },
+    );
+    expect(lines.filter((l) => l.includes('starting'))).toHaveLength(1);
+    expect(result.scenarios.map((x) => x.scenario)).toEqual(['hash', 'static']);
+    const [hash, plain] = result.scenarios;
+    const pbkdf2Share = (x: typeof hash) => {
+      const p = x!.profile!;
+      const ticks = p.functions.filter((f) => /pbkdf2|^run$/.test(f.name)).reduce((n, f) => n + f.self, 0);
+      return ticks / p.totalTicks;
+    };
+    expect(pbkdf2Share(hash)).toBeGreaterThan(0.3);
+    expect(pbkdf2Share(plain)).toBeLessThan(0.05);
+    expect(plain!.load.requests.total).toBeGreaterThan(hash!.load.requests.total);
+    expect(hash!.monitors).toHaveLength(1);
+    expect(plain!.monitors).toHaveLength(1);
+  });
+
+  it('stops the server and rejects with HP_COMPARE_ABORTED when its signal fires mid-window', async () => {
+    const controller = new AbortController();
+    const lines: string[] = [];
+    const started = runRound(
+      { side: 'base', command: `node ${JSON.stringify(join(FIXTURES, 'routes-server.cjs'))}`, cwd: dir },
+      1,
+      settings({ duration: '30', warmup: '0', url: '/static' }),
+      {
+        ...context(),
+        signal: controller.signal,
+        log: (line: string) => {
+          lines.push(line);
+          if (line.includes('measuring')) setTimeout(() => controller.abort(new Error('test')), 300);
+        },
+      },
+    );
+    const t0 = Date.now();
+    await expect(started).rejects.toMatchObject({ code: 'HP_COMPARE_ABORTED' });
+    expect(Date.now() - t0).toBeLessThan(15_000);
+    const port = Number(/on port (\d+)/.exec(lines[0] ?? '')?.[1]);
+    expect(port).toBeGreaterThan(0);
+    const { canConnect } = await import('../src/measure/readiness.js');
+    expect(await canConnect(port)).toBe(false);
   });
 });

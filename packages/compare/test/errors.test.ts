@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES, HotpathActionError } from '../src/errors.js';
+import { ERROR_CODES, HotpathCompareError } from '../src/errors.js';
 
 describe('error codes', () => {
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -11,11 +11,11 @@ describe('error codes', () => {
 
   it('carries code, side and cause', () => {
     const cause = new Error('inner');
-    const err = new HotpathActionError('HP_ACTION_SERVER_EXITED', 'base server exited', {
+    const err = new HotpathCompareError('HP_COMPARE_SERVER_EXITED', 'base server exited', {
       cause,
       side: 'base',
     });
-    expect(err.code).toBe('HP_ACTION_SERVER_EXITED');
+    expect(err.code).toBe('HP_COMPARE_SERVER_EXITED');
     expect(err.side).toBe('base');
     expect(err.cause).toBe(cause);
     expect(err).toBeInstanceOf(Error);

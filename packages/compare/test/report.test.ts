@@ -1,14 +1,14 @@
 import type { Profile } from '@hotpath/tick-parser';
 import { describe, expect, it } from 'vitest';
-import type { Measurements } from '../src/compare.js';
-import { diagnose } from '../src/diagnosis.js';
-import { diffHotFunctions } from '../src/hot-functions.js';
-import { COMMENT_MARKER, renderMarkdown, sourceLink } from '../src/markdown.js';
-import type { MonitorSummary } from '../src/monitor-summary.js';
-import { parseSettings } from '../src/options.js';
-import { analyse } from '../src/report.js';
-import type { RoundResult } from '../src/round.js';
-import { renderTerminal } from '../src/terminal.js';
+import { analyse } from '../src/analyse/analyse.js';
+import { diagnose } from '../src/analyse/diagnosis.js';
+import { diffHotFunctions } from '../src/analyse/hot-functions.js';
+import type { Measurements } from '../src/measure/measure.js';
+import type { MonitorSummary } from '../src/measure/monitor-summary.js';
+import type { RoundResult } from '../src/measure/round.js';
+import { COMMENT_MARKER, renderMarkdown, sourceLink } from '../src/render/markdown.js';
+import { renderTerminal } from '../src/render/terminal.js';
+import { resolveSettings } from '../src/settings/schema.js';
 
 const APP = 'file:///repo/app/server.js';
 
@@ -131,18 +131,23 @@ function roundResult(
   return {
     side,
     round,
-    load: {
-      duration: 1,
-      requests: { total: rps, mean: rps, perSecond: [rps] },
-      latency: { mean: p50, p50, p90: p50 * 1.2, p99: p50 * 2, max: p50 * 3 },
-      statusCodes: { '200': rps },
-      non2xx: 0,
-      errors: 0,
-      errorsByKind: {},
-    },
-    profile: prof,
-    monitors: [],
-    profilers: ['node:inspector'],
+    scenarios: [
+      {
+        scenario: 'GET /auth',
+        load: {
+          duration: 1,
+          requests: { total: rps, mean: rps, perSecond: [rps] },
+          latency: { mean: p50, p50, p90: p50 * 1.2, p99: p50 * 2, max: p50 * 3 },
+          statusCodes: { '200': rps },
+          non2xx: 0,
+          errors: 0,
+          errorsByKind: {},
+        },
+        profile: prof,
+        monitors: [],
+        profilers: ['node:inspector'],
+      },
+    ],
     pids: [100 + round],
     serverNode: 'v20.20.2',
     warnings: [],
@@ -161,12 +166,13 @@ const measurements: Measurements = {
     roundResult('head', 3, 22, 39, HEAD),
   ],
   order: ['base', 'head', 'base', 'head', 'base', 'head'],
+  scenarios: ['GET /auth'],
   startedAt: '2026-01-01T00:00:00.000Z',
   finishedAt: '2026-01-01T00:01:00.000Z',
 };
 
 describe('analyse + renderMarkdown', () => {
-  const settings = parseSettings({ start: 'node server.js', url: '/auth', rounds: '3' });
+  const settings = resolveSettings({ config: { start: 'node server.js', url: '/auth', rounds: 3 } });
   const report = analyse(measurements, {
     settings,
     sides: {
@@ -179,6 +185,8 @@ describe('analyse + renderMarkdown', () => {
   it('decides regressed and names the hot function in the verdict line', () => {
     expect(report.regressed).toBe(true);
     // Ratio of the geometric means of the rounds' throughput, minus one.
+    expect(report.scenarios).toHaveLength(1);
+    expect(report.scenarios[0]?.regressed).toBe(true);
     expect(report.throughputChange).toBeCloseTo(Math.cbrt(23 * 24 * 22) / Math.cbrt(45 * 44 * 46) - 1, 5);
     expect(report.summary).toMatch(/^Regression: Requests\/s −?-?4\d\.\d %/);
     expect(report.summary).toContain('run (native, from pbkdf2Sync)');
@@ -191,8 +199,8 @@ describe('analyse + renderMarkdown', () => {
     expect(md).toMatch(
       /\| Requests\/s \| 45\.0 \| 23\.0 \| −48\.9 % \| \[−\d+\.\d, −\d+\.\d\] % \| \*\*regressed\*\* \|/,
     );
-    expect(md).toContain('| 🔥 | **run (native, from pbkdf2Sync)** |');
-    expect(md).toContain('[app/server.js:12](https://github.com/o/r/blob/abc123/app/server.js#L12)');
+    expect(md).toContain('| 🔥 | **`run (native, from pbkdf2Sync)`** |');
+    expect(md).toContain('[`app/server.js:12`](https://github.com/o/r/blob/abc123/app/server.js#L12)');
     expect(md).toContain('```mermaid');
     expect(md).toContain('<details><summary>Rounds</summary>');
     expect(md).toContain('| 1 | base 1 | 45 |');
@@ -207,9 +215,9 @@ describe('analyse + renderMarkdown', () => {
   });
 
   it('links only files inside head’s checkout and outside node_modules', () => {
-    const links = { repositoryUrl: 'https://github.com/o/r', sha: 's', root: '/repo' };
+    const links = { repositoryUrl: 'https://github.com/o/r', sha: 'abc1234', root: '/repo' };
     expect(sourceLink({ file: 'file:///repo/a b.js', line: 3 }, links)).toBe(
-      'https://github.com/o/r/blob/s/a%20b.js#L3',
+      'https://github.com/o/r/blob/abc1234/a%20b.js#L3',
     );
     expect(sourceLink({ file: 'file:///repo/node_modules/x/i.js', line: 3 }, links)).toBeUndefined();
     expect(sourceLink({ file: 'node:internal/crypto/pbkdf2', line: 3 }, links)).toBeUndefined();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareSamples, tQuantile975 } from '../src/index.js';
+import { compareSamples, tQuantile975 } from '../src/analyse/statistics.js';
 
 describe('tQuantile975', () => {
   it.each([

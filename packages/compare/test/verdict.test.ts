@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judgeMetrics, type RoundMetrics } from '../src/verdict.js';
+import { judgeMetrics, type RoundMetrics } from '../src/analyse/verdict.js';
 
 const round = (rps: number, p50 = 10, errorRate = 0, cpuPerRequest = Number.NaN): RoundMetrics => ({
   requestsPerSecond: rps,

@@ -150,7 +150,9 @@ export interface AnalyseOptions {
 function describeTarget(scenario: Scenario): string {
   if (scenario.requests?.length) {
     const first = scenario.requests.map((r) => `${r.method ?? scenario.method} ${r.path ?? scenario.url}`);
-    return first.length > 3 ? `${first.slice(0, 3).join(', ')} … (${first.length} requests in turn)` : first.join(', ');
+    return first.length > 3
+      ? `${first.slice(0, 3).join(', ')} … (${first.length} requests in turn)`
+      : first.join(', ');
   }
   return `${scenario.method} ${scenario.url}`;
 }
@@ -160,7 +162,8 @@ function scenarioRounds(measurements: Measurements, name: string): Record<Side, 
   const pick = (side: Side) =>
     measurements[side].map((r) => {
       const found = r.scenarios.find((s) => s.scenario === name);
-      if (!found) throw new Error(`round ${side} ${r.round} has no result for scenario ${JSON.stringify(name)}`);
+      if (!found)
+        throw new Error(`round ${side} ${r.round} has no result for scenario ${JSON.stringify(name)}`);
       return found;
     });
   return { base: pick('base'), head: pick('head') };
@@ -173,7 +176,8 @@ function analyseScenario(measurements: Measurements, scenario: Scenario, setting
     rounds.head.map(roundMetrics),
     settings.threshold / 100,
   );
-  const profileOf = (list: ScenarioRound[]) => merge(list.flatMap((r) => (r.profile ? [r.profile] : [])) as Profile[]);
+  const profileOf = (list: ScenarioRound[]) =>
+    merge(list.flatMap((r) => (r.profile ? [r.profile] : [])) as Profile[]);
   const baseProfile = profileOf(rounds.base);
   const headProfile = profileOf(rounds.head);
   const hotFunctions =
@@ -231,7 +235,8 @@ export function analyse(measurements: Measurements, options: AnalyseOptions): Re
   const scenarios = settings.scenarios.map((s) => analyseScenario(measurements, s, settings));
   const all = [...measurements.base, ...measurements.head];
   const warnings = [...(options.warnings ?? []), ...all.flatMap((r) => r.warnings)];
-  if (settings.rounds < 2) warnings.push('rounds = 1: no confidence interval can be computed, nothing is flagged');
+  if (settings.rounds < 2)
+    warnings.push('rounds = 1: no confidence interval can be computed, nothing is flagged');
   for (const s of scenarios)
     if (!s.hotFunctions && settings.profiler !== 'none')
       warnings.push(`${s.name}: no CPU profile on one side, so no hot-function diff`);
@@ -265,7 +270,10 @@ export function analyse(measurements: Measurements, options: AnalyseOptions): Re
 }
 
 /** Merged profile of each side for one scenario, for folded stacks and flame graphs. */
-export function sideProfiles(measurements: Measurements, scenario: string): { base?: Profile; head?: Profile } {
+export function sideProfiles(
+  measurements: Measurements,
+  scenario: string,
+): { base?: Profile; head?: Profile } {
   const of = (side: Side) =>
     merge(
       measurements[side].flatMap((r) => {

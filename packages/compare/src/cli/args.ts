@@ -9,7 +9,11 @@ type OptionConfig = { type: 'string' | 'boolean'; short?: string; multiple?: boo
 
 /** Options that only the CLI has (not settings). */
 const CLI_ONLY: Record<string, OptionConfig & { arg?: string; description: string }> = {
-  config: { type: 'string', arg: 'FILE', description: 'config file (default: hotpath.config.json, .mjs or .js in the working directory)' },
+  config: {
+    type: 'string',
+    arg: 'FILE',
+    description: 'config file (default: hotpath.config.json, .mjs or .js in the working directory)',
+  },
   json: { type: 'boolean', description: 'print the report JSON instead of the terminal report' },
   markdown: { type: 'string', arg: 'FILE', description: 'also write the markdown report to FILE' },
   help: { type: 'boolean', short: 'h', description: 'this text' },
@@ -30,7 +34,8 @@ export function parseArgsOptions(): Record<string, OptionConfig> {
       ...(spec.kind === 'headers' ? { multiple: true } : {}),
     };
   }
-  for (const [name, { type, short }] of Object.entries(CLI_ONLY)) options[name] = { type, ...(short ? { short } : {}) };
+  for (const [name, { type, short }] of Object.entries(CLI_ONLY))
+    options[name] = { type, ...(short ? { short } : {}) };
   return options;
 }
 
@@ -73,7 +78,8 @@ export function usage(): string {
     }
   }
   lines.push('', 'Command line:');
-  for (const [name, o] of Object.entries(CLI_ONLY)) lines.push(optionLine(name, o.short, o.arg, o.description));
+  for (const [name, o] of Object.entries(CLI_ONLY))
+    lines.push(optionLine(name, o.short, o.arg, o.description));
   lines.push(
     '',
     'Durations take 10, 10s, 500ms or 2m. Flags override the config file, whose settings have the',
@@ -105,7 +111,9 @@ function usageError(err: unknown): UsageError {
   }
   if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     const option = /--([\w-]+)/.exec(message)?.[0] ?? message;
-    return new UsageError(`option ${option} ${/argument missing/.test(message) ? 'needs a value' : 'takes no value'} (see --help)`);
+    return new UsageError(
+      `option ${option} ${/argument missing/.test(message) ? 'needs a value' : 'takes no value'} (see --help)`,
+    );
   }
   if (e.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
     const value = /'([^']+)'/.exec(message)?.[1] ?? message;
@@ -121,12 +129,20 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   if (!first || first === '--help' || first === '-h' || first === 'help')
     return { command: 'help', overrides: {}, json: false };
   if (first !== 'compare' && first !== 'profile' && first !== 'schema') {
-    if (first.startsWith('-')) throw new UsageError(`expected a command before ${first}: hotpath compare|profile|schema (see --help)`);
-    throw new UsageError(`unknown command ${JSON.stringify(first)}: expected compare, profile or schema (see --help)`);
+    if (first.startsWith('-'))
+      throw new UsageError(`expected a command before ${first}: hotpath compare|profile|schema (see --help)`);
+    throw new UsageError(
+      `unknown command ${JSON.stringify(first)}: expected compare, profile or schema (see --help)`,
+    );
   }
   let values: Record<string, unknown>;
   try {
-    values = parseArgs({ args: [...rest], options: parseArgsOptions(), allowPositionals: false, strict: true }).values;
+    values = parseArgs({
+      args: [...rest],
+      options: parseArgsOptions(),
+      allowPositionals: false,
+      strict: true,
+    }).values;
   } catch (err) {
     throw usageError(err);
   }

@@ -1,6 +1,6 @@
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import { writeFileSync } from 'node:fs';
 import { probePath, runComparison } from '../compare.js';
 import { HotpathCompareError } from '../errors.js';
 import { measureOne } from '../measure/measure.js';
@@ -30,7 +30,9 @@ function progress(): { log: (line: string) => void; done: () => void } {
   if (!tty) return { log: () => {}, done: () => {} };
   return {
     log: (line) =>
-      process.stderr.write(`\r\u001b[2K${line.replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, (process.stderr.columns ?? 100) - 1)}`),
+      process.stderr.write(
+        `\r\u001b[2K${line.replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, (process.stderr.columns ?? 100) - 1)}`,
+      ),
     done: () => process.stderr.write('\r\u001b[2K'),
   };
 }
@@ -83,7 +85,8 @@ export async function main(argv: string[], signal?: AbortSignal): Promise<number
     baseDir,
     onProgress: (e) => ui.log(e.message),
   }).finally(() => ui.done());
-  if (parsed.markdown) writeFileSync(resolve(parsed.markdown), renderMarkdown(report, { maxLength: Number.POSITIVE_INFINITY }));
+  if (parsed.markdown)
+    writeFileSync(resolve(parsed.markdown), renderMarkdown(report, { maxLength: Number.POSITIVE_INFINITY }));
   if (parsed.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else process.stdout.write(renderTerminal(report, { color: process.stdout.isTTY && !process.env.NO_COLOR }));
   const written = [
@@ -122,7 +125,8 @@ export function runCli(argv: string[] = process.argv.slice(2)): void {
         process.exitCode = 2;
       } else if (err instanceof HotpathCompareError) {
         process.stderr.write(`hotpath: ${err.code}: ${err.message}\n`);
-        process.exitCode = err.code === 'HP_COMPARE_INVALID_SETTING' || err.code === 'HP_COMPARE_CONFIG' ? 2 : 1;
+        process.exitCode =
+          err.code === 'HP_COMPARE_INVALID_SETTING' || err.code === 'HP_COMPARE_CONFIG' ? 2 : 1;
       } else {
         process.stderr.write(`hotpath: unexpected failure: ${(err as Error)?.stack ?? String(err)}\n`);
         process.exitCode = 1;

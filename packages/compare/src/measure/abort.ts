@@ -7,14 +7,20 @@ export function throwIfAborted(signal: AbortSignal | undefined, what = 'the comp
 
 export function abortError(signal: AbortSignal, what = 'the comparison'): HotpathCompareError {
   const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted');
-  return new HotpathCompareError('HP_COMPARE_ABORTED', `${what} was aborted (${reason})`, { cause: signal.reason });
+  return new HotpathCompareError('HP_COMPARE_ABORTED', `${what} was aborted (${reason})`, {
+    cause: signal.reason,
+  });
 }
 
 /**
  * Settles with `promise`, or rejects with HP_COMPARE_ABORTED as soon as `signal` fires (the
  * caller's finally blocks then stop what the promise was waiting for).
  */
-export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined, what?: string): Promise<T> {
+export function untilAborted<T>(
+  promise: Promise<T>,
+  signal: AbortSignal | undefined,
+  what?: string,
+): Promise<T> {
   if (!signal) return promise;
   if (signal.aborted) return Promise.reject(abortError(signal, what));
   return new Promise<T>((resolve, reject) => {

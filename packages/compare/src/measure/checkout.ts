@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { untrustedEnvironment } from './environment.js';
 import { formatTail, HotpathCompareError, type Side } from '../errors.js';
 import { throwIfAborted } from './abort.js';
+import { untrustedEnvironment } from './environment.js';
 import { runCommand } from './process-group.js';
 
 /** Runs git without a shell: refs and paths are arguments, never parts of a command string. */

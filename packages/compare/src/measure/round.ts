@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { untrustedEnvironment, withProbePreloaded } from './environment.js';
 import { formatTail, HotpathCompareError, type Side } from '../errors.js';
-import { type LoadResult, runLoad } from './load.js';
-import { type MonitorSummary, readMonitorFile } from './monitor-summary.js';
 import type { Scenario, Settings } from '../settings/schema.js';
 import { throwIfAborted, untilAborted } from './abort.js';
-import { type ProbeReport, ProbeControl } from './probe-control.js';
+import { untrustedEnvironment, withProbePreloaded } from './environment.js';
+import { type LoadResult, runLoad } from './load.js';
+import { type MonitorSummary, readMonitorFile } from './monitor-summary.js';
+import { ProbeControl, type ProbeReport } from './probe-control.js';
 import { type GroupProcess, killGroupNow, runCommand, spawnInGroup, stopGroup } from './process-group.js';
 import { type Profile, readCpuProfiles, readProfLogs } from './profiles.js';
 import { freePort, waitUntilReady } from './readiness.js';
@@ -167,10 +167,7 @@ async function runRoundOnce(
   const onExit = () => killGroupNow(proc);
   process.once('exit', onExit);
   try {
-    const ready = await untilAborted(
-      waitUntilReady(port, proc.exited, settings.readyTimeout * 1000),
-      signal,
-    );
+    const ready = await untilAborted(waitUntilReady(port, proc.exited, settings.readyTimeout * 1000), signal);
     if (ready.state === 'exited') {
       const exit = proc.exit();
       const how = exit?.signal ? `signal ${exit.signal}` : `code ${exit?.code}`;
@@ -282,7 +279,9 @@ async function runRoundOnce(
       }
       let profile: Profile | undefined;
       if (settings.profiler === 'cpuprofile') {
-        const read = readCpuProfiles(reports.flatMap((r) => (r.files.cpuprofile ? [r.files.cpuprofile] : [])));
+        const read = readCpuProfiles(
+          reports.flatMap((r) => (r.files.cpuprofile ? [r.files.cpuprofile] : [])),
+        );
         profile = read.profile;
         warnings.push(...read.warnings);
       } else if (settings.profiler === 'prof') {

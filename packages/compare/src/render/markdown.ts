@@ -1,7 +1,7 @@
 import { relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { HotFunction } from '../analyse/hot-functions.js';
 import type { Report, ScenarioReport, SourceLinks } from '../analyse/analyse.js';
+import type { HotFunction } from '../analyse/hot-functions.js';
 import {
   formatChange,
   formatInterval,
@@ -38,8 +38,10 @@ export function escapeText(text: string, max = 300): string {
   let t = text.replace(CONTROL, ' ');
   if (t.length > max) t = `${t.slice(0, max - 1)}…`;
   return t
-    .replace(/[\\`*_{}[\]()#+\-.!|<>~:=^$"'&]/g, (c) => `\\${c}`)
-    .replace(/@/g, '@\u200b');
+    .replace(/[\\`*_[\]#!|<>~&$]/g, (c) => `\\${c}`)
+    .replace(/@/g, '@\u200b')
+    .replace(/:\/\//g, ':\u200b//')
+    .replace(/\bwww\./gi, (w) => `${w.slice(0, 3)}\u200b.`);
 }
 
 /**
@@ -69,7 +71,7 @@ export function sourceLink(fn: Pick<HotFunction, 'file' | 'line'>, links?: Sourc
   const rel = relative(links.root, path);
   if (rel.startsWith('..') || rel.split(sep).includes('node_modules')) return undefined;
   if (!/^https:\/\/[\w.-]+(:\d+)?\/[\w.-]+\/[\w.-]+$/.test(links.repositoryUrl)) return undefined;
-  if (!/^[0-9a-f]{7,64}$/.test(links.sha)) return undefined;
+  if (!/^[0-9a-f]{4,64}$/.test(links.sha)) return undefined;
   const anchor = fn.line > 0 ? `#L${Math.floor(fn.line)}` : '';
   return `${links.repositoryUrl}/blob/${links.sha}/${rel.split(sep).map(encodeURIComponent).join('/')}${anchor}`;
 }
@@ -184,7 +186,9 @@ function scenariosTable(report: Report): string[] {
       return m.status === 'regressed' ? `**${text}**` : text;
     };
     const hot = (s.hotFunctions?.flagged ?? []).slice(0, 2).map((f) => codeSpan(functionLabel(f), 60));
-    lines.push(`| ${verdictIcon(s)} | ${codeSpan(s.name, 80)} | ${cell('requestsPerSecond')} | ${cell('p99')} | ${hot.join(', ') || '—'} |`);
+    lines.push(
+      `| ${verdictIcon(s)} | ${codeSpan(s.name, 80)} | ${cell('requestsPerSecond')} | ${cell('p99')} | ${hot.join(', ') || '—'} |`,
+    );
   }
   return lines;
 }
@@ -211,7 +215,13 @@ function settingsLines(report: Report): string[] {
 
 function scenarioSection(report: Report, s: ScenarioReport, many: boolean): string[] {
   const out: string[] = [];
-  if (many) out.push(`#### ${verdictIcon(s)} ${codeSpan(s.name, 80)} — ${escapeText(s.summary)}`, '', `Load: ${codeSpan(s.target)}`, '');
+  if (many)
+    out.push(
+      `#### ${verdictIcon(s)} ${codeSpan(s.name, 80)} — ${escapeText(s.summary)}`,
+      '',
+      `Load: ${codeSpan(s.target)}`,
+      '',
+    );
   out.push(...metricsTable(s), '');
   const h = many ? '#####' : '####';
   out.push(`${h} Hot functions (base → head)`, '', ...hotTable(report, s), '');
@@ -255,7 +265,9 @@ export function renderMarkdown(report: Report, options: MarkdownOptions = {}): s
       '<details><summary>Warnings</summary>',
       '',
       ...report.warnings.slice(0, 50).map((w) => `- ${escapeText(w, 500)}`),
-      ...(report.warnings.length > 50 ? [`- … and ${report.warnings.length - 50} more (see report.json)`] : []),
+      ...(report.warnings.length > 50
+        ? [`- … and ${report.warnings.length - 50} more (see report.json)`]
+        : []),
       '',
       '</details>',
     );

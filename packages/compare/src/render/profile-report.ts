@@ -1,12 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { renderFlameGraph, toFolded } from '@hotpath/tick-parser';
-import { sideHealth } from '../analyse/diagnosis.js';
-import { share, shortLocation } from './format.js';
 import { reportSettings, roundMetrics } from '../analyse/analyse.js';
-import type { Settings } from '../settings/schema.js';
+import { sideHealth } from '../analyse/diagnosis.js';
 import { merge } from '../measure/profiles.js';
 import type { RoundResult } from '../measure/round.js';
+import type { Settings } from '../settings/schema.js';
+import { share, shortLocation } from './format.js';
 
 /** `hotpath profile`: one side's load numbers, its hottest functions and event-loop health. */
 export function writeProfileOnly(dir: string, rounds: RoundResult[], settings: Settings) {

@@ -1,3 +1,4 @@
+import type { Report, ScenarioReport } from '../analyse/analyse.js';
 import {
   formatChange,
   formatInterval,
@@ -8,7 +9,6 @@ import {
   share,
   shortLocation,
 } from './format.js';
-import type { Report, ScenarioReport } from '../analyse/analyse.js';
 
 const codes = { red: 31, green: 32, yellow: 33, dim: 2, bold: 1 } as const;
 
@@ -20,7 +20,6 @@ function pad(text: string, width: number, right = false): string {
 
 /** Text from the pull request without control characters (no escape sequences reach the terminal). */
 function plain(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
 }
 
@@ -34,7 +33,9 @@ export function renderTerminal(report: Report, options: { color?: boolean } = {}
   lines.push(`${mark(report)} ${paint('bold', plain(report.summary))}`, '');
   const many = report.scenarios.length > 1;
   if (many) {
-    lines.push(paint('dim', `${pad('scenario', 28)} ${pad('req/s', 10, true)} ${pad('p99', 10, true)}  hotter`));
+    lines.push(
+      paint('dim', `${pad('scenario', 28)} ${pad('req/s', 10, true)} ${pad('p99', 10, true)}  hotter`),
+    );
     for (const s of report.scenarios) {
       const change = (name: string) => {
         const m = s.metrics.find((x) => x.metric === name);
@@ -83,7 +84,11 @@ function scenarioLines(
   for (const m of s.metrics) {
     const status = STATUS_TEXT[m.status];
     const coloured =
-      m.status === 'regressed' ? paint('red', status) : m.status === 'improved' ? paint('green', status) : status;
+      m.status === 'regressed'
+        ? paint('red', status)
+        : m.status === 'improved'
+          ? paint('green', status)
+          : status;
     lines.push(
       [
         pad(m.label, widths[0]!),
@@ -112,7 +117,9 @@ function scenarioLines(
     lines.push(paint('dim', 'no hot-function diff (a side has no CPU profile)'), '');
   }
   for (const f of s.diagnosis.findings) {
-    lines.push(`${paint('yellow', '!')} ${f.side}${f.newInHead ? ' (new in head)' : ''}: ${plain(f.message)}`);
+    lines.push(
+      `${paint('yellow', '!')} ${f.side}${f.newInHead ? ' (new in head)' : ''}: ${plain(f.message)}`,
+    );
   }
   if (s.diagnosis.findings.length) lines.push('');
   return lines;

@@ -36,26 +36,37 @@ export async function loadConfig(path: string): Promise<LoadedConfig> {
     try {
       text = readFileSync(full, 'utf8');
     } catch (err) {
-      throw new HotpathCompareError('HP_COMPARE_CONFIG', `cannot read ${full}: ${(err as Error).message}`, { cause: err });
+      throw new HotpathCompareError('HP_COMPARE_CONFIG', `cannot read ${full}: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
     try {
       config = JSON.parse(text);
     } catch (err) {
-      throw new HotpathCompareError('HP_COMPARE_CONFIG', `${full} is not valid JSON: ${(err as Error).message}`, {
-        cause: err,
-      });
+      throw new HotpathCompareError(
+        'HP_COMPARE_CONFIG',
+        `${full} is not valid JSON: ${(err as Error).message}`,
+        {
+          cause: err,
+        },
+      );
     }
   } else if (/\.(mjs|js|cjs)$/.test(full)) {
     let mod: { default?: unknown };
     try {
       mod = await import(pathToFileURL(full).href);
     } catch (err) {
-      throw new HotpathCompareError('HP_COMPARE_CONFIG', `cannot load ${full}: ${(err as Error).message}`, { cause: err });
+      throw new HotpathCompareError('HP_COMPARE_CONFIG', `cannot load ${full}: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
     config = mod.default;
     if (typeof config === 'function') config = await (config as () => unknown)();
     if (config === undefined)
-      throw new HotpathCompareError('HP_COMPARE_CONFIG', `${full} has no default export: expected export default { … }`);
+      throw new HotpathCompareError(
+        'HP_COMPARE_CONFIG',
+        `${full} has no default export: expected export default { … }`,
+      );
   } else {
     throw new HotpathCompareError(
       'HP_COMPARE_CONFIG',

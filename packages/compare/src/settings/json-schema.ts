@@ -77,7 +77,8 @@ export function configJsonSchema(): JsonSchema {
     $schema: 'http://json-schema.org/draft-07/schema#',
     $id: 'https://github.com/hotpath-dev/hotpath/blob/main/packages/compare/hotpath.config.schema.json',
     title: 'hotpath.config.json',
-    description: 'Settings of hotpath compare; the top-level load settings are the defaults of every scenario.',
+    description:
+      'Settings of hotpath compare; the top-level load settings are the defaults of every scenario.',
     type: 'object',
     additionalProperties: false,
     properties: {

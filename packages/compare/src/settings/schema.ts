@@ -142,7 +142,8 @@ function expected(spec: SettingSpec): string {
   }
 }
 
-const show = (value: unknown) => (typeof value === 'string' ? JSON.stringify(value) : String(JSON.stringify(value)));
+const show = (value: unknown) =>
+  typeof value === 'string' ? JSON.stringify(value) : String(JSON.stringify(value));
 
 /**
  * Turns one raw value (a string from a flag or input, or a typed value from a config file) into
@@ -163,7 +164,11 @@ export function coerce(spec: SettingSpec, value: unknown, source: Source, path: 
     (spec.min === undefined || (spec.minExclusive ? n > spec.min : n >= spec.min)) &&
     (spec.max === undefined || n <= spec.max);
   const numeric = (v: unknown): number =>
-    typeof v === 'number' ? v : typeof v === 'string' && /^\s*[+-]?(\d+\.?\d*|\.\d+)\s*%?\s*$/.test(v) ? Number.parseFloat(v) : Number.NaN;
+    typeof v === 'number'
+      ? v
+      : typeof v === 'string' && /^\s*[+-]?(\d+\.?\d*|\.\d+)\s*%?\s*$/.test(v)
+        ? Number.parseFloat(v)
+        : Number.NaN;
   switch (spec.kind) {
     case 'integer': {
       const n = numeric(value);
@@ -194,7 +199,9 @@ export function coerce(spec: SettingSpec, value: unknown, source: Source, path: 
       return (v.startsWith('/') && !/\s/.test(v)) || /^(https?|memcache):\/\/\S+$/.test(v) ? v : fail();
     }
     case 'method':
-      return typeof value === 'string' && /^[A-Za-z]+$/.test(value.trim()) ? value.trim().toUpperCase() : fail();
+      return typeof value === 'string' && /^[A-Za-z]+$/.test(value.trim())
+        ? value.trim().toUpperCase()
+        : fail();
     case 'headers':
       return parseHeaders(value) ?? fail();
     default:
@@ -259,10 +266,13 @@ function settingSchema(spec: SettingSpec, prefix: string) {
 
 function scenarioSchema(index: number) {
   const shape: Record<string, z.ZodType> = {
-    name: z.string().regex(SCENARIO_NAME, 'expected a name of 1 to 80 letters, digits, spaces or . : / @ ( ) + -'),
+    name: z
+      .string()
+      .regex(SCENARIO_NAME, 'expected a name of 1 to 80 letters, digits, spaces or . : / @ ( ) + -'),
     requests: z.array(requestSchema).min(1, 'expected at least one request').optional(),
   };
-  for (const key of SCENARIO_KEYS) shape[key] = settingSchema(byKey.get(key)!, `scenarios[${index}].`).optional();
+  for (const key of SCENARIO_KEYS)
+    shape[key] = settingSchema(byKey.get(key)!, `scenarios[${index}].`).optional();
   return z.strictObject(shape);
 }
 
@@ -281,8 +291,18 @@ export const configSchema = z.strictObject({
         const parsed = scenarioSchema(i).safeParse(item);
         if (parsed.success) out.push(parsed.data);
         else
-          for (const issue of parsed.error.issues)
-            ctx.addIssue({ code: 'custom', message: issue.message, path: [i, ...issue.path] as PropertyKey[] });
+          for (const issue of parsed.error.issues) {
+            const at = [`scenarios[${i}]`, ...issue.path.map(String)]
+              .join('.')
+              .replace(/\.(\d+)(?=\.|$)/g, '[$1]');
+            const message =
+              issue.code === 'unrecognized_keys'
+                ? `unknown setting ${issue.keys.map((k) => `"${at}.${k}"`).join(', ')} (expected name, requests or a scenario setting)`
+                : issue.message.startsWith('invalid "')
+                  ? issue.message
+                  : `invalid "${at}": ${issue.message}`;
+            ctx.addIssue({ code: 'custom', message, path: [i, ...issue.path] as PropertyKey[] });
+          }
       });
       return out as (Record<string, unknown> & { name: string })[];
     }),
@@ -292,7 +312,7 @@ function configError(issue: z.core.$ZodIssue, where: string): HotpathCompareErro
   const path = issue.path
     .map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
     .join('');
-  const message = issue.message.startsWith('invalid "')
+  const message = /^(invalid "|unknown setting)/.test(issue.message)
     ? issue.message
     : issue.code === 'unrecognized_keys'
       ? `unknown setting${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${path ? `${path}.` : ''}${k}"`).join(', ')} (expected one of the documented settings)`
@@ -364,7 +384,8 @@ export function resolveSettings(sources: SettingsSources): Settings {
         );
       seen.add(s.name);
       const scenario: Scenario = { ...top, name: s.name };
-      for (const key of SCENARIO_KEYS) if (s[key] !== undefined) (scenario as unknown as Record<string, unknown>)[key] = s[key];
+      for (const key of SCENARIO_KEYS)
+        if (s[key] !== undefined) (scenario as unknown as Record<string, unknown>)[key] = s[key];
       if (s.requests) scenario.requests = s.requests as RequestSpec[];
       return scenario;
     });

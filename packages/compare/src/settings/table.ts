@@ -124,7 +124,8 @@ export const SETTINGS = [
     group: 'sides',
     arg: 'CMD',
     default: '',
-    description: 'Command run after the server is ready and before load (HOTPATH_URL is set), e.g. to seed data.',
+    description:
+      'Command run after the server is ready and before load (HOTPATH_URL is set), e.g. to seed data.',
   },
   {
     key: 'readyTimeout',
@@ -248,7 +249,8 @@ export const SETTINGS = [
     default: 3,
     min: 1,
     max: 50,
-    description: 'Interleaved rounds per side (B H B H ...); each round starts the server once for all scenarios.',
+    description:
+      'Interleaved rounds per side (B H B H ...); each round starts the server once for all scenarios.',
   },
   // verdict
   {
@@ -318,6 +320,4 @@ export function inputOf(spec: SettingSpec): string | undefined {
 }
 
 /** Settings that a scenario may set for itself. */
-export const SCENARIO_KEYS = (SETTINGS as readonly SettingSpec[])
-  .filter((s) => s.scenario)
-  .map((s) => s.key);
+export const SCENARIO_KEYS = (SETTINGS as readonly SettingSpec[]).filter((s) => s.scenario).map((s) => s.key);

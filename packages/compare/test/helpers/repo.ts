@@ -1,11 +1,10 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const ACTION_BUNDLE = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
-export const CLI_BUNDLE = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+/** The `hotpath` bin as npm links it. */
+export const CLI_BIN = fileURLToPath(new URL('../../bin/hotpath.js', import.meta.url));
 export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
 const git = (cwd: string, ...args: string[]) =>
@@ -45,99 +44,4 @@ export function makeRepo(
   git(dir, 'commit', '-q', '--allow-empty', '-m', 'head');
   const headSha = git(dir, 'rev-parse', 'HEAD');
   return { dir, baseSha, headSha };
-}
-
-export function pullRequestEvent(repo: TempRepo, number = 7) {
-  return {
-    action: 'synchronize',
-    number,
-    pull_request: {
-      number,
-      html_url: `https://github.example/o/r/pull/${number}`,
-      base: { sha: repo.baseSha, ref: 'main' },
-      head: {
-        sha: repo.headSha,
-        ref: 'feature',
-        repo: { html_url: 'https://github.example/o/r', full_name: 'o/r' },
-      },
-    },
-    repository: { name: 'r', owner: { login: 'o' }, html_url: 'https://github.example/o/r' },
-  };
-}
-
-export interface ActionRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  outputs: Record<string, string>;
-  summary: string;
-}
-
-function parseOutputs(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const re = /^([^\n<]+)<<(\S+)\n([\s\S]*?)\n\2$/gm;
-  for (const m of text.matchAll(re)) out[m[1]] = m[3];
-  return out;
-}
-
-/** Runs the bundled Action the way GitHub does: node dist/index.js with INPUT_* and GITHUB_*. */
-export async function runAction(options: {
-  repo: TempRepo;
-  inputs: Record<string, string>;
-  apiUrl: string;
-  event?: unknown;
-  env?: Record<string, string>;
-  node?: string;
-}): Promise<ActionRun> {
-  const work = mkdtempSync(join(tmpdir(), 'hotpath-action-run-'));
-  const eventPath = join(work, 'event.json');
-  writeFileSync(eventPath, JSON.stringify(options.event ?? pullRequestEvent(options.repo)));
-  const outputPath = join(work, 'output');
-  const summaryPath = join(work, 'summary.md');
-  writeFileSync(outputPath, '');
-  writeFileSync(summaryPath, '');
-  const runnerTemp = join(work, 'runner-temp');
-  mkdirSync(runnerTemp);
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    GITHUB_ACTIONS: 'true',
-    GITHUB_EVENT_NAME: 'pull_request',
-    GITHUB_EVENT_PATH: eventPath,
-    GITHUB_REPOSITORY: 'o/r',
-    GITHUB_API_URL: options.apiUrl,
-    GITHUB_SERVER_URL: 'https://github.example',
-    GITHUB_WORKSPACE: options.repo.dir,
-    GITHUB_SHA: options.repo.headSha,
-    GITHUB_OUTPUT: outputPath,
-    GITHUB_STEP_SUMMARY: summaryPath,
-    GITHUB_TOKEN: 'ghs_secret_token_for_tests',
-    ACTIONS_RUNTIME_TOKEN: 'actions-runtime-secret',
-    RUNNER_TEMP: runnerTemp,
-    HOTPATH_V8_PROFILER_INSTALL: 'false',
-    'INPUT_GITHUB-TOKEN': 'ghs_secret_token_for_tests',
-    ...options.env,
-  };
-  for (const [name, value] of Object.entries(options.inputs)) env[`INPUT_${name.toUpperCase()}`] = value;
-  const child = spawn(options.node ?? process.execPath, [ACTION_BUNDLE], {
-    cwd: options.repo.dir,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c) => {
-    stdout += c;
-  });
-  child.stderr.on('data', (c) => {
-    stderr += c;
-  });
-  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
-  return {
-    code,
-    stdout,
-    stderr,
-    outputs: parseOutputs(readFileSync(outputPath, 'utf8')),
-    summary: readFileSync(summaryPath, 'utf8'),
-  };
 }
