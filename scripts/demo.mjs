@@ -5,11 +5,23 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { parseCpuProfile } from '@hotpath/tick-parser';
 
 const root = new URL('..', import.meta.url).pathname;
-const cli = join(root, 'packages/action/dist/cli.js');
+const cli = join(root, 'packages/compare/bin/hotpath.js');
+const built = join(root, 'packages/compare/dist/cli/main.js');
+
+/** The workspace's v8-profiler-next (built for this Node by pnpm install), when it loads. */
+function v8ProfilerPath() {
+  try {
+    const path = createRequire(join(root, 'packages/tick-parser/package.json')).resolve('v8-profiler-next');
+    return dirname(path);
+  } catch {
+    return undefined;
+  }
+}
 
 /** The three seed stories: base is the slow first version, head is the fix. */
 const demos = {
@@ -62,7 +74,9 @@ if (!comparisons) {
   console.error(`unknown demo ${JSON.stringify(name)}: expected one of ${Object.keys(demos).join(', ')}`);
   process.exit(2);
 }
-if (existsSync(cli)) {
+if (existsSync(built)) {
+  const profiler = v8ProfilerPath();
+  const env = profiler ? { ...process.env, HOTPATH_V8_PROFILER_PATH: profiler } : process.env;
   let status = 0;
   for (const [index, demo] of comparisons.entries()) {
     if (demo.when && !demo.when()) continue;
@@ -71,7 +85,7 @@ if (existsSync(cli)) {
     const args = [cli, 'compare', '--cwd', demo.cwd, '--base-start', demo.base, '--head-start', demo.head];
     args.push(...demo.args, '--duration', '8', '--warmup', '2', '--rounds', '3', '--out', out);
     args.push(...process.argv.slice(3));
-    status ||= spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root }).status ?? 1;
+    status ||= spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root, env }).status ?? 1;
   }
   process.exit(status);
 } else {

@@ -1,4 +1,4 @@
-// Runs `hotpath compare` (the built CLI of packages/action) on an example, briefly, and
+// Runs `hotpath compare` (the bin of packages/compare) on an example, briefly, and
 // returns the report JSON. Shared by the examples' story tests.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const cli = join(dirname(fileURLToPath(import.meta.url)), '../../packages/action/dist/cli.js');
+const cli = join(dirname(fileURLToPath(import.meta.url)), '../../packages/compare/bin/hotpath.js');
 
 export async function compareBriefly({ cwd, baseStart, headStart, args }) {
   const out = mkdtempSync(join(tmpdir(), 'hotpath-example-'));
@@ -19,7 +19,9 @@ export async function compareBriefly({ cwd, baseStart, headStart, args }) {
         else resolve();
       });
     });
-    return JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+    // The stories have one scenario: its details read as the report's own.
+    return { ...report, ...report.scenarios[0] };
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

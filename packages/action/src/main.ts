@@ -1,40 +1,48 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import * as core from '@actions/core';
 import * as github from '@actions/github';
-import { uploadReportArtifact } from './artifact-upload.js';
 import {
-  addWorktree,
-  ensureCommit,
-  gitRoot,
-  installPlan,
-  mapIntoCheckout,
-  prepareCheckout,
-  removeWorktree,
-} from './checkout.js';
-import { compare } from './engine.js';
-import { untrustedEnvironment } from './environment.js';
+  COMMENT_MARKER,
+  HotpathCompareError,
+  loadConfig,
+  renderMarkdown,
+  resolveSettings,
+  runComparison,
+  type Settings,
+  allowlistedEnvironment,
+} from '@hotpath/compare';
+import { uploadReportArtifact } from './artifact-upload.js';
 import { HotpathActionError } from './errors.js';
+import { gitHead, runCommand } from './git.js';
 import {
   isReadOnlyTokenError,
   octokitComments,
   pullRequestFromEvent,
   upsertStickyComment,
 } from './github.js';
-import { COMMENT_MARKER, renderMarkdown } from './markdown.js';
-import { INPUT_NAMES, parseSettings, type RawInputs, type Settings } from './options.js';
-import { runCommand } from './process-group.js';
+import { settingInputs } from './inputs.js';
 
-/** Reads every input once (core.getInput: INPUT_<NAME>), validated by the shared schema. */
-export function readSettings(): Settings {
-  const raw: RawInputs = {};
-  for (const name of INPUT_NAMES) {
-    raw[name] = core.getInput(name);
+/** Reads every input once (core.getInput: INPUT_<NAME>), plus the config file it names. */
+export async function readSettings(workspace: string): Promise<Settings> {
+  const overrides: Record<string, unknown> = {};
+  for (const [input, key] of settingInputs()) {
+    const value = core.getInput(input);
+    if (value !== '') overrides[key] = value;
   }
-  if (!raw.start) raw.start = undefined;
-  return parseSettings(raw, 'input');
+  const configInput = core.getInput('config');
+  const loaded = configInput ? await loadConfig(resolve(workspace, configInput)) : undefined;
+  return resolveSettings({
+    config: loaded?.config,
+    configName: loaded ? `config file ${configInput}` : undefined,
+    overrides,
+    overridesSource: 'input',
+  });
 }
+
+/** The exact v8-profiler-next the Action installs at run time (a native addon, built for the job's Node). */
+export const V8_PROFILER_VERSION = '1.10.0';
 
 /**
  * Installs v8-profiler-next for the Node on PATH (the one the workflow set up) into a private
@@ -48,13 +56,14 @@ async function installV8Profiler(
 ): Promise<string | undefined> {
   if (env.HOTPATH_V8_PROFILER_INSTALL === 'false') return undefined;
   mkdirSync(dir, { recursive: true });
-  const { exit, output } = await runCommand(
-    'npm install --no-save --no-package-lock --no-audit --no-fund --prefix . v8-profiler-next@1',
-    { cwd: dir, env: untrustedEnvironment(env), timeoutMs: 240_000 },
+  const { code, tail } = await runCommand(
+    `npm install --no-save --no-package-lock --no-audit --no-fund --prefix . v8-profiler-next@${V8_PROFILER_VERSION}`,
+    dir,
+    allowlistedEnvironment(env),
   );
-  if (exit.code !== 0) {
+  if (code !== 0) {
     warnings.push(
-      `v8-profiler-next could not be installed for this Node (${output.last(1)[0] ?? `exit ${exit.code}`}); profiled with node:inspector instead`,
+      `v8-profiler-next could not be installed for this Node (${tail || `exit ${code}`}); profiled with node:inspector instead`,
     );
     return undefined;
   }
@@ -63,72 +72,46 @@ async function installV8Profiler(
 
 /** The Action: base vs head of the pull request, sticky comment, summary, outputs. */
 export async function run(): Promise<void> {
-  const cleanups: (() => Promise<void>)[] = [];
+  let work: string | undefined;
   try {
-    const settings = readSettings();
+    const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd();
+    const settings = await readSettings(workspace);
     const token = core.getInput('github-token');
     const pr = pullRequestFromEvent(github.context.eventName, github.context.payload);
-    const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd();
     const temp = process.env.RUNNER_TEMP ?? tmpdir();
-    const root = await gitRoot(workspace);
-    const appHead = mapIntoCheckout(root, join(workspace, settings.workingDirectory), root);
+    // Head is what the workflow checked out (for pull_request: the merge of head into base).
+    const headSha = await gitHead(workspace);
 
-    core.startGroup(
-      `hotpath: base ${pr.baseSha.slice(0, 12)} (${pr.baseRef}) vs head ${pr.headSha.slice(0, 12)}`,
-    );
-    await ensureCommit(root, pr.baseSha, 'base');
-    const work = mkdtempSync(join(temp, 'hotpath-'));
-    cleanups.push(async () => rmSync(work, { recursive: true, force: true }));
-    const baseTree = join(work, 'base');
-    await addWorktree(root, pr.baseSha, baseTree);
-    cleanups.unshift(() => removeWorktree(root, baseTree));
-    const appBase = mapIntoCheckout(root, appHead, baseTree);
-
-    const log = (line: string) => core.info(line);
-    for (const [side, appDir, tree] of [
-      ['base', appBase, baseTree],
-      ['head', appHead, root],
-    ] as const) {
-      const steps: { label: 'install' | 'build'; command: string; cwd: string }[] = [];
-      const install = installPlan(settings.install, appDir, tree);
-      if (install) steps.push({ label: 'install', ...install });
-      if (settings.build) steps.push({ label: 'build', command: settings.build, cwd: appDir });
-      await prepareCheckout(side, steps, process.env, log);
-    }
+    core.startGroup(`hotpath: base ${pr.baseSha.slice(0, 12)} vs head ${headSha.slice(0, 12)}`);
     const warnings: string[] = [];
     const extraEnv: Record<string, string> = {};
+    work = mkdtempSync(join(temp, 'hotpath-'));
     if (settings.profiler === 'cpuprofile') {
       const path = await installV8Profiler(join(work, 'v8-profiler'), process.env, warnings);
       if (path) extraEnv.HOTPATH_V8_PROFILER_PATH = path;
     }
-    core.endGroup();
-
-    core.startGroup('hotpath: rounds');
-    const outDir = join(temp, 'hotpath-report');
     const serverUrl = process.env.GITHUB_SERVER_URL ?? 'https://github.com';
-    const { report, files } = await compare({
-      base: { side: 'base', command: settings.start, cwd: appBase },
-      head: { side: 'head', command: settings.start, cwd: appHead },
-      settings,
-      outDir,
-      sides: {
-        base: { command: settings.start, cwd: appBase, ref: pr.baseRef, sha: pr.baseSha },
-        head: { command: settings.start, cwd: appHead, ref: pr.headRef, sha: pr.headSha },
+    const { report, files } = await runComparison(
+      { ...settings, out: join(temp, 'hotpath-report') },
+      {
+        baseDir: workspace,
+        allowlistEnv: true,
+        refs: { base: { ref: pr.baseRef, sha: pr.baseSha }, head: { ref: pr.headRef, sha: headSha } },
+        links: {
+          repositoryUrl: pr.fromFork ? pr.headRepositoryUrl : `${serverUrl}/${pr.owner}/${pr.repo}`,
+          sha: pr.headSha,
+          root: '',
+        },
+        warnings,
+        extraEnv,
+        onProgress: (e) => core.info(e.message),
       },
-      links: {
-        repositoryUrl: pr.fromFork ? pr.headRepositoryUrl : `${serverUrl}/${pr.owner}/${pr.repo}`,
-        sha: pr.headSha,
-        root,
-      },
-      warnings,
-      extraEnv,
-      log,
-    });
+    );
     core.endGroup();
     for (const note of files.notes) core.warning(`hotpath: ${note}`);
 
     let where = `\`${files.dir}\``;
-    if (settings.uploadArtifact) {
+    if (!/^(false|0|no)$/i.test(core.getInput('upload-artifact').trim())) {
       const upload = await uploadReportArtifact(files.dir, process.env);
       if (upload.state === 'uploaded') {
         where = `the workflow artifact \`${upload.name}\``;
@@ -140,13 +123,11 @@ export async function run(): Promise<void> {
     const filesNote = `<sub>Report, folded stacks and flame graphs: ${where}.</sub>`;
     const markdown = renderMarkdown(report, { marker: true, filesNote });
     core.setOutput('regressed', String(report.regressed));
-    core.setOutput('throughput-change', report.throughputChange.toFixed(4));
+    core.setOutput('throughput-change', (report.throughputChange * 100).toFixed(2));
     core.setOutput('report', files.report);
 
     if (process.env.GITHUB_STEP_SUMMARY) {
       await core.summary.addRaw(markdown).write();
-    } else {
-      core.info(markdown);
     }
 
     let commentUrl = '';
@@ -175,20 +156,15 @@ export async function run(): Promise<void> {
       }
     }
     core.setOutput('comment-url', commentUrl);
-    core.info(report.summary);
+    core.info(report.summary.replace(/[\r\n]/g, ' ').replace(/::/g, ': :'));
     if (report.regressed && settings.failOnRegression) {
-      core.setFailed(`hotpath: ${report.summary}`);
+      core.setFailed(`hotpath: ${report.summary.replace(/[\r\n]/g, ' ')}`);
     }
   } catch (err) {
-    if (err instanceof HotpathActionError) core.setFailed(`${err.code}: ${err.message}`);
+    if (err instanceof HotpathActionError || err instanceof HotpathCompareError)
+      core.setFailed(`${err.code}: ${err.message}`);
     else core.setFailed(`hotpath: unexpected failure: ${(err as Error)?.stack ?? String(err)}`);
   } finally {
-    for (const cleanup of cleanups) {
-      try {
-        await cleanup();
-      } catch {
-        // best effort
-      }
-    }
+    if (work) rmSync(work, { recursive: true, force: true });
   }
 }

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { analyse, type Report, type SideInfo, type SourceLinks } from './analyse/analyse.js';
 import { HotpathCompareError, type Side } from './errors.js';
 import { throwIfAborted } from './measure/abort.js';
+import { allowlistedEnvironment } from './measure/environment.js';
 import {
   addWorktree,
   defaultBase,
@@ -58,6 +59,11 @@ export interface CompareRuntime {
   refs?: Partial<Record<Side, { ref?: string; sha?: string }>>;
   /** Directory that relative settings (cwd, out) resolve against (default process.cwd()). */
   baseDir?: string;
+  /**
+   * Give the commands only an allowlist of the environment plus `passEnv` (the Action, where
+   * the job may hold secrets). Otherwise they get the environment minus tokens and secrets.
+   */
+  allowlistEnv?: boolean;
 }
 
 export interface ComparisonOutcome {
@@ -76,7 +82,9 @@ export async function runComparison(
   options: Pick<CompareOptions, 'signal' | 'onProgress' | 'env'> & CompareRuntime = {},
 ): Promise<ComparisonOutcome> {
   const { signal } = options;
-  const env = options.env ?? process.env;
+  const env = options.allowlistEnv
+    ? allowlistedEnvironment(options.env ?? process.env, settings.passEnv)
+    : (options.env ?? process.env);
   const progress = (phase: ProgressEvent['phase']) => (message: string) =>
     options.onProgress?.({ phase, message });
   const baseDir = options.baseDir ?? process.cwd();
@@ -142,7 +150,7 @@ export async function runComparison(
         const install = installPlan(settings.install, appDir, tree);
         if (install && sha) steps.push({ label: 'install', ...install });
         if (settings.build && sha) steps.push({ label: 'build', command: settings.build, cwd: appDir });
-        await prepareCheckout(side, steps, env, log, signal);
+        await prepareCheckout(side, steps, env, log, signal, settings.passEnv);
         specs[side] = { side, command: start, cwd: appDir };
         // Source links point into head's checkout: its root is where profile paths start.
         if (side === 'head' && links && !links.root) links = { ...links, root: tree };

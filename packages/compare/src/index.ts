@@ -27,7 +27,7 @@ export {
   runComparison,
 } from './compare.js';
 export { ERROR_CODES, type ErrorCode, HotpathCompareError, type Side } from './errors.js';
-export { untrustedEnvironment } from './measure/environment.js';
+export { allowlistedEnvironment, untrustedEnvironment } from './measure/environment.js';
 export { type WrittenFiles, writeReportFiles } from './render/files.js';
 export {
   COMMENT_MARKER,

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ACTION_BUNDLE = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
-export const CLI_BUNDLE = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
 const git = (cwd: string, ...args: string[]) =>

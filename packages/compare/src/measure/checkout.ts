@@ -177,13 +177,14 @@ export async function prepareCheckout(
   env: NodeJS.ProcessEnv,
   log?: (line: string) => void,
   signal?: AbortSignal,
+  passEnv: readonly string[] = [],
 ): Promise<void> {
   for (const step of steps) {
     throwIfAborted(signal);
     log?.(`${side}: ${step.label}: ${step.command} (in ${step.cwd})`);
     const { exit, output } = await runCommand(step.command, {
       cwd: step.cwd,
-      env: untrustedEnvironment(env),
+      env: untrustedEnvironment(env, passEnv),
       timeoutMs: 20 * 60_000,
       signal,
     });

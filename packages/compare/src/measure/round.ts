@@ -23,7 +23,7 @@ export interface ServerSpec {
 
 export type RoundSettings = Pick<
   Settings,
-  'duration' | 'warmup' | 'profiler' | 'setupCommand' | 'readyTimeout' | 'scenarios'
+  'duration' | 'warmup' | 'profiler' | 'setupCommand' | 'readyTimeout' | 'scenarios' | 'passEnv'
 >;
 
 export interface RoundContext {
@@ -151,7 +151,7 @@ async function runRoundOnce(
     throw err;
   }
   const control = await ProbeControl.open();
-  const base = untrustedEnvironment(context.env);
+  const base = untrustedEnvironment(context.env, settings.passEnv);
   const env: NodeJS.ProcessEnv = {
     ...base,
     ...context.extraEnv,

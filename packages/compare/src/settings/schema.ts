@@ -37,6 +37,8 @@ export interface Settings {
   install: string;
   build: string;
   setupCommand: string;
+  /** More environment variables for the commands (the Action's allowlist adds these). */
+  passEnv?: string[];
   /** Seconds. */
   readyTimeout: number;
   /** Seconds per round and scenario. */
@@ -79,6 +81,7 @@ export interface CompareConfig {
   install?: string;
   build?: string;
   setupCommand?: string;
+  passEnv?: string[];
   readyTimeout?: number | string;
   url?: string;
   method?: string;
@@ -137,6 +140,8 @@ function expected(spec: SettingSpec): string {
       return '"Name: value" lines or an object of header names to values';
     case 'command':
       return 'a command line';
+    case 'list':
+      return 'environment variable names, comma or newline separated';
     default:
       return 'text';
   }
@@ -204,6 +209,12 @@ export function coerce(spec: SettingSpec, value: unknown, source: Source, path: 
         : fail();
     case 'headers':
       return parseHeaders(value) ?? fail();
+    case 'list': {
+      const items = typeof value === 'string' ? value.split(/[\s,]+/) : Array.isArray(value) ? value : undefined;
+      if (!items || !items.every((v) => typeof v === 'string')) return fail();
+      const names = (items as string[]).map((v) => v.trim()).filter(Boolean);
+      return names.every((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n)) ? names : fail();
+    }
     default:
       return typeof value === 'string' ? value : fail();
   }

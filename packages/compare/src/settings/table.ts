@@ -128,6 +128,15 @@ export const SETTINGS = [
       'Command run after the server is ready and before load (HOTPATH_URL is set), e.g. to seed data.',
   },
   {
+    key: 'passEnv',
+    kind: 'list',
+    group: 'sides',
+    arg: 'NAMES',
+    input: 'env',
+    description:
+      'More environment variables passed to install, build, setup and the server (names, comma or newline separated). The Action passes only an allowlist (PATH, HOME, locale, TMPDIR, CI, NODE_OPTIONS, npm/pnpm/yarn settings) plus these; tokens never.',
+  },
+  {
     key: 'readyTimeout',
     kind: 'duration',
     group: 'sides',
