@@ -28,11 +28,17 @@ const step = (text) => console.log(`compare-install-check: ${text}`);
 try {
   const names = ['memcache-proto', 'tick-parser', 'load-client', 'overload-guard', 'compare'];
   for (const name of names) {
-    execFileSync('pnpm', ['pack', '--pack-destination', packs], { cwd: join(root, 'packages', name), stdio: 'ignore' });
+    execFileSync('pnpm', ['pack', '--pack-destination', packs], {
+      cwd: join(root, 'packages', name),
+      stdio: 'ignore',
+    });
   }
   const tarballs = readdirSync(packs).map((f) => join(packs, f));
   step(`packed ${tarballs.map((t) => t.split('/').pop()).join(', ')}`);
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'check-app', private: true, type: 'module' }));
+  writeFileSync(
+    join(app, 'package.json'),
+    JSON.stringify({ name: 'check-app', private: true, type: 'module' }),
+  );
   const install = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs], {
     cwd: app,
     encoding: 'utf8',
@@ -40,7 +46,10 @@ try {
   if (install.status !== 0) fail(`npm install of the tarballs failed:\n${install.stderr}`);
 
   const version = JSON.parse(readFileSync(join(root, 'packages/compare/package.json'), 'utf8')).version;
-  const shown = execFileSync('npx', ['--no-install', 'hotpath', '--version'], { cwd: app, encoding: 'utf8' }).trim();
+  const shown = execFileSync('npx', ['--no-install', 'hotpath', '--version'], {
+    cwd: app,
+    encoding: 'utf8',
+  }).trim();
   if (shown !== version) fail(`npx hotpath --version printed ${JSON.stringify(shown)}, expected ${version}`);
   step(`npx hotpath --version: ${shown}`);
 
@@ -68,11 +77,15 @@ require('node:http').createServer((req, res) => {
     ],
   };
   writeFileSync(join(app, 'hotpath.config.json'), JSON.stringify(config, null, 2));
-  const cli = spawnSync('npx', ['--no-install', 'hotpath', 'compare', '--config', 'hotpath.config.json', '--json'], {
-    cwd: app,
-    encoding: 'utf8',
-    timeout: 180_000,
-  });
+  const cli = spawnSync(
+    'npx',
+    ['--no-install', 'hotpath', 'compare', '--config', 'hotpath.config.json', '--json'],
+    {
+      cwd: app,
+      encoding: 'utf8',
+      timeout: 180_000,
+    },
+  );
   if (cli.status !== 0) fail(`npx hotpath compare exited ${cli.status}:\n${cli.stderr}`);
   const report = JSON.parse(cli.stdout);
   const flags = report.scenarios.map((s) => `${s.name}=${s.regressed}`).join(' ');
@@ -117,7 +130,11 @@ test('an aborted compare() rejects and leaves no server alive', { timeout: 60_00
 });
 `,
   );
-  const tests = spawnSync(process.execPath, ['--test', 'perf.test.mjs'], { cwd: app, encoding: 'utf8', timeout: 300_000 });
+  const tests = spawnSync(process.execPath, ['--test', 'perf.test.mjs'], {
+    cwd: app,
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
   if (tests.status !== 0) fail(`node --test perf.test.mjs failed:\n${tests.stdout}\n${tests.stderr}`);
   step(`node --test in the installed project: ${(/# pass (\d+)/.exec(tests.stdout) ?? [])[1]} passed`);
 } catch (err) {

@@ -21,7 +21,7 @@ function unitNote(spec) {
 
 export function renderActionYml() {
   const lines = [
-    '# Generated from @hotpath/compare\'s settings table and packages/action/src/inputs.ts:',
+    "# Generated from @hotpath/compare's settings table and packages/action/src/inputs.ts:",
     '# pnpm --filter @hotpath/action action-yml',
     'name: hotpath',
     "description: Load-test and profile a pull request's Node.js server against its base branch, and comment what got slower and which functions got hotter.",
@@ -38,12 +38,16 @@ export function renderActionYml() {
     lines.push(`    default: ${defaultOf(spec)}`);
   }
   for (const [input, description] of Object.entries(ACTION_INPUTS)) {
-    lines.push(`  ${input}:`, `    description: ${yamlString(description.text)}`, `    default: ${description.default}`);
+    lines.push(
+      `  ${input}:`,
+      `    description: ${yamlString(description.text)}`,
+      `    default: ${description.default}`,
+    );
   }
   lines.push(
     'outputs:',
     '  regressed:',
-    "    description: '\"true\" when any scenario regressed.'",
+    '    description: \'"true" when any scenario regressed.\'',
     '  throughput-change:',
     "    description: 'Lowest change of requests per second over the scenarios, head vs base, in percent (e.g. -23.1).'",
     '  report:',

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import * as core from '@actions/core';
 import * as github from '@actions/github';
 import {
+  allowlistedEnvironment,
   COMMENT_MARKER,
   HotpathCompareError,
   loadConfig,
@@ -11,7 +12,6 @@ import {
   resolveSettings,
   runComparison,
   type Settings,
-  allowlistedEnvironment,
 } from '@hotpath/compare';
 import { uploadReportArtifact } from './artifact-upload.js';
 import { HotpathActionError } from './errors.js';
@@ -100,7 +100,6 @@ export async function run(): Promise<void> {
         links: {
           repositoryUrl: pr.fromFork ? pr.headRepositoryUrl : `${serverUrl}/${pr.owner}/${pr.repo}`,
           sha: pr.headSha,
-          root: '',
         },
         warnings,
         extraEnv,

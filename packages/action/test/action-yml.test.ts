@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { SETTINGS } from '@hotpath/compare';
 import { describe, expect, it } from 'vitest';
-import { allInputNames } from '../src/inputs.js';
 // @ts-expect-error: a plain .mjs script without types
 import { renderActionYml } from '../scripts/action-yml.mjs';
+import { allInputNames } from '../src/inputs.js';
 
 const committed = readFileSync(new URL('../../../action.yml', import.meta.url), 'utf8');
 

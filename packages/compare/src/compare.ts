@@ -5,7 +5,6 @@ import { fileURLToPath } from 'node:url';
 import { analyse, type Report, type SideInfo, type SourceLinks } from './analyse/analyse.js';
 import { HotpathCompareError, type Side } from './errors.js';
 import { throwIfAborted } from './measure/abort.js';
-import { allowlistedEnvironment } from './measure/environment.js';
 import {
   addWorktree,
   defaultBase,
@@ -16,6 +15,7 @@ import {
   removeWorktree,
   resolveCommit,
 } from './measure/checkout.js';
+import { allowlistedEnvironment } from './measure/environment.js';
 import { type Measurements, measure } from './measure/measure.js';
 import type { RoundContext, ServerSpec } from './measure/round.js';
 import { type WrittenFiles, writeReportFiles } from './render/files.js';
@@ -49,7 +49,7 @@ export interface CompareOptions extends CompareConfig {
 
 /** What a caller that already holds settings adds (the CLI, the Action). */
 export interface CompareRuntime {
-  /** Where source links point (the Action: the PR's head commit on GitHub); an empty `root` is head's checkout. */
+  /** Where source links point (the Action: the PR's head commit on GitHub). */
   links?: SourceLinks;
   /** Warnings to carry into the report. */
   warnings?: string[];
@@ -91,7 +91,7 @@ export async function runComparison(
   const cwd = resolve(baseDir, settings.cwd);
   const outDir = resolve(baseDir, settings.out);
   const cleanups: (() => Promise<void> | void)[] = [];
-  let links = options.links;
+  const links = options.links;
   try {
     throwIfAborted(signal);
     let specs: Record<Side, ServerSpec>;
@@ -107,9 +107,10 @@ export async function runComparison(
           'HP_COMPARE_INVALID_SETTING',
           'base/head (git refs) and baseStart/headStart (two commands in one tree) exclude each other',
         );
+      const root = await gitRoot(cwd).catch(() => cwd);
       specs = {
-        base: { side: 'base', command: settings.baseStart, cwd },
-        head: { side: 'head', command: settings.headStart, cwd },
+        base: { side: 'base', command: settings.baseStart, cwd, root },
+        head: { side: 'head', command: settings.headStart, cwd, root },
       };
       sides = { base: { command: settings.baseStart, cwd }, head: { command: settings.headStart, cwd } };
     } else {
@@ -151,9 +152,7 @@ export async function runComparison(
         if (install && sha) steps.push({ label: 'install', ...install });
         if (settings.build && sha) steps.push({ label: 'build', command: settings.build, cwd: appDir });
         await prepareCheckout(side, steps, env, log, signal, settings.passEnv);
-        specs[side] = { side, command: start, cwd: appDir };
-        // Source links point into head's checkout: its root is where profile paths start.
-        if (side === 'head' && links && !links.root) links = { ...links, root: tree };
+        specs[side] = { side, command: start, cwd: appDir, root: tree };
         sides[side] = {
           command: start,
           cwd: appDir,

@@ -10,7 +10,7 @@ import { COMMENT_MARKER, renderMarkdown, sourceLink } from '../src/render/markdo
 import { renderTerminal } from '../src/render/terminal.js';
 import { resolveSettings } from '../src/settings/schema.js';
 
-const APP = 'file:///repo/app/server.js';
+const APP = 'app/server.js';
 
 /** A profile with the given self ticks per function; `run` is called by pbkdf2Sync. */
 function profile(self: Record<string, number>): Profile {
@@ -179,7 +179,7 @@ describe('analyse + renderMarkdown', () => {
       base: { command: 'node server.js', cwd: '/b', ref: 'main' },
       head: { command: 'node server.js', cwd: '/h' },
     },
-    links: { repositoryUrl: 'https://github.com/o/r', sha: 'abc123', root: '/repo' },
+    links: { repositoryUrl: 'https://github.com/o/r', sha: 'abc123' },
   });
 
   it('decides regressed and names the hot function in the verdict line', () => {
@@ -214,13 +214,18 @@ describe('analyse + renderMarkdown', () => {
     expect(text).not.toContain('\u001b[');
   });
 
-  it('links only files inside head’s checkout and outside node_modules', () => {
-    const links = { repositoryUrl: 'https://github.com/o/r', sha: 'abc1234', root: '/repo' };
-    expect(sourceLink({ file: 'file:///repo/a b.js', line: 3 }, links)).toBe(
+  it('links only repository paths, never dependencies, node internals or absolute paths', () => {
+    const links = { repositoryUrl: 'https://github.com/o/r', sha: 'abc1234' };
+    expect(sourceLink({ file: 'a b.js', line: 3 }, links)).toBe(
       'https://github.com/o/r/blob/abc1234/a%20b.js#L3',
     );
-    expect(sourceLink({ file: 'file:///repo/node_modules/x/i.js', line: 3 }, links)).toBeUndefined();
+    expect(sourceLink({ file: 'node_modules/x/i.js', line: 3 }, links)).toBeUndefined();
     expect(sourceLink({ file: 'node:internal/crypto/pbkdf2', line: 3 }, links)).toBeUndefined();
-    expect(sourceLink({ file: 'file:///elsewhere/x.js', line: 3 }, links)).toBeUndefined();
+    expect(sourceLink({ file: '/elsewhere/x.js', line: 3 }, links)).toBeUndefined();
+    expect(sourceLink({ file: '../x.js', line: 3 }, links)).toBeUndefined();
+    expect(sourceLink({ file: 'javascript:alert(1)', line: 3 }, links)).toBeUndefined();
+    expect(
+      sourceLink({ file: 'a.js', line: 3 }, { repositoryUrl: 'https://x.y/o/r"><img', sha: 'abc1234' }),
+    ).toBeUndefined();
   });
 });

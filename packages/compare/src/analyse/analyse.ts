@@ -23,8 +23,6 @@ export interface SourceLinks {
   /** e.g. https://github.com/owner/repo */
   repositoryUrl: string;
   sha: string;
-  /** Absolute path of head's checkout root: profile paths below it become links. */
-  root: string;
 }
 
 export interface SideInfo {

@@ -21,7 +21,10 @@ const SECRET_PATTERN = /(TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_KEY|API
  * Returns a copy of `env` without tokens, inputs, ACTIONS_*, the workflow's command files and
  * secret-looking variables (those listed in `pass` excepted from the last rule only).
  */
-export function untrustedEnvironment(env: NodeJS.ProcessEnv, pass: readonly string[] = []): NodeJS.ProcessEnv {
+export function untrustedEnvironment(
+  env: NodeJS.ProcessEnv,
+  pass: readonly string[] = [],
+): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
   const listed = new Set(pass);
   for (const [name, value] of Object.entries(env)) {
@@ -71,7 +74,10 @@ const ALLOWED_PREFIXES = ['LC_', 'npm_config_', 'NPM_CONFIG_', 'PNPM_', 'YARN_',
  * GITHUB_ENV/PATH/OUTPUT/STEP_SUMMARY (files that would let the code steer the workflow) or
  * anything secret-looking, even when listed.
  */
-export function allowlistedEnvironment(env: NodeJS.ProcessEnv, pass: readonly string[] = []): NodeJS.ProcessEnv {
+export function allowlistedEnvironment(
+  env: NodeJS.ProcessEnv,
+  pass: readonly string[] = [],
+): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
   const extra = new Set(pass);
   for (const [name, value] of Object.entries(env)) {

@@ -6,6 +6,7 @@ import type { Scenario, Settings } from '../settings/schema.js';
 import { throwIfAborted, untilAborted } from './abort.js';
 import { untrustedEnvironment, withProbePreloaded } from './environment.js';
 import { type LoadResult, runLoad } from './load.js';
+import { withRelativeLocations } from './locations.js';
 import { type MonitorSummary, readMonitorFile } from './monitor-summary.js';
 import { ProbeControl, type ProbeReport } from './probe-control.js';
 import { type GroupProcess, killGroupNow, runCommand, spawnInGroup, stopGroup } from './process-group.js';
@@ -19,6 +20,11 @@ export interface ServerSpec {
   command: string;
   /** Working directory of the command. */
   cwd: string;
+  /**
+   * Root of the side's checkout: profile paths below it are kept relative to it, so the same
+   * function matches across two checkouts (default: paths stay as the profiler wrote them).
+   */
+  root?: string;
 }
 
 export type RoundSettings = Pick<
@@ -296,7 +302,7 @@ async function runRoundOnce(
       scenarios.push({
         scenario: scenario.name,
         load,
-        profile,
+        profile: profile && withRelativeLocations(profile, spec.root),
         monitors,
         profilers: [...new Set(reports.map((r) => r.profiler))],
       });

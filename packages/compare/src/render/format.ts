@@ -40,21 +40,27 @@ export function points(x: number): string {
   return `${sign}${Math.abs(x * 100).toFixed(1)} pts`;
 }
 
-/** A profile's file (URL or path) as a short, readable location. */
+/**
+ * A profile's file as a readable location: a checkout-relative path as it is
+ * (`src/routes/auth.js:12`), a dependency as its package path (`content-type/index.js:106`),
+ * anything absolute or a URL by its last two segments.
+ */
 export function shortLocation(file: string, line: number): string {
   if (!file) return '';
   let path = file;
-  if (file.startsWith('file://')) {
-    try {
-      path = decodeURIComponent(new URL(file).pathname);
-    } catch {
-      // a URL that does not decode is shown as it is
-      path = file.slice('file://'.length);
+  if (file.startsWith('node_modules/')) path = file.slice('node_modules/'.length);
+  else if (file.startsWith('/') || file.startsWith('file://')) {
+    if (file.startsWith('file://')) {
+      try {
+        path = decodeURIComponent(new URL(file).pathname);
+      } catch {
+        // a URL that does not decode is shown as it is
+        path = file.slice('file://'.length);
+      }
     }
+    path = path.split('/').slice(-2).join('/');
   }
-  const parts = path.split('/');
-  const tail = parts.slice(-2).join('/');
-  return line > 0 ? `${tail}:${line}` : tail;
+  return line > 0 ? `${path}:${line}` : path;
 }
 
 /** A function's name; native frames without a file also name their JS caller. */

@@ -1,5 +1,3 @@
-import { relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Report, ScenarioReport, SourceLinks } from '../analyse/analyse.js';
 import type { HotFunction } from '../analyse/hot-functions.js';
 import {
@@ -58,22 +56,21 @@ export function codeSpan(text: string, max = 200): string {
   return `${fence}${pad}${t.replace(/\|/g, '\\|')}${pad}${fence}`;
 }
 
-/** Link to head's source line when the function's file lies inside head's checkout. */
+/**
+ * Link to head's source line for a function whose file is a path inside the repository (profile
+ * paths are relative to the checkout root); none for dependencies, node's own modules and
+ * anything else. Only the repository's own blob URLs, built from validated parts.
+ */
 export function sourceLink(fn: Pick<HotFunction, 'file' | 'line'>, links?: SourceLinks): string | undefined {
   if (!links || !fn.file) return undefined;
-  let path: string;
-  try {
-    path = fn.file.startsWith('file://') ? fileURLToPath(fn.file) : fn.file;
-  } catch {
-    return undefined;
-  }
-  if (!path.startsWith('/')) return undefined;
-  const rel = relative(links.root, path);
-  if (rel.startsWith('..') || rel.split(sep).includes('node_modules')) return undefined;
+  const rel = fn.file;
+  if (rel.startsWith('/') || /^[a-z][\w+.-]*:/i.test(rel)) return undefined;
+  const parts = rel.split('/');
+  if (parts.includes('node_modules') || parts.includes('..') || parts.includes('.')) return undefined;
   if (!/^https:\/\/[\w.-]+(:\d+)?\/[\w.-]+\/[\w.-]+$/.test(links.repositoryUrl)) return undefined;
   if (!/^[0-9a-f]{4,64}$/.test(links.sha)) return undefined;
   const anchor = fn.line > 0 ? `#L${Math.floor(fn.line)}` : '';
-  return `${links.repositoryUrl}/blob/${links.sha}/${rel.split(sep).map(encodeURIComponent).join('/')}${anchor}`;
+  return `${links.repositoryUrl}/blob/${links.sha}/${parts.map(encodeURIComponent).join('/')}${anchor}`;
 }
 
 function verdictIcon(x: { regressed: boolean; improved: boolean }): string {

@@ -210,7 +210,8 @@ export function coerce(spec: SettingSpec, value: unknown, source: Source, path: 
     case 'headers':
       return parseHeaders(value) ?? fail();
     case 'list': {
-      const items = typeof value === 'string' ? value.split(/[\s,]+/) : Array.isArray(value) ? value : undefined;
+      const items =
+        typeof value === 'string' ? value.split(/[\s,]+/) : Array.isArray(value) ? value : undefined;
       if (!items || !items.every((v) => typeof v === 'string')) return fail();
       const names = (items as string[]).map((v) => v.trim()).filter(Boolean);
       return names.every((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n)) ? names : fail();
