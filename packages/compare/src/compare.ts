@@ -72,6 +72,13 @@ export interface ComparisonOutcome {
   files: WrittenFiles;
 }
 
+export interface MeasuredSides {
+  measurements: Measurements;
+  sides: Record<Side, SideInfo>;
+}
+
+export type RunOptions = Pick<CompareOptions, 'signal' | 'onProgress' | 'env'> & CompareRuntime;
+
 /**
  * Runs a whole comparison with validated settings: checkouts (git worktrees for refs, or two
  * start commands in one tree), install and build, interleaved rounds, analysis, report files.
@@ -79,8 +86,22 @@ export interface ComparisonOutcome {
  */
 export async function runComparison(
   settings: Settings,
-  options: Pick<CompareOptions, 'signal' | 'onProgress' | 'env'> & CompareRuntime = {},
+  options: RunOptions = {},
 ): Promise<ComparisonOutcome> {
+  const { measurements, sides } = await runMeasurements(settings, options);
+  options.onProgress?.({ phase: 'analyse', message: 'statistics, hot functions, report files' });
+  const report = analyse(measurements, { settings, sides, links: options.links, warnings: options.warnings });
+  const outDir = resolve(options.baseDir ?? process.cwd(), settings.out);
+  const files = writeReportFiles(outDir, report, measurements);
+  return { report, measurements, files };
+}
+
+/**
+ * The measuring half of runComparison: checkouts, install and build, interleaved rounds; raw
+ * measurements and what each side ran, no statistics (the Action's `measure` mode writes these
+ * as results). Leaves no process, worktree or temp dir behind.
+ */
+export async function runMeasurements(settings: Settings, options: RunOptions = {}): Promise<MeasuredSides> {
   const { signal } = options;
   const env = options.allowlistEnv
     ? allowlistedEnvironment(options.env ?? process.env, settings.passEnv)
@@ -89,9 +110,7 @@ export async function runComparison(
     options.onProgress?.({ phase, message });
   const baseDir = options.baseDir ?? process.cwd();
   const cwd = resolve(baseDir, settings.cwd);
-  const outDir = resolve(baseDir, settings.out);
   const cleanups: (() => Promise<void> | void)[] = [];
-  const links = options.links;
   try {
     throwIfAborted(signal);
     let specs: Record<Side, ServerSpec>;
@@ -169,10 +188,7 @@ export async function runComparison(
       signal,
     };
     const measurements = await measure({ base: specs.base, head: specs.head, settings }, context);
-    options.onProgress?.({ phase: 'analyse', message: 'statistics, hot functions, report files' });
-    const report = analyse(measurements, { settings, sides, links, warnings: options.warnings });
-    const files = writeReportFiles(outDir, report, measurements);
-    return { report, measurements, files };
+    return { measurements, sides };
   } finally {
     for (const cleanup of cleanups) {
       try {

@@ -30,9 +30,11 @@ describe('resolveSettings (one table for flags, inputs, config and API)', () => 
     const s = fromFlags({ start: 'node server.js' });
     expect(s).toMatchObject({
       cwd: '.',
-      duration: 10,
-      warmup: 3,
-      rounds: 3,
+      duration: 5,
+      warmup: 2,
+      rounds: 6,
+      metrics: ['requestsPerSecond', 'p50', 'p99', 'errorRate', 'cpuPerRequest'],
+      failOn: 'metrics',
       profiler: 'cpuprofile',
       threshold: 10,
       hotThreshold: 5,
@@ -47,7 +49,7 @@ describe('resolveSettings (one table for flags, inputs, config and API)', () => 
 
   it('treats empty strings (unset Action inputs) as defaults', () => {
     const s = fromInputs({ start: 'x', rate: '', duration: '', headers: '' });
-    expect(s.duration).toBe(10);
+    expect(s.duration).toBe(5);
     expect(s.scenarios[0]?.rate).toBeUndefined();
   });
 
@@ -91,7 +93,12 @@ describe('resolveSettings (one table for flags, inputs, config and API)', () => 
     [
       { start: 'x', rounds: '2.5' },
       'flag',
-      /^invalid --rounds: expected a whole number >= 1 and <= 50, got "2.5"$/,
+      /^invalid --rounds: expected a whole number >= 1 and <= 100, got "2.5"$/,
+    ],
+    [
+      { start: 'x', metrics: 'p99,p95' },
+      'flag',
+      /^invalid --metrics: expected a comma-separated list of requestsPerSecond, .*got "p99,p95"$/,
     ],
     [{ start: 'x', profiler: 'perf' }, 'flag', /--profiler: expected cpuprofile, prof, none, got "perf"/],
     [

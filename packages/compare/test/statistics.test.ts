@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { compareSamples, tQuantile975 } from '../src/analyse/statistics.js';
+import {
+  compareSamples,
+  pairedDifference,
+  tCdf,
+  tQuantile,
+  tQuantile975,
+} from '../src/analyse/statistics.js';
 
 describe('tQuantile975', () => {
   it.each([
@@ -43,5 +49,30 @@ describe('compareSamples', () => {
 
   it('rejects an empty side', () => {
     expect(() => compareSamples([], [1])).toThrow(/base=0 head=1/);
+  });
+});
+
+describe('tQuantile and tCdf (Student t, any level)', () => {
+  it.each([
+    [0.975, 1, 12.706],
+    [0.975, 2, 4.303],
+    [0.975, 5, 2.571],
+    [0.995, 5, 4.032],
+    [0.9975, 5, 4.773],
+    [0.975, 30, 2.042],
+    [0.95, 10, 1.812],
+  ])('quantile %d with df=%d is %d (tables)', (p, df, q) => {
+    expect(tQuantile(p, df)).toBeCloseTo(q, 3);
+    expect(tCdf(q, df)).toBeCloseTo(p, 4);
+  });
+
+  it('paired interval: mean of the differences ± t·sd/√n, and a p-value', () => {
+    const d = pairedDifference([0.1, 0.12, 0.08, 0.1], 0.05);
+    expect(d.mean).toBeCloseTo(0.1, 10);
+    const sd = Math.sqrt((0 + 0.0004 + 0.0004 + 0) / 3);
+    expect(d.ci[1] - d.mean).toBeCloseTo((tQuantile(0.975, 3) * sd) / 2, 10);
+    expect(d.p).toBeCloseTo(2 * (1 - tCdf(0.1 / (sd / 2), 3)), 12);
+    expect(d.p).toBeLessThan(0.01);
+    expect(pairedDifference([0.1]).ci).toEqual([Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY]);
   });
 });

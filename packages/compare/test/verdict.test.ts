@@ -1,5 +1,19 @@
 import { describe, expect, it } from 'vitest';
+import { roundPairs } from '../src/analyse/analyse.js';
 import { judgeMetrics, type RoundMetrics } from '../src/analyse/verdict.js';
+
+const ALL = ['requestsPerSecond', 'p50', 'p90', 'p99', 'errorRate', 'cpuPerRequest'] as const;
+/** judgeMetrics on base round k paired with head round k, at one test's 95 % level. */
+const judge = (
+  base: readonly RoundMetrics[],
+  head: readonly RoundMetrics[],
+  threshold: number,
+  alpha = 0.05,
+) =>
+  judgeMetrics(
+    base.map((b, i) => ({ base: b, head: head[i]! })),
+    { threshold, metrics: ALL, alpha },
+  );
 
 const round = (rps: number, p50 = 10, errorRate = 0, cpuPerRequest = Number.NaN): RoundMetrics => ({
   requestsPerSecond: rps,
@@ -58,14 +72,14 @@ const cases = [
 
 describe('judgeMetrics on recorded rounds', () => {
   it.each(cases)('$name', ({ base, head, expect: expected }) => {
-    const verdicts = judgeMetrics(base, head, 0.1);
+    const verdicts = judge(base, head, 0.1);
     for (const [metric, status] of Object.entries(expected)) {
       expect(verdicts.find((v) => v.metric === metric)?.status, metric).toBe(status);
     }
   });
 
   it('reports the change and an interval that contains it', () => {
-    const [rps] = judgeMetrics(cases[0].base, cases[0].head, 0.1);
+    const [rps] = judge(cases[0].base, cases[0].head, 0.1);
     // Ratio of the geometric means of the rounds, minus one.
     const geo = (xs: number[]) => Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length);
     const rate = (rounds: (typeof cases)[0]['base']) => geo(rounds.map((r) => r.requestsPerSecond));
@@ -77,13 +91,43 @@ describe('judgeMetrics on recorded rounds', () => {
   });
 
   it('leaves out CPU per request when a round has no probe data', () => {
-    const verdicts = judgeMetrics([round(100), round(101)], [round(100), round(99)], 0.1);
+    const verdicts = judge([round(100), round(101)], [round(100), round(99)], 0.1);
     expect(verdicts.map((v) => v.metric)).not.toContain('cpuPerRequest');
+  });
+
+  it('cancels drift of the machine within each pair: −15 % on a machine slowing from 200 to 100 req/s', () => {
+    const base = [round(200), round(160), round(130), round(100)];
+    const head = base.map((r) => round(r.requestsPerSecond * 0.85));
+    const [rps] = judge(base, head, 0.1);
+    expect(rps.change).toBeCloseTo(-0.15, 6);
+    expect(rps.status).toBe('regressed');
+  });
+
+  it('a stricter level (more tests in the run) widens the interval', () => {
+    const [wide] = judge(cases[0].base, cases[0].head, 0.1, 0.005);
+    const [narrow] = judge(cases[0].base, cases[0].head, 0.1, 0.05);
+    expect(wide.ci[1] - wide.ci[0]).toBeGreaterThan(narrow.ci[1] - narrow.ci[0]);
+    expect(wide.pairs).toBe(4);
+  });
+
+  it('pairs rounds within each shard, in order', () => {
+    const b = [
+      { id: 'b1', shard: 1 },
+      { id: 'b2', shard: 1 },
+      { id: 'b3', shard: 2 },
+    ];
+    const h = [
+      { id: 'h1', shard: 1 },
+      { id: 'h3', shard: 2 },
+      { id: 'h2', shard: 1 },
+      { id: 'h4', shard: 2 },
+    ];
+    expect(roundPairs(b, h).map(([x, y]) => `${x.id}-${y.id}`)).toEqual(['b1-h1', 'b2-h2', 'b3-h3']);
   });
 
   it('uses the threshold it is given', () => {
     const base = [round(1000), round(1002), round(998)];
     const head = [round(960), round(962), round(958)];
-    expect(judgeMetrics(base, head, 0.02)[0].status).toBe('regressed');
+    expect(judge(base, head, 0.02)[0].status).toBe('regressed');
   });
 });

@@ -7,7 +7,8 @@ import { functionLabel } from '../render/format.js';
 import type { Scenario, Settings } from '../settings/schema.js';
 import { type Diagnosis, diagnose } from './diagnosis.js';
 import { diffHotFunctions, type HotFunctionDiff } from './hot-functions.js';
-import { judgeMetrics, type MetricVerdict, type RoundMetrics } from './verdict.js';
+import { pairedDifference } from './statistics.js';
+import { judgeMetrics, type MetricVerdict, type RoundMetrics, type RoundPair } from './verdict.js';
 
 export interface RoundRow extends RoundMetrics {
   side: Side;
@@ -42,6 +43,8 @@ export interface ScenarioReport {
   improved: boolean;
   /** One line: this scenario's verdict. */
   summary: string;
+  /** Base/head round pairs the statistics are built on (all shards). */
+  pairs: number;
   metrics: MetricVerdict[];
   /** Relative change of requests per second, head vs base, as a fraction (-0.1 = −10 %). */
   throughputChange: number;
@@ -70,6 +73,11 @@ export interface Report {
   scenarios: ScenarioReport[];
   /** The lowest throughput change over the scenarios, as a fraction. */
   throughputChange: number;
+  /** How the intervals were made: paired log-ratios, Bonferroni over `tests` at family level 95 %. */
+  statistics: { method: 'paired-t'; tests: number; alpha: number; familyLevel: 0.95 };
+  /** Shards merged (1 without a matrix) and rounds per side over all shards. */
+  shards: number;
+  rounds: number;
   order: Side[];
   sides: { base: SideInfo; head: SideInfo };
   settings: ReportSettings;
@@ -108,9 +116,13 @@ export function roundMetrics(round: ScenarioRound): RoundMetrics {
 const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)} %`;
 
 /** The one-line verdict of a scenario. */
-export function summarise(metrics: readonly MetricVerdict[], hot?: HotFunctionDiff): string {
-  const regressed = metrics.filter((m) => m.status === 'regressed');
-  const improved = metrics.filter((m) => m.status === 'improved');
+export function summarise(
+  metrics: readonly MetricVerdict[],
+  hot?: HotFunctionDiff,
+  functionsRegressed = false,
+): string {
+  const regressed = metrics.filter((m) => m.inVerdict && m.status === 'regressed');
+  const improved = metrics.filter((m) => m.inVerdict && m.status === 'improved');
   const hotNames = (hot?.flagged ?? []).slice(0, 3).map((f) => functionLabel(f));
   const hotText = hotNames.length ? `; hotter: ${hotNames.join(', ')}` : '';
   const describe = (ms: MetricVerdict[]) =>
@@ -121,6 +133,7 @@ export function summarise(metrics: readonly MetricVerdict[], hot?: HotFunctionDi
       )
       .join(', ');
   if (regressed.length > 0) return `Regression: ${describe(regressed)}${hotText}`;
+  if (functionsRegressed) return `Regression: hotter functions: ${hotNames.join(', ')}`;
   if (improved.length > 0) return `Improvement: ${describe(improved)}${hotText}`;
   return `No significant change beyond the threshold${hotText}`;
 }
@@ -140,6 +153,8 @@ export function summariseRun(scenarios: readonly ScenarioReport[]): string {
 
 export interface AnalyseOptions {
   settings: Settings;
+  /** Shards the measurements were merged from. */
+  shards?: number;
   sides: { base: SideInfo; head: SideInfo };
   links?: SourceLinks;
   warnings?: string[];
@@ -155,6 +170,33 @@ function describeTarget(scenario: Scenario): string {
   return `${scenario.method} ${scenario.url}`;
 }
 
+/**
+ * Base round k of a shard with head round k of the same shard: in the interleaved order B H B H
+ * they ran next to each other, so what the machine did in between (drift, a faster runner for a
+ * whole shard) cancels in the pair's ratio.
+ */
+export function roundPairs<T>(
+  base: readonly (T & { shard?: number })[],
+  head: readonly (T & { shard?: number })[],
+): [T, T][] {
+  const byShard = (list: readonly (T & { shard?: number })[]) => {
+    const map = new Map<number, T[]>();
+    for (const r of list) {
+      const key = r.shard ?? 0;
+      map.set(key, [...(map.get(key) ?? []), r]);
+    }
+    return map;
+  };
+  const b = byShard(base);
+  const h = byShard(head);
+  const pairs: [T, T][] = [];
+  for (const [shard, list] of b) {
+    const other = h.get(shard) ?? [];
+    for (let i = 0; i < Math.min(list.length, other.length); i++) pairs.push([list[i]!, other[i]!]);
+  }
+  return pairs;
+}
+
 /** The rounds of one scenario, in the order they ran. */
 function scenarioRounds(measurements: Measurements, name: string): Record<Side, ScenarioRound[]> {
   const pick = (side: Side) =>
@@ -167,12 +209,44 @@ function scenarioRounds(measurements: Measurements, name: string): Record<Side, 
   return { base: pick('base'), head: pick('head') };
 }
 
-function analyseScenario(measurements: Measurements, scenario: Scenario, settings: Settings): ScenarioReport {
+/** Per-pair change of each hot function's self-time share, to tell growth from sampling noise. */
+function functionIntervals(
+  diff: HotFunctionDiff,
+  pairs: [ScenarioRound, ScenarioRound][],
+  alpha: number,
+): void {
+  const share = (r: ScenarioRound, name: string, file: string) => {
+    const p = r.profile;
+    if (!p || p.totalTicks === 0) return 0;
+    let self = 0;
+    for (const f of p.functions) if (f.name === name && f.file === file) self += f.self;
+    return self / p.totalTicks;
+  };
+  const candidates = [...new Set([...diff.rows, ...diff.flagged])];
+  const tested = candidates.filter((f) => f.reason === 'grew');
+  const perTest = tested.length > 0 ? alpha / tested.length : alpha;
+  for (const f of candidates) {
+    if (pairs.length < 2) continue;
+    const d = pairedDifference(
+      pairs.map(([b, h]) => share(h, f.name, f.file) - share(b, f.name, f.file)),
+      f.reason === 'grew' ? perTest : alpha,
+    );
+    f.ci = d.ci;
+    f.significant = d.ci[0] > 0 || d.ci[1] < 0;
+  }
+}
+
+function analyseScenario(
+  measurements: Measurements,
+  scenario: Scenario,
+  settings: Settings,
+  alpha: number,
+): ScenarioReport {
   const rounds = scenarioRounds(measurements, scenario.name);
+  const pairs = roundPairs(rounds.base, rounds.head);
   const metrics = judgeMetrics(
-    rounds.base.map(roundMetrics),
-    rounds.head.map(roundMetrics),
-    settings.threshold / 100,
+    pairs.map(([b, h]): RoundPair => ({ base: roundMetrics(b), head: roundMetrics(h) })),
+    { threshold: settings.threshold / 100, metrics: settings.metrics, alpha },
   );
   const profileOf = (list: ScenarioRound[]) =>
     merge(list.flatMap((r) => (r.profile ? [r.profile] : [])) as Profile[]);
@@ -182,6 +256,17 @@ function analyseScenario(measurements: Measurements, scenario: Scenario, setting
     baseProfile && headProfile
       ? diffHotFunctions(baseProfile, headProfile, settings.hotThreshold / 100)
       : undefined;
+  if (hotFunctions) functionIntervals(hotFunctions, pairs, 0.05 / settings.scenarios.length);
+  const metricRegressed = metrics.some((m) => m.inVerdict && m.status === 'regressed');
+  const functionRegressed = (hotFunctions?.flagged ?? []).some(
+    (f) => f.reason === 'grew' && f.significant === true,
+  );
+  const regressed =
+    settings.failOn === 'metrics'
+      ? metricRegressed
+      : settings.failOn === 'functions'
+        ? functionRegressed
+        : metricRegressed || functionRegressed;
   const diagnosis = diagnose(
     rounds.base.flatMap((r) => r.monitors),
     rounds.head.flatMap((r) => r.monitors),
@@ -203,9 +288,10 @@ function analyseScenario(measurements: Measurements, scenario: Scenario, setting
   return {
     name: scenario.name,
     target: describeTarget(scenario),
-    regressed: metrics.some((m) => m.status === 'regressed'),
-    improved: metrics.some((m) => m.status === 'improved'),
-    summary: summarise(metrics, hotFunctions),
+    regressed,
+    improved: !regressed && metrics.some((m) => m.inVerdict && m.status === 'improved'),
+    pairs: pairs.length,
+    summary: summarise(metrics, hotFunctions, settings.failOn !== 'metrics' && functionRegressed),
     metrics,
     throughputChange: throughput?.change ?? 0,
     hotFunctions,
@@ -230,7 +316,11 @@ export function reportSettings(settings: Settings): ReportSettings {
 /** Turns raw measurements into the report model: statistics, hot functions, diagnosis. Pure. */
 export function analyse(measurements: Measurements, options: AnalyseOptions): Report {
   const { settings } = options;
-  const scenarios = settings.scenarios.map((s) => analyseScenario(measurements, s, settings));
+  // One family of tests for the whole run: every verdict metric of every scenario. Each interval
+  // is at level 1 − 0.05 / tests (Bonferroni), so an A/A run flags nothing 95 % of the time.
+  const tests = Math.max(1, settings.metrics.length * settings.scenarios.length);
+  const alpha = 0.05 / tests;
+  const scenarios = settings.scenarios.map((s) => analyseScenario(measurements, s, settings, alpha));
   const all = [...measurements.base, ...measurements.head];
   const warnings = [...(options.warnings ?? []), ...all.flatMap((r) => r.warnings)];
   if (settings.rounds < 2)
@@ -249,6 +339,9 @@ export function analyse(measurements: Measurements, options: AnalyseOptions): Re
     summary: summariseRun(scenarios),
     scenarios,
     throughputChange: Math.min(...scenarios.map((s) => s.throughputChange)),
+    statistics: { method: 'paired-t', tests, alpha, familyLevel: 0.95 },
+    shards: options.shards ?? 1,
+    rounds: measurements.base.length,
     order: measurements.order,
     sides: options.sides,
     settings: reportSettings(settings),

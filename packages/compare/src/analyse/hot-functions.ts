@@ -18,6 +18,10 @@ export interface HotFunction {
   caller?: { name: string; file: string; line: number };
   flagged: boolean;
   reason?: 'grew' | 'new-in-top-10';
+  /** Interval of the per-round-pair growth of the share (when there are two pairs or more). */
+  ci?: [number, number];
+  /** The interval excludes zero: more than sampling noise. */
+  significant?: boolean;
 }
 
 export interface HotFunctionDiff {

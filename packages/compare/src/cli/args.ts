@@ -41,6 +41,7 @@ export function parseArgsOptions(): Record<string, OptionConfig> {
 
 function defaultText(spec: SettingSpec): string {
   if (spec.default === undefined || spec.default === '' || spec.default === false) return '';
+  if (Array.isArray(spec.default)) return ` (default ${spec.default.join(',')})`;
   if (spec.kind === 'duration') return ` (default ${formatDuration(spec.default as number)})`;
   if (spec.unit === '%') return ` (default ${spec.default} %)`;
   if (spec.unit === 'points') return ` (default ${spec.default} points)`;

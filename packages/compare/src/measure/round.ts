@@ -61,6 +61,8 @@ export interface ScenarioRound {
 export interface RoundResult {
   side: Side;
   round: number;
+  /** Which shard measured it (merged results); rounds pair within a shard. */
+  shard?: number;
   scenarios: ScenarioRound[];
   /** Server processes that the probe attached to. */
   pids: number[];

@@ -80,9 +80,10 @@ function verdictIcon(x: { regressed: boolean; improved: boolean }): string {
 }
 
 function metricsTable(scenario: ScenarioReport): string[] {
-  const lines = ['| Metric | Base | Head | Change | 95 % CI | Verdict |', '|---|---:|---:|---:|---|---|'];
+  const lines = ['| Metric | Base | Head | Change | Interval | Verdict |', '|---|---:|---:|---:|---|---|'];
   for (const m of scenario.metrics) {
-    const status = m.status === 'regressed' ? '**regressed**' : STATUS_TEXT[m.status];
+    const text = m.status === 'regressed' && m.inVerdict ? '**regressed**' : STATUS_TEXT[m.status];
+    const status = m.inVerdict ? text : `${text} (shown only)`;
     lines.push(
       `| ${m.label} | ${formatValue(m, m.base)} | ${formatValue(m, m.head)} | ${formatChange(m, m.change)} | ${formatInterval(m, m.ci)} | ${status} |`,
     );
@@ -204,7 +205,8 @@ function settingsLines(report: Report): string[] {
     side('head', report.sides.head),
     `- **load**: ${s.warmup} s warm-up + ${s.duration} s measured per round and scenario, ${s.rounds} rounds per side interleaved (${report.order.map((o) => (o === 'base' ? 'B' : 'H')).join(' ')})`,
     ...scenarios,
-    `- **verdict rules**: a metric regresses when its 95 % interval excludes 0 and the change exceeds ${s.threshold} %; functions flagged at ≥ ${s.hotThreshold} points of self time; the run regresses when any scenario does`,
+    `- **statistics**: ${report.shards > 1 ? `${report.shards} shards merged, ` : ''}${report.rounds} rounds per side; each base round is paired with the head round after it and the intervals are paired t intervals on the per-pair log-ratios, simultaneous 95 % over ${report.statistics.tests} tests (each at ${((1 - report.statistics.alpha) * 100).toFixed(2)} %, Bonferroni)`,
+    `- **verdict rules**: a scenario regresses when a metric of ${s.metrics.map((m) => codeSpan(m)).join(', ')} has an interval excluding 0 and a change beyond ${s.threshold} %${s.failOn === 'metrics' ? '' : `${s.failOn === 'both' ? ', or' : '; only'} when a function's self-time share grows by ≥ ${s.hotThreshold} points with an interval above 0`}; functions are flagged at ≥ ${s.hotThreshold} points; the run regresses when any scenario does`,
     `- **profiler**: ${s.profiler} — ran: base ${env.profilers.base.map((p) => escapeText(p)).join(', ') || 'none'}, head ${env.profilers.head.map((p) => escapeText(p)).join(', ') || 'none'}`,
     `- **environment**: ${env.serverNode ? `server Node ${escapeText(env.serverNode)}, ` : ''}runner Node ${env.node}, ${env.platform}, ${env.cpus} CPUs (${escapeText(env.cpuModel)})`,
   ];

@@ -53,7 +53,7 @@ export function renderTerminal(report: Report, options: { color?: boolean } = {}
   lines.push(
     paint(
       'dim',
-      `profiler: base ${env.profilers.base.join(', ') || 'none'}, head ${env.profilers.head.join(', ') || 'none'} · ${report.settings.rounds} rounds × ${report.settings.duration} s per side and scenario`,
+      `profiler: base ${env.profilers.base.join(', ') || 'none'}, head ${env.profilers.head.join(', ') || 'none'} · ${report.rounds} rounds × ${report.settings.duration} s per side and scenario${report.shards > 1 ? ` from ${report.shards} shards` : ''} · paired intervals, simultaneous 95 % over ${report.statistics.tests} tests`,
     ),
   );
   for (const w of report.warnings) lines.push(paint('yellow', `warning: ${plain(w)}`));
@@ -76,13 +76,13 @@ function scenarioLines(
         pad('base', widths[1]!, true),
         pad('head', widths[2]!, true),
         pad('change', widths[3]!, true),
-        pad('  95 % CI', widths[4]!),
+        pad('  interval', widths[4]!),
         'verdict',
       ].join(' '),
     ),
   );
   for (const m of s.metrics) {
-    const status = STATUS_TEXT[m.status];
+    const status = m.inVerdict ? STATUS_TEXT[m.status] : `${STATUS_TEXT[m.status]} (shown only)`;
     const coloured =
       m.status === 'regressed'
         ? paint('red', status)

@@ -25,6 +25,8 @@ function valueSchema(spec: SettingSpec): JsonSchema {
       return { enum: [...(spec.values ?? [])] };
     case 'headers':
       return { type: 'object', additionalProperties: { type: 'string' } };
+    case 'choices':
+      return { type: 'array', minItems: 1, uniqueItems: true, items: { enum: [...(spec.values ?? [])] } };
     case 'list':
       return { type: 'array', items: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' } };
     case 'method':

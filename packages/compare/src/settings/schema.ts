@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { MetricName } from '../analyse/verdict.js';
 import { HotpathCompareError } from '../errors.js';
 import { MAX_TIMER_SECONDS, parseDuration } from './duration.js';
 import { flagOf, inputOf, SCENARIO_KEYS, SETTINGS, type SettingSpec } from './table.js';
@@ -51,6 +52,9 @@ export interface Settings {
   threshold: number;
   /** Percentage points of self time (5 = 5 points). */
   hotThreshold: number;
+  /** Metrics that can make a scenario regress. */
+  metrics: MetricName[];
+  failOn: 'metrics' | 'functions' | 'both';
   failOnRegression: boolean;
   out: string;
   scenarios: Scenario[];
@@ -96,6 +100,8 @@ export interface CompareConfig {
   profiler?: Profiler;
   threshold?: number;
   hotThreshold?: number;
+  metrics?: MetricName[];
+  failOn?: 'metrics' | 'functions' | 'both';
   failOnRegression?: boolean;
   out?: string;
   scenarios?: ScenarioConfig[];
@@ -142,6 +148,8 @@ function expected(spec: SettingSpec): string {
       return 'a command line';
     case 'list':
       return 'environment variable names, comma or newline separated';
+    case 'choices':
+      return `a comma-separated list of ${(spec.values ?? []).join(', ')}`;
     default:
       return 'text';
   }
@@ -209,16 +217,24 @@ export function coerce(spec: SettingSpec, value: unknown, source: Source, path: 
         : fail();
     case 'headers':
       return parseHeaders(value) ?? fail();
+    case 'choices': {
+      const names = [...new Set(textList(value) ?? [''])];
+      return names.length > 0 && names.every((n) => spec.values?.includes(n)) ? names : fail();
+    }
     case 'list': {
-      const items =
-        typeof value === 'string' ? value.split(/[\s,]+/) : Array.isArray(value) ? value : undefined;
-      if (!items || !items.every((v) => typeof v === 'string')) return fail();
-      const names = (items as string[]).map((v) => v.trim()).filter(Boolean);
+      const names = textList(value) ?? [''];
       return names.every((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n)) ? names : fail();
     }
     default:
       return typeof value === 'string' ? value : fail();
   }
+}
+
+/** Words of a comma/space separated text or an array of strings; undefined for anything else. */
+function textList(value: unknown): string[] | undefined {
+  const items = typeof value === 'string' ? value.split(/[\s,]+/) : Array.isArray(value) ? value : undefined;
+  if (!items?.every((v) => typeof v === 'string')) return undefined;
+  return (items as string[]).map((v) => v.trim()).filter(Boolean);
 }
 
 /** Headers from "Name: value" lines (a string or list of them) or an object. */

@@ -24,7 +24,8 @@ export type SettingKind =
   | 'boolean'
   | 'enum'
   | 'headers'
-  | 'list';
+  | 'list'
+  | 'choices';
 
 export interface SettingSpec {
   /** Name in the API, the config file and the report (camelCase). */
@@ -231,7 +232,7 @@ export const SETTINGS = [
     arg: 'TIME',
     short: 'd',
     unit: 's',
-    default: 10,
+    default: 5,
     min: 0,
     minExclusive: true,
     max: 3600,
@@ -244,7 +245,7 @@ export const SETTINGS = [
     arg: 'TIME',
     short: 'w',
     unit: 's',
-    default: 3,
+    default: 2,
     min: 0,
     max: 3600,
     description: 'Warm-up load per round and scenario before measuring.',
@@ -255,11 +256,11 @@ export const SETTINGS = [
     group: 'load',
     arg: 'N',
     short: 'r',
-    default: 3,
+    default: 6,
     min: 1,
-    max: 50,
+    max: 100,
     description:
-      'Interleaved rounds per side (B H B H ...); each round starts the server once for all scenarios.',
+      'Interleaved rounds per side (B H B H ...); each round starts the server once for all scenarios, and each base round pairs with the head round after it.',
   },
   // verdict
   {
@@ -293,6 +294,25 @@ export const SETTINGS = [
     min: 0,
     max: 100,
     description: "Growth of a function's self-time share (percentage points) that flags it as hotter.",
+  },
+  {
+    key: 'metrics',
+    kind: 'choices',
+    group: 'verdict',
+    arg: 'LIST',
+    default: ['requestsPerSecond', 'p50', 'p99', 'errorRate', 'cpuPerRequest'],
+    values: ['requestsPerSecond', 'p50', 'p90', 'p99', 'errorRate', 'cpuPerRequest'],
+    description: 'Metrics that can make a scenario regress (comma separated); the others are shown only.',
+  },
+  {
+    key: 'failOn',
+    kind: 'enum',
+    group: 'verdict',
+    arg: 'WHAT',
+    default: 'metrics',
+    values: ['metrics', 'functions', 'both'],
+    description:
+      'What counts as a regression: metrics, hotter functions (self-time share grown by more than hotThreshold with an interval above zero), or both.',
   },
   {
     key: 'failOnRegression',
