@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { SETTINGS } from '@hotpath/compare';
+import { SETTINGS, type SettingSpec } from '@hotpath/compare';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs script without types
 import { renderActionYml } from '../scripts/action-yml.mjs';
@@ -19,7 +19,7 @@ describe('action.yml agrees with the settings table', () => {
   });
 
   it('states each default in the table unit', () => {
-    const threshold = SETTINGS.find((s) => s.key === 'threshold');
+    const threshold = (SETTINGS as readonly SettingSpec[]).find((s) => s.key === 'threshold');
     expect(threshold?.unit).toBe('%');
     expect(committed).toMatch(/ {2}threshold:\n {4}description: '.*Percent\.'\n {4}default: '10'/);
   });

@@ -8,6 +8,7 @@ export type {
   SideInfo,
   SourceLinks,
 } from './analyse/analyse.js';
+export { analyse, roundPairs } from './analyse/analyse.js';
 export type { Diagnosis, Finding, SideHealth } from './analyse/diagnosis.js';
 export type { HotFunction, HotFunctionDiff } from './analyse/hot-functions.js';
 export {
@@ -22,9 +23,12 @@ export {
   type CompareRuntime,
   type ComparisonOutcome,
   compare,
+  type MeasuredSides,
   type ProgressEvent,
   probePath,
+  type RunOptions,
   runComparison,
+  runMeasurements,
 } from './compare.js';
 export { ERROR_CODES, type ErrorCode, HotpathCompareError, type Side } from './errors.js';
 export { allowlistedEnvironment, untrustedEnvironment } from './measure/environment.js';
@@ -38,6 +42,15 @@ export {
   renderMarkdown,
 } from './render/markdown.js';
 export { renderTerminal } from './render/terminal.js';
+export {
+  findResults,
+  mergeShards,
+  RESULTS_FILE,
+  readShard,
+  type ShardResults,
+  writeResults,
+} from './results/results.js';
+export { parseShard, type ShardId, shardFolder } from './results/shard.js';
 export { CONFIG_NAMES, findConfig, loadConfig } from './settings/config-file.js';
 export { parseDuration } from './settings/duration.js';
 export { configJsonSchema } from './settings/json-schema.js';

@@ -87,6 +87,9 @@ export async function runAction(options: {
   event?: unknown;
   env?: Record<string, string>;
   node?: string;
+  eventName?: string;
+  /** Run as a job whose token was never given: no GITHUB_TOKEN, github-token or ACTIONS_* at all. */
+  noToken?: boolean;
 }): Promise<ActionRun> {
   const work = mkdtempSync(join(tmpdir(), 'hotpath-action-run-'));
   const eventPath = join(work, 'event.json');
@@ -101,7 +104,8 @@ export async function runAction(options: {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     GITHUB_ACTIONS: 'true',
-    GITHUB_EVENT_NAME: 'pull_request',
+    GITHUB_EVENT_NAME: options.eventName ?? 'pull_request',
+    GITHUB_RUN_ID: '4242',
     GITHUB_EVENT_PATH: eventPath,
     GITHUB_REPOSITORY: 'o/r',
     GITHUB_API_URL: options.apiUrl,
@@ -117,6 +121,10 @@ export async function runAction(options: {
     'INPUT_GITHUB-TOKEN': 'ghs_secret_token_for_tests',
     ...options.env,
   };
+  if (options.noToken) {
+    for (const name of Object.keys(env))
+      if (/TOKEN/.test(name) || name.startsWith('ACTIONS_')) delete env[name];
+  }
   for (const [name, value] of Object.entries(options.inputs)) env[`INPUT_${name.toUpperCase()}`] = value;
   const child = spawn(options.node ?? process.execPath, [ACTION_BUNDLE], {
     cwd: options.repo.dir,

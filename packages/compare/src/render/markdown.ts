@@ -79,6 +79,33 @@ function verdictIcon(x: { regressed: boolean; improved: boolean }): string {
   return '⚪';
 }
 
+/** The verdict line of a scenario in markdown: hotpath's own words, PR names in code spans. */
+function scenarioTitle(s: ScenarioReport): string {
+  const words = s.summary.split('; hotter: ')[0]!.split(': hotter functions: ')[0]!;
+  const hot = (s.hotFunctions?.flagged ?? []).slice(0, 3).map((f) => codeSpan(functionLabel(f), 80));
+  const own = escapeText(
+    words.startsWith('Regression') || words.startsWith('Improvement') || words.startsWith('No significant')
+      ? words
+      : 'see below',
+  );
+  if (/^Regression: hotter functions/.test(s.summary))
+    return `Regression: hotter functions: ${hot.join(', ')}`;
+  return hot.length ? `${own}; hotter: ${hot.join(', ')}` : own;
+}
+
+/** The title line of the document. */
+function title(report: Report): string {
+  if (report.scenarios.length === 1) return scenarioTitle(report.scenarios[0]!);
+  const list = (pick: (s: ScenarioReport) => boolean) =>
+    report.scenarios.filter(pick).map((s) => codeSpan(s.name, 60));
+  const n = report.scenarios.length;
+  const regressed = list((s) => s.regressed);
+  if (regressed.length) return `Regression in ${regressed.length} of ${n} scenarios: ${regressed.join(', ')}`;
+  const improved = list((s) => s.improved);
+  if (improved.length) return `Improvement in ${improved.length} of ${n} scenarios: ${improved.join(', ')}`;
+  return `No significant change beyond the threshold in ${n} scenarios`;
+}
+
 function metricsTable(scenario: ScenarioReport): string[] {
   const lines = ['| Metric | Base | Head | Change | Interval | Verdict |', '|---|---:|---:|---:|---|---|'];
   for (const m of scenario.metrics) {
@@ -245,7 +272,7 @@ export interface MarkdownOptions {
 export function renderMarkdown(report: Report, options: MarkdownOptions = {}): string {
   const head: string[] = [];
   if (options.marker) head.push(commentMarker(options.commentKey));
-  head.push(`### ${verdictIcon(report)} hotpath: ${escapeText(report.summary)}`, '');
+  head.push(`### ${verdictIcon(report)} hotpath: ${title(report)}`, '');
   if (options.preamble?.length) head.push(...options.preamble, '');
   const many = report.scenarios.length > 1;
   const body: string[][] = [];
