@@ -7,9 +7,10 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseCpuProfile } from '@hotpath/tick-parser';
+import { hotpathCli } from '../examples/test-support/hotpath-cli.js';
 
 const root = new URL('..', import.meta.url).pathname;
-const cli = join(root, 'packages/action/dist/cli.js');
+const cli = hotpathCli();
 
 /** The three seed stories: base is the slow first version, head is the fix. */
 const demos = {
@@ -62,7 +63,7 @@ if (!comparisons) {
   console.error(`unknown demo ${JSON.stringify(name)}: expected one of ${Object.keys(demos).join(', ')}`);
   process.exit(2);
 }
-if (existsSync(cli)) {
+if (cli && existsSync(cli)) {
   let status = 0;
   for (const [index, demo] of comparisons.entries()) {
     if (demo.when && !demo.when()) continue;
