@@ -1,11 +1,12 @@
-// `node scripts/pack-check.mjs`: what a user installs from the registry works outside this
-// workspace. Packs every public package (packages/*/package.json without "private": true) with
-// `pnpm pack`, installs the tarballs with plain npm into an empty temporary project, then checks:
-// each tarball's contents (LICENSE, README, CHANGELOG, the files package.json points at, no
-// `workspace:` ranges), every CLI's `--version`, one real job per known CLI, and that every
-// package loads from ESM and from CommonJS (with this node and with $HOTPATH_NODE22 /
-// $HOTPATH_NODE24 when set). Needs the packages built (`pnpm build`). Prints one line per check
-// and exits 1 when any failed. Bounded: each command has a timeout, the whole run 6 minutes.
+// `node scripts/pack-check.mjs [node binary ...]`: what a user installs from the registry works
+// outside this workspace. Packs every public package (packages/*/package.json without
+// "private": true) with `pnpm pack`, installs the tarballs with plain npm into an empty temporary
+// project, then checks: each tarball's contents (LICENSE, README, CHANGELOG, the files
+// package.json points at, no `workspace:` ranges), every CLI's `--version`, one real job per known
+// CLI, and that every package loads from ESM and from CommonJS, with this node, with
+// $HOTPATH_NODE22 / $HOTPATH_NODE24 when set and with each node binary given as an argument.
+// Needs the packages built (`pnpm build`). Prints one line per check and exits 1 when any failed.
+// Bounded: each command has a timeout, the whole run 6 minutes.
 import { execFile, spawn } from 'node:child_process';
 import {
   existsSync,
@@ -366,6 +367,8 @@ for (const [label, variable] of [
 ]) {
   if (process.env[variable]) nodes.push([label, process.env[variable]]);
 }
+// More node binaries from the command line (.ci/run passes the lower bounds of `engines`).
+for (const node of process.argv.slice(2)) nodes.push(['node', node]);
 for (const pkg of packed) {
   const { name } = pkg.manifest;
   const base = name.replace(/^@/, '').replace('/', '-');
