@@ -231,7 +231,7 @@ for (const [bin, manifest] of bins) {
   const out = await run(binPath(bin), ['--version'], { timeout: 15_000 });
   const words = out.stdout.split(/[\s()]+/);
   check(
-    out.code === 0 && words.includes(manifest.version),
+    out.code === 0 && (words.includes(manifest.version) || words.includes(`v${manifest.version}`)),
     `${bin} --version prints ${manifest.version}`,
     `exit ${out.code}; stdout: ${out.stdout.trim() || '(empty)'}; stderr: ${out.stderr.trim()}`,
   );
