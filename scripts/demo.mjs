@@ -8,10 +8,12 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseCpuProfile } from '@hotpath/tick-parser';
+import { hotpathCli } from '../examples/test-support/hotpath-cli.js';
 
 const root = new URL('..', import.meta.url).pathname;
-const cli = join(root, 'packages/compare/bin/hotpath.js');
-const built = join(root, 'packages/compare/dist/cli/main.js');
+const cli = hotpathCli();
+// The bin is committed; the CLI behind it exists once the package is built.
+const built = cli && existsSync(join(dirname(cli), '..', 'dist'));
 
 /** The workspace's v8-profiler-next (built for this Node by pnpm install), when it loads. */
 function v8ProfilerPath() {
@@ -74,7 +76,7 @@ if (!comparisons) {
   console.error(`unknown demo ${JSON.stringify(name)}: expected one of ${Object.keys(demos).join(', ')}`);
   process.exit(2);
 }
-if (existsSync(built)) {
+if (built) {
   const profiler = v8ProfilerPath();
   const env = profiler ? { ...process.env, HOTPATH_V8_PROFILER_PATH: profiler } : process.env;
   let status = 0;
@@ -83,7 +85,7 @@ if (existsSync(built)) {
     if (demo.title) console.log(`\n== ${demo.title}\n`);
     const out = join('.hotpath', `demo-${name}${index ? `-${index + 1}` : ''}`);
     const args = [cli, 'compare', '--cwd', demo.cwd, '--base-start', demo.base, '--head-start', demo.head];
-    args.push(...demo.args, '--duration', '8', '--warmup', '2', '--rounds', '3', '--out', out);
+    args.push(...demo.args, '--duration', '4', '--warmup', '1', '--rounds', '6', '--out', out);
     args.push(...process.argv.slice(3));
     status ||= spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root, env }).status ?? 1;
   }

@@ -41,6 +41,7 @@ export const ACTION_INPUTS = {
   },
   'github-token': {
     text: 'Token used to write the pull-request comment (mode report and all).',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, written into action.yml as is
     default: '${{ github.token }}',
   },
 } as const;

@@ -21,6 +21,5 @@ export async function withCommandsStopped<T>(
 
 /** One line of PR-controlled text for the log: no line breaks, no leading `::`. */
 export function logSafe(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
   return text.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/::/g, ': :');
 }

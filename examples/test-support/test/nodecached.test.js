@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { compareBriefly, shareOf, sideMean } from '../../test-support/compare.js';
+import { compareBriefly, shareOf, sideMean } from '../compare.js';
 
-const cwd = fileURLToPath(new URL('..', import.meta.url));
+const cwd = fileURLToPath(new URL('../../nodecached/', import.meta.url));
 
 describe('nodecached story: naive server with Nagle on (base) vs memcache-proto (head)', () => {
   it('small writes under Nagle stall every reply; the Buffer server is many times faster', async () => {

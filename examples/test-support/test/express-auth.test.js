@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { compareBriefly, shareOf, sideMean } from '../../test-support/compare.js';
+import { compareBriefly, shareOf, sideMean } from '../compare.js';
 
-const cwd = fileURLToPath(new URL('..', import.meta.url));
+const cwd = fileURLToPath(new URL('../../express-auth/', import.meta.url));
 
 describe('express-auth story: pbkdf2Sync (base) vs pbkdf2 (head)', () => {
   it('the sync hash blocks the event loop, and PBKDF2 leaves the main thread', async () => {

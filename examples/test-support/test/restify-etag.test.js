@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { compareBriefly, shareOf, sideMean } from '../../test-support/compare.js';
+import { compareBriefly, shareOf, sideMean } from '../compare.js';
 
-const cwd = fileURLToPath(new URL('..', import.meta.url));
+const cwd = fileURLToPath(new URL('../../restify-etag/', import.meta.url));
 
 describe('restify-etag story: hashing the payload per request (base) vs cached ETag (head)', () => {
   it('the slow middleware is slower and is named as the hot function', async () => {
