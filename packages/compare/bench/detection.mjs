@@ -1,43 +1,40 @@
-// Detection bench: how often does hotpath flag an A/A comparison (false positive) and a real
-// 25 % throughput drop (detection), over repeated short runs on this machine?
+// Detection bench, the yardstick of the verdict: through real git worktrees and the public API,
+// how often does hotpath flag an A/A pull request (head = base + a comment line: a false alarm)
+// and a head whose handler costs 11 % more CPU (about −10 % req/s: detection)?
 //
-//   node bench/detection.mjs [--runs N] [--duration S] [--rounds N] [--out FILE]
+//   node bench/detection.mjs [--runs N] [--shards 1,2,4] [--factor 1.11] [--rounds N] [--duration S]
 //
-// Each run is a full comparison (interleaved rounds, probe, load) through the engine in
-// ../dist/lib. The server is pinned to core 0 and this process (the load generator) to core 1
-// when taskset exists. Raw per-round numbers are kept so the verdict rules can be compared on
-// the same data: Welch 95 % (the default), Welch 99 %, and a paired (log-ratio) 95 % test.
-import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+// Each run is a whole comparison as a user runs it: base and head checked out with git worktree
+// from a temp repository, interleaved rounds at the default settings (unless overridden), the
+// probe, paired statistics, the hot-function diff. With --shards k, k measurements of the same
+// pair of commits are merged as the Action's report mode merges a matrix. "Flagged" means the
+// run regressed or a function's growth was significant. The servers are pinned to core 0 and
+// this process (the load generator) to core 1 when taskset exists.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import {
-  judgeMetrics,
-  measure,
-  parseSettings,
-  probePath,
-  roundMetrics,
-  tQuantile975,
-} from '../dist/lib/index.js';
+import { analyse, mergeShards, resolveSettings, runMeasurements } from '../dist/index.js';
 
 const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '5' },
-    duration: { type: 'string', default: '1' },
-    rounds: { type: 'string', default: '3' },
+    shards: { type: 'string', default: '1' },
+    factor: { type: 'string', default: '1.11' },
+    work: { type: 'string', default: '400000' },
+    rounds: { type: 'string' },
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
     connections: { type: 'string', default: '4' },
     out: { type: 'string' },
-    work: { type: 'string', default: '1000000' },
-    // Head's work per request relative to base; 1.41 gives about -25 % throughput here
-    // (each request also has a fixed HTTP cost that the factor must outweigh).
-    factor: { type: 'string', default: '1.41' },
     pinned: { type: 'boolean', default: false },
   },
 });
 
 const hasTaskset = spawnSync('taskset', ['-V']).status === 0;
 if (hasTaskset && !values.pinned) {
-  // Re-exec pinned to core 1; the servers go to core 0.
   const r = spawnSync(
     'taskset',
     ['-c', '1', process.execPath, fileURLToPath(import.meta.url), ...process.argv.slice(2), '--pinned'],
@@ -48,132 +45,120 @@ if (hasTaskset && !values.pinned) {
   process.exit(r.status ?? 1);
 }
 
-// Signals exit through 'exit', where the engine kills the servers' process groups.
+const server = (work) => `// each request burns ${work} iterations of CPU
+const work = ${work};
+require('node:http').createServer((req, res) => {
+  let x = 0;
+  for (let i = 0; i < work; i++) x += Math.sqrt(i) * 1e-9;
+  res.end(String(x));
+}).listen(Number(process.env.PORT), '127.0.0.1');
+`;
+
+const dir = mkdtempSync(join(tmpdir(), 'hotpath-detection-'));
+const git = (...args) =>
+  execFileSync('git', args, {
+    cwd: dir,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'b',
+      GIT_AUTHOR_EMAIL: 'b@example.com',
+      GIT_COMMITTER_NAME: 'b',
+      GIT_COMMITTER_EMAIL: 'b@example.com',
+    },
+  }).trim();
+const commit = (text, message) => {
+  writeFileSync(join(dir, 'server.cjs'), text);
+  git('add', '.');
+  git('commit', '-q', '-m', message);
+  return git('rev-parse', 'HEAD');
+};
+git('init', '-q', '-b', 'main');
+const work = Number(values.work);
+const base = commit(server(work), 'base');
+const aa = commit(`${server(work)}// a comment: nothing else changed\n`, 'A/A head');
+git('checkout', '-q', base);
+const ab = commit(server(Math.round(work * Number(values.factor))), 'A/B head');
+
+const overrides = {
+  start: `${hasTaskset ? 'taskset -c 0 ' : ''}node server.cjs`,
+  cwd: dir,
+  install: 'none',
+  connections: values.connections,
+};
+for (const key of ['rounds', 'duration', 'warmup']) if (values[key]) overrides[key] = values[key];
+const settings = resolveSettings({ overrides });
+
 process.once('SIGINT', () => process.exit(130));
 process.once('SIGTERM', () => process.exit(143));
 
-const server = fileURLToPath(new URL('./work-server.cjs', import.meta.url));
-const pin = hasTaskset ? 'taskset -c 0 ' : '';
-const BASE_WORK = Number(values.work);
-const settings = parseSettings({
-  start: 'x',
-  duration: values.duration,
-  warmup: '0.5',
-  rounds: values.rounds,
-  connections: values.connections,
-  'ready-timeout': '20',
-});
-const context = { probePath: probePath(), env: process.env };
-
-async function comparison(headWork) {
-  const plan = {
-    base: {
-      side: 'base',
-      command: `WORK=${BASE_WORK} ${pin}node ${JSON.stringify(server)}`,
-      cwd: process.cwd(),
-    },
-    head: {
-      side: 'head',
-      command: `WORK=${headWork} ${pin}node ${JSON.stringify(server)}`,
-      cwd: process.cwd(),
-    },
-    settings,
+async function comparison(headSha, shards) {
+  const measured = [];
+  for (let i = 1; i <= shards; i++) {
+    const { measurements, sides } = await runMeasurements(settings, {
+      baseDir: dir,
+      refs: { base: { sha: base }, head: { sha: headSha } },
+    });
+    for (const r of [...measurements.base, ...measurements.head]) r.shard = i;
+    measured.push({
+      shard: { index: i, total: shards },
+      sides,
+      settings,
+      measurements,
+      environment: {},
+      warnings: [],
+    });
+  }
+  const merged = mergeShards(measured);
+  const report = analyse(merged.measurements, { settings, sides: merged.sides, shards });
+  const s = report.scenarios[0];
+  const functions = (s.hotFunctions?.flagged ?? []).filter((f) => f.reason === 'grew' && f.significant);
+  const flagged = report.regressed || functions.length > 0;
+  return {
+    flagged,
+    regressed: report.regressed,
+    functions: functions.map((f) => f.name),
+    metrics: Object.fromEntries(
+      s.metrics.map((m) => [m.metric, { change: m.change, ci: m.ci, status: m.status }]),
+    ),
   };
-  const m = await measure(plan, context);
-  return { base: m.base.map(roundMetrics), head: m.head.map(roundMetrics) };
 }
 
-// --- decision rules on recorded rounds -------------------------------------------------
-const welch = (threshold) => (base, head) =>
-  judgeMetrics(base, head, threshold).some((v) => v.status === 'regressed');
-
-function tQuantile995(df) {
-  const table = [63.657, 9.925, 5.841, 4.604, 4.032, 3.707, 3.499, 3.355, 3.25, 3.169];
-  if (df <= table.length) return table[Math.max(1, Math.round(df)) - 1];
-  return 2.576 + 3 / df;
-}
-
-function welch99(base, head) {
-  // Same rule with a 99 % interval (Bonferroni over the metrics).
-  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const vr = (xs, m) => xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1);
-  for (const [metric, better] of [
-    ['requestsPerSecond', 'higher'],
-    ['p50', 'lower'],
-    ['p90', 'lower'],
-    ['p99', 'lower'],
-    ['cpuPerRequest', 'lower'],
-  ]) {
-    const b = base.map((r) => r[metric]);
-    const h = head.map((r) => r[metric]);
-    const mb = mean(b);
-    const mh = mean(h);
-    const vb = vr(b, mb) / b.length;
-    const vh = vr(h, mh) / h.length;
-    const df = (vb + vh) ** 2 / (vb ** 2 / (b.length - 1) + vh ** 2 / (h.length - 1)) || 1e9;
-    const half = tQuantile995(df) * Math.sqrt(vb + vh);
-    const change = (mh - mb) / mb;
-    const lo = (mh - mb - half) / mb;
-    const hi = (mh - mb + half) / mb;
-    const worse = better === 'higher' ? hi < 0 && change < -0.1 : lo > 0 && change > 0.1;
-    if (worse) return true;
-  }
-  return false;
-}
-
-function paired(base, head) {
-  // Round i of base ran right before round i of head: test the mean log ratio.
-  for (const [metric, better] of [
-    ['requestsPerSecond', 'higher'],
-    ['p50', 'lower'],
-    ['p90', 'lower'],
-    ['p99', 'lower'],
-    ['cpuPerRequest', 'lower'],
-  ]) {
-    const d = base.map((r, i) => Math.log(head[i][metric] / r[metric]));
-    const n = d.length;
-    const m = d.reduce((a, b) => a + b, 0) / n;
-    const sd = Math.sqrt(d.reduce((a, b) => a + (b - m) ** 2, 0) / (n - 1));
-    const half = tQuantile975(n - 1) * (sd / Math.sqrt(n));
-    const change = Math.exp(m) - 1;
-    const worse = better === 'higher' ? m + half < 0 && change < -0.1 : m - half > 0 && change > 0.1;
-    if (worse) return true;
-  }
-  return false;
-}
-
-const rules = {
-  'welch-95 (default)': welch(0.1, true),
-  'welch-95 wall only': welch(0.1, false),
-  'welch-99': welch99,
-  'paired-95': paired,
-};
-
-// --- run -----------------------------------------------------------------------------------
 const runs = Number(values.runs);
-const results = { aa: [], ab: [] };
+const shardCounts = values.shards.split(',').map(Number);
 const started = Date.now();
-for (let i = 0; i < runs; i++) {
-  results.aa.push(await comparison(BASE_WORK));
-  results.ab.push(await comparison(Math.round(BASE_WORK * Number(values.factor))));
-  process.stderr.write(`run ${i + 1}/${runs} done (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+const results = {};
+try {
+  for (const shards of shardCounts) {
+    results[shards] = { aa: [], ab: [] };
+    for (let i = 0; i < runs; i++) {
+      results[shards].aa.push(await comparison(aa, shards));
+      results[shards].ab.push(await comparison(ab, shards));
+      process.stderr.write(
+        `shards ${shards}: run ${i + 1}/${runs} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`,
+      );
+    }
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const drop = results.ab.map((r) => {
-  const mb = r.base.reduce((a, x) => a + x.requestsPerSecond, 0) / r.base.length;
-  const mh = r.head.reduce((a, x) => a + x.requestsPerSecond, 0) / r.head.length;
-  return mh / mb - 1;
-});
 console.log(
-  `hotpath detection bench: ${runs} A/A and ${runs} A/B runs, ${settings.rounds} rounds × ${settings.duration} s per side, ${settings.connections} connections, taskset ${hasTaskset ? 'on' : 'off'}`,
+  `hotpath detection bench: ${runs} A/A and ${runs} A/B runs per shard count, ${settings.rounds} rounds × ${settings.duration} s (+${settings.warmup} s warm-up) per side and shard, ${values.connections} connections, head ×${values.factor} CPU per request, taskset ${hasTaskset ? 'on' : 'off'}`,
 );
-console.log(`A/B measured throughput change: median ${(median(drop) * 100).toFixed(1)} % (target -25 %)`);
-for (const [name, rule] of Object.entries(rules)) {
-  const fp = results.aa.filter((r) => rule(r.base, r.head)).length;
-  const tp = results.ab.filter((r) => rule(r.base, r.head)).length;
+console.log(
+  '| shards | A/A flagged (false alarms) | A/B flagged (detected) | A/B req/s change (median) | A/B CPU/request change (median) |',
+);
+console.log('|---:|---:|---:|---:|---:|');
+for (const shards of shardCounts) {
+  const { aa: a, ab: b } = results[shards];
+  const fp = a.filter((r) => r.flagged).length;
+  const tp = b.filter((r) => r.flagged).length;
+  const change = (metric) => median(b.map((r) => r.metrics[metric]?.change ?? Number.NaN)) * 100;
   console.log(
-    `${name.padEnd(20)} A/A flagged ${fp}/${runs} (${((100 * (runs - fp)) / runs).toFixed(0)} % clean)   A/B flagged ${tp}/${runs} (${((100 * tp) / runs).toFixed(0)} % detected)`,
+    `| ${shards} | ${fp}/${runs} (${((100 * fp) / runs).toFixed(0)} %) | ${tp}/${runs} (${((100 * tp) / runs).toFixed(0)} %) | ${change('requestsPerSecond').toFixed(1)} % | ${change('cpuPerRequest').toFixed(1)} % |`,
   );
 }
+console.log(`wall time: ${((Date.now() - started) / 60000).toFixed(1)} min`);
 if (values.out) writeFileSync(values.out, JSON.stringify({ settings, results }, null, 2));

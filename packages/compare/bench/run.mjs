@@ -5,12 +5,16 @@
 // 1. Probe overhead: the same CPU-bound server measured with the probe dormant (profiler none:
 //    only the event-loop monitor) and with the CPU profiler running, interleaved; ratios of
 //    req/s against a run with no probe preloaded at all (the anchor).
-// 2. Statistics: compareSamples cost on recorded-size inputs.
+// 2. Statistics: the paired interval's cost on recorded-size inputs.
 // Detection rates (A/A false positives, A/B detection) are measured by bench/detection.mjs.
 // The servers are pinned to core 0 and this process (the load generator) to core 1.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { compareSamples, parseSettings, probePath, runLoad, runRound } from '../dist/lib/index.js';
+import { pairedDifference } from '../dist/analyse/statistics.js';
+import { probePath } from '../dist/index.js';
+import { runLoad } from '../dist/measure/load.js';
+import { runRound } from '../dist/measure/round.js';
+import { resolveSettings } from '../dist/settings/schema.js';
 
 const hasTaskset = spawnSync('taskset', ['-V']).status === 0;
 if (hasTaskset && !process.env.HOTPATH_BENCH_PINNED) {
@@ -33,7 +37,7 @@ const base = {
   warmup: '0.5',
   rounds: '1',
   connections: '8',
-  'ready-timeout': '20',
+  readyTimeout: '20',
   start: 'x',
 };
 const context = { probePath: probePath(), env: process.env };
@@ -102,8 +106,8 @@ const samples = { anchor: [], none: [], cpuprofile: [] };
 for (let i = 0; i < 3; i++) {
   samples.anchor.push(await anchorRound());
   for (const profiler of ['none', 'cpuprofile']) {
-    const r = await runRound(spec, i + 1, parseSettings({ ...base, profiler }), context);
-    samples[profiler].push(r.load.requests.mean);
+    const r = await runRound(spec, i + 1, resolveSettings({ overrides: { ...base, profiler } }), context);
+    samples[profiler].push(r.scenarios[0].load.requests.mean);
   }
 }
 const a = median(samples.anchor);
@@ -116,10 +120,11 @@ for (const p of ['none', 'cpuprofile']) {
   console.log(`  probe, profiler ${p.padEnd(10)} ${m.toFixed(0)} req/s   ${(m / a).toFixed(2)}`);
 }
 
-const b = Array.from({ length: 300 }, (_, i) => 1000 + Math.sin(i) * 30);
-const h = Array.from({ length: 300 }, (_, i) => 980 + Math.cos(i) * 30);
+const d = Array.from({ length: 300 }, (_, i) =>
+  Math.log((980 + Math.cos(i) * 30) / (1000 + Math.sin(i) * 30)),
+);
 const n = 20_000;
 const start = process.hrtime.bigint();
-for (let i = 0; i < n; i++) compareSamples(b, h);
+for (let i = 0; i < n; i++) pairedDifference(d, 0.005);
 const us = Number(process.hrtime.bigint() - start) / n / 1e3;
-console.log(`compareSamples(300 vs 300): ${us.toFixed(1)} µs per call`);
+console.log(`pairedDifference(300 pairs, alpha 0.005): ${us.toFixed(1)} µs per call`);

@@ -36,7 +36,7 @@ describe('resolveSettings (one table for flags, inputs, config and API)', () => 
       metrics: ['requestsPerSecond', 'p50', 'p99', 'errorRate', 'cpuPerRequest'],
       failOn: 'metrics',
       profiler: 'cpuprofile',
-      threshold: 10,
+      threshold: 5,
       hotThreshold: 5,
       failOnRegression: false,
       readyTimeout: 30,
@@ -241,5 +241,12 @@ describe('the CLI flags come from the same table', () => {
     [['bench'], 'unknown command "bench": expected compare, profile or schema (see --help)'],
   ])('%j → one line', (argv, message) => {
     expect(() => parseCommandLine(argv)).toThrow(message);
+  });
+});
+
+describe('the README documents every setting', () => {
+  it('has a row per setting of the table (node scripts/readme-settings.mjs rewrites it)', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    for (const spec of SETTINGS as readonly SettingSpec[]) expect(readme).toContain(`| \`${spec.key}\``);
   });
 });

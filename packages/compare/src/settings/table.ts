@@ -279,7 +279,7 @@ export const SETTINGS = [
     group: 'verdict',
     arg: 'PCT',
     unit: '%',
-    default: 10,
+    default: 5,
     min: 0,
     max: 1000,
     description: 'Relative change (percent) a significant difference must exceed to count as a regression.',
