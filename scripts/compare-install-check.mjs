@@ -67,9 +67,9 @@ require('node:http').createServer((req, res) => {
   const config = {
     baseStart: 'node server.cjs',
     headStart: 'HASH_ITERATIONS=6000 node server.cjs',
-    duration: '1s',
-    warmup: '300ms',
-    rounds: 3,
+    duration: '700ms',
+    warmup: '200ms',
+    rounds: 6,
     connections: 2,
     scenarios: [
       { name: 'hash', url: '/hash' },

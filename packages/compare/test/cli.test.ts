@@ -63,9 +63,9 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
       JSON.stringify({
         baseStart: `node ${JSON.stringify(join(FIXTURES, 'routes-server.cjs'))}`,
         headStart: `HASH_ITERATIONS=6000 node ${JSON.stringify(join(FIXTURES, 'routes-server.cjs'))}`,
-        duration: '1s',
-        warmup: '300ms',
-        rounds: 3,
+        duration: '700ms',
+        warmup: '200ms',
+        rounds: 6,
         connections: 2,
         scenarios: [
           { name: 'hash', url: '/hash' },

@@ -2,6 +2,8 @@ export type { SymbolToolOptions } from './binary-symbols.js';
 export { SymbolCache } from './binary-symbols.js';
 export type { CallTreeNode } from './call-tree.js';
 export { buildBottomUpTree, buildTopDownTree } from './call-tree.js';
+export type { CpuSampler, CpuSamplerOptions } from './cpu-sampler.js';
+export { startCpuSampler } from './cpu-sampler.js';
 export { parseCpuProfile } from './cpuprofile.js';
 export type { DiffOptions, FunctionDiff, ProfileDiff } from './diff.js';
 export { diffProfiles } from './diff.js';

@@ -7,7 +7,7 @@ import { functionLabel } from '../render/format.js';
 import type { Scenario, Settings } from '../settings/schema.js';
 import { type Diagnosis, diagnose } from './diagnosis.js';
 import { diffHotFunctions, type HotFunctionDiff } from './hot-functions.js';
-import { pairedDifference } from './statistics.js';
+import { pairedDifference, tQuantile } from './statistics.js';
 import { judgeMetrics, type MetricVerdict, type RoundMetrics, type RoundPair } from './verdict.js';
 
 export interface RoundRow extends RoundMetrics {

@@ -10,87 +10,24 @@
  * It never throws into the host process.
  */
 import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector';
 import { createRequire } from 'node:module';
 import { connect, Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { MonitorSnapshot } from '@hotpath/overload-guard';
+import { type CpuSampler, startCpuSampler } from '@hotpath/tick-parser/cpu-sampler';
 
-interface CpuProfiler {
-  name: 'v8-profiler-next' | 'node:inspector';
-  start(): Promise<void>;
-  stop(): Promise<string>;
-}
-
-interface V8ProfilerNext {
-  setGenerateType(type: number): void;
-  setSamplingInterval?(us: number): void;
-  startProfiling(title: string, recsamples: boolean): void;
-  stopProfiling(title: string): {
-    export(cb: (err: Error | null, result: string) => void): void;
-    delete(): void;
-  };
-}
-
-function loadV8ProfilerNext(): V8ProfilerNext | undefined {
-  const candidates: (() => unknown)[] = [];
-  const explicit = process.env.HOTPATH_V8_PROFILER_PATH;
+/** Where v8-profiler-next is for the server's Node: HOTPATH_V8_PROFILER_PATH, else the app's own. */
+function loadV8ProfilerNext(): unknown {
   const fromCwd = createRequire(join(process.cwd(), 'noop.js'));
-  if (explicit) candidates.push(() => fromCwd(explicit));
-  candidates.push(() => fromCwd('v8-profiler-next'));
-  for (const load of candidates) {
+  const explicit = process.env.HOTPATH_V8_PROFILER_PATH;
+  if (explicit) {
     try {
-      const mod = load() as V8ProfilerNext;
-      if (mod && typeof mod.startProfiling === 'function') return mod;
+      return fromCwd(explicit);
     } catch {
-      // not installed for this Node, or the addon does not load: try the next one
+      // not built for this Node: try the app's own copy
     }
   }
-  return undefined;
-}
-
-function v8ProfilerNext(mod: V8ProfilerNext): CpuProfiler {
-  const title = `hotpath-${process.pid}`;
-  return {
-    name: 'v8-profiler-next',
-    async start() {
-      mod.setGenerateType(1);
-      mod.setSamplingInterval?.(1000);
-      mod.startProfiling(title, true);
-    },
-    stop() {
-      const profile = mod.stopProfiling(title);
-      return new Promise((resolve, reject) =>
-        profile.export((err, result) => {
-          profile.delete();
-          if (err) reject(err);
-          else resolve(result);
-        }),
-      );
-    },
-  };
-}
-
-function inspectorProfiler(): CpuProfiler {
-  const session = new Session();
-  const post = (method: string, params?: object) =>
-    new Promise<unknown>((resolve, reject) =>
-      session.post(method, params ?? {}, (err, result) => (err ? reject(err) : resolve(result))),
-    );
-  return {
-    name: 'node:inspector',
-    async start() {
-      session.connect();
-      await post('Profiler.enable');
-      await post('Profiler.setSamplingInterval', { interval: 1000 });
-      await post('Profiler.start');
-    },
-    async stop() {
-      const result = (await post('Profiler.stop')) as { profile: unknown };
-      session.disconnect();
-      return JSON.stringify(result.profile);
-    },
-  };
+  return fromCwd('v8-profiler-next');
 }
 
 /** Marks the window in a `--prof` log: V8 logs a code-creation line when these compile. */
@@ -101,13 +38,19 @@ function markProfLog(label: 'start' | 'stop', window: number): void {
 }
 
 interface Window {
-  profiler?: CpuProfiler;
+  profiler?: CpuSampler;
   monitor: { snapshot(): MonitorSnapshot; close(): void };
   samples: MonitorSnapshot[];
   timer: NodeJS.Timeout;
   id: number;
   startedAt: number;
   cpu: NodeJS.CpuUsage;
+}
+
+/** The name the report shows for the profiler that ran. */
+function profilerName(sampler: CpuSampler | undefined): string | undefined {
+  if (!sampler) return undefined;
+  return sampler.profiler === 'inspector' ? 'node:inspector' : sampler.profiler;
 }
 
 function activate(control: string, dir: string, mode: string): void {
@@ -128,18 +71,12 @@ function activate(control: string, dir: string, mode: string): void {
   const start = async (id: number) => {
     if (window || starting) return;
     starting = true;
-    let profiler: CpuProfiler | undefined;
+    let profiler: CpuSampler | undefined;
     let note: string | undefined;
     if (mode === 'cpuprofile') {
-      const mod = loadV8ProfilerNext();
-      profiler = mod ? v8ProfilerNext(mod) : inspectorProfiler();
-      try {
-        await profiler.start();
-      } catch (err) {
-        note = `${profiler.name} failed to start (${(err as Error).message}); used node:inspector`;
-        profiler = inspectorProfiler();
-        await profiler.start();
-      }
+      profiler = await startCpuSampler({ samplingIntervalMicros: 1000, loadV8ProfilerNext });
+      // v8-profiler-next simply not being installed is the documented default, not news.
+      if (profiler.fallback && !/Cannot find module/.test(profiler.fallback)) note = profiler.fallback;
     } else if (mode === 'prof') {
       markProfLog('start', id);
     }
@@ -151,7 +88,7 @@ function activate(control: string, dir: string, mode: string): void {
     timer.unref();
     window = { profiler, monitor, samples, timer, id, startedAt: Date.now(), cpu: process.cpuUsage() };
     starting = false;
-    send({ type: 'started', pid: process.pid, profiler: profiler?.name ?? mode, note });
+    send({ type: 'started', pid: process.pid, profiler: profilerName(profiler) ?? mode, note });
   };
 
   const stop = async () => {
@@ -185,13 +122,19 @@ function activate(control: string, dir: string, mode: string): void {
       if (current.profiler) {
         const profile = await current.profiler.stop();
         const profileFile = join(dir, `${process.pid}-${current.id}.cpuprofile`);
-        writeFileSync(profileFile, profile);
+        writeFileSync(profileFile, JSON.stringify(profile));
         files.cpuprofile = profileFile;
       }
     } catch (err) {
       error = (err as Error).message;
     }
-    send({ type: 'stopped', pid: process.pid, profiler: current.profiler?.name ?? mode, files, error });
+    send({
+      type: 'stopped',
+      pid: process.pid,
+      profiler: profilerName(current.profiler) ?? mode,
+      files,
+      error,
+    });
   };
 
   let buffered = '';
