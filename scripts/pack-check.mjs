@@ -334,9 +334,9 @@ if (bins.has('hotpath')) {
       'node a.js',
       '--head-start',
       'node b.js',
-      '--duration',
-      '1',
-      '--warmup',
+      '-d',
+      '1s',
+      '-w',
       '0',
       '--rounds',
       '1',
@@ -349,7 +349,7 @@ if (bins.has('hotpath')) {
   try {
     report = JSON.parse(readFileSync(join(app, 'report', 'report.json'), 'utf8'));
   } catch {}
-  const rounds = report?.rounds ?? [];
+  const rounds = report?.scenarios?.[0]?.rounds ?? [];
   check(
     out.code === 0 && rounds.length === 2 && rounds.every((round) => round.requestsPerSecond > 0),
     'hotpath compare on two tiny servers (1 round, 1 s each) writes a report with load on both sides',

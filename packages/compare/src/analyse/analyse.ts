@@ -323,8 +323,12 @@ export function analyse(measurements: Measurements, options: AnalyseOptions): Re
   const scenarios = settings.scenarios.map((s) => analyseScenario(measurements, s, settings, alpha));
   const all = [...measurements.base, ...measurements.head];
   const warnings = [...(options.warnings ?? []), ...all.flatMap((r) => r.warnings)];
-  if (settings.rounds < 2)
-    warnings.push('rounds = 1: no confidence interval can be computed, nothing is flagged');
+  const pairs = Math.min(...scenarios.map((s) => s.pairs));
+  if (pairs < 2) warnings.push('fewer than two round pairs: no interval can be computed, nothing is flagged');
+  else if (pairs < 5)
+    warnings.push(
+      `only ${pairs} round pairs for ${tests} tests: each interval spans ±${tQuantile(1 - alpha / 2, pairs - 1).toFixed(1)} standard errors, so only large changes can be flagged; use rounds >= 6 (or more shards)`,
+    );
   for (const s of scenarios)
     if (!s.hotFunctions && settings.profiler !== 'none')
       warnings.push(`${s.name}: no CPU profile on one side, so no hot-function diff`);
