@@ -220,4 +220,30 @@ require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.e
     const { canConnect } = await import('../src/measure/readiness.js');
     expect(await canConnect(port)).toBe(false);
   });
+
+  it('stops what the server daemonised (setsid, out of its group and tree) and what setupCommand left running', async () => {
+    writeFileSync(
+      join(dir, 'daemonising.cjs'),
+      `const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+// A helper in its own session (setsid), re-parented away from the server: not in its group or tree.
+const helper = spawn(process.execPath, ['-e', "require('fs').writeFileSync('helper.pid', String(process.pid)); setInterval(() => {}, 1000)"], { detached: true, stdio: 'ignore' });
+helper.unref();
+require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.env.PORT), '127.0.0.1');`,
+    );
+    const result = await runRound(
+      { side: 'base', command: 'node daemonising.cjs', cwd: dir },
+      1,
+      settings({
+        setupCommand: `setsid node -e "require('fs').writeFileSync('setup.pid', String(process.pid)); setInterval(() => {}, 1000)" > /dev/null 2>&1 & while [ ! -s setup.pid ]; do sleep 0.05; done`,
+      }),
+      context(),
+    );
+    expect(result.scenarios[0]!.load.requests.total).toBeGreaterThan(0);
+    for (const file of ['helper.pid', 'setup.pid']) {
+      const pid = Number(readFileSync(join(dir, file), 'utf8'));
+      expect(pid).toBeGreaterThan(0);
+      expect(alive(pid), file).toBe(false);
+    }
+  });
 });

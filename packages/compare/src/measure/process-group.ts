@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** The one shell every command from the inputs runs through. */
@@ -47,6 +48,11 @@ export interface GroupProcess {
   readonly exited: Promise<Exit>;
   /** null while running. */
   exit(): Exit | null;
+  /**
+   * `HOTPATH_PROCESS_GROUP=<random>` in the environment of everything the command starts: how
+   * processes that left the group and the tree (setsid, double fork) are still found.
+   */
+  readonly marker: string;
 }
 
 export interface SpawnOptions {
@@ -61,9 +67,10 @@ export interface SpawnOptions {
  * signalled at once). Nothing is interpolated into the command: it is the user's own string.
  */
 export function spawnInGroup(command: string, options: SpawnOptions): GroupProcess {
+  const marker = randomUUID();
   const child = spawn(SHELL, ['-c', command], {
     cwd: options.cwd,
-    env: options.env,
+    env: { ...options.env, [MARKER]: marker },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -86,7 +93,33 @@ export function spawnInGroup(command: string, options: SpawnOptions): GroupProce
       resolve(exit);
     });
   });
-  return { child, pid: child.pid ?? -1, output, exited, exit: () => exit };
+  return { child, pid: child.pid ?? -1, output, exited, exit: () => exit, marker };
+}
+
+const MARKER = 'HOTPATH_PROCESS_GROUP';
+
+/**
+ * Linux: live processes whose environment carries `marker` — those that escaped the process
+ * group and the tree by daemonising (setsid, double fork) but kept the environment.
+ */
+function marked(marker: string): number[] {
+  const needle = Buffer.from(`${MARKER}=${marker}\0`);
+  const found: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return found;
+  }
+  for (const name of entries) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${name}/environ`).includes(needle)) found.push(Number(name));
+    } catch {
+      // not ours to read, or gone
+    }
+  }
+  return found;
 }
 
 /** Linux: every live descendant of `root` (children that left the group included). */
@@ -171,14 +204,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export async function stopGroup(proc: GroupProcess, graceMs = 3000): Promise<void> {
   if (proc.pid <= 0) return;
-  const tree = descendants(proc.pid);
+  const tree = [...new Set([...descendants(proc.pid), ...marked(proc.marker)])];
   signal(tree, proc.pid, 'SIGTERM');
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
     if (!groupAlive(proc.pid) && tree.every((pid) => !isAlive(pid))) break;
     await sleep(50);
   }
-  const left = [...tree, ...descendants(proc.pid)].filter(isAlive);
+  const left = [...new Set([...tree, ...descendants(proc.pid), ...marked(proc.marker)])].filter(isAlive);
   if (groupAlive(proc.pid) || left.length > 0) {
     signal(left, proc.pid, 'SIGKILL');
     const hard = Date.now() + 2000;
@@ -203,7 +236,15 @@ function isAlive(pid: number): boolean {
 
 /** Synchronous last resort (process 'exit' handlers): SIGKILL the group. */
 export function killGroupNow(proc: GroupProcess): void {
-  if (proc.pid <= 0 || proc.exit() !== null) return;
+  if (proc.pid <= 0) return;
+  for (const pid of marked(proc.marker)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  if (proc.exit() !== null) return;
   try {
     process.kill(-proc.pid, 'SIGKILL');
   } catch {
