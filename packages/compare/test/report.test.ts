@@ -6,7 +6,8 @@ import { diffHotFunctions } from '../src/analyse/hot-functions.js';
 import type { Measurements } from '../src/measure/measure.js';
 import type { MonitorSummary } from '../src/measure/monitor-summary.js';
 import type { RoundResult } from '../src/measure/round.js';
-import { COMMENT_MARKER, renderMarkdown, sourceLink } from '../src/render/markdown.js';
+import { shortLocation } from '../src/render/format.js';
+import { COMMENT_MARKER, codeSpan, escapeText, renderMarkdown, sourceLink } from '../src/render/markdown.js';
 import { renderTerminal } from '../src/render/terminal.js';
 import { resolveSettings } from '../src/settings/schema.js';
 
@@ -227,5 +228,41 @@ describe('analyse + renderMarkdown', () => {
     expect(
       sourceLink({ file: 'a.js', line: 3 }, { repositoryUrl: 'https://x.y/o/r"><img', sha: 'abc1234' }),
     ).toBeUndefined();
+  });
+});
+
+describe('markdown from hostile text', () => {
+  const report = analyse(measurements, {
+    settings: resolveSettings({ config: { start: 'node server.js', url: '/auth', rounds: 3 } }),
+    sides: { base: { command: 'node server.js', cwd: '/b' }, head: { command: 'node server.js', cwd: '/h' } },
+  });
+  it('code spans hold any text on one line, backticks and pipes included', () => {
+    expect(codeSpan('a`b')).toBe('``a`b``');
+    expect(codeSpan('`x`')).toBe('`` `x` ``');
+    expect(codeSpan('line\nbreak | cell')).toBe('`line break \\| cell`');
+  });
+
+  it('escaped text renders no HTML, link, image, emphasis or mention', () => {
+    const t = escapeText('![x](https://e.com/p.png) <img src=x> **b** @octocat www.e.com # h');
+    expect(t).not.toMatch(/(^|[^\\])[<[!*]/);
+    expect(t).toContain('@\u200boctocat');
+    expect(t).toContain('https:\u200b//');
+    expect(t).toContain('www\u200b.');
+  });
+
+  it('never crashes on a file:// URL that does not decode', () => {
+    expect(shortLocation('file:///a/%E0%A4%A.js', 3)).toBe('a/%E0%A4%A.js:3');
+  });
+
+  it('cuts the document to the limit, whole sections at a time, saying so', () => {
+    const many = {
+      ...report,
+      scenarios: Array.from({ length: 40 }, (_, i) => ({ ...report.scenarios[0]!, name: `s${i}` })),
+    };
+    const md = renderMarkdown(many, { marker: true, maxLength: 20_000 });
+    expect(md.length).toBeLessThanOrEqual(20_000);
+    expect(md).toMatch(/Cut to fit GitHub's 20000-character limit: \d+ of 41 sections left out/);
+    expect(md.startsWith(COMMENT_MARKER)).toBe(true);
+    expect(md).toContain('Settings and environment');
   });
 });
