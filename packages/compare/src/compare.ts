@@ -69,6 +69,7 @@ export interface CompareRuntime {
 export interface ComparisonOutcome {
   report: Report;
   measurements: Measurements;
+  sides: Record<Side, SideInfo>;
   files: WrittenFiles;
 }
 
@@ -93,7 +94,7 @@ export async function runComparison(
   const report = analyse(measurements, { settings, sides, links: options.links, warnings: options.warnings });
   const outDir = resolve(options.baseDir ?? process.cwd(), settings.out);
   const files = writeReportFiles(outDir, report, measurements);
-  return { report, measurements, files };
+  return { report, measurements, sides, files };
 }
 
 /**

@@ -27,7 +27,7 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
       ['compare', '--base-start', 'node a.js'],
       /^hotpath: HP_COMPARE_INVALID_SETTING: baseStart and headStart go together/,
     ],
-    [['frobnicate'], /^hotpath: unknown command "frobnicate": expected compare, profile or schema/],
+    [['frobnicate'], /^hotpath: unknown command "frobnicate": expected compare, profile, report or schema/],
     [
       ['compare', '--config', 'nope.json'],
       /^hotpath: HP_COMPARE_CONFIG: config file "nope.json" does not exist\n$/,
@@ -89,6 +89,49 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
     expect(report.scenarios[0].hotFunctions.flagged.map((f: { name: string }) => f.name).join(' ')).toMatch(
       /pbkdf2|run/,
     );
+  });
+
+  it('writes raw results per shard with --results and merges them with hotpath report', () => {
+    const results = join(dir, 'results');
+    for (const shard of ['1/2', '2/2']) {
+      const r = cli([
+        'compare',
+        '--base-start',
+        `node ${JSON.stringify(join(FIXTURES, 'routes-server.cjs'))}`,
+        '--head-start',
+        `HASH_ITERATIONS=6000 node ${JSON.stringify(join(FIXTURES, 'routes-server.cjs'))}`,
+        '--url',
+        '/hash',
+        '--results',
+        join(results, `artifact-${shard[0]}`),
+        '--shard',
+        shard,
+        '--out',
+        join(dir, `shard-report-${shard[0]}`),
+        '-d',
+        '600ms',
+        '-w',
+        '200ms',
+        '-r',
+        '3',
+        '-c',
+        '2',
+      ]);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr).toContain(`raw results (shard ${shard})`);
+    }
+    const merged = cli(['report', results, '--json', '--out', join(dir, 'merged'), '--threshold', '5']);
+    expect(merged.status, merged.stderr).toBe(0);
+    const report = JSON.parse(merged.stdout);
+    expect(report.shards).toBe(2);
+    expect(report.rounds).toBe(6);
+    expect(report.scenarios[0].pairs).toBe(6);
+    expect(report.settings.threshold).toBe(5);
+    expect(report.scenarios[0].regressed).toBe(true);
+    expect(merged.stderr).toContain('merged 2 shard(s)');
+    const empty = cli(['report', join(dir, 'nothing')]);
+    expect(empty.status).toBe(1);
+    expect(empty.stderr).toMatch(/^hotpath: HP_COMPARE_RESULTS: no hotpath-results.json below/);
   });
 
   it('stops every server and removes its worktrees when interrupted (SIGINT)', async () => {

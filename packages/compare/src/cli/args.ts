@@ -16,6 +16,16 @@ const CLI_ONLY: Record<string, OptionConfig & { arg?: string; description: strin
   },
   json: { type: 'boolean', description: 'print the report JSON instead of the terminal report' },
   markdown: { type: 'string', arg: 'FILE', description: 'also write the markdown report to FILE' },
+  results: {
+    type: 'string',
+    arg: 'DIR',
+    description: 'compare: also write the raw results (one shard) to DIR, for hotpath report',
+  },
+  shard: {
+    type: 'string',
+    arg: 'I/N',
+    description: 'compare --results: which shard this run is (default 1/1)',
+  },
   help: { type: 'boolean', short: 'h', description: 'this text' },
   version: { type: 'boolean', short: 'v', description: 'print the version' },
 };
@@ -68,6 +78,7 @@ export function usage(): string {
     '  hotpath compare [--config FILE] [--start CMD] [--base REF] [--head REF] [options]',
     '  hotpath compare --base-start CMD --head-start CMD [options]',
     '  hotpath profile --start CMD [options]',
+    '  hotpath report DIR [DIR ...] [verdict options]   merge raw results (shards) and report',
     '  hotpath schema                 print the JSON Schema of hotpath.config.json',
   ];
   for (const [group, title] of Object.entries(GROUPS)) {
@@ -94,7 +105,11 @@ export function usage(): string {
 }
 
 export interface ParsedCommandLine {
-  command: 'compare' | 'profile' | 'schema' | 'help' | 'version';
+  command: 'compare' | 'profile' | 'report' | 'schema' | 'help' | 'version';
+  /** `hotpath report`: the results folders. */
+  folders: string[];
+  results?: string;
+  shard?: string;
   /** Setting values from flags, keyed by setting key (strings, string[] for headers, booleans). */
   overrides: Record<string, unknown>;
   config?: string;
@@ -126,29 +141,34 @@ function usageError(err: unknown): UsageError {
 /** Parses argv (without node and script). Throws UsageError. */
 export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   const [first, ...rest] = argv;
-  if (first === '--version' || first === '-v') return { command: 'version', overrides: {}, json: false };
-  if (!first || first === '--help' || first === '-h' || first === 'help')
-    return { command: 'help', overrides: {}, json: false };
-  if (first !== 'compare' && first !== 'profile' && first !== 'schema') {
+  const bare = { overrides: {}, json: false, folders: [] };
+  if (first === '--version' || first === '-v') return { command: 'version', ...bare };
+  if (!first || first === '--help' || first === '-h' || first === 'help') return { command: 'help', ...bare };
+  if (first !== 'compare' && first !== 'profile' && first !== 'schema' && first !== 'report') {
     if (first.startsWith('-'))
-      throw new UsageError(`expected a command before ${first}: hotpath compare|profile|schema (see --help)`);
+      throw new UsageError(
+        `expected a command before ${first}: hotpath compare|profile|report|schema (see --help)`,
+      );
     throw new UsageError(
-      `unknown command ${JSON.stringify(first)}: expected compare, profile or schema (see --help)`,
+      `unknown command ${JSON.stringify(first)}: expected compare, profile, report or schema (see --help)`,
     );
   }
   let values: Record<string, unknown>;
+  let positionals: string[];
   try {
-    values = parseArgs({
+    ({ values, positionals } = parseArgs({
       args: [...rest],
       options: parseArgsOptions(),
-      allowPositionals: false,
+      allowPositionals: first === 'report',
       strict: true,
-    }).values;
+    }));
   } catch (err) {
     throw usageError(err);
   }
-  if (values.help) return { command: 'help', overrides: {}, json: false };
-  if (values.version) return { command: 'version', overrides: {}, json: false };
+  if (values.help) return { command: 'help', ...bare };
+  if (values.version) return { command: 'version', ...bare };
+  if (first === 'report' && positionals.length === 0)
+    throw new UsageError('hotpath report needs the folder(s) holding the results (see --help)');
   const overrides: Record<string, unknown> = {};
   for (const spec of specs) {
     const flag = flagOf(spec);
@@ -157,6 +177,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   return {
     command: first,
     overrides,
+    folders: positionals,
+    results: values.results as string | undefined,
+    shard: values.shard as string | undefined,
     config: values.config as string | undefined,
     json: Boolean(values.json),
     markdown: values.markdown as string | undefined,

@@ -1,12 +1,16 @@
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
+import { analyse } from '../analyse/analyse.js';
 import { probePath, runComparison } from '../compare.js';
 import { HotpathCompareError } from '../errors.js';
 import { measureOne } from '../measure/measure.js';
+import { writeReportFiles } from '../render/files.js';
 import { renderMarkdown } from '../render/markdown.js';
 import { writeProfileOnly } from '../render/profile-report.js';
 import { renderTerminal } from '../render/terminal.js';
+import { findResults, mergeShards, readShard, writeResults } from '../results/results.js';
+import { parseShard } from '../results/shard.js';
 import { findConfig, loadConfig } from '../settings/config-file.js';
 import { configJsonSchema } from '../settings/json-schema.js';
 import { resolveSettings } from '../settings/schema.js';
@@ -52,6 +56,7 @@ export async function main(argv: string[], signal?: AbortSignal): Promise<number
     process.stdout.write(`${JSON.stringify(configJsonSchema(), null, 2)}\n`);
     return 0;
   }
+  if (parsed.command === 'report') return runReport(parsed);
   const configPath = parsed.config ?? findConfig(process.cwd());
   const loaded = configPath ? await loadConfig(configPath) : undefined;
   const settings = resolveSettings({
@@ -80,11 +85,22 @@ export async function main(argv: string[], signal?: AbortSignal): Promise<number
     return 0;
   }
 
-  const { report, files } = await runComparison(settings, {
+  const shard = parsed.shard ? parseShard(parsed.shard) : { index: 1, total: 1 };
+  const { report, files, measurements, sides } = await runComparison(settings, {
     signal,
     baseDir,
     onProgress: (e) => ui.log(e.message),
   }).finally(() => ui.done());
+  if (parsed.results) {
+    const folder = writeResults(resolve(parsed.results), {
+      shard,
+      settings,
+      sides,
+      measurements,
+      warnings: [],
+    });
+    process.stderr.write(`raw results (shard ${shard.index}/${shard.total}): ${folder}\n`);
+  }
   if (parsed.markdown)
     writeFileSync(resolve(parsed.markdown), renderMarkdown(report, { maxLength: Number.POSITIVE_INFINITY }));
   if (parsed.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -99,6 +115,40 @@ export async function main(argv: string[], signal?: AbortSignal): Promise<number
   process.stderr.write(`\nfiles in ${files.dir}:\n${written.join('\n')}\n`);
   for (const note of files.notes) process.stderr.write(`note: ${note}\n`);
   return report.regressed && settings.failOnRegression ? 1 : 0;
+}
+
+/** `hotpath report DIR...`: merges every shard found below the folders, analyses, renders. */
+async function runReport(parsed: ReturnType<typeof parseCommandLine>): Promise<number> {
+  const files = parsed.folders.flatMap((dir) => findResults(resolve(dir)));
+  if (files.length === 0)
+    throw new HotpathCompareError(
+      'HP_COMPARE_RESULTS',
+      `no hotpath-results.json below ${parsed.folders.join(', ')}`,
+    );
+  const shards = files.map((file) =>
+    readShard(file, (raw) => resolveSettings({ config: raw, configName: `results ${file}` })),
+  );
+  const merged = mergeShards(shards);
+  // The verdict's rules come from this command line; what was measured, from the results.
+  const settings = resolveSettings({
+    config: merged.settings,
+    configName: 'the results',
+    overrides: parsed.overrides,
+    overridesSource: 'flag',
+  });
+  const result = analyse(merged.measurements, {
+    settings,
+    sides: merged.sides,
+    shards: merged.shards,
+    warnings: merged.warnings,
+  });
+  const written = writeReportFiles(resolve(settings.out), result, merged.measurements);
+  if (parsed.markdown)
+    writeFileSync(resolve(parsed.markdown), renderMarkdown(result, { maxLength: Number.POSITIVE_INFINITY }));
+  if (parsed.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  else process.stdout.write(renderTerminal(result, { color: process.stdout.isTTY && !process.env.NO_COLOR }));
+  process.stderr.write(`\nmerged ${merged.shards} shard(s); files in ${written.dir}\n`);
+  return result.regressed && settings.failOnRegression ? 1 : 0;
 }
 
 /** The `hotpath` bin: SIGINT/SIGTERM abort the run (everything is cleaned up), then exit 130/143. */
