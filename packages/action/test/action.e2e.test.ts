@@ -120,4 +120,49 @@ describe('the bundled Action, run as GitHub runs it', () => {
     expect(result.outputs.regressed).toBe('false');
     expect(result.summary).not.toMatch(/\*\*regressed\*\*/);
   });
+
+  it('reads scenarios from the config input and comments one row per scenario on top', async () => {
+    const routes = `const crypto = require('node:crypto');
+const iterations = Number(process.env.N || 2000);
+require('node:http').createServer((req, res) => {
+  if (req.url.startsWith('/hash')) res.end(crypto.pbkdf2Sync('pw', 'salt', ITER, 32, 'sha256').toString('hex'));
+  else res.end('static');
+}).listen(Number(process.env.PORT), '127.0.0.1');
+`;
+    const config = JSON.stringify({
+      start: 'node server.js',
+      scenarios: [
+        { name: 'hash', url: '/hash' },
+        { name: 'static', url: '/static', connections: 1 },
+      ],
+    });
+    const repo = makeRepo(
+      join(root, 'scenarios'),
+      { 'server.js': routes.replace('ITER', '2000'), 'hotpath.config.json': config },
+      { 'server.js': routes.replace('ITER', '6000') },
+    );
+    const fresh = await startFakeGitHub();
+    try {
+      const result = await runAction({
+        repo,
+        apiUrl: fresh.url,
+        inputs: {
+          config: 'hotpath.config.json',
+          duration: '0.7',
+          warmup: '0.2',
+          rounds: '5',
+          connections: '2',
+        },
+      });
+      expect(result.stdout.match(/::error::.*/)?.[0], result.stdout).toBeUndefined();
+      expect(result.outputs.regressed).toBe('true');
+      const body = fresh.comments[0]!.body;
+      expect(body).toContain('| | Scenario | Requests/s | Latency p99 | Hotter functions |');
+      expect(body).toMatch(/^\| 🔴 \| `hash` \|/m);
+      expect(body).toMatch(/^#### .* `static` — /m);
+      expect(body).toMatch(/Regression in 1 of 2 scenarios: `hash`/);
+    } finally {
+      await fresh.close();
+    }
+  });
 });
