@@ -1,8 +1,12 @@
 import type { FunctionEntry } from './model.js';
 
-/** A one-line label for a function: `name file:line:column` for located code, the bare name otherwise. */
+/**
+ * A one-line label for a function: `name file:line:column` for located code, the bare name
+ * otherwise. Code without a script name but with a position (`new Function`, `eval`) reads
+ * `name :line:column`, as V8 writes it.
+ */
 export function functionLabel(fn: FunctionEntry): string {
-  if (fn.kind === 'js' && fn.file) {
+  if (fn.kind === 'js' && (fn.file || fn.line > 0)) {
     if (fn.line > 0 && fn.column > 0) return `${fn.name} ${fn.file}:${fn.line}:${fn.column}`;
     return fn.line > 0 ? `${fn.name} ${fn.file}:${fn.line}` : `${fn.name} ${fn.file}`;
   }
