@@ -2,7 +2,8 @@
 import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { SymbolCache } from './binary-symbols.js';
-import { parseCliOptions, USAGE } from './cli-options.js';
+import { parseCliOptions, parseRecordOptions, USAGE } from './cli-options.js';
+import { runRecord } from './cli-record.js';
 import { diffProfiles } from './diff.js';
 import { HotpathTicksError } from './errors.js';
 import { renderDiffFlameGraph, renderFlameGraph } from './flamegraph.js';
@@ -14,6 +15,14 @@ import { renderTextReport } from './report-text.js';
 import { toSpeedscope } from './speedscope.js';
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'record') {
+    const options = parseRecordOptions(argv.slice(1));
+    if (options.help) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    return runRecord(options);
+  }
   const options = parseCliOptions(argv);
   if (options.help) {
     process.stdout.write(USAGE);
@@ -62,7 +71,8 @@ main(process.argv.slice(2)).then(
   (error: unknown) => {
     if (error instanceof HotpathTicksError) {
       process.stderr.write(`hotpath-ticks: ${error.message}\n`);
-      process.exitCode = error.code === 'HP_TICKS_READ_FAILED' ? 1 : 2;
+      process.exitCode =
+        error.code === 'HP_TICKS_BAD_OPTION' || error.code === 'HP_TICKS_UNKNOWN_FORMAT' ? 2 : 1;
     } else {
       const e = error as NodeJS.ErrnoException;
       process.stderr.write(`hotpath-ticks: ${e.code ? `${e.code}: ` : ''}${e.message ?? String(error)}\n`);

@@ -134,7 +134,13 @@ describe('hotpath-ticks', () => {
     const cpuprofileJson = JSON.parse(readFileSync(join(where, 'spin.cpuprofile'), 'utf8'));
     const urls = cpuprofileJson.nodes.map((n: { callFrame: { url: string } }) => n.callFrame.url);
     expect(urls).toContain(`file://${script}`);
-    const r = await run(join(where, 'spin.log'), '--diff', join(where, 'spin.cpuprofile'), '--json', '--no-symbols');
+    const r = await run(
+      join(where, 'spin.log'),
+      '--diff',
+      join(where, 'spin.cpuprofile'),
+      '--json',
+      '--no-symbols',
+    );
     expect(r.code).toBe(0);
     const spin = JSON.parse(r.stdout).functions.filter((f: { name: string }) => f.name === 'spin');
     expect(spin).toHaveLength(1);

@@ -1,6 +1,13 @@
-import { describe, expect, it } from 'vitest';
-import { crossProfileKey, diffProfiles, mergeProfiles, parseCpuProfile, parseTickLog, toFolded } from '../src/index.js';
 import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import {
+  crossProfileKey,
+  diffProfiles,
+  mergeProfiles,
+  parseCpuProfile,
+  parseTickLog,
+  toFolded,
+} from '../src/index.js';
 import { profileOf } from './helpers/profiles.js';
 
 describe('mergeProfiles', () => {
@@ -77,8 +84,15 @@ describe('diffProfiles across formats', () => {
       startTime: 0,
       endTime: 1,
       nodes: [
-        { id: 1, callFrame: { functionName: '(root)', url: '', lineNumber: -1, columnNumber: -1 }, children: [2] },
-        { id: 2, callFrame: { functionName: 'hash', url: 'file:///srv/app.js', lineNumber: 9, columnNumber: 2 } },
+        {
+          id: 1,
+          callFrame: { functionName: '(root)', url: '', lineNumber: -1, columnNumber: -1 },
+          children: [2],
+        },
+        {
+          id: 2,
+          callFrame: { functionName: 'hash', url: 'file:///srv/app.js', lineNumber: 9, columnNumber: 2 },
+        },
       ],
       samples: [2, 2, 2, 2],
     });

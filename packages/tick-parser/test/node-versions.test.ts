@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { functionLabel, type Profile, parseTickLog } from '../src/index.js';
-import { profileJsWorkload, profilePbkdf2Server, profProcess, readProfProcessText } from './helpers/prof-run.js';
+import {
+  profileJsWorkload,
+  profilePbkdf2Server,
+  profProcess,
+  readProfProcessText,
+} from './helpers/prof-run.js';
 
 /**
  * Logs written by each Node found here, compared with that Node's own `--prof-process`: the one
@@ -49,15 +54,23 @@ async function compare(node: string, log: string): Promise<void> {
 }
 
 describe.each(nodes)('JS self ticks equal --prof-process on a log of $name', ({ path, version }) => {
-  it.skipIf(!path)(`a JS-heavy script (${version || 'not installed'})`, async () => {
-    const where = join(dir, `${version}-js`);
-    mkdirSync(where);
-    await compare(path!, await profileJsWorkload(where, path!));
-  }, 90_000);
+  it.skipIf(!path)(
+    `a JS-heavy script (${version || 'not installed'})`,
+    async () => {
+      const where = join(dir, `${version}-js`);
+      mkdirSync(where);
+      await compare(path!, await profileJsWorkload(where, path!));
+    },
+    90_000,
+  );
 
-  it.skipIf(!path)(`a pbkdf2Sync server under load (${version || 'not installed'})`, async () => {
-    const where = join(dir, `${version}-server`);
-    mkdirSync(where);
-    await compare(path!, await profilePbkdf2Server(where, 2, [], path!));
-  }, 90_000);
+  it.skipIf(!path)(
+    `a pbkdf2Sync server under load (${version || 'not installed'})`,
+    async () => {
+      const where = join(dir, `${version}-server`);
+      mkdirSync(where);
+      await compare(path!, await profilePbkdf2Server(where, 2, [], path!));
+    },
+    90_000,
+  );
 });

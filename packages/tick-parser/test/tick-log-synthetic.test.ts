@@ -153,7 +153,8 @@ describe('parseTickLog on a hand-written log', () => {
     const markers = ['', '~', '^', '+', "+'", '*', "*'"];
     const log = [
       ...markers.map(
-        (m, i) => `code-creation,JS,10,${i},0x${(0x100000 + i * 0x1000).toString(16)},64,f /app/t.js:1:1,0x900000,${m}`,
+        (m, i) =>
+          `code-creation,JS,10,${i},0x${(0x100000 + i * 0x1000).toString(16)},64,f /app/t.js:1:1,0x900000,${m}`,
       ),
       ...markers.map((_, i) => `tick,0x${(0x100010 + i * 0x1000).toString(16)},${i},0,0x0,0`),
       '',
