@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
@@ -48,6 +47,7 @@ export async function recordCommand(options: RecordOptions): Promise<RecordResul
     env.PATH = env.PATH ? `${shimDir}${delimiter}${env.PATH}` : shimDir;
   }
   try {
+    const { spawn } = await import('node:child_process');
     // Its own process group, so that a signal reaches every process of the command (npm, the
     // shell it starts, node), as Ctrl-C in a terminal would, and reaches it once: the terminal's
     // Ctrl-C goes to our group, and we pass it on. A background group must not read the

@@ -2,6 +2,7 @@ import { lookupSymbols, SymbolCache, type SymbolToolOptions, symbolName } from '
 import { type CodeDescription, describeCode } from './code-description.js';
 import { DynamicCodeMap } from './code-map.js';
 import { demangle } from './demangle.js';
+import { readDemangled, writeDemangled } from './demangle-cache.js';
 import { type Library, LibraryMap, type Region } from './library-map.js';
 import { describeSkipped, type LogCounts, newLogCounts } from './log-counts.js';
 import { fieldEquals, parseHexField, parseIntField, splitFields, stringField } from './log-fields.js';
@@ -69,6 +70,7 @@ export class TickLogReader implements LineSink {
   private readonly mangled = new Map<number, string>();
   private readonly demangler: string;
   private readonly toolTimeoutMs: number;
+  private readonly symbolCacheDir: string | undefined;
   private unknownFn = -1;
   private overflowFn = -1;
   private v8Version: string | undefined;
@@ -83,6 +85,7 @@ export class TickLogReader implements LineSink {
     this.trie = new StackTrie(options.maxStackNodes ?? 2_000_000);
     this.demangler = options.demangler ?? 'c++filt';
     this.toolTimeoutMs = options.toolTimeoutMs ?? 60_000;
+    this.symbolCacheDir = options.symbolCacheDir;
   }
 
   push(chunk: Buffer): void {
@@ -475,15 +478,30 @@ export class TickLogReader implements LineSink {
     return profile;
   }
 
-  /** Replaces mangled C++ names (`_ZN4node6crypto...`) by readable ones, merging functions that become equal. */
+  /**
+   * Replaces mangled C++ names (`_ZN4node6crypto...`) by readable ones, merging functions that
+   * become equal. With a symbol cache directory and the default demangler, names demangled by an
+   * earlier run come from there and c++filt only sees new ones (or does not run at all).
+   */
   private async demangleCppNames(warnings: string[]): Promise<void> {
     if (this.mangled.size === 0) return;
     const ids = [...this.mangled.keys()];
-    const result = await demangle([...this.mangled.values()], this.demangler, this.toolTimeoutMs);
+    const mangled = [...this.mangled.values()];
+    const dir = this.demangler === 'c++filt' ? this.symbolCacheDir : undefined;
+    const known = dir ? await readDemangled(dir) : new Map<string, string>();
+    const missing = mangled.filter((name) => !known.has(name));
+    const result = await demangle(missing, this.demangler, this.toolTimeoutMs);
     if (result.error) warnings.push(result.error);
+    else if (dir && missing.length > 0) {
+      const added = new Map<string, string>();
+      for (let i = 0; i < missing.length; i++) added.set(missing[i], result.names[i]);
+      await writeDemangled(dir, known, added);
+    }
+    const fresh = new Map<string, string>();
+    for (let i = 0; i < missing.length; i++) fresh.set(missing[i], result.names[i]);
     const remap = new Map<number, number>();
     for (let i = 0; i < ids.length; i++) {
-      const readable = result.names[i];
+      const readable = known.get(mangled[i]) ?? fresh.get(mangled[i]) ?? mangled[i];
       const old = this.builder.fieldsOf(ids[i]);
       if (readable === old.name) continue;
       remap.set(ids[i], this.builder.internFunction({ ...old, name: readable }));
