@@ -4,6 +4,7 @@ import { basename } from 'node:path';
 import { SymbolCache } from './binary-symbols.js';
 import { parseCliOptions, parseRecordOptions, USAGE } from './cli-options.js';
 import { runRecord } from './cli-record.js';
+import { deferOptimisingCompilers } from './cli-tiering.js';
 import { diffProfiles } from './diff.js';
 import { HotpathTicksError } from './errors.js';
 import { renderDiffFlameGraph, renderFlameGraph } from './flamegraph.js';
@@ -15,6 +16,8 @@ import { renderTextReport } from './report-text.js';
 import { toSpeedscope } from './speedscope.js';
 
 async function main(argv: string[]): Promise<number> {
+  const deferMs = Number(process.env.HOTPATH_TICKS_OPTIMIZE_AFTER_MS ?? '150');
+  deferOptimisingCompilers(Number.isFinite(deferMs) && deferMs >= 0 ? deferMs : 150);
   if (argv[0] === 'record') {
     const options = parseRecordOptions(argv.slice(1));
     if (options.help) {
