@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { HotpathTicksError } from './errors.js';
@@ -19,7 +19,7 @@ export interface RecordResult {
   /** The command's exit code, or 128 + the signal's number when a signal ended it. */
   exitCode: number;
   signal: NodeJS.Signals | null;
-  /** The tick logs written into `dir`, one per isolate and process, in name order. */
+  /** The tick logs this run wrote into `dir`, one per isolate and process, in name order. */
   logs: string[];
   /** How the profiler was switched on: flags after `node`, or a `node` first on PATH. */
   via: 'node' | 'path';
@@ -38,6 +38,8 @@ export function defaultRecordDir(now = new Date()): string {
 export async function recordCommand(options: RecordOptions): Promise<RecordResult> {
   const dir = resolve(options.dir);
   mkdirSync(dir, { recursive: true });
+  // Logs of an earlier run into the same directory are not this run's.
+  const earlier = new Map(isolateLogs(dir).map((log) => [log, statSync(log).mtimeMs]));
   const env = { ...(options.env ?? process.env) };
   const plan = planRecording(options.command, dir, env);
   let shimDir: string | undefined;
@@ -93,7 +95,7 @@ export async function recordCommand(options: RecordOptions): Promise<RecordResul
     return {
       exitCode: ended.signal ? 128 + signalNumber : (ended.code ?? 1),
       signal: ended.signal,
-      logs: isolateLogs(dir),
+      logs: isolateLogs(dir).filter((log) => earlier.get(log) !== statSync(log).mtimeMs),
       via: plan.kind,
     };
   } finally {

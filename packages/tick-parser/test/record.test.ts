@@ -172,6 +172,14 @@ describe('hotpath-ticks record', () => {
     );
     const failed = await record(cwd, ['--out', 'o', '--', 'sh', '-c', 'exit 5']).done;
     expect(failed.code).toBe(5);
+    // A log of an earlier run in the same directory is not taken for this run's.
+    writeFileSync(
+      join(cwd, 'o', 'isolate-0x1-1-v8.log'),
+      'v8-version,11,3,244,8,-node.38,0\ntick,0x1,1,0,0x0,0\n',
+    );
+    const again = await record(cwd, ['--out', 'o', '--', 'sh', '-c', 'exit 0']).done;
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/wrote no V8 tick log/);
   });
 
   it('refuses a command that cannot start, and bad usage, in one line', async () => {
