@@ -18,6 +18,8 @@ export { profileInProcess, startProfiling, stopProfiling } from './in-process.js
 export { mergeProfiles } from './merge.js';
 export type { FunctionEntry, FunctionKind, Profile, ProfileMeta, StackSample } from './model.js';
 export { detectProfileFormat, readProfile } from './read-profile.js';
+export type { RecordOptions, RecordResult } from './record.js';
+export { defaultRecordDir, recordCommand } from './record.js';
 export { renderDiffText } from './report-diff-text.js';
 export type { JsonReport } from './report-json.js';
 export { toJsonReport } from './report-json.js';
