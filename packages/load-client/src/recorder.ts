@@ -83,6 +83,12 @@ export class Recorder {
   /** Indexed by status code 0..999. */
   readonly statusCounts = new Float64Array(1000);
   readonly errorCounts = new Float64Array(ERROR_KINDS.length);
+  /** The first message seen for each error kind (e.g. "connect to 127.0.0.1:80: connection refused"). */
+  readonly errorMessages: (string | null)[] = ERROR_KINDS.map(() => null);
+  /** Connections established (first connects and reconnects, warm-up included). */
+  connects = 0;
+  /** Of those, TLS connections whose session was resumed. */
+  resumed = 0;
   responses = 0;
   errors = 0;
   bytes = 0;
@@ -104,11 +110,17 @@ export class Recorder {
     this.histogram.recordValue(Math.max(latencyUs, 1));
   }
 
-  error(kind: number): void {
+  error(kind: number, message: string): void {
     this.errors++;
     this.outcomes++;
     this.secondErrors++;
     this.errorCounts[kind]++;
+    if (this.errorMessages[kind] === null) this.errorMessages[kind] = message;
+  }
+
+  connected(resumed: boolean): void {
+    this.connects++;
+    if (resumed) this.resumed++;
   }
 
   received(bytes: number): void {
@@ -145,6 +157,16 @@ export class Recorder {
     const out: Record<string, number> = {};
     ERROR_KINDS.forEach((kind, i) => {
       if (this.errorCounts[i] > 0) out[kind] = this.errorCounts[i];
+    });
+    return out;
+  }
+
+  /** The first message of each error kind that occurred. */
+  firstErrorMessages(): Record<string, string> {
+    const out: Record<string, string> = {};
+    ERROR_KINDS.forEach((kind, i) => {
+      const message = this.errorMessages[i];
+      if (message !== null && message !== undefined) out[kind] = message;
     });
     return out;
   }
