@@ -82,7 +82,7 @@ export function toPartial(outcome: EngineOutcome): PartialResult {
     resumed: r.resumed,
     requestsPerSecond: r.requestsPerSecond.slice(),
     bytesPerSecond: r.bytesPerSecond.slice(),
-    histogram: encodeHistogram(r.histogram),
+    histogram: encodeHistogram(r.latencyHistogram()),
     duration: outcome.duration,
     aborted: outcome.aborted,
     startedAt: outcome.startedAt,
