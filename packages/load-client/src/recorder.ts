@@ -116,7 +116,7 @@ export class Recorder {
     this.secondResponses++;
     this.statusCounts[status]++;
     if (latencyUs < DIRECT_US) {
-      this.direct[latencyUs < 1 ? 1 : latencyUs]++;
+      this.direct[Math.max(latencyUs, 1)]++;
       this.directCount++;
     } else this.histogram.recordValue(latencyUs);
   }
