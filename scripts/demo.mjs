@@ -4,12 +4,26 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseCpuProfile } from '@hotpath/tick-parser';
+import { hotpathCli } from '../examples/test-support/hotpath-cli.js';
 
 const root = new URL('..', import.meta.url).pathname;
-const cli = join(root, 'packages/action/dist/cli.js');
+const cli = hotpathCli();
+// The bin is committed; the CLI behind it exists once the package is built.
+const built = cli && existsSync(join(dirname(cli), '..', 'dist'));
+
+/** The workspace's v8-profiler-next (built for this Node by pnpm install), when it loads. */
+function v8ProfilerPath() {
+  try {
+    const path = createRequire(join(root, 'packages/tick-parser/package.json')).resolve('v8-profiler-next');
+    return dirname(path);
+  } catch {
+    return undefined;
+  }
+}
 
 /** The three seed stories: base is the slow first version, head is the fix. */
 const demos = {
@@ -62,16 +76,18 @@ if (!comparisons) {
   console.error(`unknown demo ${JSON.stringify(name)}: expected one of ${Object.keys(demos).join(', ')}`);
   process.exit(2);
 }
-if (existsSync(cli)) {
+if (built) {
+  const profiler = v8ProfilerPath();
+  const env = profiler ? { ...process.env, HOTPATH_V8_PROFILER_PATH: profiler } : process.env;
   let status = 0;
   for (const [index, demo] of comparisons.entries()) {
     if (demo.when && !demo.when()) continue;
     if (demo.title) console.log(`\n== ${demo.title}\n`);
     const out = join('.hotpath', `demo-${name}${index ? `-${index + 1}` : ''}`);
     const args = [cli, 'compare', '--cwd', demo.cwd, '--base-start', demo.base, '--head-start', demo.head];
-    args.push(...demo.args, '--duration', '8', '--warmup', '2', '--rounds', '3', '--out', out);
+    args.push(...demo.args, '--duration', '4', '--warmup', '1', '--rounds', '6', '--out', out);
     args.push(...process.argv.slice(3));
-    status ||= spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root }).status ?? 1;
+    status ||= spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root, env }).status ?? 1;
   }
   process.exit(status);
 } else {

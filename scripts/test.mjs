@@ -6,9 +6,13 @@ import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 const results = (dir) => join(root, dir, '.vitest-result.json');
+const hasTests = (dir) =>
+  existsSync(join(root, dir, 'package.json')) &&
+  JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')).scripts?.test !== undefined;
+// The examples are templates without tests of their own: examples/test-support holds theirs.
 const packages = ['packages', 'examples'].flatMap((group) =>
   readdirSync(join(root, group), { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && existsSync(join(root, group, entry.name, 'package.json')))
+    .filter((entry) => entry.isDirectory() && hasTests(join(group, entry.name)))
     .map((entry) => join(group, entry.name)),
 );
 for (const dir of packages) rmSync(results(dir), { force: true });

@@ -1,14 +1,15 @@
-// Runs `hotpath compare` (the built CLI of packages/action) on an example, briefly, and
-// returns the report JSON. Shared by the examples' story tests.
+// Runs `hotpath compare` (the workspace's built CLI, see hotpath-cli.js) on an example, briefly,
+// and returns the report JSON. Shared by the examples' story tests.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { hotpathCli } from './hotpath-cli.js';
 
-const cli = join(dirname(fileURLToPath(import.meta.url)), '../../packages/action/dist/cli.js');
+const cli = hotpathCli();
 
 export async function compareBriefly({ cwd, baseStart, headStart, args }) {
+  if (!cli) throw new Error('no dependency of examples/test-support provides the `hotpath` bin');
   const out = mkdtempSync(join(tmpdir(), 'hotpath-example-'));
   try {
     const argv = [cli, 'compare', '--cwd', cwd, '--base-start', baseStart, '--head-start', headStart];
@@ -19,7 +20,9 @@ export async function compareBriefly({ cwd, baseStart, headStart, args }) {
         else resolve();
       });
     });
-    return JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+    // The stories have one scenario: its details read as the report's own.
+    return { ...report, ...report.scenarios[0] };
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

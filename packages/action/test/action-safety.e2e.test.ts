@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,24 +21,34 @@ describe('the Action treats the server as untrusted and fails clearly', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  it('hides GITHUB_TOKEN, INPUT_* and ACTIONS_* from a server that dumps process.env; a read-only token only warns', async () => {
+  it('gives a server that dumps process.env only the allowlist and the env input (no token, input, ACTIONS_* or GITHUB_*); a read-only token only warns', async () => {
     // The server writes its whole environment next to itself, then serves.
     const dump = `const fs = require('node:fs');
-fs.writeFileSync(__dirname + '/env-' + process.pid + '.json', JSON.stringify(process.env));
+fs.writeFileSync(process.env.DUMP_DIR + '/env-' + process.pid + '.json', JSON.stringify(process.env));
 require('node:http').createServer((req, res) => res.end('ok')).listen(Number(process.env.PORT), '127.0.0.1');
 `;
     const repo = makeRepo(join(root, 'env'), { 'server.js': dump }, {});
+    const dumpDir = join(root, 'dumps');
+    mkdirSync(dumpDir);
     const result = await runAction({
       repo,
       apiUrl: github.url,
-      inputs: { start: 'node server.js', ...ONE_ROUND },
-      env: { NPM_TOKEN: 'npm-secret', MY_API_KEY: 'k', SAFE_SETTING: 'visible' },
+      inputs: { start: 'node server.js', env: 'DUMP_DIR, SAFE_SETTING', ...ONE_ROUND },
+      env: {
+        NPM_TOKEN: 'npm-secret',
+        MY_API_KEY: 'k',
+        SAFE_SETTING: 'visible',
+        UNLISTED_SETTING: 'hidden',
+        DUMP_DIR: dumpDir,
+        GITHUB_ENV: join(dumpDir, 'github-env'),
+        GITHUB_PATH: join(dumpDir, 'github-path'),
+      },
     });
-    expect(result.code).toBe(0);
-    const dumps = readdirSync(repo.dir).filter((f) => f.startsWith('env-'));
+    expect(result.code, result.stdout).toBe(0);
+    const dumps = readdirSync(dumpDir).filter((f) => f.startsWith('env-'));
     expect(dumps.length).toBeGreaterThanOrEqual(1);
     for (const file of dumps) {
-      const env = JSON.parse(readFileSync(join(repo.dir, file), 'utf8')) as Record<string, string>;
+      const env = JSON.parse(readFileSync(join(dumpDir, file), 'utf8')) as Record<string, string>;
       const names = Object.keys(env);
       expect(names.filter((n) => n.startsWith('INPUT_'))).toEqual([]);
       expect(names.filter((n) => n.startsWith('ACTIONS_'))).toEqual([]);
@@ -47,6 +57,10 @@ require('node:http').createServer((req, res) => res.end('ok')).listen(Number(pro
       expect(names).not.toContain('MY_API_KEY');
       expect(JSON.stringify(env)).not.toContain('ghs_secret_token_for_tests');
       expect(env.SAFE_SETTING).toBe('visible');
+      // Only an allowlist plus the names in the env input: nothing else of the job's environment.
+      expect(names).not.toContain('UNLISTED_SETTING');
+      expect(names.filter((n) => /^GITHUB_/.test(n))).toEqual([]);
+      expect(names).toContain('PATH');
       expect(env.PORT).toMatch(/^\d+$/);
     }
     // Fork PR: the token cannot write; the job still succeeds with a warning and a summary.
@@ -64,7 +78,7 @@ require('node:http').createServer((req, res) => res.end('ok')).listen(Number(pro
       inputs: { start: 'node server.js', ...ONE_ROUND },
     });
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/::error::HP_ACTION_SERVER_NOT_READY: base server/);
+    expect(result.stdout).toMatch(/::error::HP_COMPARE_SERVER_NOT_READY: base server/);
     expect(result.stdout).toContain('connecting to the database...');
   });
 
@@ -78,7 +92,7 @@ require('node:http').createServer((req, res) => res.end('ok')).listen(Number(pro
       inputs: { start: 'node server.js', ...ONE_ROUND },
     });
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/::error::HP_ACTION_SERVER_EXITED: head server/);
+    expect(result.stdout).toMatch(/::error::HP_COMPARE_SERVER_EXITED: head server/);
     expect(result.stdout).toMatch(/exited with code 3/);
     expect(result.stdout).toContain('missing DATABASE_URL');
   });

@@ -54,7 +54,7 @@ describe('the bundled Action, run as GitHub runs it', () => {
     expect(first.stdout.match(/::error::.*/)?.[0], first.stdout).toBeUndefined();
     expect(first.code).toBe(0);
     expect(first.outputs.regressed).toBe('true');
-    expect(Number(first.outputs['throughput-change'])).toBeLessThan(-0.1);
+    expect(Number(first.outputs['throughput-change'])).toBeLessThan(-10);
     expect(existsSync(first.outputs.report)).toBe(true);
     expect(github.comments).toHaveLength(1);
     const comment = github.comments[0].body;
@@ -80,28 +80,33 @@ describe('the bundled Action, run as GitHub runs it', () => {
     expect(github.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
   });
 
-  // Node 24 is what action.yml's `runs.using: node24` runs; CI has Node 20 only, so this runs
-  // where HOTPATH_NODE24 (or /tmp/node24, from `npm i node@24` there) provides a node 24 binary.
+  // Node 24 is what action.yml's `runs.using: node24` runs. .ci/run installs node@24 from npm and
+  // sets HOTPATH_NODE24; elsewhere /tmp/node24 (`npm i node@24` there) is used when present. In CI
+  // a missing Node 24 fails this test instead of skipping it.
   const node24 = process.env.HOTPATH_NODE24 ?? '/tmp/node24/node_modules/.bin/node';
-  it.skipIf(!existsSync(node24))('runs under Node 24 (bundle and server) and flags pbkdf2Sync', async () => {
-    const fresh = await startFakeGitHub();
-    try {
-      const bin = join(node24, '..');
-      const result = await runAction({
-        repo,
-        apiUrl: fresh.url,
-        node: node24,
-        env: { PATH: `${bin}:${process.env.PATH}` },
-        inputs: { start: 'node server.js', url: '/auth', ...FAST },
-      });
-      expect(result.stdout.match(/::error::.*/)?.[0], result.stdout).toBeUndefined();
-      expect(result.outputs.regressed).toBe('true');
-      expect(fresh.comments[0].body).toMatch(/pbkdf2/);
-      expect(fresh.comments[0].body).toMatch(/server Node v24\./);
-    } finally {
-      await fresh.close();
-    }
-  });
+  it.skipIf(!existsSync(node24) && !process.env.CI)(
+    'runs under Node 24 (bundle and server) and flags pbkdf2Sync',
+    async () => {
+      expect(existsSync(node24), `no Node 24 binary at ${node24} (set HOTPATH_NODE24)`).toBe(true);
+      const fresh = await startFakeGitHub();
+      try {
+        const bin = join(node24, '..');
+        const result = await runAction({
+          repo,
+          apiUrl: fresh.url,
+          node: node24,
+          env: { PATH: `${bin}:${process.env.PATH}` },
+          inputs: { start: 'node server.js', url: '/auth', ...FAST },
+        });
+        expect(result.stdout.match(/::error::.*/)?.[0], result.stdout).toBeUndefined();
+        expect(result.outputs.regressed).toBe('true');
+        expect(fresh.comments[0].body).toMatch(/pbkdf2/);
+        expect(fresh.comments[0].body).toMatch(/server Node v24\./);
+      } finally {
+        await fresh.close();
+      }
+    },
+  );
 
   it('does not flag an A/A run (base and head identical)', async () => {
     const aa = makeRepo(join(root, 'aa'), { 'server.js': server(false) }, {});
@@ -114,5 +119,50 @@ describe('the bundled Action, run as GitHub runs it', () => {
     expect(result.code).toBe(0);
     expect(result.outputs.regressed).toBe('false');
     expect(result.summary).not.toMatch(/\*\*regressed\*\*/);
+  });
+
+  it('reads scenarios from the config input and comments one row per scenario on top', async () => {
+    const routes = `const crypto = require('node:crypto');
+const iterations = Number(process.env.N || 2000);
+require('node:http').createServer((req, res) => {
+  if (req.url.startsWith('/hash')) res.end(crypto.pbkdf2Sync('pw', 'salt', ITER, 32, 'sha256').toString('hex'));
+  else res.end('static');
+}).listen(Number(process.env.PORT), '127.0.0.1');
+`;
+    const config = JSON.stringify({
+      start: 'node server.js',
+      scenarios: [
+        { name: 'hash', url: '/hash' },
+        { name: 'static', url: '/static', connections: 1 },
+      ],
+    });
+    const repo = makeRepo(
+      join(root, 'scenarios'),
+      { 'server.js': routes.replace('ITER', '2000'), 'hotpath.config.json': config },
+      { 'server.js': routes.replace('ITER', '6000') },
+    );
+    const fresh = await startFakeGitHub();
+    try {
+      const result = await runAction({
+        repo,
+        apiUrl: fresh.url,
+        inputs: {
+          config: 'hotpath.config.json',
+          duration: '0.7',
+          warmup: '0.2',
+          rounds: '5',
+          connections: '2',
+        },
+      });
+      expect(result.stdout.match(/::error::.*/)?.[0], result.stdout).toBeUndefined();
+      expect(result.outputs.regressed).toBe('true');
+      const body = fresh.comments[0]!.body;
+      expect(body).toContain('| | Scenario | Requests/s | Latency p99 | Hotter functions |');
+      expect(body).toMatch(/^\| 🔴 \| `hash` \|/m);
+      expect(body).toMatch(/^#### .* `static` — /m);
+      expect(body).toMatch(/Regression in 1 of 2 scenarios: `hash`/);
+    } finally {
+      await fresh.close();
+    }
   });
 });

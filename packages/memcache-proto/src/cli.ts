@@ -10,7 +10,9 @@ async function main(): Promise<void> {
     return;
   }
   if (action.kind === 'version') {
-    process.stdout.write(`hotpath-memcached ${SERVER_VERSION}\n`);
+    process.stdout.write(
+      `hotpath-memcached ${JSON.parse(process.getBuiltinModule('node:fs').readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version} (memcached ${SERVER_VERSION})\n`,
+    );
     return;
   }
   for (const warning of action.warnings) process.stderr.write(`${warning}\n`);

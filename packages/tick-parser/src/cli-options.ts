@@ -23,7 +23,22 @@ export function defaultSymbolCacheDir(env: NodeJS.ProcessEnv = process.env): str
   return base ? `${base}/hotpath-ticks` : undefined;
 }
 
+export interface RecordCliOptions {
+  /** The command to run, after `--`. */
+  command: string[];
+  /** Output directory; undefined: `.hotpath-ticks/<time>`. */
+  out?: string;
+  json: boolean;
+  top?: number;
+  symbols: boolean;
+  nm?: string;
+  objdump?: string;
+  symbolCacheDir?: string;
+  help: boolean;
+}
+
 export const USAGE = `Usage: hotpath-ticks <file> [options]
+       hotpath-ticks record [--out <dir>] [--json] [--top <N>] [symbol options] -- <command...>
 
 Reads a V8 tick log (node --prof) or a .cpuprofile (node --cpu-prof); the kind is detected from
 the content. Prints the node --prof-process text report by default.
@@ -44,12 +59,109 @@ Options:
                          built-in ELF reader (its fallback: nm on PATH)
   --objdump <path>       likewise, with this objdump
   -h, --help             this help
+  -v, --version          print the version
 
 Exit codes: 0 done, 1 the input could not be read, 2 bad usage or unknown input format.
+
+record: runs <command> under V8's tick profiler and reports on it once it exits.
+  "node ...": --prof is added after node; any other command (npm start, npx ...):
+  a node that adds it is put first on PATH (Node refuses --prof in NODE_OPTIONS).
+  SIGINT, SIGTERM and SIGHUP are passed on to the command. Writes the V8 log(s),
+  profile.folded, flamegraph.html, profile.speedscope.json and the report into
+  --out <dir> (default .hotpath-ticks/<time>). Exits with the command's exit code
+  (128 + signal number when a signal ended it); 1 when it wrote no log.
 `;
+
+/** Validates --top. */
+function parseTop(value: string | boolean | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const text = String(value);
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 1e9) {
+    bad(`--top "${text}" is not valid: expected a whole number >= 1`);
+  }
+  return Number(text);
+}
+
+/** Validates the symbol flags shared by both commands. */
+function symbolCacheDir(v: Record<string, string | boolean | undefined>): string | undefined {
+  if (v['no-symbol-cache'] === true && v['symbol-cache'] !== undefined) {
+    bad('--symbol-cache and --no-symbol-cache cannot be combined');
+  }
+  if (v['symbol-cache'] !== undefined && !String(v['symbol-cache']).startsWith('/')) {
+    bad(`--symbol-cache "${v['symbol-cache']}" is not valid: expected an absolute directory path`);
+  }
+  return v['no-symbol-cache'] === true
+    ? undefined
+    : v['symbol-cache'] === undefined
+      ? defaultSymbolCacheDir()
+      : String(v['symbol-cache']);
+}
+
+/** Parses `record`'s arguments (after the word `record`). Throws HP_TICKS_BAD_OPTION with one line. */
+export function parseRecordOptions(argv: string[]): RecordCliOptions {
+  const split = argv.indexOf('--');
+  const own = split < 0 ? argv : argv.slice(0, split);
+  const command = split < 0 ? [] : argv.slice(split + 1);
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: own,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        out: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        top: { type: 'string' },
+        'no-symbols': { type: 'boolean', default: false },
+        nm: { type: 'string' },
+        'symbol-cache': { type: 'string' },
+        'no-symbol-cache': { type: 'boolean', default: false },
+        objdump: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    bad(`record: ${usageLine(error)}`);
+  }
+  const v = parsed.values as Record<string, string | boolean | undefined>;
+  if (v.help === true) return { command: [], json: false, symbols: true, help: true };
+  if (parsed.positionals.length > 0) {
+    bad(
+      `record: "${parsed.positionals[0]}" is not an option: put the command after --, as in hotpath-ticks record -- node app.js`,
+    );
+  }
+  if (command.length === 0 || command[0] === '') {
+    bad('record: no command given: expected one after --, as in hotpath-ticks record -- node app.js');
+  }
+  if (v.out !== undefined && String(v.out) === '') bad('record: --out "" is not valid: expected a directory');
+  return {
+    command,
+    out: v.out === undefined ? undefined : String(v.out),
+    json: v.json === true,
+    top: parseTop(v.top),
+    symbols: v['no-symbols'] !== true,
+    nm: v.nm === undefined ? undefined : String(v.nm),
+    objdump: v.objdump === undefined ? undefined : String(v.objdump),
+    symbolCacheDir: symbolCacheDir(v),
+    help: false,
+  };
+}
 
 function bad(message: string): never {
   throw new HotpathTicksError('HP_TICKS_BAD_OPTION', message);
+}
+
+/** node:util parseArgs errors as one readable line, the same wording in every hotpath CLI. */
+function usageLine(error: unknown): string {
+  const e = error as { code?: string; message?: string };
+  const message = String(e.message ?? error).split('\n')[0]!;
+  const quoted = /'([^']+)'/.exec(message)?.[1];
+  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${quoted ?? message} (see --help)`;
+  if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    const option = /--[\w-]+/.exec(message)?.[0] ?? message;
+    return `option ${option} ${/argument missing/.test(message) ? 'needs a value' : 'takes no value'} (see --help)`;
+  }
+  return `${message} (see --help)`;
 }
 
 /** Parses and validates argv (without node and the script). Throws HP_TICKS_BAD_OPTION with one line. */
@@ -76,7 +188,7 @@ export function parseCliOptions(argv: string[]): CliOptions {
       },
     });
   } catch (error) {
-    bad(`${(error as Error).message.split('\n')[0]} (see --help)`);
+    bad(usageLine(error));
   }
   const v = parsed.values as Record<string, string | boolean | undefined>;
   const help = v.help === true;
@@ -88,24 +200,12 @@ export function parseCliOptions(argv: string[]): CliOptions {
   }
   const modes = ['json', 'folded', 'speedscope'].filter((m) => v[m] === true);
   if (modes.length > 1) bad(`--${modes.join(' and --')} cannot be combined: choose one output format`);
-  let top: number | undefined;
-  if (v.top !== undefined) {
-    const text = String(v.top);
-    if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 1e9) {
-      bad(`--top "${text}" is not valid: expected a whole number >= 1`);
-    }
-    top = Number(text);
-  }
+  const top = parseTop(v.top);
   const flamegraph = v.flamegraph === undefined ? undefined : String(v.flamegraph);
   if (flamegraph !== undefined && !/\.(svg|html?)$/i.test(flamegraph)) {
     bad(`--flamegraph "${flamegraph}" is not valid: expected a file name ending in .svg or .html`);
   }
-  if (v['no-symbol-cache'] === true && v['symbol-cache'] !== undefined) {
-    bad('--symbol-cache and --no-symbol-cache cannot be combined');
-  }
-  if (v['symbol-cache'] !== undefined && !String(v['symbol-cache']).startsWith('/')) {
-    bad(`--symbol-cache "${v['symbol-cache']}" is not valid: expected an absolute directory path`);
-  }
+  const cacheDir = symbolCacheDir(v);
   if ((v.folded === true || v.speedscope === true) && v.diff !== undefined) {
     bad(
       `--diff cannot be combined with --${v.folded === true ? 'folded' : 'speedscope'}: use the text or --json report`,
@@ -122,12 +222,7 @@ export function parseCliOptions(argv: string[]): CliOptions {
     symbols: v['no-symbols'] !== true,
     nm: v.nm === undefined ? undefined : String(v.nm),
     objdump: v.objdump === undefined ? undefined : String(v.objdump),
-    symbolCacheDir:
-      v['no-symbol-cache'] === true
-        ? undefined
-        : v['symbol-cache'] === undefined
-          ? defaultSymbolCacheDir()
-          : String(v['symbol-cache']),
+    symbolCacheDir: cacheDir,
     help: false,
   };
 }

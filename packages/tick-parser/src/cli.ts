@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 import { writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { basename } from 'node:path';
 import { SymbolCache } from './binary-symbols.js';
-import { parseCliOptions, USAGE } from './cli-options.js';
+import { parseCliOptions, parseRecordOptions, USAGE } from './cli-options.js';
+import { runRecord } from './cli-record.js';
+import { deferOptimisingCompilers } from './cli-tiering.js';
 import { diffProfiles } from './diff.js';
 import { HotpathTicksError } from './errors.js';
 import { renderDiffFlameGraph, renderFlameGraph } from './flamegraph.js';
@@ -13,7 +16,30 @@ import { toJsonReport } from './report-json.js';
 import { renderTextReport } from './report-text.js';
 import { toSpeedscope } from './speedscope.js';
 
+/** The package's version (the bundle sits in dist/, package.json one folder up). */
+function version(): string {
+  try {
+    return (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+    process.stdout.write(`${version()}\n`);
+    return 0;
+  }
+  const deferMs = Number(process.env.HOTPATH_TICKS_OPTIMIZE_AFTER_MS ?? '150');
+  deferOptimisingCompilers(Number.isFinite(deferMs) && deferMs >= 0 ? deferMs : 150);
+  if (argv[0] === 'record') {
+    const options = parseRecordOptions(argv.slice(1));
+    if (options.help) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    return runRecord(options);
+  }
   const options = parseCliOptions(argv);
   if (options.help) {
     process.stdout.write(USAGE);
@@ -62,7 +88,8 @@ main(process.argv.slice(2)).then(
   (error: unknown) => {
     if (error instanceof HotpathTicksError) {
       process.stderr.write(`hotpath-ticks: ${error.message}\n`);
-      process.exitCode = error.code === 'HP_TICKS_READ_FAILED' ? 1 : 2;
+      process.exitCode =
+        error.code === 'HP_TICKS_BAD_OPTION' || error.code === 'HP_TICKS_UNKNOWN_FORMAT' ? 2 : 1;
     } else {
       const e = error as NodeJS.ErrnoException;
       process.stderr.write(`hotpath-ticks: ${e.code ? `${e.code}: ` : ''}${e.message ?? String(error)}\n`);

@@ -7,18 +7,26 @@ export interface CodeDescription {
   line: number;
   column: number;
   kind: FunctionKind;
-  /** Optimisation tier of JS code ('interpreted', 'sparkplug', 'maglev', 'turbofan', 'compiled'). */
+  /** Optimisation tier of JS code ('interpreted', 'sparkplug', 'maglev', 'turbofan', ... see TIERS). */
   tier?: string;
   /** Function id in the profile being built, assigned when a sample first lands in this code. */
   fn: number;
+  /** A bytecode handler outside the binary: V8's tick processor leaves it out of stacks. */
+  bytecodeHandler?: true;
 }
 
+/**
+ * The tier markers V8 writes after a JS function's `code-creation` (CodeKindToMarker): the code
+ * kind, and a trailing `'` for code specialised to one function context (V8 12 and later).
+ */
 const TIERS: Record<string, string> = {
   '': 'compiled',
   '~': 'interpreted',
   '^': 'sparkplug',
   '+': 'maglev',
+  "+'": 'maglev-context-specialised',
   '*': 'turbofan',
+  "*'": 'turbofan-context-specialised',
 };
 
 const LOCATION = /^(.*?):(\d+)(?::(\d+))?$/;

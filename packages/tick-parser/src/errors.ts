@@ -6,6 +6,8 @@ export const ERROR_CODES = {
   HP_TICKS_BAD_OPTION: 'an option or CLI flag has a bad value',
   HP_TICKS_PROFILER_UNAVAILABLE: 'no CPU profiler could be started in this process',
   HP_TICKS_PROFILER_STATE: 'profiling was stopped without being started, or started twice',
+  HP_TICKS_SPAWN_FAILED: 'the command to record could not be started',
+  HP_TICKS_NO_LOG: 'the recorded command wrote no V8 tick log',
 } as const;
 
 export type TicksErrorCode = keyof typeof ERROR_CODES;

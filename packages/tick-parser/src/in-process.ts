@@ -1,19 +1,11 @@
-import { randomUUID } from 'node:crypto';
-import { Session } from 'node:inspector';
 import { createRequire } from 'node:module';
+import { type CpuSamplerOptions, type InProcessProfiler, startCpuSampler } from './cpu-sampler.js';
 import { parseCpuProfile } from './cpuprofile.js';
-import { HotpathTicksError } from './errors.js';
 import type { Profile } from './model.js';
 
-/** Which profiler ran: v8-profiler-next (preferred) or node:inspector's Profiler domain (fallback). */
-export type InProcessProfiler = 'v8-profiler-next' | 'inspector';
+export type { InProcessProfiler };
 
-export interface InProcessOptions {
-  /** Sampling interval in microseconds (default 1000). */
-  samplingIntervalMicros?: number;
-  /** Force one profiler; by default v8-profiler-next, falling back to node:inspector when it cannot load. */
-  profiler?: InProcessProfiler;
-}
+export type InProcessOptions = Omit<CpuSamplerOptions, 'loadV8ProfilerNext'>;
 
 /** A running CPU profile of this process. */
 export interface ProfilingSession {
@@ -22,89 +14,10 @@ export interface ProfilingSession {
   stop(): Promise<Profile>;
 }
 
-interface V8ProfilerNext {
-  setGenerateType(type: 0 | 1): void;
-  setSamplingInterval(micros: number): void;
-  startProfiling(title: string, recordSamples: boolean): void;
-  stopProfiling(title: string): (Record<string, unknown> & { delete(): void }) | undefined;
-}
-
-function loadV8ProfilerNext(): V8ProfilerNext | Error {
-  try {
-    const require = createRequire(import.meta.url);
-    return require('v8-profiler-next') as V8ProfilerNext;
-  } catch (error) {
-    return error as Error;
-  }
-}
-
 function withProfiler(profile: Profile, profiler: InProcessProfiler, warnings: string[]): Profile {
   profile.meta = { ...profile.meta, profiler };
   profile.warnings.push(...warnings);
   return profile;
-}
-
-function startV8ProfilerNext(api: V8ProfilerNext, interval: number): ProfilingSession {
-  const title = `hotpath-${randomUUID()}`;
-  api.setGenerateType(1);
-  api.setSamplingInterval(interval);
-  api.startProfiling(title, true);
-  let stopped = false;
-  return {
-    profiler: 'v8-profiler-next',
-    async stop() {
-      if (stopped)
-        throw new HotpathTicksError('HP_TICKS_PROFILER_STATE', `profile ${title} was already stopped`);
-      stopped = true;
-      const raw = api.stopProfiling(title);
-      if (!raw)
-        throw new HotpathTicksError('HP_TICKS_PROFILER_STATE', `v8-profiler-next has no profile ${title}`);
-      const { delete: remove, ...json } = raw;
-      try {
-        return withProfiler(parseCpuProfile(json), 'v8-profiler-next', []);
-      } finally {
-        remove.call(raw);
-      }
-    },
-  };
-}
-
-function post<T>(session: Session, method: string, params?: object): Promise<T> {
-  return new Promise((resolve, reject) => {
-    session.post(method, params ?? {}, (error, result) => (error ? reject(error) : resolve(result as T)));
-  });
-}
-
-async function startInspector(interval: number, warnings: string[]): Promise<ProfilingSession> {
-  const session = new Session();
-  session.connect();
-  try {
-    await post(session, 'Profiler.enable');
-    await post(session, 'Profiler.setSamplingInterval', { interval });
-    await post(session, 'Profiler.start');
-  } catch (error) {
-    session.disconnect();
-    throw new HotpathTicksError(
-      'HP_TICKS_PROFILER_UNAVAILABLE',
-      `node:inspector could not start the CPU profiler: ${(error as Error).message}`,
-      { cause: error },
-    );
-  }
-  let stopped = false;
-  return {
-    profiler: 'inspector',
-    async stop() {
-      if (stopped)
-        throw new HotpathTicksError('HP_TICKS_PROFILER_STATE', 'this inspector profile was already stopped');
-      stopped = true;
-      try {
-        const { profile } = await post<{ profile: unknown }>(session, 'Profiler.stop');
-        return withProfiler(parseCpuProfile(profile), 'inspector', warnings);
-      } finally {
-        session.disconnect();
-      }
-    },
-  };
 }
 
 /**
@@ -112,29 +25,17 @@ async function startInspector(interval: number, warnings: string[]): Promise<Pro
  * when that cannot load or `options.profiler` is 'inspector'. `session.profiler` says which runs.
  */
 export async function startProfiling(options: InProcessOptions = {}): Promise<ProfilingSession> {
-  const interval = options.samplingIntervalMicros ?? 1000;
-  if (!Number.isInteger(interval) || interval < 1) {
-    throw new HotpathTicksError(
-      'HP_TICKS_BAD_OPTION',
-      `samplingIntervalMicros ${interval} is not valid: expected a whole number >= 1`,
-    );
-  }
-  const warnings: string[] = [];
-  if (options.profiler !== 'inspector') {
-    const api = loadV8ProfilerNext();
-    if (!(api instanceof Error)) return startV8ProfilerNext(api, interval);
-    if (options.profiler === 'v8-profiler-next') {
-      throw new HotpathTicksError(
-        'HP_TICKS_PROFILER_UNAVAILABLE',
-        `v8-profiler-next could not be loaded: ${api.message.split('\n')[0]}`,
-        { cause: api },
-      );
-    }
-    warnings.push(
-      `v8-profiler-next could not be loaded (${api.message.split('\n')[0]}); node:inspector profiled instead`,
-    );
-  }
-  return startInspector(interval, warnings);
+  const sampler = await startCpuSampler({
+    ...options,
+    loadV8ProfilerNext: () => createRequire(import.meta.url)('v8-profiler-next'),
+  });
+  return {
+    profiler: sampler.profiler,
+    async stop() {
+      const raw = await sampler.stop();
+      return withProfiler(parseCpuProfile(raw), sampler.profiler, sampler.fallback ? [sampler.fallback] : []);
+    },
+  };
 }
 
 /** Stops a session from `startProfiling` and returns its profile. */

@@ -2,6 +2,8 @@ export type { SymbolToolOptions } from './binary-symbols.js';
 export { SymbolCache } from './binary-symbols.js';
 export type { CallTreeNode } from './call-tree.js';
 export { buildBottomUpTree, buildTopDownTree } from './call-tree.js';
+export type { CpuSampler, CpuSamplerOptions } from './cpu-sampler.js';
+export { startCpuSampler } from './cpu-sampler.js';
 export { parseCpuProfile } from './cpuprofile.js';
 export type { DiffOptions, FunctionDiff, ProfileDiff } from './diff.js';
 export { diffProfiles } from './diff.js';
@@ -16,6 +18,8 @@ export { profileInProcess, startProfiling, stopProfiling } from './in-process.js
 export { mergeProfiles } from './merge.js';
 export type { FunctionEntry, FunctionKind, Profile, ProfileMeta, StackSample } from './model.js';
 export { detectProfileFormat, readProfile } from './read-profile.js';
+export type { RecordOptions, RecordResult } from './record.js';
+export { defaultRecordDir, recordCommand } from './record.js';
 export { renderDiffText } from './report-diff-text.js';
 export type { JsonReport } from './report-json.js';
 export { toJsonReport } from './report-json.js';

@@ -31,7 +31,10 @@ export interface FunctionEntry {
   self: number;
   /** Ticks (samples) in which this function was anywhere on the stack (counted once per sample). */
   total: number;
-  /** Optimisation tiers seen in samples: 'interpreted', 'sparkplug', 'maglev', 'turbofan', 'compiled'. */
+  /**
+   * Optimisation tiers seen in samples: 'interpreted', 'sparkplug', 'maglev', 'turbofan',
+   * 'maglev-context-specialised', 'turbofan-context-specialised' (V8's `+'` and `*'`), 'compiled'.
+   */
   tiers?: string[];
 }
 

@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-
 const MAX_TOOL_OUTPUT = 512 * 1024 * 1024;
 
 export interface ToolResult {
@@ -9,12 +7,15 @@ export interface ToolResult {
 }
 
 /** Runs a tool without a shell; the path is one argument after `--`, never parsed as an option. */
-export function runTool(
+export async function runTool(
   command: string,
   args: string[],
   timeoutMs: number,
   input?: Buffer,
 ): Promise<ToolResult> {
+  // Loaded here, not at start-up: a run whose symbols and names all come from the ELF files
+  // and the cache starts no tool, and node:child_process costs milliseconds to load.
+  const { spawn } = await import('node:child_process');
   return new Promise((resolve) => {
     let child: ReturnType<typeof spawn>;
     try {

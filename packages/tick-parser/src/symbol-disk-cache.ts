@@ -21,7 +21,7 @@ async function fileFor(dir: string, key: string): Promise<string> {
  * Checks that a cache directory (or file) belongs to this user and is not writable by others:
  * symbol names from a cache are trusted as much as nm's output.
  */
-async function isPrivate(path: string): Promise<boolean> {
+export async function isPrivate(path: string): Promise<boolean> {
   const info = await stat(path);
   const uid = process.getuid?.();
   return (uid === undefined || info.uid === uid) && (info.mode & 0o022) === 0;

@@ -2,6 +2,7 @@ import { lookupSymbols, SymbolCache, type SymbolToolOptions, symbolName } from '
 import { type CodeDescription, describeCode } from './code-description.js';
 import { DynamicCodeMap } from './code-map.js';
 import { demangle } from './demangle.js';
+import { readDemangled, writeDemangled } from './demangle-cache.js';
 import { type Library, LibraryMap, type Region } from './library-map.js';
 import { describeSkipped, type LogCounts, newLogCounts } from './log-counts.js';
 import { fieldEquals, parseHexField, parseIntField, splitFields, stringField } from './log-fields.js';
@@ -42,6 +43,8 @@ const MAX_CODE_SIZE = 16 * 1024 * 1024;
 const MAX_UNKNOWN_KINDS = 64;
 const VM_STATE_GC = 1;
 const PENDING_BASE = FRAME_LIMIT / 2;
+/** `resolve`'s answer for a bytecode handler at its logged address (left out of stacks). */
+const HANDLER = -2;
 /** Addresses of one library looked up together once its symbols are read (the rest at the end). */
 const LOOKUP_BATCH = 8192;
 
@@ -67,6 +70,7 @@ export class TickLogReader implements LineSink {
   private readonly mangled = new Map<number, string>();
   private readonly demangler: string;
   private readonly toolTimeoutMs: number;
+  private readonly symbolCacheDir: string | undefined;
   private unknownFn = -1;
   private overflowFn = -1;
   private v8Version: string | undefined;
@@ -81,6 +85,7 @@ export class TickLogReader implements LineSink {
     this.trie = new StackTrie(options.maxStackNodes ?? 2_000_000);
     this.demangler = options.demangler ?? 'c++filt';
     this.toolTimeoutMs = options.toolTimeoutMs ?? 60_000;
+    this.symbolCacheDir = options.symbolCacheDir;
   }
 
   push(chunk: Buffer): void {
@@ -147,6 +152,8 @@ export class TickLogReader implements LineSink {
     this.counts.ticks++;
     if (vmState === VM_STATE_GC) this.counts.gcTicks++;
     let depth = 0;
+    /** The bytecode handler the pc is in, left out as V8's tick processor does; -1: none. */
+    let handler = -1;
     if (external !== 0 && !Number.isNaN(external) && !Number.isNaN(tos) && tos !== 0) {
       // In an external (C++ API) callback V8 logs the callback's address. V8's tick processor
       // replaces the pc by it; we keep the real pc as the sampled frame (e.g. SHA-512 inside the
@@ -166,7 +173,8 @@ export class TickLogReader implements LineSink {
         if (!entry || this.descriptions[entry.desc].kind !== 'js') tos = 0;
       } else tos = 0;
       const top = this.resolve(pc);
-      if (top < 0) {
+      if (top === HANDLER) handler = this.code.find(pc)!.desc;
+      else if (top < 0) {
         this.counts.unaccounted++;
         scratch[depth++] = this.unknownFunction();
       } else scratch[depth++] = top;
@@ -204,20 +212,35 @@ export class TickLogReader implements LineSink {
       const frame = this.resolve(addr);
       if (frame >= 0) scratch[depth++] = frame;
     }
+    // Only a handler on an otherwise empty stack stays, so that every tick has a sampled frame.
+    if (depth === 0 && handler >= 0) scratch[depth++] = this.functionOfCode(handler);
     this.trie.add(scratch, depth);
   }
 
-  /** Frame id of the code at `addr`: a function id, a pending library address, or -1. */
+  /**
+   * Frame id of the code at `addr`: a function id, a pending library address, -1 (nothing), or
+   * HANDLER for a bytecode handler logged outside the binary. V8's tick processor leaves those
+   * out of every stack (its default, without --separate-bytecodes), so a sample in the
+   * interpreter counts for the interpreted function below it. Node 24 logs the handlers where
+   * they run, in the code range. Node 20 and 22 log them at the binary's addresses, and there
+   * (sampled in the binary or in the remapped copy) they stay frames: `--prof-process` resolves
+   * such addresses to the binary or not at all, never to the interpreted function, and JS self
+   * ticks are meant to equal its.
+   */
   private resolve(addr: number): number {
-    const frame = this.resolveDirect(addr);
+    const entry = this.code.find(addr);
+    if (entry) {
+      return this.descriptions[entry.desc].bytecodeHandler ? HANDLER : this.functionOfCode(entry.desc);
+    }
+    const frame = this.resolveLibrary(addr);
     if (frame >= 0 || !this.blob.mayContain(addr)) return frame;
     const original = this.blob.toOriginal(addr);
-    return original < 0 ? -1 : this.resolveDirect(original);
+    if (original < 0) return -1;
+    const copied = this.code.find(original);
+    return copied ? this.functionOfCode(copied.desc) : this.resolveLibrary(original);
   }
 
-  private resolveDirect(addr: number): number {
-    const entry = this.code.find(addr);
-    if (entry) return this.functionOfCode(entry.desc);
+  private resolveLibrary(addr: number): number {
     const region = this.libraries.find(addr);
     if (!region) return -1;
     const library = region.library;
@@ -339,16 +362,23 @@ export class TickLogReader implements LineSink {
         ? buf.toString('latin1', starts[at + 4], Math.min(ends[at + 4], starts[at + 4] + 4))
         : '';
     const rawName = stringField(buf, starts[at + 2], ends[at + 2]);
-    const key = `${type}\u0000${rawName}\u0000${hasFunction ? state : '-'}`;
+    const builtin = type === 'Builtin' || type === 'BytecodeHandler';
+    const inBinary = builtin && this.libraries.find(addr) !== undefined;
+    // A bytecode handler outside the binary (Node 24 logs them where they run, in the code range)
+    // is left out of stacks, as V8's tick processor does; inside the binary (Node 20 and 22) that
+    // processor resolves its address to the binary, so the handler stays a frame (see `resolve`).
+    const skipped = type === 'BytecodeHandler' && !inBinary;
+    const key = `${type}\u0000${rawName}\u0000${hasFunction ? state : '-'}${skipped ? '\u0000skip' : ''}`;
     let desc = this.descriptionIds.get(key);
     if (desc === undefined) {
       desc = this.descriptions.length;
-      this.descriptions.push(describeCode(type, rawName, hasFunction, state));
+      const description = describeCode(type, rawName, hasFunction, state);
+      if (skipped) description.bytecodeHandler = true;
+      this.descriptions.push(description);
       this.descriptionIds.set(key, desc);
     }
     this.code.add(addr, size, desc);
-    if ((type === 'Builtin' || type === 'BytecodeHandler') && this.libraries.find(addr))
-      this.blob.addBuiltin(addr, size);
+    if (inBinary) this.blob.addBuiltin(addr, size);
   }
 
   private memoryChunk(buf: Buffer, start: number, end: number): void {
@@ -448,15 +478,30 @@ export class TickLogReader implements LineSink {
     return profile;
   }
 
-  /** Replaces mangled C++ names (`_ZN4node6crypto...`) by readable ones, merging functions that become equal. */
+  /**
+   * Replaces mangled C++ names (`_ZN4node6crypto...`) by readable ones, merging functions that
+   * become equal. With a symbol cache directory and the default demangler, names demangled by an
+   * earlier run come from there and c++filt only sees new ones (or does not run at all).
+   */
   private async demangleCppNames(warnings: string[]): Promise<void> {
     if (this.mangled.size === 0) return;
     const ids = [...this.mangled.keys()];
-    const result = await demangle([...this.mangled.values()], this.demangler, this.toolTimeoutMs);
+    const mangled = [...this.mangled.values()];
+    const dir = this.demangler === 'c++filt' ? this.symbolCacheDir : undefined;
+    const known = dir ? await readDemangled(dir) : new Map<string, string>();
+    const missing = mangled.filter((name) => !known.has(name));
+    const result = await demangle(missing, this.demangler, this.toolTimeoutMs);
     if (result.error) warnings.push(result.error);
+    else if (dir && missing.length > 0) {
+      const added = new Map<string, string>();
+      for (let i = 0; i < missing.length; i++) added.set(missing[i], result.names[i]);
+      await writeDemangled(dir, known, added);
+    }
+    const fresh = new Map<string, string>();
+    for (let i = 0; i < missing.length; i++) fresh.set(missing[i], result.names[i]);
     const remap = new Map<number, number>();
     for (let i = 0; i < ids.length; i++) {
-      const readable = result.names[i];
+      const readable = known.get(mangled[i]) ?? fresh.get(mangled[i]) ?? mangled[i];
       const old = this.builder.fieldsOf(ids[i]);
       if (readable === old.name) continue;
       remap.set(ids[i], this.builder.internFunction({ ...old, name: readable }));

@@ -118,6 +118,37 @@ describe('hotpath-ticks', () => {
     expect(readFileSync(out, 'utf8')).toContain('hsl(0,85%');
   });
 
+  it('--diff matches a real --cpu-prof profile (file:// URLs) with a real --prof log (paths)', async () => {
+    const where = mkdtempSync(join(dir, 'formats-'));
+    const script = join(where, 'spin.js');
+    writeFileSync(
+      script,
+      'function spin(ms) { let x = 0; const end = Date.now() + ms; while (Date.now() < end) x += Math.sqrt(x + 1); return x; }\nspin(400);\n',
+    );
+    const node = (args: string[]) =>
+      new Promise<void>((resolve, reject) =>
+        execFile(process.execPath, args, { cwd: where, timeout: 30_000 }, (e) => (e ? reject(e) : resolve())),
+      );
+    await node(['--cpu-prof', '--cpu-prof-name', 'spin.cpuprofile', script]);
+    await node(['--prof', '--logfile=spin.log', '--no-logfile-per-isolate', script]);
+    const cpuprofileJson = JSON.parse(readFileSync(join(where, 'spin.cpuprofile'), 'utf8'));
+    const urls = cpuprofileJson.nodes.map((n: { callFrame: { url: string } }) => n.callFrame.url);
+    expect(urls).toContain(`file://${script}`);
+    const r = await run(
+      join(where, 'spin.log'),
+      '--diff',
+      join(where, 'spin.cpuprofile'),
+      '--json',
+      '--no-symbols',
+    );
+    expect(r.code).toBe(0);
+    const spin = JSON.parse(r.stdout).functions.filter((f: { name: string }) => f.name === 'spin');
+    expect(spin).toHaveLength(1);
+    expect(spin[0].status).toBe('changed');
+    expect(spin[0].baseSelf).toBeGreaterThan(0);
+    expect(spin[0].headSelf).toBeGreaterThan(0);
+  });
+
   it('prints help', async () => {
     const r = await run('--help');
     expect(r.code).toBe(0);
@@ -130,7 +161,7 @@ describe('hotpath-ticks', () => {
       ['--flamegraph', 'out.png', 'x.log'],
       /--flamegraph "out\.png" is not valid: expected .*\.svg or \.html/,
     ],
-    [['--bogus', 'x.log'], /Unknown option '--bogus'/],
+    [['--bogus', 'x.log'], /^hotpath-ticks: unknown option --bogus \(see --help\)$/m],
     [['--json', '--folded', 'x.log'], /--json and --folded cannot be combined/],
     [[], /expected exactly one input file, got none/],
   ])('rejects %j with one readable line and exit 2', async (args, message) => {
@@ -139,6 +170,13 @@ describe('hotpath-ticks', () => {
     expect(r.stderr).toMatch(message);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('prints the package version with --version', async () => {
+    const r = await run('--version');
+    expect(r.code).toBe(0);
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    expect(r.stdout).toBe(`${version}\n`);
   });
 
   it('says in one line that a file is neither format, exit 2', async () => {

@@ -1,5 +1,13 @@
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { diffProfiles, mergeProfiles, parseCpuProfile, toFolded } from '../src/index.js';
+import {
+  crossProfileKey,
+  diffProfiles,
+  mergeProfiles,
+  parseCpuProfile,
+  parseTickLog,
+  toFolded,
+} from '../src/index.js';
 import { profileOf } from './helpers/profiles.js';
 
 describe('mergeProfiles', () => {
@@ -48,6 +56,56 @@ describe('diffProfiles', () => {
       'legacy',
     ]);
     expect(diffProfiles(base, head, { limit: 1 }).functions).toHaveLength(1);
+  });
+});
+
+describe('diffProfiles across formats', () => {
+  it.each([
+    ['file:///srv/app.js', '/srv/app.js'],
+    ['file://localhost/srv/app.js', '/srv/app.js'],
+    ['file:///srv/my%20app/a%2Bb.js', '/srv/my app/a+b.js'],
+    ['file:///srv/app.mjs?v=2#x', '/srv/app.mjs'],
+    ['file:///C:/srv/app.js', 'C:\\srv\\app.js'],
+    ['/srv/app.js', '/srv/app.js'],
+  ])('keys %s and %s alike', (url, path) => {
+    expect(crossProfileKey({ name: 'f', file: url })).toBe(crossProfileKey({ name: 'f', file: path }));
+  });
+
+  it.each([
+    ['node:fs', '/fs'],
+    ['http://localhost/srv/app.js', '/srv/app.js'],
+    ['file:///srv/a.js', '/srv/b.js'],
+  ])('keeps %s and %s apart', (a, b) => {
+    expect(crossProfileKey({ name: 'f', file: a })).not.toBe(crossProfileKey({ name: 'f', file: b }));
+  });
+
+  it('matches a .cpuprofile function at file:///x.js with the tick log one at /x.js', async () => {
+    const cpu = parseCpuProfile({
+      startTime: 0,
+      endTime: 1,
+      nodes: [
+        {
+          id: 1,
+          callFrame: { functionName: '(root)', url: '', lineNumber: -1, columnNumber: -1 },
+          children: [2],
+        },
+        {
+          id: 2,
+          callFrame: { functionName: 'hash', url: 'file:///srv/app.js', lineNumber: 9, columnNumber: 2 },
+        },
+      ],
+      samples: [2, 2, 2, 2],
+    });
+    const log = await parseTickLog(
+      Readable.from([
+        'code-creation,JS,10,1,0x100000,256,hash /srv/app.js:10:3,0x900000,*\n',
+        'tick,0x100010,1,0,0x0,0\ntick,0x100010,2,0,0x0,0\n',
+      ]),
+      { resolveSymbols: false },
+    );
+    const diff = diffProfiles(cpu, log);
+    expect(diff.functions).toHaveLength(1);
+    expect(diff.functions[0]).toMatchObject({ name: 'hash', baseSelf: 4, headSelf: 2, status: 'changed' });
   });
 });
 

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseTickLog, SymbolCache } from '../src/index.js';
+import { findOnPath } from '../src/record-plan.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hotpath-symcache-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -48,8 +49,41 @@ describe('symbol tables', () => {
     expect(fresh.functions.map((f) => [f.name, f.kind, f.self])).toEqual(
       first.functions.map((f) => [f.name, f.kind, f.self]),
     );
-    expect(readdirSync(cacheDir).every((f) => f.endsWith('.symbols'))).toBe(true);
+    expect(readdirSync(cacheDir).every((f) => f.endsWith('.symbols') || f === 'demangled-v1.txt')).toBe(true);
   });
+
+  it.skipIf(!findOnPath('c++filt', process.env.PATH))(
+    'keep demangled names too: a later run with the cache directory starts no c++filt',
+    async () => {
+      const real = findOnPath('c++filt', process.env.PATH)!;
+      const bin = join(dir, 'bin');
+      mkdirSync(bin);
+      const filtRuns = join(dir, 'c++filt-runs');
+      writeFileSync(join(bin, 'c++filt'), `#!/bin/sh\necho run >> '${filtRuns}'\nexec '${real}' "$@"\n`, {
+        mode: 0o755,
+      });
+      const count = () =>
+        existsSync(filtRuns) ? readFileSync(filtRuns, 'utf8').trim().split('\n').length : 0;
+      const path = process.env.PATH;
+      process.env.PATH = `${bin}:${path}`;
+      try {
+        const cacheDir = join(dir, 'names');
+        const first = await parseTickLog(log, { symbolCacheDir: cacheDir });
+        const mangledFirst = first.functions.filter((f) => f.name.startsWith('_Z'));
+        expect(first.functions.some((f) => f.name.includes('::'))).toBe(true); // demangled
+        expect(count()).toBe(1);
+        const again = await parseTickLog(log, { symbolCacheDir: cacheDir });
+        expect(count()).toBe(1);
+        expect(again.functions.map((f) => f.name)).toEqual(first.functions.map((f) => f.name));
+        expect(again.functions.filter((f) => f.name.startsWith('_Z'))).toEqual(mangledFirst);
+        const uncached = await parseTickLog(log, {});
+        expect(count()).toBe(2);
+        expect(uncached.functions.map((f) => f.name)).toEqual(first.functions.map((f) => f.name));
+      } finally {
+        process.env.PATH = path;
+      }
+    },
+  );
 
   it('ignores a cache directory others can write to, and says so', async () => {
     const open = join(dir, 'world-writable');

@@ -115,6 +115,66 @@ describe('parseTickLog on a hand-written log', () => {
     expect(profile.functions[0]).toMatchObject({ kind: 'shared', name: '--plugin=/tmp/evil.so' });
   });
 
+  it('leaves bytecode handlers out of stacks as --prof-process does (a tick in one counts for the interpreted function)', async () => {
+    const log = [
+      'code-creation,BytecodeHandler,0,1,0x7f0000001000,0x100,Add',
+      'code-creation,JS,9,2,0x13300000,0x40,interp /app/i.js:1:1,0x900000,~',
+      'code-creation,JS,10,3,0x13400000,0x40,caller /app/i.js:9:1,0x900100,^',
+      'tick,0x7f0000001010,10,0,0x0,0,0x13300008,0x13400010', // in Add, running interp
+      'tick,0x7f0000001020,11,0,0x0,0,0x13300010', // likewise
+      'tick,0x13300004,12,0,0x0,0,0x13400010', // in the function's own code
+      'tick,0x7f0000001030,13,0,0x0,0', // a handler and nothing else: it stays the frame
+      'tick,0x7f0000001040,14,0,0x0,0,0x7f0000001050,0x13400010', // handlers below are left out too
+      // Inside the binary (Node 20, 22) --prof-process resolves a handler to the binary: it stays.
+      'shared-library,/nonexistent/node,0x400000,0x500000,0',
+      'code-creation,BytecodeHandler,0,1,0x401000,0x100,Mul',
+      'tick,0x401010,15,0,0x0,0,0x13300008',
+      // Code of `new Function` has a position but no script name.
+      'code-creation,JS,9,2,0x13500000,0x40, :1:20,0x900200,~',
+      'tick,0x7f0000001010,16,0,0x0,0,0x13500004',
+      '',
+    ].join('\n');
+    const file = join(dir, 'handlers.log');
+    writeFileSync(file, log);
+    const profile = await parseTickLog(file, { resolveSymbols: false });
+    expect(profile.totalTicks).toBe(7);
+    expect(byLabel(profile)).toEqual({
+      'interp /app/i.js:1:1': 3,
+      'caller /app/i.js:9:1': 1,
+      'BytecodeHandler: Add': 1,
+      'BytecodeHandler: Mul': 1,
+      '(anonymous) :1:20': 1,
+    });
+    expect(toFolded(profile)).toContain('caller /app/i.js:9:1;interp /app/i.js:1:1 2\n');
+    expect(profile.meta?.unaccountedTicks).toBe(0);
+  });
+
+  it("names every tier marker V8 writes, context-specialised Maglev (+') and TurboFan (*') included", async () => {
+    const markers = ['', '~', '^', '+', "+'", '*', "*'"];
+    const log = [
+      ...markers.map(
+        (m, i) =>
+          `code-creation,JS,10,${i},0x${(0x100000 + i * 0x1000).toString(16)},64,f /app/t.js:1:1,0x900000,${m}`,
+      ),
+      ...markers.map((_, i) => `tick,0x${(0x100010 + i * 0x1000).toString(16)},${i},0,0x0,0`),
+      '',
+    ].join('\n');
+    const file = join(dir, 'tiers.log');
+    writeFileSync(file, log);
+    const profile = await parseTickLog(file, { resolveSymbols: false });
+    expect(profile.functions).toHaveLength(1);
+    expect(profile.functions[0].self).toBe(7);
+    expect(profile.functions[0].tiers).toEqual([
+      'compiled',
+      'interpreted',
+      'maglev',
+      'maglev-context-specialised',
+      'sparkplug',
+      'turbofan',
+      'turbofan-context-specialised',
+    ]);
+  });
+
   it('throws HP_TICKS_READ_FAILED for a file that cannot be read', async () => {
     const error = await parseTickLog(join(dir, 'missing.log')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HotpathTicksError);

@@ -1,51 +1,15 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ACTION_BUNDLE = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
-export const CLI_BUNDLE = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
-export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', args, {
-    cwd,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 't',
-      GIT_AUTHOR_EMAIL: 't@example.com',
-      GIT_COMMITTER_NAME: 't',
-      GIT_COMMITTER_EMAIL: 't@example.com',
-    },
-  }).trim();
+import type { TempRepo } from '../../../compare/test/helpers/repo.js';
 
-export interface TempRepo {
-  dir: string;
-  baseSha: string;
-  headSha: string;
-}
-
-/** A git repo with two commits: base has `baseFiles`, head applies `headFiles` on top. */
-export function makeRepo(
-  root: string,
-  baseFiles: Record<string, string>,
-  headFiles: Record<string, string>,
-): TempRepo {
-  const dir = join(root, 'repo');
-  mkdirSync(dir, { recursive: true });
-  git(dir, 'init', '-q', '-b', 'main');
-  for (const [name, text] of Object.entries(baseFiles)) writeFileSync(join(dir, name), text);
-  git(dir, 'add', '.');
-  git(dir, 'commit', '-q', '-m', 'base');
-  const baseSha = git(dir, 'rev-parse', 'HEAD');
-  for (const [name, text] of Object.entries(headFiles)) writeFileSync(join(dir, name), text);
-  git(dir, 'add', '.');
-  git(dir, 'commit', '-q', '--allow-empty', '-m', 'head');
-  const headSha = git(dir, 'rev-parse', 'HEAD');
-  return { dir, baseSha, headSha };
-}
+// One temp-repo helper for both packages' end-to-end tests.
+export { makeRepo, type TempRepo } from '../../../compare/test/helpers/repo.js';
 
 export function pullRequestEvent(repo: TempRepo, number = 7) {
   return {
@@ -88,6 +52,9 @@ export async function runAction(options: {
   event?: unknown;
   env?: Record<string, string>;
   node?: string;
+  eventName?: string;
+  /** Run as a job whose token was never given: no GITHUB_TOKEN, github-token or ACTIONS_* at all. */
+  noToken?: boolean;
 }): Promise<ActionRun> {
   const work = mkdtempSync(join(tmpdir(), 'hotpath-action-run-'));
   const eventPath = join(work, 'event.json');
@@ -102,7 +69,8 @@ export async function runAction(options: {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     GITHUB_ACTIONS: 'true',
-    GITHUB_EVENT_NAME: 'pull_request',
+    GITHUB_EVENT_NAME: options.eventName ?? 'pull_request',
+    GITHUB_RUN_ID: '4242',
     GITHUB_EVENT_PATH: eventPath,
     GITHUB_REPOSITORY: 'o/r',
     GITHUB_API_URL: options.apiUrl,
@@ -118,6 +86,10 @@ export async function runAction(options: {
     'INPUT_GITHUB-TOKEN': 'ghs_secret_token_for_tests',
     ...options.env,
   };
+  if (options.noToken) {
+    for (const name of Object.keys(env))
+      if (/TOKEN/.test(name) || name.startsWith('ACTIONS_')) delete env[name];
+  }
   for (const [name, value] of Object.entries(options.inputs)) env[`INPUT_${name.toUpperCase()}`] = value;
   const child = spawn(options.node ?? process.execPath, [ACTION_BUNDLE], {
     cwd: options.repo.dir,

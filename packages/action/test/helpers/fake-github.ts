@@ -7,10 +7,21 @@ export interface RecordedRequest {
   authorization?: string;
 }
 
+export interface FakeComment {
+  id: number;
+  body: string;
+  html_url: string;
+  user: { login: string };
+}
+
 export interface FakeGitHub {
   url: string;
   requests: RecordedRequest[];
-  comments: { id: number; body: string; html_url: string }[];
+  comments: FakeComment[];
+  /** Open pull requests served by GET /repos/:o/:r/pulls. */
+  pulls: unknown[];
+  /** Artifacts served by GET /repos/:o/:r/actions/runs/:id/artifacts, by run id. */
+  artifacts: Record<number, { id: number; name: string }[]>;
   close(): Promise<void>;
 }
 
@@ -28,9 +39,15 @@ function readBody(req: IncomingMessage): Promise<string> {
  * Stands in for GitHub's REST API: the issue-comment endpoints hotpath uses, recording every
  * request. `readOnly` answers writes with 403 like a fork PR's token.
  */
-export async function startFakeGitHub(options: { readOnly?: boolean } = {}): Promise<FakeGitHub> {
+export async function startFakeGitHub(
+  options: { readOnly?: boolean; identity?: string } = {},
+): Promise<FakeGitHub> {
   const requests: RecordedRequest[] = [];
-  const comments: { id: number; body: string; html_url: string }[] = [];
+  const comments: FakeComment[] = [];
+  const pulls: unknown[] = [];
+  const artifacts: Record<number, { id: number; name: string }[]> = {};
+  // An installation token (GITHUB_TOKEN) cannot read /user; its comments are the bot's.
+  const identity = options.identity ?? 'github-actions[bot]';
   let nextId = 1000;
   const server: Server = createServer(async (req, res) => {
     const body = await readBody(req);
@@ -45,6 +62,25 @@ export async function startFakeGitHub(options: { readOnly?: boolean } = {}): Pro
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(data));
     };
+    if (url.pathname === '/user' && req.method === 'GET') {
+      if (!options.identity) return send(403, { message: 'Resource not accessible by integration' });
+      return send(200, { login: identity });
+    }
+    if (/^\/repos\/[^/]+\/[^/]+\/pulls$/.test(url.pathname) && req.method === 'GET') {
+      const head = url.searchParams.get('head');
+      const page = Number(url.searchParams.get('page') ?? 1);
+      const matching = pulls.filter((p) => {
+        if (!head) return true;
+        const h = (p as { head: { ref: string; repo: { full_name: string } | null } }).head;
+        return `${h.repo?.full_name.split('/')[0]}:${h.ref}` === head;
+      });
+      return send(200, matching.slice((page - 1) * 100, page * 100));
+    }
+    const runArtifacts = /^\/repos\/[^/]+\/[^/]+\/actions\/runs\/(\d+)\/artifacts$/.exec(url.pathname);
+    if (runArtifacts && req.method === 'GET') {
+      const list = artifacts[Number(runArtifacts[1])] ?? [];
+      return send(200, { total_count: list.length, artifacts: list });
+    }
     const list = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname);
     const one = /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/(\d+)$/.exec(url.pathname);
     if (list && req.method === 'GET') {
@@ -57,12 +93,18 @@ export async function startFakeGitHub(options: { readOnly?: boolean } = {}): Pro
       const text = (JSON.parse(body) as { body: string }).body;
       if (list) {
         const id = nextId++;
-        const comment = { id, body: text, html_url: `https://github.example/pull/1#issuecomment-${id}` };
+        const comment = {
+          id,
+          body: text,
+          html_url: `https://github.example/pull/1#issuecomment-${id}`,
+          user: { login: identity },
+        };
         comments.push(comment);
         return send(201, comment);
       }
       const comment = comments.find((c) => c.id === Number(one![3]));
       if (!comment) return send(404, { message: 'Not Found' });
+      if (comment.user.login !== identity) return send(403, { message: 'not the author of this comment' });
       comment.body = text;
       return send(200, comment);
     }
@@ -75,6 +117,8 @@ export async function startFakeGitHub(options: { readOnly?: boolean } = {}): Pro
     url: `http://127.0.0.1:${port}`,
     requests,
     comments,
+    pulls,
+    artifacts,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

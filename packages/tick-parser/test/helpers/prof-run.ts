@@ -53,10 +53,11 @@ export async function profilePbkdf2Server(
   dir: string,
   seconds = 2,
   extraArgs: string[] = [],
+  node = process.execPath,
 ): Promise<string> {
   const script = join(dir, 'server.js');
   writeFileSync(script, PBKDF2_SERVER);
-  const child = spawn(process.execPath, ['--prof', ...extraArgs, script], {
+  const child = spawn(node, ['--prof', ...extraArgs, script], {
     cwd: dir,
     env: { ...process.env, RUN_MS: String(seconds * 1000 + 1500) },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -77,16 +78,63 @@ export async function profilePbkdf2Server(
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
   }
+  return isolateLog(dir);
+}
+
+function isolateLog(dir: string): string {
   const log = readdirSync(dir).find((f) => f.startsWith('isolate') && f.endsWith('.log'));
   if (!log) throw new Error(`no isolate log in ${dir}`);
   return join(dir, log);
 }
 
-/** `node --prof-process` text output for a log. */
-export function profProcess(log: string): Promise<string> {
+/** A JS-heavy script: small functions that move through the tiers (and the interpreter) while sampled. */
+export const JS_WORKLOAD = `function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+function makeRecords(n) {
+  const out = [];
+  for (let i = 0; i < n; i++) out.push({ id: i, name: 'user' + i, tags: ['a', 'b', String(i % 7)] });
+  return out;
+}
+function roundTrip(records) { return JSON.parse(JSON.stringify(records)); }
+function sortByName(records) { return records.slice().sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)); }
+function countWords(text) {
+  const counts = new Map();
+  for (const word of text.split(/\\s+/)) counts.set(word, (counts.get(word) || 0) + 1);
+  return counts.size;
+}
+class Vec { constructor(x, y) { this.x = x; this.y = y; } add(o) { return new Vec(this.x + o.x, this.y + o.y); } }
+function vectors(n) { let v = new Vec(0, 0); for (let i = 0; i < n; i++) v = v.add(new Vec(i, -i)); return v.x; }
+const text = 'the quick brown fox jumps over the lazy dog '.repeat(200);
+const until = Date.now() + Number(process.env.RUN_MS || 1500);
+let sink = 0;
+while (Date.now() < until) {
+  sink += fib(18) + roundTrip(makeRecords(200)).length + sortByName(makeRecords(300)).length;
+  sink += countWords(text) + vectors(2000);
+  // A fresh function each round keeps some code in the interpreter.
+  sink += new Function('a', 'return a + ' + (sink % 13))(1);
+}
+console.log(sink > 0 ? 'done' : 'never');
+`;
+
+/** Runs JS_WORKLOAD under `<node> --prof` in `dir` for `ms`; resolves with the log's path. */
+export async function profileJsWorkload(dir: string, node: string, ms = 1500): Promise<string> {
+  const script = join(dir, 'work.js');
+  writeFileSync(script, JS_WORKLOAD);
+  await new Promise<void>((resolve, reject) => {
+    execFile(
+      node,
+      ['--prof', script],
+      { cwd: dir, env: { ...process.env, RUN_MS: String(ms) }, timeout: ms + 30_000 },
+      (error) => (error ? reject(error) : resolve()),
+    );
+  });
+  return isolateLog(dir);
+}
+
+/** `node --prof-process` text output for a log (of the given node binary, by default this one). */
+export function profProcess(log: string, node = process.execPath): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(
-      process.execPath,
+      node,
       ['--prof-process', log],
       { maxBuffer: 64 * 1024 * 1024, timeout: 120_000 },
       (error, stdout) => (error ? reject(error) : resolve(stdout)),
@@ -111,7 +159,7 @@ export function readProfProcessText(text: string): {
     const match = /^\s+(\d+)\s+[\d.]+%\s+[\d.]+%\s+(\w+): (.*)$/.exec(line);
     if (!match || !JS_TYPES.has(match[2])) continue;
     const label = match[3]
-      .replace(/^[~^+*-]/, '')
+      .replace(/^[~^+*-]'?/, '')
       .replace(/ \{\d+\}$/, '')
       .replace(/^<anonymous>/, '(anonymous)');
     js.set(label, (js.get(label) ?? 0) + Number(match[1]));

@@ -1,0 +1,76 @@
+// action.yml's inputs come from @hotpath/compare's settings table plus the Action's own inputs
+// (src/inputs.ts). `node scripts/action-yml.mjs --write` rewrites action.yml; the test
+// test/action-yml.test.ts fails when the committed file differs from what this renders.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { inputOf, SETTINGS } from '@hotpath/compare';
+import { ACTION_INPUTS } from '../dist/lib/inputs.js';
+
+const yamlString = (text) => `'${String(text).replace(/'/g, "''")}'`;
+
+function defaultOf(spec) {
+  if (spec.default === undefined) return "''";
+  return yamlString(spec.default);
+}
+
+function unitNote(spec) {
+  if (spec.unit === 's') return ' Seconds (or 500ms, 2m).';
+  if (spec.unit === '%') return ' Percent.';
+  if (spec.unit === 'points') return ' Percentage points.';
+  return '';
+}
+
+export function renderActionYml() {
+  const lines = [
+    "# Generated from @hotpath/compare's settings table and packages/action/src/inputs.ts:",
+    '# pnpm --filter @hotpath/action action-yml',
+    'name: hotpath',
+    "description: Load-test and profile a pull request's Node.js server against its base branch, and comment what got slower and which functions got hotter.",
+    'author: hotpath',
+    'branding:',
+    '  icon: activity',
+    '  color: orange',
+    'inputs:',
+  ];
+  for (const spec of SETTINGS) {
+    const input = inputOf(spec);
+    if (!input) continue;
+    lines.push(`  ${input}:`, `    description: ${yamlString(spec.description + unitNote(spec))}`);
+    lines.push(`    default: ${defaultOf(spec)}`);
+  }
+  for (const [input, description] of Object.entries(ACTION_INPUTS)) {
+    lines.push(
+      `  ${input}:`,
+      `    description: ${yamlString(description.text)}`,
+      `    default: ${description.default}`,
+    );
+  }
+  lines.push(
+    'outputs:',
+    '  regressed:',
+    '    description: \'"true" when any scenario regressed.\'',
+    '  throughput-change:',
+    "    description: 'Lowest change of requests per second over the scenarios, head vs base, in percent (e.g. -23.1).'",
+    '  report:',
+    '    description: Path of the JSON report.',
+    '  comment-url:',
+    '    description: URL of the pull-request comment, when one was written.',
+    '  shards:',
+    '    description: Shards merged into the report (modes report and all).',
+    '  results:',
+    '    description: The folder a measure job wrote its shard to.',
+    'runs:',
+    '  using: node24',
+    '  main: packages/action/dist/index.js',
+    '',
+  );
+  return lines.join('\n');
+}
+
+const path = new URL('../../../action.yml', import.meta.url);
+if (process.argv.includes('--write')) writeFileSync(path, renderActionYml());
+else if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop())) {
+  if (readFileSync(path, 'utf8') !== renderActionYml()) {
+    console.error('action.yml differs from the settings table: run pnpm --filter @hotpath/action action-yml');
+    process.exit(1);
+  }
+}

@@ -1,0 +1,111 @@
+import { inputOf, SETTINGS, type SettingSpec } from '@hotpath/compare';
+import { z } from 'zod';
+import { HotpathActionError } from './errors.js';
+
+/**
+ * Inputs that only the Action has (the GitHub edge). Every other input comes from
+ * @hotpath/compare's settings table; action.yml is rendered from both and a test compares it.
+ */
+export const ACTION_INPUTS = {
+  mode: {
+    text: 'all (measure and report in one step), measure (run base and head, write raw results; no GitHub API call, no token needed) or report (merge results, comment, summary, outputs; runs no code from the pull request).',
+    default: "'all'",
+  },
+  results: {
+    text: 'Directory of raw results: measure writes its shard here; report reads every shard found below it, at any depth.',
+    default: "'hotpath-results'",
+  },
+  shard: {
+    text: 'Which shard this measure job is, as i/n (e.g. 2/4 in a matrix); each shard runs the full rounds.',
+    default: "'1/1'",
+  },
+  config: {
+    text: 'Path of a hotpath config file (hotpath.config.json/.mjs/.js) in the repository, with scenarios; inputs override its values.',
+    default: "''",
+  },
+  comment: {
+    text: 'When to write the sticky comment: always, on-change (a regression or an improvement, or an update of an earlier comment), on-regression, or never.',
+    default: "'always'",
+  },
+  'comment-key': {
+    text: 'Separates the sticky comments of several workflows or matrices on one pull request.',
+    default: "''",
+  },
+  'allow-pull-request-target': {
+    text: 'Measure on pull_request_target (runs the PR code next to a write token and secrets). Refused unless true.',
+    default: "'false'",
+  },
+  'upload-artifact': {
+    text: 'mode all: upload the report, folded stacks and flame graphs as a workflow artifact.',
+    default: "'true'",
+  },
+  'github-token': {
+    text: 'Token used to write the pull-request comment (mode report and all).',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, written into action.yml as is
+    default: '${{ github.token }}',
+  },
+} as const;
+
+/** Input name → setting key, for every setting the Action takes as an input. */
+export function settingInputs(): [input: string, key: string][] {
+  return (SETTINGS as readonly SettingSpec[]).flatMap((spec) => {
+    const input = inputOf(spec);
+    return input ? [[input, spec.key] as [string, string]] : [];
+  });
+}
+
+/** Every input action.yml must declare. */
+export function allInputNames(): string[] {
+  return [...settingInputs().map(([input]) => input), ...Object.keys(ACTION_INPUTS)];
+}
+
+const flag = (name: string) =>
+  z
+    .string()
+    .transform((v) => v.trim().toLowerCase())
+    .refine((v) => ['', 'true', 'false', '1', '0', 'yes', 'no'].includes(v), {
+      message: `expected true or false`,
+    })
+    .transform((v) => v === 'true' || v === '1' || v === 'yes')
+    .describe(name);
+
+const actionOptions = z.object({
+  mode: z.enum(['all', 'measure', 'report']),
+  results: z.string().min(1),
+  shard: z.string(),
+  config: z.string(),
+  comment: z.enum(['always', 'on-change', 'on-regression', 'never']),
+  'comment-key': z
+    .string()
+    .regex(/^[\w.-]{0,100}$/, 'expected letters, digits, ".", "_" or "-" (at most 100)'),
+  'allow-pull-request-target': flag('allow-pull-request-target'),
+  'upload-artifact': flag('upload-artifact'),
+  'github-token': z.string(),
+});
+
+export type ActionOptions = z.infer<typeof actionOptions>;
+
+const DEFAULTS: Record<string, string> = {
+  mode: 'all',
+  results: 'hotpath-results',
+  shard: '1/1',
+  comment: 'always',
+  'upload-artifact': 'true',
+  'allow-pull-request-target': 'false',
+};
+
+/** The Action's own inputs, validated once; `read` is core.getInput. */
+export function readActionOptions(read: (name: string) => string): ActionOptions {
+  const raw: Record<string, string> = {};
+  for (const name of Object.keys(ACTION_INPUTS)) raw[name] = read(name).trim() || DEFAULTS[name] || '';
+  const parsed = actionOptions.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0]);
+    throw new HotpathActionError(
+      'HP_ACTION_INVALID_INPUT',
+      `invalid input "${name}": ${issue.code === 'invalid_value' ? `expected one of ${(issue.values as unknown[]).join(', ')}` : issue.message}, got ${JSON.stringify(raw[name])}`,
+    );
+  }
+  return parsed.data;
+}

@@ -1,0 +1,25 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Runs `work` with workflow commands switched off in the log (`::stop-commands::<token>`), so
+ * nothing printed meanwhile — server and command output, function names, progress lines with
+ * commands from the pull request — can issue a workflow command. The token is random per call and
+ * printed only by hotpath, so the PR's code cannot end the window early by guessing it.
+ */
+export async function withCommandsStopped<T>(
+  write: (line: string) => void,
+  work: () => Promise<T>,
+): Promise<T> {
+  const token = `hotpath-${randomBytes(16).toString('hex')}`;
+  write(`::stop-commands::${token}`);
+  try {
+    return await work();
+  } finally {
+    write(`::${token}::`);
+  }
+}
+
+/** One line of PR-controlled text for the log: no line breaks, no leading `::`. */
+export function logSafe(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/::/g, ': :');
+}

@@ -1,0 +1,26 @@
+import { readFileSync } from 'node:fs';
+import { SETTINGS, type SettingSpec } from '@hotpath/compare';
+import { describe, expect, it } from 'vitest';
+// @ts-expect-error: a plain .mjs script without types
+import { renderActionYml } from '../scripts/action-yml.mjs';
+import { allInputNames } from '../src/inputs.js';
+
+const committed = readFileSync(new URL('../../../action.yml', import.meta.url), 'utf8');
+
+describe('action.yml agrees with the settings table', () => {
+  it('is exactly what the table renders (run pnpm --filter @hotpath/action action-yml to update)', () => {
+    expect(committed).toBe(renderActionYml());
+  });
+
+  it('declares every input the Action reads, and no other', () => {
+    const declared = [...committed.matchAll(/^ {2}([a-z-]+):$/gm)].map((m) => m[1]);
+    const outputs = ['regressed', 'throughput-change', 'report', 'comment-url', 'shards', 'results'];
+    expect(declared.filter((n) => !outputs.includes(n)).sort()).toEqual(allInputNames().sort());
+  });
+
+  it('states each default in the table unit', () => {
+    const threshold = (SETTINGS as readonly SettingSpec[]).find((s) => s.key === 'threshold');
+    expect(threshold?.unit).toBe('%');
+    expect(committed).toMatch(/ {2}threshold:\n {4}description: '.*Percent\.'\n {4}default: '5'/);
+  });
+});

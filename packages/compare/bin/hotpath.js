@@ -1,0 +1,4 @@
+#!/usr/bin/env node
+import { runCli } from '../dist/cli/main.js';
+
+runCli();

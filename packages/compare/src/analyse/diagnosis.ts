@@ -1,0 +1,95 @@
+import type { MonitorSummary } from '../measure/monitor-summary.js';
+
+/** Event-loop and memory findings of one side over all its rounds. */
+export interface SideHealth {
+  delayMean: number;
+  delayP99: number;
+  delayMax: number;
+  utilization: number;
+  /** Heap used at the start and end of the measured windows (means over rounds), bytes. */
+  heapStart: number;
+  heapEnd: number;
+  rssEnd: number;
+  /** Concatenated per-second heap readings of every round (bytes). */
+  heapSeries: number[];
+}
+
+export interface Finding {
+  kind: 'blocked-loop' | 'busy-loop' | 'memory-growth';
+  side: 'base' | 'head';
+  /** Only head shows it (a likely effect of the change). */
+  newInHead: boolean;
+  message: string;
+}
+
+export interface Diagnosis {
+  base?: SideHealth;
+  head?: SideHealth;
+  findings: Finding[];
+}
+
+/** p99 event-loop delay above which the loop counts as blocked (ms). */
+export const BLOCKED_P99_MS = 100;
+/** Mean utilisation above which the loop counts as saturated. */
+export const BUSY_UTILIZATION = 0.9;
+/** Heap growth over a window that counts as memory growth: both relative and absolute. */
+export const GROWTH_RATIO = 0.3;
+export const GROWTH_BYTES = 32 * 1024 * 1024;
+
+export function sideHealth(monitors: readonly MonitorSummary[]): SideHealth | undefined {
+  if (monitors.length === 0) return undefined;
+  const n = monitors.length;
+  const avg = (pick: (m: MonitorSummary) => number) => monitors.reduce((s, m) => s + pick(m), 0) / n;
+  return {
+    delayMean: avg((m) => m.delayMean),
+    delayP99: Math.max(...monitors.map((m) => m.delayP99)),
+    delayMax: Math.max(...monitors.map((m) => m.delayMax)),
+    utilization: avg((m) => m.utilization),
+    heapStart: avg((m) => m.heapStart),
+    heapEnd: avg((m) => m.heapEnd),
+    rssEnd: avg((m) => m.rssEnd),
+    heapSeries: monitors.flatMap((m) => m.heapSeries),
+  };
+}
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+function findingsOf(side: 'base' | 'head', h: SideHealth): Omit<Finding, 'newInHead'>[] {
+  const out: Omit<Finding, 'newInHead'>[] = [];
+  if (h.delayP99 >= BLOCKED_P99_MS) {
+    out.push({
+      kind: 'blocked-loop',
+      side,
+      message: `the event loop was blocked: p99 delay ${h.delayP99.toFixed(0)} ms (max ${h.delayMax.toFixed(0)} ms); synchronous work on the main thread delays every request`,
+    });
+  }
+  if (h.utilization >= BUSY_UTILIZATION) {
+    out.push({
+      kind: 'busy-loop',
+      side,
+      message: `the event loop was busy ${(h.utilization * 100).toFixed(0)} % of the time: the server is CPU-bound on its main thread`,
+    });
+  }
+  const growth = h.heapEnd - h.heapStart;
+  if (growth >= GROWTH_BYTES && h.heapStart > 0 && growth / h.heapStart >= GROWTH_RATIO) {
+    out.push({
+      kind: 'memory-growth',
+      side,
+      message: `heap grew from ${mb(h.heapStart)} to ${mb(h.heapEnd)} within the measured window: possible leak or unbounded cache`,
+    });
+  }
+  return out;
+}
+
+/** Clinic-Doctor-style reading of the monitor data: what each side suffered from. Pure. */
+export function diagnose(base: readonly MonitorSummary[], head: readonly MonitorSummary[]): Diagnosis {
+  const b = sideHealth(base);
+  const h = sideHealth(head);
+  const baseFindings = b ? findingsOf('base', b) : [];
+  const headFindings = h ? findingsOf('head', h) : [];
+  const findings: Finding[] = [
+    ...headFindings.map((f) => ({ ...f, newInHead: !baseFindings.some((x) => x.kind === f.kind) })),
+    ...baseFindings.map((f) => ({ ...f, newInHead: false })),
+  ];
+  return { base: b, head: h, findings };
+}

@@ -1,0 +1,128 @@
+import { diffProfiles, type FunctionDiff, type Profile } from '@hotpath/tick-parser';
+
+export interface HotFunction {
+  name: string;
+  file: string;
+  kind: string;
+  /** 1-based line in head (base when the function vanished). */
+  line: number;
+  /** Self-time share, 0..1. */
+  baseShare: number;
+  headShare: number;
+  /** headShare - baseShare (0..1; 0.05 = 5 percentage points). */
+  delta: number;
+  status: 'new' | 'vanished' | 'changed';
+  /** Rank by self time among head's functions (1 = hottest), 0 when absent. */
+  headRank: number;
+  /** For native frames without a source file: the JS function that called it most. */
+  caller?: { name: string; file: string; line: number };
+  flagged: boolean;
+  reason?: 'grew' | 'new-in-top-10';
+  /** Interval of the per-round-pair growth of the share (when there are two pairs or more). */
+  ci?: [number, number];
+  /** The interval excludes zero: more than sampling noise. */
+  significant?: boolean;
+}
+
+export interface HotFunctionDiff {
+  /** Top 10 by |Δ| (bookkeeping entries such as (idle) and (program) left out). */
+  rows: HotFunction[];
+  /** Every flagged function (a subset of what rows would show without the cut). */
+  flagged: HotFunction[];
+  baseTotal: number;
+  headTotal: number;
+}
+
+const MIN_NEW_SHARE = 0.01;
+const TOP = 10;
+
+/** hotpath's own probe: its frames are measurement overhead, not the user's code. */
+export function isProbeFrame(file: string): boolean {
+  return file.endsWith('/dist/probe.cjs');
+}
+
+/**
+ * The JS function that most often called the function at `index` when it was on top of the
+ * stack (native bindings such as `run` have no file; their caller, e.g. `pbkdf2Sync`, says
+ * what they are).
+ */
+export function dominantCaller(
+  profile: Profile,
+  index: number,
+): { name: string; file: string; line: number } | undefined {
+  const counts = new Map<number, number>();
+  for (const stack of profile.stacks ?? []) {
+    const frames = stack.frames;
+    if (frames[frames.length - 1] !== index) continue;
+    for (let i = frames.length - 2; i >= 0; i--) {
+      const frame = frames[i]!;
+      const fn = profile.functions[frame];
+      if (fn?.file) {
+        counts.set(frame, (counts.get(frame) ?? 0) + stack.count);
+        break;
+      }
+    }
+  }
+  let best = -1;
+  let bestCount = 0;
+  for (const [i, n] of counts) {
+    if (n > bestCount) {
+      best = i;
+      bestCount = n;
+    }
+  }
+  const fn = profile.functions[best];
+  if (!fn) return undefined;
+  return { name: fn.name, file: fn.file, line: fn.line };
+}
+
+/**
+ * Which functions got hotter, base → head. A function is flagged when its self-time share grew
+ * by at least `hotThreshold` (a fraction: 0.05 = 5 points) or when it is new in head's top 10
+ * (with at least 1 % of head's samples, so sampling noise alone does not flag it).
+ * Pure; shares come from @hotpath/tick-parser's diffProfiles (keyed by name + file).
+ */
+export function diffHotFunctions(base: Profile, head: Profile, hotThreshold: number): HotFunctionDiff {
+  const diff = diffProfiles(base, head);
+  const ranked = head.functions.filter((f) => f.kind !== 'meta' && !isProbeFrame(f.file));
+  const rank = new Map<string, number>();
+  ranked.forEach((f, i) => {
+    const key = `${f.name}\u0000${f.file}`;
+    if (!rank.has(key)) rank.set(key, i + 1);
+  });
+  const indexIn = (profile: Profile, f: FunctionDiff) =>
+    profile.functions.findIndex((g) => g.name === f.name && g.file === f.file && g.kind === f.kind);
+  const all: HotFunction[] = diff.functions
+    .filter((f: FunctionDiff) => f.kind !== 'meta' && !isProbeFrame(f.file))
+    .map((f: FunctionDiff) => {
+      const headRank = rank.get(`${f.name}\u0000${f.file}`) ?? 0;
+      let caller: HotFunction['caller'];
+      if (!f.file) {
+        const side = f.headSelf >= f.baseSelf ? head : base;
+        const index = indexIn(side, f);
+        if (index >= 0) caller = dominantCaller(side, index);
+      }
+      const grew = f.delta >= hotThreshold - 1e-12 && hotThreshold > 0;
+      const isNew = f.status === 'new' && headRank > 0 && headRank <= TOP && f.headShare >= MIN_NEW_SHARE;
+      return {
+        name: f.name,
+        file: f.file,
+        kind: f.kind,
+        line: f.line,
+        baseShare: f.baseShare,
+        headShare: f.headShare,
+        delta: f.delta,
+        status: f.status,
+        headRank,
+        caller,
+        flagged: grew || isNew,
+        reason: grew ? 'grew' : isNew ? 'new-in-top-10' : undefined,
+      };
+    });
+  return {
+    rows: all.slice(0, TOP),
+    flagged: all.filter((f) => f.flagged),
+    baseTotal: diff.baseTotal,
+    headTotal: diff.headTotal,
+  };
+}

@@ -1,0 +1,43 @@
+/** Stable error codes of @hotpath/compare; each one is documented in the package README. */
+export const ERROR_CODES = {
+  HP_COMPARE_INVALID_SETTING:
+    'a setting (CLI flag, config value, API option or Action input) has a value outside what is accepted',
+  HP_COMPARE_CONFIG: 'the config file cannot be found, read or loaded',
+  HP_COMPARE_SERVER_EXITED: 'the server command exited before it accepted connections',
+  HP_COMPARE_SERVER_NOT_READY: 'the server did not accept connections within readyTimeout',
+  HP_COMPARE_SERVER_ERRORS:
+    'the server answered no request of a scenario successfully during the measured window',
+  HP_COMPARE_SETUP_FAILED: 'setupCommand exited non-zero',
+  HP_COMPARE_COMMAND_FAILED: 'an install or build command exited non-zero',
+  HP_COMPARE_PROF_NEEDS_NODE: 'profiler "prof" needs a start command that runs node directly',
+  HP_COMPARE_GIT: 'a git command failed (worktree, rev-parse, fetch)',
+  HP_COMPARE_BASE_NOT_FOUND: 'the base commit is not in the clone and could not be fetched',
+  HP_COMPARE_LOAD_FAILED: 'the load generator failed',
+  HP_COMPARE_ABORTED: 'the comparison was aborted (AbortSignal, SIGINT or SIGTERM)',
+  HP_COMPARE_RESULTS:
+    'a results folder holds no results, results that do not have the expected shape, or shards that do not fit together',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export type Side = 'base' | 'head';
+
+/** Base class of every error this package throws on purpose. */
+export class HotpathCompareError extends Error {
+  readonly code: ErrorCode;
+  /** Which server the error is about, when it is about one. */
+  readonly side?: Side;
+
+  constructor(code: ErrorCode, message?: string, options?: { cause?: unknown; side?: Side }) {
+    super(message ?? ERROR_CODES[code], options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'HotpathCompareError';
+    this.code = code;
+    this.side = options?.side;
+  }
+}
+
+/** Formats the last lines of a process's output for an error message. */
+export function formatTail(lines: readonly string[]): string {
+  if (lines.length === 0) return '(the server printed nothing)';
+  return lines.map((line) => `  | ${line}`).join('\n');
+}

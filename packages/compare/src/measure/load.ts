@@ -1,0 +1,71 @@
+import { run } from '@hotpath/load-client';
+import { HotpathCompareError } from '../errors.js';
+
+/** What one load run measured (the part of @hotpath/load-client's RunResult the engine uses). */
+export interface LoadResult {
+  /** Measured seconds. */
+  duration: number;
+  requests: { total: number; mean: number; perSecond: number[] };
+  latency: { mean: number; p50: number; p90: number; p99: number; max: number };
+  statusCodes: Record<string, number>;
+  non2xx: number;
+  errors: number;
+  errorsByKind: Record<string, number>;
+  /** HdrHistogram of latencies (µs), compressed base64, as @hotpath/load-client serialises it. */
+  histogram?: string;
+}
+
+export interface LoadOptions {
+  url: string;
+  connections: number;
+  duration: number;
+  pipelining: number;
+  rate?: number;
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** Several requests sent in turn on each connection (overrides method/headers/body). */
+  requests?: { method?: string; path?: string; headers?: Record<string, string>; body?: string }[];
+  signal?: AbortSignal;
+}
+
+/** Runs load against `url` for `duration` seconds with @hotpath/load-client. */
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  try {
+    const result = (await run({
+      url: options.url,
+      connections: options.connections,
+      duration: options.duration,
+      pipelining: options.pipelining,
+      rate: options.rate,
+      method: options.method,
+      headers: options.headers,
+      body: options.body,
+      requests: options.requests,
+      signal: options.signal,
+    })) as unknown as LoadResult & { latency: Record<string, number> };
+    return {
+      duration: result.duration,
+      requests: result.requests,
+      latency: {
+        mean: result.latency.mean,
+        p50: result.latency.p50,
+        p90: result.latency.p90,
+        p99: result.latency.p99,
+        max: result.latency.max,
+      },
+      statusCodes: result.statusCodes ?? {},
+      non2xx: result.non2xx ?? 0,
+      errors: result.errors ?? 0,
+      errorsByKind: result.errorsByKind ?? {},
+      histogram: result.histogram,
+    };
+  } catch (err) {
+    if (err instanceof HotpathCompareError) throw err;
+    throw new HotpathCompareError(
+      'HP_COMPARE_LOAD_FAILED',
+      `load against ${options.url} failed: ${(err as Error).message}`,
+      { cause: err },
+    );
+  }
+}

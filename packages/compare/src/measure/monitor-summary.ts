@@ -1,0 +1,81 @@
+import { readFileSync } from 'node:fs';
+
+/** One event-loop monitor reading as the probe wrote it (fields of overload-guard's snapshot). */
+interface Reading {
+  eventLoopDelay: { mean: number; p99: number; max: number };
+  eventLoopUtilization: number;
+  heapUsedBytes: number;
+  rssBytes: number;
+}
+
+/** The event-loop and memory picture of one server process over the measured window. */
+export interface MonitorSummary {
+  pid: number;
+  durationMs: number;
+  /** CPU time (user + system, all threads) of the process over the window, µs. */
+  cpuMicros: number;
+  /** Mean event-loop delay (ms), averaged over the per-second readings. */
+  delayMean: number;
+  /** Worst per-second p99 delay (ms). */
+  delayP99: number;
+  delayMax: number;
+  /** Mean event-loop utilisation, 0..1. */
+  utilization: number;
+  heapStart: number;
+  heapEnd: number;
+  heapMax: number;
+  rssStart: number;
+  rssEnd: number;
+  /** Heap used at each reading (bytes), for the memory-growth chart. */
+  heapSeries: number[];
+}
+
+/** Summarises the probe's `<pid>.monitor.json` readings; pure apart from reading the file. */
+export function readMonitorFile(path: string): MonitorSummary {
+  const data = JSON.parse(readFileSync(path, 'utf8')) as {
+    pid: number;
+    durationMs: number;
+    cpuUserMicros?: number;
+    cpuSystemMicros?: number;
+    samples: Reading[];
+  };
+  const cpu = (data.cpuUserMicros ?? Number.NaN) + (data.cpuSystemMicros ?? 0);
+  return summariseReadings(data.pid, data.durationMs, data.samples, cpu);
+}
+
+export function summariseReadings(
+  pid: number,
+  durationMs: number,
+  samples: readonly Reading[],
+  cpuMicros = Number.NaN,
+): MonitorSummary {
+  // The last reading may cover only a fraction of a second; it still counts for delay and memory.
+  const n = samples.length;
+  let delayMean = 0;
+  let delayP99 = 0;
+  let delayMax = 0;
+  let utilization = 0;
+  let heapMax = 0;
+  for (const s of samples) {
+    delayMean += s.eventLoopDelay.mean / n;
+    delayP99 = Math.max(delayP99, s.eventLoopDelay.p99);
+    delayMax = Math.max(delayMax, s.eventLoopDelay.max);
+    utilization += s.eventLoopUtilization / n;
+    heapMax = Math.max(heapMax, s.heapUsedBytes);
+  }
+  return {
+    pid,
+    durationMs,
+    cpuMicros,
+    delayMean,
+    delayP99,
+    delayMax,
+    utilization,
+    heapStart: samples[0]?.heapUsedBytes ?? 0,
+    heapEnd: samples[n - 1]?.heapUsedBytes ?? 0,
+    heapMax,
+    rssStart: samples[0]?.rssBytes ?? 0,
+    rssEnd: samples[n - 1]?.rssBytes ?? 0,
+    heapSeries: samples.map((s) => s.heapUsedBytes),
+  };
+}

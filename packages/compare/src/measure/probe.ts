@@ -1,0 +1,193 @@
+/**
+ * The probe: preloaded into every node process of the server's tree with
+ * `NODE_OPTIONS=--require probe.cjs` (bundled to dist/probe.cjs, CommonJS).
+ *
+ * It stays dormant until its process starts listening on $PORT (so `npm start`, shells and
+ * other wrappers are left alone; every cluster worker that listens activates). Then it
+ * connects to the runner's control socket (HOTPATH_PROBE_CONTROL = "port:token") and waits:
+ * `start` opens the measured window (CPU profiler + event-loop monitor), `stop` closes it and
+ * writes `<pid>.cpuprofile` and `<pid>.monitor.json` to HOTPATH_PROBE_DIR.
+ * It never throws into the host process.
+ */
+import { writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { connect, Server, type Socket } from 'node:net';
+import { join } from 'node:path';
+import type { MonitorSnapshot } from '@hotpath/overload-guard';
+import { type CpuSampler, startCpuSampler } from '@hotpath/tick-parser/cpu-sampler';
+
+/** Where v8-profiler-next is for the server's Node: HOTPATH_V8_PROFILER_PATH, else the app's own. */
+function loadV8ProfilerNext(): unknown {
+  const fromCwd = createRequire(join(process.cwd(), 'noop.js'));
+  const explicit = process.env.HOTPATH_V8_PROFILER_PATH;
+  if (explicit) {
+    try {
+      return fromCwd(explicit);
+    } catch {
+      // not built for this Node: try the app's own copy
+    }
+  }
+  return fromCwd('v8-profiler-next');
+}
+
+/** Marks the window in a `--prof` log: V8 logs a code-creation line when these compile. */
+function markProfLog(label: 'start' | 'stop', window: number): void {
+  const name = `hotpath_window_${label}_${process.pid}_${window}_`;
+  // The name is built from the pid only; the function is compiled so V8 logs its creation.
+  new Function(`return function ${name}() { return 1; };`)()();
+}
+
+interface Window {
+  profiler?: CpuSampler;
+  monitor: { snapshot(): MonitorSnapshot; close(): void };
+  samples: MonitorSnapshot[];
+  timer: NodeJS.Timeout;
+  id: number;
+  startedAt: number;
+  cpu: NodeJS.CpuUsage;
+}
+
+/** The name the report shows for the profiler that ran. */
+function profilerName(sampler: CpuSampler | undefined): string | undefined {
+  if (!sampler) return undefined;
+  return sampler.profiler === 'inspector' ? 'node:inspector' : sampler.profiler;
+}
+
+function activate(control: string, dir: string, mode: string): void {
+  const [portText, token] = control.split(':');
+  const socket: Socket = connect({ port: Number(portText), host: '127.0.0.1' });
+  socket.unref();
+  socket.setNoDelay(true);
+  socket.on('error', () => {});
+  let window: Window | undefined;
+  const send = (message: object) => {
+    if (!socket.destroyed) socket.write(`${JSON.stringify(message)}\n`);
+  };
+  socket.on('connect', () =>
+    send({ type: 'hello', token, pid: process.pid, ppid: process.ppid, node: process.version }),
+  );
+
+  let starting = false;
+  const start = async (id: number) => {
+    if (window || starting) return;
+    starting = true;
+    let profiler: CpuSampler | undefined;
+    let note: string | undefined;
+    if (mode === 'cpuprofile') {
+      profiler = await startCpuSampler({ samplingIntervalMicros: 1000, loadV8ProfilerNext });
+      // v8-profiler-next simply not being installed is the documented default, not news.
+      if (profiler.fallback && !/Cannot find module/.test(profiler.fallback)) note = profiler.fallback;
+    } else if (mode === 'prof') {
+      markProfLog('start', id);
+    }
+    // Loaded on activation only, so processes that never serve do not pay for it.
+    const { createMonitor } = await import('@hotpath/overload-guard');
+    const monitor = createMonitor({ resolution: 10, sampleInterval: 0 });
+    const samples: MonitorSnapshot[] = [];
+    const timer = setInterval(() => samples.push(monitor.snapshot()), 1000);
+    timer.unref();
+    window = { profiler, monitor, samples, timer, id, startedAt: Date.now(), cpu: process.cpuUsage() };
+    starting = false;
+    send({ type: 'started', pid: process.pid, profiler: profilerName(profiler) ?? mode, note });
+  };
+
+  const stop = async () => {
+    const current = window;
+    if (!current) {
+      send({ type: 'stopped', pid: process.pid, error: 'the window was never started' });
+      return;
+    }
+    window = undefined;
+    // CPU time of this process (all its threads) over the window: stable under contention.
+    const cpu = process.cpuUsage(current.cpu);
+    clearInterval(current.timer);
+    current.samples.push(current.monitor.snapshot());
+    current.monitor.close();
+    if (mode === 'prof') markProfLog('stop', current.id);
+    const files: Record<string, string> = {};
+    let error: string | undefined;
+    try {
+      const monitorFile = join(dir, `${process.pid}-${current.id}.monitor.json`);
+      writeFileSync(
+        monitorFile,
+        JSON.stringify({
+          pid: process.pid,
+          durationMs: Date.now() - current.startedAt,
+          cpuUserMicros: cpu.user,
+          cpuSystemMicros: cpu.system,
+          samples: current.samples,
+        }),
+      );
+      files.monitor = monitorFile;
+      if (current.profiler) {
+        const profile = await current.profiler.stop();
+        const profileFile = join(dir, `${process.pid}-${current.id}.cpuprofile`);
+        writeFileSync(profileFile, JSON.stringify(profile));
+        files.cpuprofile = profileFile;
+      }
+    } catch (err) {
+      error = (err as Error).message;
+    }
+    send({
+      type: 'stopped',
+      pid: process.pid,
+      profiler: profilerName(current.profiler) ?? mode,
+      files,
+      error,
+    });
+  };
+
+  let buffered = '';
+  socket.on('data', (chunk) => {
+    buffered += chunk.toString();
+    let newline = buffered.indexOf('\n');
+    while (newline >= 0) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      newline = buffered.indexOf('\n');
+      try {
+        const message = JSON.parse(line) as { type?: string; window?: unknown };
+        const id = Number.isSafeInteger(message.window) ? (message.window as number) : 1;
+        if (message.type === 'start')
+          start(id).catch((err) => send({ type: 'started', pid: process.pid, error: String(err) }));
+        else if (message.type === 'stop') void stop();
+      } catch {
+        // not for us
+      }
+    }
+  });
+}
+
+function install(): void {
+  const control = process.env.HOTPATH_PROBE_CONTROL;
+  const dir = process.env.HOTPATH_PROBE_DIR;
+  const mode = process.env.HOTPATH_PROBE_PROFILER ?? 'cpuprofile';
+  if (!control || !dir) return;
+  const wanted = Number(process.env.PORT);
+  let active = false;
+  const original = Server.prototype.listen;
+  // biome-ignore lint/suspicious/noExplicitAny: listen has many overloads; we pass them through untouched.
+  Server.prototype.listen = function patchedListen(this: Server, ...args: any[]) {
+    this.once('listening', () => {
+      try {
+        const address = this.address();
+        if (active || typeof address !== 'object' || !address) return;
+        if (Number.isFinite(wanted) && wanted > 0 && address.port !== wanted) return;
+        active = true;
+        // --prof logs are flushed on a normal exit only: turn the runner's SIGTERM into one.
+        if (mode === 'prof' && process.listenerCount('SIGTERM') === 0)
+          process.once('SIGTERM', () => process.exit(0));
+        activate(control, dir, mode);
+      } catch {
+        // never break the server
+      }
+    });
+    return original.apply(this, args as Parameters<typeof original>);
+  } as typeof original;
+}
+
+try {
+  install();
+} catch {
+  // the probe must never break the process it is loaded into
+}

@@ -1,0 +1,95 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { renderDiffFlameGraph, renderFlameGraph, toFolded } from '@hotpath/tick-parser';
+import { type Report, sideProfiles } from '../analyse/analyse.js';
+import type { Measurements } from '../measure/measure.js';
+import { renderMarkdown } from './markdown.js';
+
+/** The profile files of one scenario. */
+export interface ScenarioFiles {
+  scenario: string;
+  folded: { base?: string; head?: string };
+  flameGraph?: string;
+  diffFlameGraph?: string;
+}
+
+export interface WrittenFiles {
+  dir: string;
+  report: string;
+  markdown: string;
+  scenarios: ScenarioFiles[];
+  notes: string[];
+}
+
+/** A scenario name as a file-name prefix: letters, digits, `-` and `_` only. */
+export function fileSlug(name: string, index: number): string {
+  const slug = name
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40);
+  return `${index + 1}-${slug || 'scenario'}`;
+}
+
+/**
+ * Writes the report JSON, the markdown, and per scenario folded stacks of each side and flame
+ * graphs (head, and base → head differential) into `dir`. With one scenario the profile files
+ * have no prefix (`base.folded`); with several, each starts with the scenario's number and name.
+ */
+export function writeReportFiles(dir: string, report: Report, measurements: Measurements): WrittenFiles {
+  const out = resolve(dir);
+  mkdirSync(out, { recursive: true });
+  const files: WrittenFiles = {
+    dir: out,
+    report: join(out, 'report.json'),
+    markdown: join(out, 'report.md'),
+    scenarios: [],
+    notes: [],
+  };
+  writeFileSync(files.report, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(files.markdown, renderMarkdown(report, { maxLength: Number.POSITIVE_INFINITY }));
+  // Extra files never sink a run: a renderer that fails leaves a note in `files.notes`.
+  const attempt = (what: string, write: () => void) => {
+    try {
+      write();
+    } catch (err) {
+      files.notes.push(`${what} could not be written: ${(err as Error).message}`);
+    }
+  };
+  const many = measurements.scenarios.length > 1;
+  measurements.scenarios.forEach((scenario, index) => {
+    const prefix = many ? `${fileSlug(scenario, index)}.` : '';
+    const written: ScenarioFiles = { scenario, folded: {} };
+    files.scenarios.push(written);
+    const profiles = sideProfiles(measurements, scenario);
+    for (const side of ['base', 'head'] as const) {
+      const profile = profiles[side];
+      if (!profile) continue;
+      const path = join(out, `${prefix}${side}.folded`);
+      attempt(`${prefix}${side}.folded`, () => {
+        writeFileSync(path, toFolded(profile));
+        written.folded[side] = path;
+      });
+    }
+    if (profiles.head) {
+      const head = profiles.head;
+      const path = join(out, `${prefix}head-flamegraph.svg`);
+      attempt(`the head flame graph of ${scenario}`, () => {
+        writeFileSync(path, renderFlameGraph(head, { format: 'svg', title: `hotpath: head · ${scenario}` }));
+        written.flameGraph = path;
+      });
+    }
+    if (profiles.base && profiles.head) {
+      const { base, head } = profiles;
+      const path = join(out, `${prefix}diff-flamegraph.svg`);
+      attempt(`the differential flame graph of ${scenario}`, () => {
+        writeFileSync(
+          path,
+          renderDiffFlameGraph(base, head, { format: 'svg', title: `hotpath: base → head · ${scenario}` }),
+        );
+        written.diffFlameGraph = path;
+      });
+    }
+  });
+  return files;
+}

@@ -1,0 +1,318 @@
+import type { Report, ScenarioReport, SourceLinks } from '../analyse/analyse.js';
+import type { HotFunction } from '../analyse/hot-functions.js';
+import {
+  formatChange,
+  formatInterval,
+  formatValue,
+  functionLabel,
+  points,
+  STATUS_TEXT,
+  share,
+  shortLocation,
+} from './format.js';
+
+/** Hidden marker that identifies hotpath's sticky comment (`key` separates several workflows). */
+export function commentMarker(key = ''): string {
+  const safe = key.replace(/[^\w.-]/g, '_').slice(0, 100);
+  return safe ? `<!-- hotpath-report:${safe} -->` : '<!-- hotpath-report -->';
+}
+
+/** The marker of the default key. */
+export const COMMENT_MARKER = commentMarker();
+
+/** GitHub's limit on a comment or job summary body. */
+export const MAX_COMMENT_LENGTH = 65_536;
+
+// Characters that could turn text into markup: only ever shown as text.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text from the pull request (function and file names, commands, warnings) as plain markdown
+ * text: one line, no control characters, every character that could start markup escaped
+ * (so no HTML, link, image, heading, emphasis or table cell can come from it), and `@` kept
+ * from forming a mention.
+ */
+export function escapeText(text: string, max = 300): string {
+  let t = text.replace(CONTROL, ' ');
+  if (t.length > max) t = `${t.slice(0, max - 1)}…`;
+  return t
+    .replace(/[\\`*_[\]#!|<>~&$]/g, (c) => `\\${c}`)
+    .replace(/@/g, '@\u200b')
+    .replace(/:\/\//g, ':\u200b//')
+    .replace(/\bwww\./gi, (w) => `${w.slice(0, 3)}\u200b.`);
+}
+
+/**
+ * Text from the pull request as an inline code span: one line, no control characters, the
+ * fence longer than any run of backticks inside; `|` escaped for table cells. Nothing inside a
+ * code span is markup, a link or a mention.
+ */
+export function codeSpan(text: string, max = 200): string {
+  let t = text.replace(CONTROL, ' ');
+  if (t.length > max) t = `${t.slice(0, max - 1)}…`;
+  const runs = t.match(/`+/g) ?? [];
+  const fence = '`'.repeat(Math.max(0, ...runs.map((r) => r.length)) + 1);
+  const pad = t.startsWith('`') || t.endsWith('`') || t === '' ? ' ' : '';
+  return `${fence}${pad}${t.replace(/\|/g, '\\|')}${pad}${fence}`;
+}
+
+/**
+ * Link to head's source line for a function whose file is a path inside the repository (profile
+ * paths are relative to the checkout root); none for dependencies, node's own modules and
+ * anything else. Only the repository's own blob URLs, built from validated parts.
+ */
+export function sourceLink(fn: Pick<HotFunction, 'file' | 'line'>, links?: SourceLinks): string | undefined {
+  if (!links || !fn.file) return undefined;
+  const rel = fn.file;
+  if (rel.startsWith('/') || /^[a-z][\w+.-]*:/i.test(rel)) return undefined;
+  const parts = rel.split('/');
+  if (parts.includes('node_modules') || parts.includes('..') || parts.includes('.')) return undefined;
+  if (!/^https:\/\/[\w.-]+(:\d+)?\/[\w.-]+\/[\w.-]+$/.test(links.repositoryUrl)) return undefined;
+  if (!/^[0-9a-f]{4,64}$/.test(links.sha)) return undefined;
+  const anchor = fn.line > 0 ? `#L${Math.floor(fn.line)}` : '';
+  return `${links.repositoryUrl}/blob/${links.sha}/${parts.map(encodeURIComponent).join('/')}${anchor}`;
+}
+
+function verdictIcon(x: { regressed: boolean; improved: boolean }): string {
+  if (x.regressed) return '🔴';
+  if (x.improved) return '🟢';
+  return '⚪';
+}
+
+/** The verdict line of a scenario in markdown: hotpath's own words, PR names in code spans. */
+function scenarioTitle(s: ScenarioReport): string {
+  const words = s.summary.split('; hotter: ')[0]!.split(': hotter functions: ')[0]!;
+  const hot = (s.hotFunctions?.flagged ?? []).slice(0, 3).map((f) => codeSpan(functionLabel(f), 80));
+  const own = escapeText(
+    words.startsWith('Regression') || words.startsWith('Improvement') || words.startsWith('No significant')
+      ? words
+      : 'see below',
+  );
+  if (/^Regression: hotter functions/.test(s.summary))
+    return `Regression: hotter functions: ${hot.join(', ')}`;
+  return hot.length ? `${own}; hotter: ${hot.join(', ')}` : own;
+}
+
+/** The title line of the document. */
+function title(report: Report): string {
+  if (report.scenarios.length === 1) return scenarioTitle(report.scenarios[0]!);
+  const list = (pick: (s: ScenarioReport) => boolean) =>
+    report.scenarios.filter(pick).map((s) => codeSpan(s.name, 60));
+  const n = report.scenarios.length;
+  const regressed = list((s) => s.regressed);
+  if (regressed.length) return `Regression in ${regressed.length} of ${n} scenarios: ${regressed.join(', ')}`;
+  const improved = list((s) => s.improved);
+  if (improved.length) return `Improvement in ${improved.length} of ${n} scenarios: ${improved.join(', ')}`;
+  return `No significant change beyond the threshold in ${n} scenarios`;
+}
+
+function metricsTable(scenario: ScenarioReport): string[] {
+  const lines = ['| Metric | Base | Head | Change | Interval | Verdict |', '|---|---:|---:|---:|---|---|'];
+  for (const m of scenario.metrics) {
+    const text = m.status === 'regressed' && m.inVerdict ? '**regressed**' : STATUS_TEXT[m.status];
+    const status = m.inVerdict ? text : `${text} (shown only)`;
+    lines.push(
+      `| ${m.label} | ${formatValue(m, m.base)} | ${formatValue(m, m.head)} | ${formatChange(m, m.change)} | ${formatInterval(m, m.ci)} | ${status} |`,
+    );
+  }
+  return lines;
+}
+
+function hotTable(report: Report, scenario: ScenarioReport): string[] {
+  const hot = scenario.hotFunctions;
+  if (!hot) return ['_No CPU profile on both sides, so no hot-function diff._'];
+  if (hot.rows.length === 0) return ['_The profiles show no function with self time._'];
+  const lines = [
+    `Self-time share per function (${hot.baseTotal} base / ${hot.headTotal} head samples, merged over rounds; flagged when it grows by ≥ ${report.settings.hotThreshold} points or is new in the top 10).`,
+    '',
+    '| | Function | Where | Self base → head | Δ |',
+    '|---|---|---|---:|---:|',
+  ];
+  const row = (f: HotFunction) => {
+    const at = f.file ? f : f.caller;
+    const where = at ? shortLocation(at.file, at.line) : '';
+    const link = at ? sourceLink(at, report.links) : undefined;
+    const whereCell = where ? (link ? `[${codeSpan(where)}](${link})` : codeSpan(where)) : escapeText(f.kind);
+    const mark = f.flagged ? (f.reason === 'new-in-top-10' ? '🆕' : '🔥') : '';
+    const name = f.flagged ? `**${codeSpan(functionLabel(f))}**` : codeSpan(functionLabel(f));
+    return `| ${mark} | ${name} | ${whereCell} | ${share(f.baseShare)} → ${share(f.headShare)} | ${points(f.delta)} |`;
+  };
+  for (const f of hot.rows) lines.push(row(f));
+  for (const f of hot.flagged.filter((f) => !hot.rows.includes(f))) lines.push(row(f));
+  return lines;
+}
+
+function diagnosisLines(scenario: ScenarioReport): string[] {
+  const { diagnosis } = scenario;
+  if (!diagnosis.base && !diagnosis.head) return ['_No event-loop data (the probe did not attach)._'];
+  const lines: string[] = [];
+  if (diagnosis.findings.length === 0)
+    lines.push('No blocked event loop, saturation or memory growth on either side.');
+  for (const f of diagnosis.findings) {
+    lines.push(`- **${f.side}**${f.newInHead ? ' (new in head)' : ''}: ${escapeText(f.message)}`);
+  }
+  const row = (label: string, pick: (h: NonNullable<typeof diagnosis.base>) => string) =>
+    `| ${label} | ${diagnosis.base ? pick(diagnosis.base) : '—'} | ${diagnosis.head ? pick(diagnosis.head) : '—'} |`;
+  const mb = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MB`;
+  lines.push(
+    '',
+    '| Event loop / memory | Base | Head |',
+    '|---|---:|---:|',
+    row('Delay mean', (h) => `${h.delayMean.toFixed(1)} ms`),
+    row('Delay p99 (worst second)', (h) => `${h.delayP99.toFixed(1)} ms`),
+    row('Utilisation', (h) => `${(h.utilization * 100).toFixed(0)} %`),
+    row('Heap start → end', (h) => `${mb(h.heapStart)} → ${mb(h.heapEnd)}`),
+    row('RSS at end', (h) => mb(h.rssEnd)),
+  );
+  return lines;
+}
+
+function chart(scenario: ScenarioReport): string[] {
+  const base = scenario.rounds.filter((r) => r.side === 'base').map((r) => r.requestsPerSecond);
+  const head = scenario.rounds.filter((r) => r.side === 'head').map((r) => r.requestsPerSecond);
+  if (base.length < 2 || ![...base, ...head].every(Number.isFinite)) return [];
+  const max = Math.max(...base, ...head);
+  const labels = base.map((_, i) => `"round ${i + 1}"`).join(', ');
+  return [
+    '```mermaid',
+    'xychart-beta',
+    '  title "Requests/s per round (first line: base, second: head)"',
+    `  x-axis [${labels}]`,
+    `  y-axis "req/s" 0 --> ${Math.ceil(max * 1.1)}`,
+    `  line [${base.map((v) => v.toFixed(1)).join(', ')}]`,
+    `  line [${head.map((v) => v.toFixed(1)).join(', ')}]`,
+    '```',
+    '',
+  ];
+}
+
+function roundsTable(scenario: ScenarioReport): string[] {
+  const lines = [
+    '| # | Side | Requests | Req/s | p50 | p90 | p99 | Errors | Profiler |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---|',
+  ];
+  scenario.rounds.forEach((r, i) => {
+    lines.push(
+      `| ${i + 1} | ${r.side} ${r.round} | ${r.requests} | ${r.requestsPerSecond.toFixed(1)} | ${r.p50.toFixed(2)} | ${r.p90.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.errors + r.non2xx} | ${r.profilers.map((p) => escapeText(p)).join(', ') || '—'} |`,
+    );
+  });
+  return lines;
+}
+
+/** The compact table on top: one row per scenario. */
+function scenariosTable(report: Report): string[] {
+  const lines = ['| | Scenario | Requests/s | Latency p99 | Hotter functions |', '|---|---|---:|---:|---|'];
+  for (const s of report.scenarios) {
+    const metric = (name: string) => s.metrics.find((m) => m.metric === name);
+    const cell = (name: string) => {
+      const m = metric(name);
+      if (!m) return '—';
+      const text = formatChange(m, m.change);
+      return m.status === 'regressed' ? `**${text}**` : text;
+    };
+    const hot = (s.hotFunctions?.flagged ?? []).slice(0, 2).map((f) => codeSpan(functionLabel(f), 60));
+    lines.push(
+      `| ${verdictIcon(s)} | ${codeSpan(s.name, 80)} | ${cell('requestsPerSecond')} | ${cell('p99')} | ${hot.join(', ') || '—'} |`,
+    );
+  }
+  return lines;
+}
+
+function settingsLines(report: Report): string[] {
+  const s = report.settings;
+  const side = (label: string, info: Report['sides']['base']) =>
+    `- **${label}**: ${codeSpan(info.command)}${info.ref ? ` at ${codeSpan(info.ref, 100)}` : ''}${info.sha ? ` (${codeSpan(info.sha.slice(0, 12))})` : ''}`;
+  const env = report.environment;
+  const scenarios = s.scenarios.map(
+    (x) =>
+      `  - ${codeSpan(x.name, 80)}: ${codeSpan(`${x.method} ${x.url}`)}${x.requests ? ` (${x.requests} requests in turn)` : ''}, ${x.connections} connections, pipelining ${x.pipelining}${x.rate ? `, ${x.rate} req/s fixed rate` : ''}`,
+  );
+  return [
+    side('base', report.sides.base),
+    side('head', report.sides.head),
+    `- **load**: ${s.warmup} s warm-up + ${s.duration} s measured per round and scenario, ${s.rounds} rounds per side interleaved (${report.order.map((o) => (o === 'base' ? 'B' : 'H')).join(' ')})`,
+    ...scenarios,
+    `- **statistics**: ${report.shards > 1 ? `${report.shards} shards merged, ` : ''}${report.rounds} rounds per side; each base round is paired with the head round after it and the intervals are paired t intervals on the per-pair log-ratios, simultaneous 95 % over ${report.statistics.tests} tests (each at ${((1 - report.statistics.alpha) * 100).toFixed(2)} %, Bonferroni)`,
+    `- **verdict rules**: a scenario regresses when a metric of ${s.metrics.map((m) => codeSpan(m)).join(', ')} has an interval excluding 0 and a change beyond ${s.threshold} %${s.failOn === 'metrics' ? '' : `${s.failOn === 'both' ? ', or' : '; only'} when a function's self-time share grows by ≥ ${s.hotThreshold} points with an interval above 0`}; functions are flagged at ≥ ${s.hotThreshold} points; the run regresses when any scenario does`,
+    `- **profiler**: ${s.profiler} — ran: base ${env.profilers.base.map((p) => escapeText(p)).join(', ') || 'none'}, head ${env.profilers.head.map((p) => escapeText(p)).join(', ') || 'none'}`,
+    `- **environment**: ${env.serverNode ? `server Node ${escapeText(env.serverNode)}, ` : ''}runner Node ${env.node}, ${env.platform}, ${env.cpus} CPUs (${escapeText(env.cpuModel)})`,
+  ];
+}
+
+function scenarioSection(report: Report, s: ScenarioReport, many: boolean): string[] {
+  const out: string[] = [];
+  if (many)
+    out.push(
+      `#### ${verdictIcon(s)} ${codeSpan(s.name, 80)} — ${escapeText(s.summary)}`,
+      '',
+      `Load: ${codeSpan(s.target)}`,
+      '',
+    );
+  out.push(...metricsTable(s), '');
+  const h = many ? '#####' : '####';
+  out.push(`${h} Hot functions (base → head)`, '', ...hotTable(report, s), '');
+  out.push(`${h} Event loop`, '', ...diagnosisLines(s), '');
+  out.push('<details><summary>Rounds</summary>', '', ...chart(s), ...roundsTable(s), '', '</details>', '');
+  return out;
+}
+
+export interface MarkdownOptions {
+  /** Start with the sticky-comment marker (of this key). */
+  marker?: boolean;
+  commentKey?: string;
+  /** Lines placed under the title (e.g. which commits, reproduce command); already markdown. */
+  preamble?: string[];
+  /** A closing note (already markdown). */
+  filesNote?: string;
+  /** Cut the document to this many characters, saying what was cut (default GitHub's limit). */
+  maxLength?: number;
+}
+
+/** The whole report as one markdown document (PR comment and job summary). Pure. */
+export function renderMarkdown(report: Report, options: MarkdownOptions = {}): string {
+  const head: string[] = [];
+  if (options.marker) head.push(commentMarker(options.commentKey));
+  head.push(`### ${verdictIcon(report)} hotpath: ${title(report)}`, '');
+  if (options.preamble?.length) head.push(...options.preamble, '');
+  const many = report.scenarios.length > 1;
+  const body: string[][] = [];
+  if (many) body.push([...scenariosTable(report), '']);
+  for (const s of report.scenarios) body.push(scenarioSection(report, s, many));
+  const tail: string[] = [
+    '<details><summary>Settings and environment</summary>',
+    '',
+    ...settingsLines(report),
+    '',
+    '</details>',
+  ];
+  if (report.warnings.length > 0) {
+    tail.push(
+      '',
+      '<details><summary>Warnings</summary>',
+      '',
+      ...report.warnings.slice(0, 50).map((w) => `- ${escapeText(w, 500)}`),
+      ...(report.warnings.length > 50
+        ? [`- … and ${report.warnings.length - 50} more (see report.json)`]
+        : []),
+      '',
+      '</details>',
+    );
+  }
+  if (options.filesNote) tail.push('', options.filesNote);
+  return fitToLength(head, body, tail, options.maxLength ?? MAX_COMMENT_LENGTH);
+}
+
+/** Joins the parts, dropping whole sections from the end of `body` until the text fits. */
+function fitToLength(head: string[], body: string[][], tail: string[], max: number): string {
+  const join = (sections: string[][], note?: string) =>
+    `${[...head, ...sections.flat(), ...(note ? [note, ''] : []), ...tail].join('\n')}\n`;
+  let text = join(body);
+  if (text.length <= max) return text;
+  for (let keep = body.length - 1; keep >= 0; keep--) {
+    const note = `_Cut to fit GitHub's ${max}-character limit: ${body.length - keep} of ${body.length} sections left out; the whole report is in report.json and report.md._`;
+    text = join(body.slice(0, keep), note);
+    if (text.length <= max) return text;
+  }
+  const note = "_Cut to fit GitHub's limit; the whole report is in report.json and report.md._";
+  return `${[...head, note].join('\n').slice(0, max - 1)}\n`;
+}

@@ -1,0 +1,126 @@
+import type { Report, ScenarioReport } from '../analyse/analyse.js';
+import {
+  formatChange,
+  formatInterval,
+  formatValue,
+  functionLabel,
+  points,
+  STATUS_TEXT,
+  share,
+  shortLocation,
+} from './format.js';
+
+const codes = { red: 31, green: 32, yellow: 33, dim: 2, bold: 1 } as const;
+
+function pad(text: string, width: number, right = false): string {
+  const n = [...text].length;
+  if (n >= width) return text;
+  return right ? ' '.repeat(width - n) + text : text + ' '.repeat(width - n);
+}
+
+/** Text from the pull request without control characters (no escape sequences reach the terminal). */
+function plain(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+}
+
+/** The report for a terminal: plain text, coloured when `color` is set. Pure. */
+export function renderTerminal(report: Report, options: { color?: boolean } = {}): string {
+  const paint = (code: keyof typeof codes, text: string) =>
+    options.color ? `\u001b[${codes[code]}m${text}\u001b[0m` : text;
+  const mark = (x: { regressed: boolean; improved: boolean }) =>
+    x.regressed ? paint('red', '✗') : x.improved ? paint('green', '✓') : '•';
+  const lines: string[] = [];
+  lines.push(`${mark(report)} ${paint('bold', plain(report.summary))}`, '');
+  const many = report.scenarios.length > 1;
+  if (many) {
+    lines.push(
+      paint('dim', `${pad('scenario', 28)} ${pad('req/s', 10, true)} ${pad('p99', 10, true)}  hotter`),
+    );
+    for (const s of report.scenarios) {
+      const change = (name: string) => {
+        const m = s.metrics.find((x) => x.metric === name);
+        return m ? formatChange(m, m.change) : '—';
+      };
+      const hot = (s.hotFunctions?.flagged ?? []).slice(0, 2).map((f) => plain(functionLabel(f)));
+      lines.push(
+        `${mark(s)} ${pad(plain(s.name).slice(0, 26), 26)} ${pad(change('requestsPerSecond'), 10, true)} ${pad(change('p99'), 10, true)}  ${hot.join(', ') || '—'}`,
+      );
+    }
+    lines.push('');
+  }
+  for (const s of report.scenarios) lines.push(...scenarioLines(s, many, paint));
+  const env = report.environment;
+  lines.push(
+    paint(
+      'dim',
+      `profiler: base ${env.profilers.base.join(', ') || 'none'}, head ${env.profilers.head.join(', ') || 'none'} · ${report.rounds} rounds × ${report.settings.duration} s per side and scenario${report.shards > 1 ? ` from ${report.shards} shards` : ''} · paired intervals, simultaneous 95 % over ${report.statistics.tests} tests`,
+    ),
+  );
+  for (const w of report.warnings) lines.push(paint('yellow', `warning: ${plain(w)}`));
+  return `${lines.join('\n')}\n`;
+}
+
+function scenarioLines(
+  s: ScenarioReport,
+  many: boolean,
+  paint: (code: keyof typeof codes, text: string) => string,
+): string[] {
+  const lines: string[] = [];
+  if (many) lines.push(paint('bold', `── ${plain(s.name)} (${plain(s.target)}): ${plain(s.summary)}`));
+  const widths = [14, 12, 12, 10, 20];
+  lines.push(
+    paint(
+      'dim',
+      [
+        pad('metric', widths[0]!),
+        pad('base', widths[1]!, true),
+        pad('head', widths[2]!, true),
+        pad('change', widths[3]!, true),
+        pad('  interval', widths[4]!),
+        'verdict',
+      ].join(' '),
+    ),
+  );
+  for (const m of s.metrics) {
+    const status = m.inVerdict ? STATUS_TEXT[m.status] : `${STATUS_TEXT[m.status]} (shown only)`;
+    const coloured =
+      m.status === 'regressed'
+        ? paint('red', status)
+        : m.status === 'improved'
+          ? paint('green', status)
+          : status;
+    lines.push(
+      [
+        pad(m.label, widths[0]!),
+        pad(formatValue(m, m.base), widths[1]!, true),
+        pad(formatValue(m, m.head), widths[2]!, true),
+        pad(formatChange(m, m.change), widths[3]!, true),
+        pad(`  ${formatInterval(m, m.ci)}`, widths[4]!),
+        coloured,
+      ].join(' '),
+    );
+  }
+  lines.push('');
+  const hot = s.hotFunctions;
+  if (hot && hot.rows.length > 0) {
+    lines.push(paint('bold', 'hot functions (self time, base → head)'));
+    for (const f of hot.rows) {
+      const flag = f.flagged ? paint('red', f.reason === 'new-in-top-10' ? 'new' : '  ▲') : '   ';
+      const at = f.file ? f : f.caller;
+      const where = at ? plain(shortLocation(at.file, at.line)) : '';
+      lines.push(
+        `  ${flag} ${pad(`${share(f.baseShare)} → ${share(f.headShare)}`, 18, true)} ${pad(points(f.delta), 11, true)}  ${plain(functionLabel(f))}${where ? paint('dim', `  ${where}`) : ''}`,
+      );
+    }
+    lines.push('');
+  } else {
+    lines.push(paint('dim', 'no hot-function diff (a side has no CPU profile)'), '');
+  }
+  for (const f of s.diagnosis.findings) {
+    lines.push(
+      `${paint('yellow', '!')} ${f.side}${f.newInHead ? ' (new in head)' : ''}: ${plain(f.message)}`,
+    );
+  }
+  if (s.diagnosis.findings.length) lines.push('');
+  return lines;
+}

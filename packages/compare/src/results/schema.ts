@@ -1,0 +1,121 @@
+import { z } from 'zod';
+
+// The results of a measuring job come from a job that ran pull-request code: in the report job
+// they are untrusted data. Every field is checked here, text and arrays are bounded, and nothing
+// in them decides where the report goes (the pull request is found from the event, never here).
+
+const text = (max = 2000) => z.string().max(max);
+const count = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+const finite = z.number().finite();
+/** A number that JSON may have written as null (NaN). */
+const maybeNaN = z
+  .number()
+  .finite()
+  .nullable()
+  .transform((v) => v ?? Number.NaN);
+const record = z.record(text(100), count).refine((r) => Object.keys(r).length <= 200, 'too many keys');
+
+export const loadSchema = z.object({
+  duration: finite,
+  requests: z.object({ total: count, mean: finite, perSecond: z.array(finite).max(100_000) }),
+  latency: z.object({ mean: maybeNaN, p50: maybeNaN, p90: maybeNaN, p99: maybeNaN, max: maybeNaN }),
+  statusCodes: record,
+  non2xx: count,
+  errors: count,
+  errorsByKind: record,
+  histogram: text(10_000_000).optional(),
+});
+
+export const monitorSchema = z.object({
+  pid: count,
+  durationMs: finite,
+  cpuMicros: maybeNaN,
+  delayMean: finite,
+  delayP99: finite,
+  delayMax: finite,
+  utilization: finite,
+  heapStart: finite,
+  heapEnd: finite,
+  heapMax: finite,
+  rssStart: finite,
+  rssEnd: finite,
+  heapSeries: z.array(finite).max(100_000),
+});
+
+const sideInfo = z.object({
+  command: text(),
+  cwd: text(4000),
+  ref: text(500).optional(),
+  sha: z
+    .string()
+    .regex(/^[0-9a-f]{4,64}$/)
+    .optional(),
+});
+
+const scenarioRound = z.object({
+  scenario: text(80),
+  load: loadSchema,
+  /** Path of the profile file, relative to the shard's folder. */
+  profile: z
+    .string()
+    .regex(/^profiles\/[\w.-]+\.json$/)
+    .optional(),
+  monitors: z.array(monitorSchema).max(1000),
+  profilers: z.array(text(100)).max(1000),
+});
+
+const round = z.object({
+  side: z.enum(['base', 'head']),
+  round: count,
+  scenarios: z.array(scenarioRound).max(100),
+  pids: z.array(count).max(1000),
+  serverNode: text(100).optional(),
+  warnings: z.array(text()).max(1000),
+});
+
+export const resultsSchema = z.object({
+  schema: z.literal('hotpath-results/1'),
+  shard: z.object({ index: count, total: count }),
+  sides: z.object({ base: sideInfo, head: sideInfo }),
+  /** The settings the measuring job ran with (scenarios, rounds, windows). */
+  settings: z.record(z.string(), z.unknown()),
+  environment: z.object({
+    node: text(100),
+    platform: text(100),
+    cpus: count,
+    cpuModel: text(300),
+  }),
+  warnings: z.array(text()).max(1000),
+  order: z.array(z.enum(['base', 'head'])).max(10_000),
+  scenarios: z.array(text(80)).min(1).max(100),
+  startedAt: text(40),
+  finishedAt: text(40),
+  base: z.array(round).max(1000),
+  head: z.array(round).max(1000),
+});
+
+export type ResultsFile = z.infer<typeof resultsSchema>;
+
+const functionEntry = z.object({
+  name: text(2000),
+  file: text(4000),
+  line: count,
+  column: count,
+  kind: z.enum(['js', 'cpp', 'shared', 'gc', 'builtin', 'regexp', 'meta', 'unknown']).catch('unknown'),
+  self: count,
+  total: count,
+  tiers: z.array(text(40)).max(20).optional(),
+});
+
+export const profileSchema = z
+  .object({
+    source: z.enum(['cpuprofile', 'tick-log']),
+    totalTicks: count,
+    functions: z.array(functionEntry).max(1_000_000),
+    stacks: z.array(z.object({ frames: z.array(count).max(10_000), count })).max(5_000_000),
+    warnings: z.array(text()).max(10_000),
+  })
+  .refine(
+    (p) => p.stacks.every((s) => s.frames.every((f) => f < p.functions.length)),
+    'a stack names a function that is not there',
+  );

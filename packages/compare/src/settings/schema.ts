@@ -1,0 +1,424 @@
+import { z } from 'zod';
+import type { MetricName } from '../analyse/verdict.js';
+import { HotpathCompareError } from '../errors.js';
+import { MAX_TIMER_SECONDS, parseDuration } from './duration.js';
+import { flagOf, inputOf, SCENARIO_KEYS, SETTINGS, type SettingSpec } from './table.js';
+
+export type Profiler = 'cpuprofile' | 'prof' | 'none';
+
+/** One request of a scenario's `requests` list (sent in turn on each connection). */
+export interface RequestSpec {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/** One load scenario: a route (or a list of requests) with its own load shape. */
+export interface Scenario {
+  name: string;
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  connections: number;
+  pipelining: number;
+  rate?: number;
+  requests?: RequestSpec[];
+}
+
+/** Validated settings of one comparison, in the table's units (seconds, percent, points). */
+export interface Settings {
+  start?: string;
+  baseStart?: string;
+  headStart?: string;
+  base?: string;
+  head?: string;
+  cwd: string;
+  install: string;
+  build: string;
+  setupCommand: string;
+  /** More environment variables for the commands (the Action's allowlist adds these). */
+  passEnv?: string[];
+  /** Seconds. */
+  readyTimeout: number;
+  /** Seconds per round and scenario. */
+  duration: number;
+  /** Seconds per round and scenario. */
+  warmup: number;
+  rounds: number;
+  profiler: Profiler;
+  /** Percent (10 = 10 %). */
+  threshold: number;
+  /** Percentage points of self time (5 = 5 points). */
+  hotThreshold: number;
+  /** Metrics that can make a scenario regress. */
+  metrics: MetricName[];
+  failOn: 'metrics' | 'functions' | 'both';
+  failOnRegression: boolean;
+  out: string;
+  scenarios: Scenario[];
+}
+
+/** A scenario as written in a config file or passed to compare(). */
+export interface ScenarioConfig {
+  name: string;
+  url?: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  connections?: number;
+  pipelining?: number;
+  rate?: number;
+  requests?: RequestSpec[];
+}
+
+/** The config-file object, which is also what compare() takes (plus its runtime options). */
+export interface CompareConfig {
+  $schema?: string;
+  start?: string;
+  baseStart?: string;
+  headStart?: string;
+  base?: string;
+  head?: string;
+  cwd?: string;
+  install?: string;
+  build?: string;
+  setupCommand?: string;
+  passEnv?: string[];
+  readyTimeout?: number | string;
+  url?: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  connections?: number;
+  pipelining?: number;
+  rate?: number;
+  duration?: number | string;
+  warmup?: number | string;
+  rounds?: number;
+  profiler?: Profiler;
+  threshold?: number;
+  hotThreshold?: number;
+  metrics?: MetricName[];
+  failOn?: 'metrics' | 'functions' | 'both';
+  failOnRegression?: boolean;
+  out?: string;
+  scenarios?: ScenarioConfig[];
+}
+
+/** Where a value came from, to name it the way the user wrote it. */
+export type Source = 'flag' | 'input' | 'config';
+
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const SCENARIO_NAME = /^[\w .:/@()+-]{1,80}$/;
+
+function nameOf(spec: SettingSpec, source: Source, path: string): string {
+  if (source === 'flag') return `--${flagOf(spec)}`;
+  if (source === 'input') return `input "${inputOf(spec)}"`;
+  return `"${path}"`;
+}
+
+function expected(spec: SettingSpec): string {
+  const range = (what: string) => {
+    const lo = spec.min === undefined ? '' : `${spec.minExclusive ? '>' : '>='} ${spec.min}`;
+    const hi = spec.max === undefined ? '' : `<= ${spec.max}`;
+    return [what, [lo, hi].filter(Boolean).join(' and ')].filter(Boolean).join(' ');
+  };
+  switch (spec.kind) {
+    case 'integer':
+      return range('a whole number');
+    case 'number':
+      return range(`a number${spec.unit ? ` (${spec.unit})` : ''}`);
+    case 'duration':
+      return range('a duration such as 10, 10s, 500ms or 2m (seconds)');
+    case 'percent':
+      return range(spec.unit === 'points' ? 'percentage points, e.g. 5' : 'a percentage, e.g. 10');
+    case 'boolean':
+      return 'true or false';
+    case 'enum':
+      return (spec.values ?? []).join(', ');
+    case 'url':
+      return 'a path starting with "/" or a full http://, https:// or memcache:// URL';
+    case 'method':
+      return 'an HTTP method such as GET';
+    case 'headers':
+      return '"Name: value" lines or an object of header names to values';
+    case 'command':
+      return 'a command line';
+    case 'list':
+      return 'environment variable names, comma or newline separated';
+    case 'choices':
+      return `a comma-separated list of ${(spec.values ?? []).join(', ')}`;
+    default:
+      return 'text';
+  }
+}
+
+const show = (value: unknown) =>
+  typeof value === 'string' ? JSON.stringify(value) : String(JSON.stringify(value));
+
+/**
+ * Turns one raw value (a string from a flag or input, or a typed value from a config file) into
+ * the setting's typed value; returns `undefined` for "unset" (empty text). Throws
+ * HP_COMPARE_INVALID_SETTING naming the setting, the value and what was expected.
+ */
+export function coerce(spec: SettingSpec, value: unknown, source: Source, path: string = spec.key): unknown {
+  const fail = (): never => {
+    throw new HotpathCompareError(
+      'HP_COMPARE_INVALID_SETTING',
+      `invalid ${nameOf(spec, source, path)}: expected ${expected(spec)}, got ${show(value)}`,
+    );
+  };
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string' && value.trim() === '' && spec.kind !== 'text') return undefined;
+  const inRange = (n: number) =>
+    Number.isFinite(n) &&
+    (spec.min === undefined || (spec.minExclusive ? n > spec.min : n >= spec.min)) &&
+    (spec.max === undefined || n <= spec.max);
+  const numeric = (v: unknown): number =>
+    typeof v === 'number'
+      ? v
+      : typeof v === 'string' && /^\s*[+-]?(\d+\.?\d*|\.\d+)\s*%?\s*$/.test(v)
+        ? Number.parseFloat(v)
+        : Number.NaN;
+  switch (spec.kind) {
+    case 'integer': {
+      const n = numeric(value);
+      return Number.isInteger(n) && inRange(n) ? n : fail();
+    }
+    case 'number':
+    case 'percent': {
+      const n = numeric(value);
+      return inRange(n) ? n : fail();
+    }
+    case 'duration': {
+      const n = typeof value === 'number' || typeof value === 'string' ? parseDuration(value) : undefined;
+      if (n === undefined || !inRange(n) || n > MAX_TIMER_SECONDS) return fail();
+      return n;
+    }
+    case 'boolean': {
+      if (typeof value === 'boolean') return value;
+      const s = String(value).trim().toLowerCase();
+      if (s === 'true' || s === '1' || s === 'yes') return true;
+      if (s === 'false' || s === '0' || s === 'no') return false;
+      return fail();
+    }
+    case 'enum':
+      return typeof value === 'string' && spec.values?.includes(value.trim()) ? value.trim() : fail();
+    case 'url': {
+      if (typeof value !== 'string') return fail();
+      const v = value.trim();
+      return (v.startsWith('/') && !/\s/.test(v)) || /^(https?|memcache):\/\/\S+$/.test(v) ? v : fail();
+    }
+    case 'method':
+      return typeof value === 'string' && /^[A-Za-z]+$/.test(value.trim())
+        ? value.trim().toUpperCase()
+        : fail();
+    case 'headers':
+      return parseHeaders(value) ?? fail();
+    case 'choices': {
+      const names = [...new Set(textList(value) ?? [''])];
+      return names.length > 0 && names.every((n) => spec.values?.includes(n)) ? names : fail();
+    }
+    case 'list': {
+      const names = textList(value) ?? [''];
+      return names.every((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n)) ? names : fail();
+    }
+    default:
+      return typeof value === 'string' ? value : fail();
+  }
+}
+
+/** Words of a comma/space separated text or an array of strings; undefined for anything else. */
+function textList(value: unknown): string[] | undefined {
+  const items = typeof value === 'string' ? value.split(/[\s,]+/) : Array.isArray(value) ? value : undefined;
+  if (!items?.every((v) => typeof v === 'string')) return undefined;
+  return (items as string[]).map((v) => v.trim()).filter(Boolean);
+}
+
+/** Headers from "Name: value" lines (a string or list of them) or an object. */
+function parseHeaders(value: unknown): Record<string, string> | undefined {
+  const headers: Record<string, string> = {};
+  if (typeof value === 'string' || Array.isArray(value)) {
+    const lines = Array.isArray(value) ? value : value.split(/\r?\n/);
+    for (const line of lines) {
+      if (typeof line !== 'string') return undefined;
+      if (line.trim() === '') continue;
+      const colon = line.indexOf(':');
+      const name = colon > 0 ? line.slice(0, colon).trim() : '';
+      if (!HEADER_NAME.test(name)) return undefined;
+      headers[name] = line.slice(colon + 1).trim();
+    }
+    return headers;
+  }
+  if (typeof value === 'object' && value !== null) {
+    for (const [name, v] of Object.entries(value)) {
+      if (!HEADER_NAME.test(name) || typeof v !== 'string' || /[\r\n]/.test(v)) return undefined;
+      headers[name] = v;
+    }
+    return headers;
+  }
+  return undefined;
+}
+
+const specs = SETTINGS as readonly SettingSpec[];
+const byKey = new Map(specs.map((s) => [s.key, s]));
+
+/** The zod schema of one request in a scenario's `requests`. */
+const requestSchema = z.strictObject({
+  method: z
+    .string()
+    .regex(/^[A-Za-z]+$/, 'expected an HTTP method such as GET')
+    .transform((m) => m.toUpperCase())
+    .optional(),
+  path: z
+    .string()
+    .regex(/^\/\S*$/, 'expected a path starting with "/" without spaces')
+    .optional(),
+  headers: z.record(z.string().regex(HEADER_NAME, 'expected a header name'), z.string()).optional(),
+  body: z.string().optional(),
+});
+
+/** zod schema of one setting, derived from its table entry (coerce does the work). */
+function settingSchema(spec: SettingSpec, prefix: string) {
+  return z.unknown().transform((value, ctx) => {
+    try {
+      return coerce(spec, value, 'config', `${prefix}${spec.key}`);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      return z.NEVER;
+    }
+  });
+}
+
+function scenarioSchema(index: number) {
+  const shape: Record<string, z.ZodType> = {
+    name: z
+      .string()
+      .regex(SCENARIO_NAME, 'expected a name of 1 to 80 letters, digits, spaces or . : / @ ( ) + -'),
+    requests: z.array(requestSchema).min(1, 'expected at least one request').optional(),
+  };
+  for (const key of SCENARIO_KEYS)
+    shape[key] = settingSchema(byKey.get(key)!, `scenarios[${index}].`).optional();
+  return z.strictObject(shape);
+}
+
+/** The zod schema of the config-file object (and of compare()'s options, minus runtime ones). */
+export const configSchema = z.strictObject({
+  $schema: z.string().optional(),
+  ...Object.fromEntries(specs.map((s) => [s.key, settingSchema(s, '').optional()])),
+  scenarios: z
+    .array(z.unknown())
+    .min(1, 'expected at least one scenario')
+    .optional()
+    .transform((list, ctx) => {
+      if (!list) return undefined;
+      const out: unknown[] = [];
+      list.forEach((item, i) => {
+        const parsed = scenarioSchema(i).safeParse(item);
+        if (parsed.success) out.push(parsed.data);
+        else
+          for (const issue of parsed.error.issues) {
+            const at = [`scenarios[${i}]`, ...issue.path.map(String)]
+              .join('.')
+              .replace(/\.(\d+)(?=\.|$)/g, '[$1]');
+            const message =
+              issue.code === 'unrecognized_keys'
+                ? `unknown setting ${issue.keys.map((k) => `"${at}.${k}"`).join(', ')} (expected name, requests or a scenario setting)`
+                : issue.message.startsWith('invalid "')
+                  ? issue.message
+                  : `invalid "${at}": ${issue.message}`;
+            ctx.addIssue({ code: 'custom', message, path: [i, ...issue.path] as PropertyKey[] });
+          }
+      });
+      return out as (Record<string, unknown> & { name: string })[];
+    }),
+});
+
+function configError(issue: z.core.$ZodIssue, where: string): HotpathCompareError {
+  const path = issue.path
+    .map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
+    .join('');
+  const message = /^(invalid "|unknown setting)/.test(issue.message)
+    ? issue.message
+    : issue.code === 'unrecognized_keys'
+      ? `unknown setting${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${path ? `${path}.` : ''}${k}"`).join(', ')} (expected one of the documented settings)`
+      : `invalid "${path}": ${issue.message}`;
+  return new HotpathCompareError('HP_COMPARE_INVALID_SETTING', `${message} in ${where}`);
+}
+
+/** Raw values from one front door: strings (flags, inputs) keyed by setting key. */
+export type RawValues = Partial<Record<string, unknown>>;
+
+export interface SettingsSources {
+  /** The config object (file or API). */
+  config?: unknown;
+  /** How to name the config in errors (its path, or "compare() options"). */
+  configName?: string;
+  /** Values from CLI flags or Action inputs, keyed by setting key; they override the config. */
+  overrides?: RawValues;
+  overridesSource?: 'flag' | 'input';
+}
+
+/**
+ * Validates every source into Settings: overrides (flags or inputs) win over the config, which
+ * wins over the table's defaults. The top-level load settings describe one unnamed scenario when
+ * the config lists none, and are every scenario's defaults otherwise.
+ */
+export function resolveSettings(sources: SettingsSources): Settings {
+  const where = sources.configName ?? 'the config';
+  let config: Record<string, unknown> = {};
+  if (sources.config !== undefined) {
+    if (typeof sources.config !== 'object' || sources.config === null || Array.isArray(sources.config)) {
+      throw new HotpathCompareError(
+        'HP_COMPARE_INVALID_SETTING',
+        `invalid ${where}: expected an object of settings, got ${show(sources.config)}`,
+      );
+    }
+    const parsed = configSchema.safeParse(sources.config);
+    if (!parsed.success) throw configError(parsed.error.issues[0]!, where);
+    config = parsed.data as Record<string, unknown>;
+  }
+  const values: Record<string, unknown> = {};
+  for (const spec of specs) {
+    const override =
+      sources.overrides && spec.key in sources.overrides
+        ? coerce(spec, sources.overrides[spec.key], sources.overridesSource ?? 'flag')
+        : undefined;
+    values[spec.key] = override ?? config[spec.key] ?? spec.default;
+  }
+  const top: Scenario = {
+    name: 'default',
+    url: values.url as string,
+    method: values.method as string,
+    headers: (values.headers as Record<string, string> | undefined) ?? {},
+    body: values.body as string | undefined,
+    connections: values.connections as number,
+    pipelining: values.pipelining as number,
+    rate: values.rate as number | undefined,
+  };
+  const listed = config.scenarios as (Record<string, unknown> & { name: string })[] | undefined;
+  let scenarios: Scenario[];
+  if (!listed) {
+    scenarios = [{ ...top, name: `${top.method} ${top.url}` }];
+  } else {
+    const seen = new Set<string>();
+    scenarios = listed.map((s) => {
+      if (seen.has(s.name))
+        throw new HotpathCompareError(
+          'HP_COMPARE_INVALID_SETTING',
+          `invalid "scenarios": the name ${JSON.stringify(s.name)} is used twice in ${where}; expected unique names`,
+        );
+      seen.add(s.name);
+      const scenario: Scenario = { ...top, name: s.name };
+      for (const key of SCENARIO_KEYS)
+        if (s[key] !== undefined) (scenario as unknown as Record<string, unknown>)[key] = s[key];
+      if (s.requests) scenario.requests = s.requests as RequestSpec[];
+      return scenario;
+    });
+  }
+  const settings = { ...values, scenarios } as unknown as Settings & Record<string, unknown>;
+  for (const key of SCENARIO_KEYS) delete settings[key];
+  return settings;
+}

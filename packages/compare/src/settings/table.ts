@@ -1,0 +1,352 @@
+/**
+ * The one table of hotpath's settings. Each setting is declared here once — its name in the API
+ * and config file, type, default, unit, description, CLI flag and short alias, Action input —
+ * and everything else is derived from it: the zod schema (settings/schema.ts), the CLI parser and
+ * its --help (cli/args.ts), the JSON Schema of hotpath.config.json (settings/json-schema.ts) and
+ * the Action's inputs (packages/action reads `input` names from here; a test compares action.yml).
+ *
+ * Units are the same at every front door: durations in seconds (text may say `500ms`, `2m`),
+ * thresholds in percent / percentage points — as inputs, flags, config values, in the report's
+ * `settings` and in the Action's outputs.
+ */
+
+export type SettingKind =
+  | 'command'
+  | 'text'
+  | 'ref'
+  | 'path'
+  | 'url'
+  | 'method'
+  | 'integer'
+  | 'number'
+  | 'duration'
+  | 'percent'
+  | 'boolean'
+  | 'enum'
+  | 'headers'
+  | 'list'
+  | 'choices';
+
+export interface SettingSpec {
+  /** Name in the API, the config file and the report (camelCase). */
+  readonly key: string;
+  readonly kind: SettingKind;
+  /** Default value (in the setting's unit); undefined = unset. */
+  readonly default?: string | number | boolean | readonly string[];
+  readonly unit?: 's' | '%' | 'points' | 'req/s';
+  readonly description: string;
+  /** Placeholder in --help. */
+  readonly arg?: string;
+  /** Long CLI flag; false = not a CLI flag. Default: the key in kebab-case. */
+  readonly flag?: string | false;
+  readonly short?: string;
+  /** Action input name; false = not an Action input. Default: the flag. */
+  readonly input?: string | false;
+  /** Can be set per scenario (then the top-level value is the scenarios' default). */
+  readonly scenario?: boolean;
+  readonly min?: number;
+  /** The minimum itself is excluded (> min). */
+  readonly minExclusive?: boolean;
+  readonly max?: number;
+  readonly values?: readonly string[];
+  /** Help section. */
+  readonly group: 'sides' | 'load' | 'verdict';
+}
+
+export const SETTINGS = [
+  // sides
+  {
+    key: 'start',
+    kind: 'command',
+    group: 'sides',
+    arg: 'CMD',
+    description: 'Command that starts your server, on both sides. It must listen on the port given in $PORT.',
+  },
+  {
+    key: 'baseStart',
+    kind: 'command',
+    group: 'sides',
+    arg: 'CMD',
+    input: false,
+    description: "Base's start command, run in the working tree (no git checkout); goes with headStart.",
+  },
+  {
+    key: 'headStart',
+    kind: 'command',
+    group: 'sides',
+    arg: 'CMD',
+    input: false,
+    description: "Head's start command, run in the working tree (no git checkout); goes with baseStart.",
+  },
+  {
+    key: 'base',
+    kind: 'ref',
+    group: 'sides',
+    arg: 'REF',
+    input: false,
+    description: 'Base git ref, checked out with git worktree (default: merge-base with the default branch).',
+  },
+  {
+    key: 'head',
+    kind: 'ref',
+    group: 'sides',
+    arg: 'REF',
+    input: false,
+    description: 'Head git ref, checked out with git worktree (default: the working tree as it is).',
+  },
+  {
+    key: 'cwd',
+    kind: 'path',
+    group: 'sides',
+    arg: 'DIR',
+    default: '.',
+    input: 'working-directory',
+    description: 'Directory of the app inside the repository.',
+  },
+  {
+    key: 'install',
+    kind: 'command',
+    group: 'sides',
+    arg: 'CMD',
+    default: '',
+    description: 'Install command run in each checkout ("" = detected from the lockfile, "none" = skip).',
+  },
+  {
+    key: 'build',
+    kind: 'command',
+    group: 'sides',
+    arg: 'CMD',
+    default: '',
+    description: 'Build command run in each checkout after install.',
+  },
+  {
+    key: 'setupCommand',
+    kind: 'command',
+    group: 'sides',
+    arg: 'CMD',
+    default: '',
+    description:
+      'Command run after the server is ready and before load (HOTPATH_URL is set), e.g. to seed data.',
+  },
+  {
+    key: 'passEnv',
+    kind: 'list',
+    group: 'sides',
+    arg: 'NAMES',
+    input: 'env',
+    description:
+      'More environment variables passed to install, build, setup and the server (names, comma or newline separated). The Action passes only an allowlist (PATH, HOME, locale, TMPDIR, CI, NODE_OPTIONS, npm/pnpm/yarn settings) plus these; tokens never.',
+  },
+  {
+    key: 'readyTimeout',
+    kind: 'duration',
+    group: 'sides',
+    arg: 'TIME',
+    unit: 's',
+    default: 30,
+    min: 0,
+    minExclusive: true,
+    max: 600,
+    description: 'How long to wait for the server to accept connections on $PORT.',
+  },
+  // load
+  {
+    key: 'url',
+    kind: 'url',
+    group: 'load',
+    arg: 'PATH|URL',
+    default: '/',
+    scenario: true,
+    description: 'Path resolved against http://127.0.0.1:$PORT, or a full URL ($PORT is replaced).',
+  },
+  {
+    key: 'method',
+    kind: 'method',
+    group: 'load',
+    arg: 'METHOD',
+    short: 'm',
+    default: 'GET',
+    scenario: true,
+    description: 'HTTP method.',
+  },
+  {
+    key: 'headers',
+    kind: 'headers',
+    group: 'load',
+    arg: '"NAME: VALUE"',
+    flag: 'header',
+    short: 'H',
+    input: 'headers',
+    scenario: true,
+    description: 'Request headers ("Name: value"; the flag repeats, the input takes one per line).',
+  },
+  {
+    key: 'body',
+    kind: 'text',
+    group: 'load',
+    arg: 'TEXT',
+    short: 'b',
+    scenario: true,
+    description: 'Request body.',
+  },
+  {
+    key: 'connections',
+    kind: 'integer',
+    group: 'load',
+    arg: 'N',
+    short: 'c',
+    default: 50,
+    min: 1,
+    max: 10_000,
+    scenario: true,
+    description: 'Concurrent connections.',
+  },
+  {
+    key: 'pipelining',
+    kind: 'integer',
+    group: 'load',
+    arg: 'N',
+    short: 'p',
+    default: 1,
+    min: 1,
+    max: 1000,
+    scenario: true,
+    description: 'HTTP requests in flight per connection.',
+  },
+  {
+    key: 'rate',
+    kind: 'number',
+    group: 'load',
+    arg: 'N',
+    short: 'R',
+    unit: 'req/s',
+    min: 0,
+    minExclusive: true,
+    scenario: true,
+    description: 'Fixed request rate over all connections (open model); unset for a closed model.',
+  },
+  {
+    key: 'duration',
+    kind: 'duration',
+    group: 'load',
+    arg: 'TIME',
+    short: 'd',
+    unit: 's',
+    default: 5,
+    min: 0,
+    minExclusive: true,
+    max: 3600,
+    description: 'Measured load per round and scenario.',
+  },
+  {
+    key: 'warmup',
+    kind: 'duration',
+    group: 'load',
+    arg: 'TIME',
+    short: 'w',
+    unit: 's',
+    default: 2,
+    min: 0,
+    max: 3600,
+    description: 'Warm-up load per round and scenario before measuring.',
+  },
+  {
+    key: 'rounds',
+    kind: 'integer',
+    group: 'load',
+    arg: 'N',
+    short: 'r',
+    default: 6,
+    min: 1,
+    max: 100,
+    description:
+      'Interleaved rounds per side (B H B H ...); each round starts the server once for all scenarios, and each base round pairs with the head round after it.',
+  },
+  // verdict
+  {
+    key: 'profiler',
+    kind: 'enum',
+    group: 'verdict',
+    arg: 'NAME',
+    default: 'cpuprofile',
+    values: ['cpuprofile', 'prof', 'none'],
+    description:
+      'cpuprofile (v8-profiler-next, falling back to node:inspector), prof (node --prof, shows C++ frames) or none.',
+  },
+  {
+    key: 'threshold',
+    kind: 'percent',
+    group: 'verdict',
+    arg: 'PCT',
+    unit: '%',
+    default: 5,
+    min: 0,
+    max: 1000,
+    description: 'Relative change (percent) a significant difference must exceed to count as a regression.',
+  },
+  {
+    key: 'hotThreshold',
+    kind: 'percent',
+    group: 'verdict',
+    arg: 'PTS',
+    unit: 'points',
+    default: 5,
+    min: 0,
+    max: 100,
+    description: "Growth of a function's self-time share (percentage points) that flags it as hotter.",
+  },
+  {
+    key: 'metrics',
+    kind: 'choices',
+    group: 'verdict',
+    arg: 'LIST',
+    default: ['requestsPerSecond', 'p50', 'p99', 'errorRate', 'cpuPerRequest'],
+    values: ['requestsPerSecond', 'p50', 'p90', 'p99', 'errorRate', 'cpuPerRequest'],
+    description: 'Metrics that can make a scenario regress (comma separated); the others are shown only.',
+  },
+  {
+    key: 'failOn',
+    kind: 'enum',
+    group: 'verdict',
+    arg: 'WHAT',
+    default: 'metrics',
+    values: ['metrics', 'functions', 'both'],
+    description:
+      'What counts as a regression: metrics, hotter functions (self-time share grown by more than hotThreshold with an interval above zero), or both.',
+  },
+  {
+    key: 'failOnRegression',
+    kind: 'boolean',
+    group: 'verdict',
+    default: false,
+    description: 'Fail (exit 1, or fail the step) when a scenario regressed.',
+  },
+  {
+    key: 'out',
+    kind: 'path',
+    group: 'verdict',
+    arg: 'DIR',
+    default: 'hotpath-report',
+    input: false,
+    description: 'Directory for report.json, report.md, folded stacks and flame graphs.',
+  },
+] as const satisfies readonly SettingSpec[];
+
+export type SettingKey = (typeof SETTINGS)[number]['key'];
+
+const kebab = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+/** The long CLI flag of a setting, or undefined when it has none. */
+export function flagOf(spec: SettingSpec): string | undefined {
+  if (spec.flag === false) return undefined;
+  return spec.flag ?? kebab(spec.key);
+}
+
+/** The Action input of a setting, or undefined when it has none. */
+export function inputOf(spec: SettingSpec): string | undefined {
+  if (spec.input === false) return undefined;
+  return spec.input ?? flagOf(spec) ?? kebab(spec.key);
+}
+
+/** Settings that a scenario may set for itself. */
+export const SCENARIO_KEYS = (SETTINGS as readonly SettingSpec[]).filter((s) => s.scenario).map((s) => s.key);

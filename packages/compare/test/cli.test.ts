@@ -1,0 +1,285 @@
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_BIN, FIXTURES, makeRepo } from './helpers/repo.js';
+
+const cli = (args: string[], cwd = FIXTURES) =>
+  spawnSync(process.execPath, [CLI_BIN, ...args], { cwd, encoding: 'utf8', timeout: 120_000 });
+
+const FAST = ['--duration', '0.7', '--warmup', '0.2', '--rounds', '2', '--connections', '2'];
+
+describe('hotpath CLI (bin/hotpath.js)', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'hotpath-cli-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it.each([
+    [
+      ['compare', '--start', 'node x.js', '--duration', 'soon'],
+      /^hotpath: HP_COMPARE_INVALID_SETTING: invalid --duration: expected a duration such as 10, 10s, 500ms or 2m.*"soon"\n$/,
+    ],
+    [['compare', '--start', 'node x.js', '--bogus'], /^hotpath: unknown option --bogus \(see --help\)\n$/],
+    [
+      ['compare', '--base-start', 'node a.js'],
+      /^hotpath: HP_COMPARE_INVALID_SETTING: baseStart and headStart go together/,
+    ],
+    [['frobnicate'], /^hotpath: unknown command "frobnicate": expected compare, profile, report or schema/],
+    [
+      ['compare', '--config', 'nope.json'],
+      /^hotpath: HP_COMPARE_CONFIG: config file "nope.json" does not exist\n$/,
+    ],
+  ])('%j exits 2 with one line', (args, message) => {
+    const r = cli(args);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('prints usage with --help and the package version with --version', () => {
+    const r = cli(['--help']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('hotpath compare --base-start CMD --head-start CMD');
+    const version = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+    for (const argv of [['--version'], ['compare', '--version'], ['-v']])
+      expect(cli(argv).stdout).toBe(`${version}\n`);
+  });
+
+  it('refuses a run without a start command, naming what is missing', () => {
+    const r = cli(['compare'], dir);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^hotpath: HP_COMPARE_INVALID_SETTING: missing "start"/);
+  });
+
+  it('measures the scenarios of a config file in the same rounds and flags only the slower one', () => {
+    const app = join(dir, 'scenarios');
+    execFileSync('mkdir', ['-p', app]);
+    writeFileSync(
+      join(app, 'hotpath.config.json'),
+      JSON.stringify({
+        baseStart: `node ${JSON.stringify(join(FIXTURES, 'routes-server.cjs'))}`,
+        headStart: `HASH_ITERATIONS=6000 node ${JSON.stringify(join(FIXTURES, 'routes-server.cjs'))}`,
+        duration: '700ms',
+        warmup: '200ms',
+        rounds: 6,
+        connections: 2,
+        scenarios: [
+          { name: 'hash', url: '/hash' },
+          { name: 'static', url: '/static', connections: 1 },
+        ],
+      }),
+    );
+    const r = cli(['compare', '--json'], app);
+    expect(r.status, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.schema).toBe('hotpath-report/2');
+    expect(report.scenarios.map((s: { name: string; regressed: boolean }) => [s.name, s.regressed])).toEqual([
+      ['hash', true],
+      ['static', false],
+    ]);
+    expect(report.regressed).toBe(true);
+    expect(report.summary).toBe('Regression in 1 of 2 scenarios: hash');
+    // Relative to the config file; one profile per scenario.
+    for (const f of ['report.json', '1-hash.head.folded', '2-static.head.folded'])
+      expect(existsSync(join(app, 'hotpath-report', f)), f).toBe(true);
+    expect(report.scenarios[0].hotFunctions.flagged.map((f: { name: string }) => f.name).join(' ')).toMatch(
+      /pbkdf2|run/,
+    );
+  });
+
+  it('writes raw results per shard with --results and merges them with hotpath report', () => {
+    const results = join(dir, 'results');
+    for (const shard of ['1/2', '2/2']) {
+      const r = cli([
+        'compare',
+        '--base-start',
+        `node ${JSON.stringify(join(FIXTURES, 'routes-server.cjs'))}`,
+        '--head-start',
+        `HASH_ITERATIONS=6000 node ${JSON.stringify(join(FIXTURES, 'routes-server.cjs'))}`,
+        '--url',
+        '/hash',
+        '--results',
+        join(results, `artifact-${shard[0]}`),
+        '--shard',
+        shard,
+        '--out',
+        join(dir, `shard-report-${shard[0]}`),
+        '-d',
+        '600ms',
+        '-w',
+        '200ms',
+        '-r',
+        '3',
+        '-c',
+        '2',
+      ]);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr).toContain(`raw results (shard ${shard})`);
+    }
+    const merged = cli(['report', results, '--json', '--out', join(dir, 'merged'), '--threshold', '5']);
+    expect(merged.status, merged.stderr).toBe(0);
+    const report = JSON.parse(merged.stdout);
+    expect(report.shards).toBe(2);
+    expect(report.rounds).toBe(6);
+    expect(report.scenarios[0].pairs).toBe(6);
+    expect(report.settings.threshold).toBe(5);
+    expect(report.scenarios[0].regressed).toBe(true);
+    expect(merged.stderr).toContain('merged 2 shard(s)');
+    const empty = cli(['report', join(dir, 'nothing')]);
+    expect(empty.status).toBe(1);
+    expect(empty.stderr).toMatch(/^hotpath: HP_COMPARE_RESULTS: no hotpath-results.json below/);
+  });
+
+  it('stops every server and removes its worktrees when interrupted (SIGINT)', async () => {
+    const ok = `require('node:http').createServer((q, s) => s.end('x')).listen(Number(process.env.PORT), '127.0.0.1');`;
+    const repo = makeRepo(join(dir, 'interrupt'), { 'server.js': ok }, { 'server.js': `${ok}\n// head` });
+    const child = spawn(
+      process.execPath,
+      [
+        CLI_BIN,
+        'compare',
+        '--start',
+        'node server.js',
+        '--base',
+        'HEAD~1',
+        '--head',
+        'HEAD',
+        '-d',
+        '30s',
+        '-w',
+        '0',
+        '-c',
+        '1',
+      ],
+      {
+        cwd: repo.dir,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr.on('data', (c) => {
+      stderr += c;
+    });
+    // Wait until a server is up (a process whose cwd is one of the worktrees).
+    const servers = () =>
+      readdirSync('/proc')
+        .filter((p) => /^\d+$/.test(p))
+        .filter((p) => {
+          try {
+            return (
+              readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('server.js') &&
+              readFileSync(`/proc/${p}/environ`, 'utf8').includes('HOTPATH_PROBE_CONTROL')
+            );
+          } catch {
+            return false;
+          }
+        });
+    const deadline = Date.now() + 30_000;
+    while (servers().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(servers().length).toBeGreaterThan(0);
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    expect(code, stderr).toBe(130);
+    expect(servers()).toEqual([]);
+    expect(
+      execFileSync('git', ['worktree', 'list'], { cwd: repo.dir, encoding: 'utf8' }).trim().split('\n'),
+    ).toHaveLength(1);
+  });
+
+  it('compares two start commands in one tree and writes the files', () => {
+    const out = join(dir, 'two-commands');
+    const md = join(dir, 'report.md');
+    const r = cli([
+      'compare',
+      '--base-start',
+      'HASH_MODE=async node hash-server.cjs',
+      '--head-start',
+      'HASH_MODE=sync node hash-server.cjs',
+      '--url',
+      '/auth',
+      '--out',
+      out,
+      '--markdown',
+      md,
+      ...FAST,
+    ]);
+    expect(r.stderr).toContain(`files in ${out}`);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^Requests\/s\s+\S+\s+\S+/m);
+    expect(r.stdout).toMatch(/pbkdf2Sync/);
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+    expect(report.schema).toBe('hotpath-report/2');
+    expect(report.scenarios[0].rounds.map((x: { side: string }) => x.side)).toEqual([
+      'base',
+      'head',
+      'base',
+      'head',
+    ]);
+    expect(report.sides.head.command).toBe('HASH_MODE=sync node hash-server.cjs');
+    expect(existsSync(join(out, 'head.folded'))).toBe(true);
+    expect(readFileSync(md, 'utf8')).toMatch(/^### .* hotpath: /m);
+  });
+
+  it('compares two git refs through worktrees and --json', () => {
+    const ok = (n: number) =>
+      `require('node:http').createServer((q, s) => s.end('v${n}')).listen(Number(process.env.PORT), '127.0.0.1');`;
+    const repo = makeRepo(join(dir, 'refs'), { 'server.js': ok(1) }, { 'server.js': ok(2) });
+    const r = cli(
+      [
+        'compare',
+        '--start',
+        'node server.js',
+        '--base',
+        'HEAD~1',
+        '--json',
+        '--out',
+        join(dir, 'refs-out'),
+        ...FAST,
+      ],
+      repo.dir,
+    );
+    expect(r.status).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.sides.base.sha).toBe(repo.baseSha);
+    expect(report.sides.base.cwd).not.toBe(repo.dir);
+    expect(report.sides.head.cwd).toBe(repo.dir);
+    // The worktree is removed afterwards.
+    expect(
+      execFileSync('git', ['worktree', 'list'], { cwd: repo.dir, encoding: 'utf8' }).trim().split('\n'),
+    ).toHaveLength(1);
+  });
+
+  it('profiles one side with node --prof, cut to the measured window', () => {
+    const out = join(dir, 'prof');
+    const r = cli([
+      'profile',
+      '--start',
+      'HASH_MODE=sync node hash-server.cjs',
+      '--url',
+      '/auth',
+      '--profiler',
+      'prof',
+      '--out',
+      out,
+      ...FAST,
+    ]);
+    expect(r.status).toBe(0);
+    const summary = JSON.parse(readFileSync(join(out, 'profile.json'), 'utf8'));
+    expect(summary.profilers).toEqual(['prof']);
+    expect(summary.warnings).toEqual([]);
+    expect(summary.topFunctions.length).toBeGreaterThan(0);
+    expect(r.stdout).toContain('hottest functions');
+  });
+
+  it('refuses profiler prof for a start command that does not run node', () => {
+    const r = cli(['profile', '--start', 'npm start', '--profiler', 'prof', ...FAST]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(
+      /HP_COMPARE_PROF_NEEDS_NODE: head: profiler "prof" needs a start command that runs node directly/,
+    );
+  });
+});

@@ -1,0 +1,249 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { probePath } from '@hotpath/compare';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RoundResult, runRound } from '../src/measure/round.js';
+import { resolveSettings } from '../src/settings/schema.js';
+
+const FIXTURES = new URL('./fixtures/', import.meta.url).pathname;
+
+const settings = (over: Record<string, string> = {}) =>
+  resolveSettings({
+    overrides: {
+      start: 'x',
+      duration: '1',
+      warmup: '0.3',
+      connections: '4',
+      rounds: '1',
+      readyTimeout: '10',
+      ...over,
+    },
+  });
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1][0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+describe('runRound (one server start, every scenario in turn)', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'hotpath-engine-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const context = () => ({ probePath: probePath(), env: process.env });
+
+  it('profiles the server behind `npm start`-style wrappers: the probe activates only in the listener', async () => {
+    // sh → node (wrapper that spawns) → node server: only the server process listens.
+    writeFileSync(
+      join(dir, 'wrapper.cjs'),
+      `const { spawn } = require('node:child_process');
+const child = spawn(process.execPath, [${JSON.stringify(join(FIXTURES, 'hash-server.cjs'))}], { stdio: 'inherit' });
+process.on('SIGTERM', () => child.kill('SIGTERM'));`,
+    );
+    const result: RoundResult = await runRound(
+      { side: 'head', command: `node wrapper.cjs`, cwd: dir },
+      1,
+      settings({ url: '/auth' }),
+      context(),
+    );
+    expect(result.scenarios[0]!.load.requests.total).toBeGreaterThan(0);
+    expect(result.pids).toHaveLength(1);
+    expect(result.scenarios[0]!.profilers[0]).toMatch(/^(node:inspector|v8-profiler-next)$/);
+    expect(result.scenarios[0]!.profile?.totalTicks).toBeGreaterThan(0);
+    expect(result.scenarios[0]!.profile?.functions.some((f) => /pbkdf2/.test(f.name))).toBe(true);
+    expect(result.scenarios[0]!.monitors).toHaveLength(1);
+    expect(result.scenarios[0]!.monitors[0].heapEnd).toBeGreaterThan(0);
+    for (const pid of result.pids) expect(alive(pid)).toBe(false);
+  });
+
+  it('gives each cluster worker its own profile and merges them', async () => {
+    const result = await runRound(
+      { side: 'base', command: `node ${JSON.stringify(join(FIXTURES, 'cluster-server.cjs'))}`, cwd: dir },
+      1,
+      settings(),
+      context(),
+    );
+    // Two workers, plus the primary: with round-robin scheduling it listens and accepts too.
+    expect(new Set(result.pids).size).toBe(3);
+    expect(result.scenarios[0]!.monitors).toHaveLength(3);
+    expect(result.scenarios[0]!.profile?.functions.length).toBeGreaterThan(0);
+    for (const pid of result.pids) expect(alive(pid)).toBe(false);
+  });
+
+  it('uses v8-profiler-next when it loads in the server’s Node', async () => {
+    const candidates = [
+      join(FIXTURES, '../../../../node_modules/.pnpm/node_modules/v8-profiler-next'),
+      join(FIXTURES, '../../../tick-parser/node_modules/v8-profiler-next'),
+    ];
+    const path = candidates.find((p) => existsSync(p));
+    if (!path) return; // not installed on this machine: the fallback is covered above
+    const result = await runRound(
+      { side: 'head', command: `node ${JSON.stringify(join(FIXTURES, 'hash-server.cjs'))}`, cwd: dir },
+      1,
+      settings({ url: '/auth' }),
+      { ...context(), extraEnv: { HOTPATH_V8_PROFILER_PATH: path } },
+    );
+    expect(result.scenarios[0]!.profilers).toEqual(['v8-profiler-next']);
+    expect(result.scenarios[0]!.profile?.totalTicks).toBeGreaterThan(0);
+  });
+
+  it('starts the server again on a new port when its port was taken (EADDRINUSE)', async () => {
+    // The first start loses its port for real: a listener of its own holds $PORT when the HTTP
+    // server binds it. Later starts (the marker file exists) run the hash server normally.
+    const marker = join(dir, 'port-taken-once');
+    writeFileSync(
+      join(dir, 'port-taken.cjs'),
+      `const fs = require('node:fs');
+const net = require('node:net');
+if (!fs.existsSync(${JSON.stringify(marker)})) {
+  fs.writeFileSync(${JSON.stringify(marker)}, '');
+  net.createServer().listen(Number(process.env.PORT), '127.0.0.1', () => {
+    require('node:http').createServer().listen(Number(process.env.PORT), '127.0.0.1');
+  });
+} else require(${JSON.stringify(join(FIXTURES, 'hash-server.cjs'))});`,
+    );
+    const lines: string[] = [];
+    const result = await runRound(
+      { side: 'base', command: 'node port-taken.cjs', cwd: dir },
+      1,
+      settings({ url: '/auth' }),
+      { ...context(), log: (line: string) => lines.push(line) },
+    );
+    expect(existsSync(marker)).toBe(true);
+    expect(lines.filter((l) => l.includes('EADDRINUSE'))).toEqual([
+      "base round 1: the server's port was taken by another process (EADDRINUSE); starting it again on a new port",
+    ]);
+    expect(lines.filter((l) => l.includes('starting "node port-taken.cjs" on port'))).toHaveLength(2);
+    expect(result.scenarios[0]!.load.requests.total).toBeGreaterThan(0);
+    expect(result.scenarios[0]!.profile?.functions.some((f) => /pbkdf2/.test(f.name))).toBe(true);
+  });
+
+  it('fails naming the side when the server answers only errors', async () => {
+    writeFileSync(
+      join(dir, 'broken.cjs'),
+      `require('node:http').createServer((q, s) => { s.statusCode = 500; s.end('db down'); }).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('listening, database unreachable'));`,
+    );
+    await expect(
+      runRound({ side: 'head', command: 'node broken.cjs', cwd: dir }, 1, settings(), context()),
+    ).rejects.toThrow(
+      /head server .* answered no request .* with a 2xx status \(status codes \{500: \d+\}[\s\S]*database unreachable/,
+    );
+  });
+
+  it('reaps the whole process tree, also children that ignore SIGTERM', async () => {
+    writeFileSync(
+      join(dir, 'stubborn.cjs'),
+      `const { spawn } = require('node:child_process');
+const c = spawn(process.execPath, ['-e', "process.on('SIGTERM', () => {}); require('fs').writeFileSync('child.pid', String(process.pid)); setInterval(() => {}, 1000)"], { stdio: 'ignore' });
+process.on('SIGTERM', () => {});
+require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.env.PORT), '127.0.0.1');`,
+    );
+    const result = await runRound(
+      { side: 'base', command: 'node stubborn.cjs', cwd: dir },
+      1,
+      settings(),
+      context(),
+    );
+    const childPid = Number(readFileSync(join(dir, 'child.pid'), 'utf8'));
+    expect(alive(childPid)).toBe(false);
+    for (const pid of result.pids) expect(alive(pid)).toBe(false);
+  });
+
+  it('measures every scenario in turn in one server start, each with its own window and profile', async () => {
+    const s = resolveSettings({
+      config: {
+        start: 'x',
+        duration: 1,
+        warmup: 0.2,
+        connections: 2,
+        rounds: 1,
+        scenarios: [
+          { name: 'hash', url: '/hash' },
+          { name: 'static', url: '/static' },
+        ],
+      },
+    });
+    const lines: string[] = [];
+    const result = await runRound(
+      { side: 'head', command: `node ${JSON.stringify(join(FIXTURES, 'routes-server.cjs'))}`, cwd: dir },
+      1,
+      s,
+      { ...context(), log: (line: string) => lines.push(line) },
+    );
+    expect(lines.filter((l) => l.includes('starting'))).toHaveLength(1);
+    expect(result.scenarios.map((x) => x.scenario)).toEqual(['hash', 'static']);
+    const [hash, plain] = result.scenarios;
+    const pbkdf2Share = (x: typeof hash) => {
+      const p = x!.profile!;
+      const ticks = p.functions.filter((f) => /pbkdf2|^run$/.test(f.name)).reduce((n, f) => n + f.self, 0);
+      return ticks / p.totalTicks;
+    };
+    expect(pbkdf2Share(hash)).toBeGreaterThan(0.3);
+    expect(pbkdf2Share(plain)).toBeLessThan(0.05);
+    expect(plain!.load.requests.total).toBeGreaterThan(hash!.load.requests.total);
+    expect(hash!.monitors).toHaveLength(1);
+    expect(plain!.monitors).toHaveLength(1);
+  });
+
+  it('stops the server and rejects with HP_COMPARE_ABORTED when its signal fires mid-window', async () => {
+    const controller = new AbortController();
+    const lines: string[] = [];
+    const started = runRound(
+      { side: 'base', command: `node ${JSON.stringify(join(FIXTURES, 'routes-server.cjs'))}`, cwd: dir },
+      1,
+      settings({ duration: '30', warmup: '0', url: '/static' }),
+      {
+        ...context(),
+        signal: controller.signal,
+        log: (line: string) => {
+          lines.push(line);
+          if (line.includes('measuring')) setTimeout(() => controller.abort(new Error('test')), 300);
+        },
+      },
+    );
+    const t0 = Date.now();
+    await expect(started).rejects.toMatchObject({ code: 'HP_COMPARE_ABORTED' });
+    expect(Date.now() - t0).toBeLessThan(15_000);
+    const port = Number(/on port (\d+)/.exec(lines[0] ?? '')?.[1]);
+    expect(port).toBeGreaterThan(0);
+    const { canConnect } = await import('../src/measure/readiness.js');
+    expect(await canConnect(port)).toBe(false);
+  });
+
+  it('stops what the server daemonised (setsid, out of its group and tree) and what setupCommand left running', async () => {
+    writeFileSync(
+      join(dir, 'daemonising.cjs'),
+      `const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+// A helper in its own session (setsid), re-parented away from the server: not in its group or tree.
+const helper = spawn(process.execPath, ['-e', "require('fs').writeFileSync('helper.pid', String(process.pid)); setInterval(() => {}, 1000)"], { detached: true, stdio: 'ignore' });
+helper.unref();
+require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.env.PORT), '127.0.0.1');`,
+    );
+    const result = await runRound(
+      { side: 'base', command: 'node daemonising.cjs', cwd: dir },
+      1,
+      settings({
+        setupCommand: `setsid node -e "require('fs').writeFileSync('setup.pid', String(process.pid)); setInterval(() => {}, 1000)" > /dev/null 2>&1 & while [ ! -s setup.pid ]; do sleep 0.05; done`,
+      }),
+      context(),
+    );
+    expect(result.scenarios[0]!.load.requests.total).toBeGreaterThan(0);
+    for (const file of ['helper.pid', 'setup.pid']) {
+      const pid = Number(readFileSync(join(dir, file), 'utf8'));
+      expect(pid).toBeGreaterThan(0);
+      expect(alive(pid), file).toBe(false);
+    }
+  });
+});

@@ -1,0 +1,47 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The `hotpath` bin as npm links it. */
+export const CLI_BIN = fileURLToPath(new URL('../../bin/hotpath.js', import.meta.url));
+export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
+
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@example.com',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@example.com',
+    },
+  }).trim();
+
+export interface TempRepo {
+  dir: string;
+  baseSha: string;
+  headSha: string;
+}
+
+/** A git repo with two commits: base has `baseFiles`, head applies `headFiles` on top. */
+export function makeRepo(
+  root: string,
+  baseFiles: Record<string, string>,
+  headFiles: Record<string, string>,
+): TempRepo {
+  const dir = join(root, 'repo');
+  mkdirSync(dir, { recursive: true });
+  git(dir, 'init', '-q', '-b', 'main');
+  for (const [name, text] of Object.entries(baseFiles)) writeFileSync(join(dir, name), text);
+  git(dir, 'add', '.');
+  git(dir, 'commit', '-q', '-m', 'base');
+  const baseSha = git(dir, 'rev-parse', 'HEAD');
+  for (const [name, text] of Object.entries(headFiles)) writeFileSync(join(dir, name), text);
+  git(dir, 'add', '.');
+  git(dir, 'commit', '-q', '--allow-empty', '-m', 'head');
+  const headSha = git(dir, 'rev-parse', 'HEAD');
+  return { dir, baseSha, headSha };
+}

@@ -1,0 +1,268 @@
+import type { Profile } from '@hotpath/tick-parser';
+import { describe, expect, it } from 'vitest';
+import { analyse } from '../src/analyse/analyse.js';
+import { diagnose } from '../src/analyse/diagnosis.js';
+import { diffHotFunctions } from '../src/analyse/hot-functions.js';
+import type { Measurements } from '../src/measure/measure.js';
+import type { MonitorSummary } from '../src/measure/monitor-summary.js';
+import type { RoundResult } from '../src/measure/round.js';
+import { shortLocation } from '../src/render/format.js';
+import { COMMENT_MARKER, codeSpan, escapeText, renderMarkdown, sourceLink } from '../src/render/markdown.js';
+import { renderTerminal } from '../src/render/terminal.js';
+import { resolveSettings } from '../src/settings/schema.js';
+
+const APP = 'app/server.js';
+
+/** A profile with the given self ticks per function; `run` is called by pbkdf2Sync. */
+function profile(self: Record<string, number>): Profile {
+  const defs: Record<string, { file: string; line: number; kind: Profile['functions'][number]['kind'] }> = {
+    '(idle)': { file: '', line: 0, kind: 'meta' },
+    handler: { file: APP, line: 12, kind: 'js' },
+    pbkdf2Sync: { file: 'node:internal/crypto/pbkdf2', line: 62, kind: 'js' },
+    run: { file: '', line: 0, kind: 'builtin' },
+    writev: { file: '', line: 0, kind: 'builtin' },
+    parse: { file: APP, line: 30, kind: 'js' },
+  };
+  const names = Object.keys(defs);
+  const functions = names.map((name) => ({
+    name,
+    ...defs[name],
+    column: 1,
+    self: self[name] ?? 0,
+    total: 0,
+  }));
+  const idx = (n: string) => names.indexOf(n);
+  const stacks = names
+    .filter((n) => (self[n] ?? 0) > 0)
+    .map((n) => ({
+      frames:
+        n === 'run'
+          ? [idx('handler'), idx('pbkdf2Sync'), idx('run')]
+          : n === 'pbkdf2Sync'
+            ? [idx('handler'), idx('pbkdf2Sync')]
+            : n === 'handler' || n === '(idle)'
+              ? [idx(n)]
+              : [idx('handler'), idx(n)],
+      count: self[n],
+    }));
+  const total = Object.values(self).reduce((a, b) => a + b, 0);
+  return {
+    source: 'cpuprofile',
+    totalTicks: total,
+    functions: functions.sort((a, b) => b.self - a.self),
+    stacks: stacks.map((s) => ({
+      ...s,
+      frames: s.frames.map((i) => functions.findIndex((f) => f.name === names[i])),
+    })),
+    warnings: [],
+  };
+}
+
+const BASE = profile({ '(idle)': 800, handler: 100, writev: 60, parse: 40 });
+const HEAD = profile({ '(idle)': 100, handler: 90, writev: 50, parse: 40, run: 700, pbkdf2Sync: 20 });
+
+describe('diffHotFunctions', () => {
+  it('flags the native run called from pbkdf2Sync and leaves (idle) out', () => {
+    const diff = diffHotFunctions(BASE, HEAD, 0.05);
+    expect(diff.rows.map((r) => r.name)).not.toContain('(idle)');
+    const run = diff.flagged.find((f) => f.name === 'run');
+    expect(run).toMatchObject({ status: 'new', reason: 'grew', headRank: 1 });
+    expect(run?.caller?.name).toBe('pbkdf2Sync');
+    expect(run?.delta).toBeCloseTo(0.7, 5);
+    expect(diff.flagged.map((f) => f.name)).not.toContain('parse');
+  });
+
+  it('flags a function new in the top 10 even below the growth threshold', () => {
+    const diff = diffHotFunctions(BASE, HEAD, 0.8);
+    const pbkdf2 = diff.flagged.find((f) => f.name === 'pbkdf2Sync');
+    expect(pbkdf2?.reason).toBe('new-in-top-10');
+    expect(diff.flagged.find((f) => f.name === 'run')?.reason).toBe('new-in-top-10');
+  });
+
+  it('names a shrinking native frame after its caller on the side where it was hot', () => {
+    const diff = diffHotFunctions(HEAD, BASE, 0.05);
+    expect(diff.rows.find((f) => f.name === 'run')?.caller?.name).toBe('pbkdf2Sync');
+  });
+
+  it('flags nothing for identical profiles', () => {
+    expect(diffHotFunctions(BASE, BASE, 0.05).flagged).toEqual([]);
+  });
+});
+
+describe('diagnose', () => {
+  const monitor = (over: Partial<MonitorSummary>): MonitorSummary => ({
+    pid: 1,
+    durationMs: 1000,
+    cpuMicros: 500_000,
+    delayMean: 1,
+    delayP99: 11,
+    delayMax: 12,
+    utilization: 0.4,
+    heapStart: 10e6,
+    heapEnd: 11e6,
+    heapMax: 11e6,
+    rssStart: 50e6,
+    rssEnd: 51e6,
+    heapSeries: [10e6, 11e6],
+    ...over,
+  });
+  it('reports a blocked loop and memory growth that only head has', () => {
+    const d = diagnose(
+      [monitor({})],
+      [monitor({ delayP99: 250, delayMax: 300, utilization: 0.99, heapEnd: 90e6 })],
+    );
+    expect(d.findings.map((f) => `${f.side}:${f.kind}:${f.newInHead}`)).toEqual([
+      'head:blocked-loop:true',
+      'head:busy-loop:true',
+      'head:memory-growth:true',
+    ]);
+  });
+  it('is quiet for healthy servers', () => {
+    expect(diagnose([monitor({})], [monitor({})]).findings).toEqual([]);
+  });
+});
+
+function roundResult(
+  side: 'base' | 'head',
+  round: number,
+  rps: number,
+  p50: number,
+  prof: Profile,
+): RoundResult {
+  return {
+    side,
+    round,
+    scenarios: [
+      {
+        scenario: 'GET /auth',
+        load: {
+          duration: 1,
+          requests: { total: rps, mean: rps, perSecond: [rps] },
+          latency: { mean: p50, p50, p90: p50 * 1.2, p99: p50 * 2, max: p50 * 3 },
+          statusCodes: { '200': rps },
+          non2xx: 0,
+          errors: 0,
+          errorsByKind: {},
+        },
+        profile: prof,
+        monitors: [],
+        profilers: ['node:inspector'],
+      },
+    ],
+    pids: [100 + round],
+    serverNode: 'v20.20.2',
+    warnings: [],
+  };
+}
+
+const measurements: Measurements = {
+  base: [
+    roundResult('base', 1, 45, 21, BASE),
+    roundResult('base', 2, 44, 21.5, BASE),
+    roundResult('base', 3, 46, 21, BASE),
+  ],
+  head: [
+    roundResult('head', 1, 23, 40, HEAD),
+    roundResult('head', 2, 24, 41, HEAD),
+    roundResult('head', 3, 22, 39, HEAD),
+  ],
+  order: ['base', 'head', 'base', 'head', 'base', 'head'],
+  scenarios: ['GET /auth'],
+  startedAt: '2026-01-01T00:00:00.000Z',
+  finishedAt: '2026-01-01T00:01:00.000Z',
+};
+
+describe('analyse + renderMarkdown', () => {
+  const settings = resolveSettings({ config: { start: 'node server.js', url: '/auth', rounds: 3 } });
+  const report = analyse(measurements, {
+    settings,
+    sides: {
+      base: { command: 'node server.js', cwd: '/b', ref: 'main' },
+      head: { command: 'node server.js', cwd: '/h' },
+    },
+    links: { repositoryUrl: 'https://github.com/o/r', sha: 'abc123' },
+  });
+
+  it('decides regressed and names the hot function in the verdict line', () => {
+    expect(report.regressed).toBe(true);
+    // Ratio of the geometric means of the rounds' throughput, minus one.
+    expect(report.scenarios).toHaveLength(1);
+    expect(report.scenarios[0]?.regressed).toBe(true);
+    expect(report.throughputChange).toBeCloseTo(Math.cbrt(23 * 24 * 22) / Math.cbrt(45 * 44 * 46) - 1, 5);
+    expect(report.summary).toMatch(/^Regression: Requests\/s −?-?4\d\.\d %/);
+    expect(report.summary).toContain('run (native, from pbkdf2Sync)');
+  });
+
+  it('renders one document with marker, metrics, hot functions, rounds and a chart', () => {
+    const md = renderMarkdown(report, { marker: true });
+    expect(md.startsWith(COMMENT_MARKER)).toBe(true);
+    expect(md).toMatch(/^### 🔴 hotpath: Regression/m);
+    expect(md).toMatch(
+      /\| Requests\/s \| 45\.0 \| 23\.0 \| −48\.9 % \| \[−\d+\.\d, −\d+\.\d\] % \| \*\*regressed\*\* \|/,
+    );
+    expect(md).toContain('| 🔥 | **`run (native, from pbkdf2Sync)`** |');
+    expect(md).toContain('[`app/server.js:12`](https://github.com/o/r/blob/abc123/app/server.js#L12)');
+    expect(md).toContain('```mermaid');
+    expect(md).toContain('<details><summary>Rounds</summary>');
+    expect(md).toContain('| 1 | base 1 | 45 |');
+    expect(md).toContain('server Node v20.20.2');
+  });
+
+  it('renders a terminal report without colour codes when asked', () => {
+    const text = renderTerminal(report, { color: false });
+    expect(text).toContain('✗ Regression');
+    expect(text).toMatch(/Requests\/s\s+45\.0\s+23\.0\s+−48\.9 %/);
+    expect(text).not.toContain('\u001b[');
+  });
+
+  it('links only repository paths, never dependencies, node internals or absolute paths', () => {
+    const links = { repositoryUrl: 'https://github.com/o/r', sha: 'abc1234' };
+    expect(sourceLink({ file: 'a b.js', line: 3 }, links)).toBe(
+      'https://github.com/o/r/blob/abc1234/a%20b.js#L3',
+    );
+    expect(sourceLink({ file: 'node_modules/x/i.js', line: 3 }, links)).toBeUndefined();
+    expect(sourceLink({ file: 'node:internal/crypto/pbkdf2', line: 3 }, links)).toBeUndefined();
+    expect(sourceLink({ file: '/elsewhere/x.js', line: 3 }, links)).toBeUndefined();
+    expect(sourceLink({ file: '../x.js', line: 3 }, links)).toBeUndefined();
+    expect(sourceLink({ file: 'javascript:alert(1)', line: 3 }, links)).toBeUndefined();
+    expect(
+      sourceLink({ file: 'a.js', line: 3 }, { repositoryUrl: 'https://x.y/o/r"><img', sha: 'abc1234' }),
+    ).toBeUndefined();
+  });
+});
+
+describe('markdown from hostile text', () => {
+  const report = analyse(measurements, {
+    settings: resolveSettings({ config: { start: 'node server.js', url: '/auth', rounds: 3 } }),
+    sides: { base: { command: 'node server.js', cwd: '/b' }, head: { command: 'node server.js', cwd: '/h' } },
+  });
+  it('code spans hold any text on one line, backticks and pipes included', () => {
+    expect(codeSpan('a`b')).toBe('``a`b``');
+    expect(codeSpan('`x`')).toBe('`` `x` ``');
+    expect(codeSpan('line\nbreak | cell')).toBe('`line break \\| cell`');
+  });
+
+  it('escaped text renders no HTML, link, image, emphasis or mention', () => {
+    const t = escapeText('![x](https://e.com/p.png) <img src=x> **b** @octocat www.e.com # h');
+    expect(t).not.toMatch(/(^|[^\\])[<[!*]/);
+    expect(t).toContain('@\u200boctocat');
+    expect(t).toContain('https:\u200b//');
+    expect(t).toContain('www\u200b.');
+  });
+
+  it('never crashes on a file:// URL that does not decode', () => {
+    expect(shortLocation('file:///a/%E0%A4%A.js', 3)).toBe('a/%E0%A4%A.js:3');
+  });
+
+  it('cuts the document to the limit, whole sections at a time, saying so', () => {
+    const many = {
+      ...report,
+      scenarios: Array.from({ length: 40 }, (_, i) => ({ ...report.scenarios[0]!, name: `s${i}` })),
+    };
+    const md = renderMarkdown(many, { marker: true, maxLength: 20_000 });
+    expect(md.length).toBeLessThanOrEqual(20_000);
+    expect(md).toMatch(/Cut to fit GitHub's 20000-character limit: \d+ of 41 sections left out/);
+    expect(md.startsWith(COMMENT_MARKER)).toBe(true);
+    expect(md).toContain('Settings and environment');
+  });
+});

@@ -1,0 +1,76 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { functionLabel, type Profile, parseTickLog } from '../src/index.js';
+import {
+  profileJsWorkload,
+  profilePbkdf2Server,
+  profProcess,
+  readProfProcessText,
+} from './helpers/prof-run.js';
+
+/**
+ * Logs written by each Node found here, compared with that Node's own `--prof-process`: the one
+ * running the tests, and node 20/22/24 from HOTPATH_NODE20/22/24 or /tmp/node22, /tmp/node24
+ * (`mkdir -p /tmp/node24 && cd /tmp/node24 && npm i node@24`). A Node that is not installed is
+ * skipped, by name, in the test list.
+ */
+const candidates: { name: string; path: string | undefined }[] = [
+  { name: 'the running node', path: process.execPath },
+  { name: 'node 20', path: process.env.HOTPATH_NODE20 },
+  { name: 'node 22', path: process.env.HOTPATH_NODE22 ?? '/tmp/node22/node_modules/.bin/node' },
+  { name: 'node 24', path: process.env.HOTPATH_NODE24 ?? '/tmp/node24/node_modules/.bin/node' },
+];
+
+const seen = new Set<string>();
+const nodes = candidates.map(({ name, path }) => {
+  if (!path || !existsSync(path)) return { name, path: undefined, version: '' };
+  const real = realpathSync(path);
+  if (seen.has(real)) return { name, path: undefined, version: '' };
+  seen.add(real);
+  const version = execFileSync(real, ['--version'], { encoding: 'utf8' }).trim();
+  return { name, path: real, version };
+});
+
+const dir = mkdtempSync(join(tmpdir(), 'hotpath-versions-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function jsSelfTicks(profile: Profile): Record<string, number> {
+  const mine: Record<string, number> = {};
+  for (const fn of profile.functions) if (fn.kind === 'js' && fn.self > 0) mine[functionLabel(fn)] = fn.self;
+  return mine;
+}
+
+async function compare(node: string, log: string): Promise<void> {
+  const [profile, text] = await Promise.all([parseTickLog(log), profProcess(log, node)]);
+  const reference = readProfProcessText(text);
+  expect(profile.totalTicks).toBe(reference.total);
+  expect(reference.js.size).toBeGreaterThan(0);
+  expect(jsSelfTicks(profile)).toEqual(Object.fromEntries(reference.js));
+  expect(profile.warnings.join('\n')).not.toMatch(/unknown tier/);
+  for (const fn of profile.functions) for (const tier of fn.tiers ?? []) expect(tier).not.toMatch(/unknown/);
+}
+
+describe.each(nodes)('JS self ticks equal --prof-process on a log of $name', ({ path, version }) => {
+  it.skipIf(!path)(
+    `a JS-heavy script (${version || 'not installed'})`,
+    async () => {
+      const where = join(dir, `${version}-js`);
+      mkdirSync(where);
+      await compare(path!, await profileJsWorkload(where, path!));
+    },
+    90_000,
+  );
+
+  it.skipIf(!path)(
+    `a pbkdf2Sync server under load (${version || 'not installed'})`,
+    async () => {
+      const where = join(dir, `${version}-server`);
+      mkdirSync(where);
+      await compare(path!, await profilePbkdf2Server(where, 2, [], path!));
+    },
+    90_000,
+  );
+});
