@@ -50,10 +50,6 @@ function merge(files: string[], json: boolean): void {
 }
 
 async function main(): Promise<void> {
-  if (process.argv[2] === '--version')
-    return void process.stdout.write(
-      `hotpath-load ${JSON.parse(process.getBuiltinModule('node:fs').readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`,
-    );
   let command: ReturnType<typeof parseCli>;
   try {
     command = parseCli(process.argv.slice(2));
@@ -65,7 +61,7 @@ async function main(): Promise<void> {
     return;
   }
   if (command.kind === 'version') {
-    process.stdout.write(`${version()}\n`);
+    process.stdout.write(`hotpath-load ${version()}\n`);
     return;
   }
   if (command.kind === 'merge') {

@@ -178,7 +178,7 @@ describe('hotpath-load input and lifecycle', () => {
     const ran = await cli(['--version']);
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
     expect(ran.code).toBe(0);
-    expect(ran.stdout).toBe(`${pkg.version}\n`);
+    expect(ran.stdout).toBe(`hotpath-load ${pkg.version}\n`);
   });
 
   it('takes durations with units: -d 1500ms runs 1.5 s', async () => {
