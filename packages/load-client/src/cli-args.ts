@@ -1,22 +1,28 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { describe, HotpathLoadError, invalidOption } from './errors.js';
-import type { MemcacheOperation, RunOptions } from './options.js';
+import { MAX_TIMER_SECONDS, type MemcacheOperation, type RunOptions } from './options.js';
 
 export const USAGE = `Usage: hotpath-load [options] <url>
+       hotpath-load merge <result.json>...
 
-  <url>                    http://host[:port]/path or memcache://host:port
+  <url>                    http://host[:port]/path, https://host[:port]/path
+                           or memcache://host:port
 
-Load model
+Load model (TIME: seconds, or with a unit: 500ms, 10s, 2m, 1h)
   -c, --connections N      concurrent connections (default 10)
-  -d, --duration SECONDS   measured seconds (default 10 when -n is not given)
+  -d, --duration TIME      measured time (default 10s when -n is not given)
   -n, --amount N           send exactly N measured requests, then stop
   -p, --pipelining N       requests in flight per connection (default 1)
   -R, --rate N             open model: N requests/second over all connections,
                            latency counted from each request's intended send time
-      --warmup SECONDS     load before measuring, excluded from the results
-  -t, --timeout SECONDS    per-request timeout (default 10)
-  -w, --workers N          worker threads (default 1); histograms are merged exactly
+  -w, --warmup TIME        load before measuring, excluded from the results
+  -t, --timeout TIME       per-request timeout (default 10s)
+  -W, --workers N          worker threads (default 1); histograms are merged exactly
+
+TLS (https:// targets; certificates are not checked unless asked, as wrk does)
+      --verify             check the server's certificate against the system CAs
+      --ca FILE            trust the PEM certificates in FILE (implies --verify)
 
 HTTP request
   -m, --method METHOD      request method (default GET)
@@ -33,15 +39,22 @@ memcache target
 Output
       --json               print the result as JSON on stdout
   -h, --help               print this help
+      --version            print the version
 
-Exit status: 0 done, 1 the run failed (e.g. unreachable target), 2 bad usage,
-130 interrupted (Ctrl-C; the partial result is printed first).`;
+merge: reads the --json results of runs made at the same time (several machines
+or CI jobs against one target) and prints them merged as one result: latency
+histograms and counts added exactly, per-second series added second by second.
+Takes --json (default) or --text.
 
-export interface CliCommand {
-  help: boolean;
-  json: boolean;
-  options: RunOptions;
-}
+Exit status: 0 done, 1 the run failed (unreachable target, or no request
+completed: the reason is printed), 2 bad usage, 130 interrupted (Ctrl-C; the
+partial result is printed first).`;
+
+export type CliCommand =
+  | { kind: 'help' }
+  | { kind: 'version' }
+  | { kind: 'run'; json: boolean; options: RunOptions }
+  | { kind: 'merge'; json: boolean; files: string[] };
 
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
@@ -63,17 +76,60 @@ function positive(flag: string, value: string | undefined, expected: string): nu
   return n;
 }
 
-/** Parses argv (without node and script) into run options; throws HotpathLoadError on bad input. */
+const DURATION = /^(\d+(?:\.\d*)?|\.\d+)(ms|s|m|h)?$/;
+const UNIT_SECONDS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600 };
+
+/**
+ * A time in seconds from `10`, `10s`, `500ms`, `2m` or `1h`. With `timer`, at most what one
+ * Node.js timer can wait (2^31-1 ms).
+ */
+export function durationFlag(
+  flag: string,
+  value: string | undefined,
+  min: 'positive' | 'non-negative',
+  timer: boolean,
+): number | undefined {
+  if (value === undefined) return undefined;
+  const expected = `a time ${min === 'positive' ? '> 0' : '>= 0'} such as 10, 10s, 500ms or 2m`;
+  const match = DURATION.exec(value.trim());
+  if (match === null) throw invalidOption(flag, value, expected);
+  const seconds = Number(match[1]) * (UNIT_SECONDS[match[2] ?? 's'] as number);
+  if (!Number.isFinite(seconds) || (min === 'positive' && seconds <= 0))
+    throw invalidOption(flag, value, expected);
+  if (timer && seconds > MAX_TIMER_SECONDS)
+    throw invalidOption(
+      flag,
+      value,
+      `at most ${MAX_TIMER_SECONDS} seconds (2^31-1 ms, the longest a timer can wait)`,
+    );
+  return seconds;
+}
+
+/** parseArgs' errors, in one line: `unknown option --foo (see --help)`. */
+function usageError(cause: unknown): HotpathLoadError {
+  const code = (cause as { code?: string }).code;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  const unknown = /^Unknown option '([^']+)'/.exec(message);
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknown !== null)
+    return new HotpathLoadError('HP_LOAD_INVALID_OPTION', `unknown option ${unknown[1]} (see --help)`, {
+      cause,
+    });
+  const first = (message.split('\n')[0] ?? message).replace(/\.$/, '');
+  return new HotpathLoadError('HP_LOAD_INVALID_OPTION', `${first} (see --help)`, { cause });
+}
+
+/** Parses argv (without node and script) into a command; throws HotpathLoadError on bad input. */
 export function parseCli(argv: string[]): CliCommand {
+  if (argv[0] === 'merge') return parseMerge(argv.slice(1));
   let parsed: ReturnType<typeof parseWithNode>;
   try {
     parsed = parseWithNode(argv);
   } catch (cause) {
-    const message = cause instanceof Error ? cause.message.split('\n')[0] : String(cause);
-    throw new HotpathLoadError('HP_LOAD_INVALID_OPTION', `${message} (see --help)`, { cause });
+    throw usageError(cause);
   }
   const { values, positionals } = parsed;
-  if (values.help) return { help: true, json: false, options: { url: '' } };
+  if (values.help) return { kind: 'help' };
+  if (values.version) return { kind: 'version' };
   if (positionals.length !== 1) {
     throw new HotpathLoadError(
       'HP_LOAD_INVALID_OPTION',
@@ -108,13 +164,13 @@ export function parseCli(argv: string[]): CliCommand {
   const options: RunOptions = {
     url: positionals[0],
     connections: integerFlag('-c', values.connections, 'a whole number of connections >= 1'),
-    duration: positive('-d', values.duration, 'a number of seconds > 0'),
+    duration: durationFlag('-d', values.duration, 'positive', true),
     amount: integerFlag('-n', values.amount, 'a whole number of requests >= 1'),
     pipelining: integerFlag('-p', values.pipelining, 'a whole number >= 1'),
     rate: positive('-R', values.rate, 'requests per second > 0'),
-    warmup: numberFlag('--warmup', values.warmup, 'a number of seconds >= 0'),
-    timeout: positive('-t', values.timeout, 'a number of seconds > 0'),
-    workers: integerFlag('-w', values.workers, 'a whole number of threads >= 1'),
+    warmup: durationFlag('--warmup', values.warmup, 'non-negative', true),
+    timeout: durationFlag('-t', values.timeout, 'positive', false),
+    workers: integerFlag('-W', values.workers, 'a whole number of threads >= 1'),
     method: values.method,
     headers: Object.keys(headers).length > 0 ? headers : undefined,
     body,
@@ -128,10 +184,56 @@ export function parseCli(argv: string[]): CliCommand {
       hitRatio: numberFlag('--mc-hit-ratio', values['mc-hit-ratio'], 'a number from 0 to 1'),
     };
   }
+  if (values.verify || values.ca !== undefined) {
+    if (!options.url.startsWith('https:'))
+      throw invalidOption(
+        values.ca !== undefined ? '--ca' : '--verify',
+        values.ca ?? true,
+        'an https:// target',
+      );
+    let ca: Buffer | undefined;
+    if (values.ca !== undefined) {
+      try {
+        ca = readFileSync(values.ca);
+      } catch (cause) {
+        throw new HotpathLoadError('HP_LOAD_INVALID_OPTION', `cannot read --ca file ${describe(values.ca)}`, {
+          cause,
+        });
+      }
+    }
+    options.tls = { verify: true, ca };
+  }
   for (const key of Object.keys(options) as (keyof RunOptions)[]) {
     if (options[key] === undefined) delete options[key];
   }
-  return { help: false, json: values.json ?? false, options };
+  return { kind: 'run', json: values.json ?? false, options };
+}
+
+function parseMerge(argv: string[]): CliCommand {
+  let parsed: ReturnType<typeof parseMergeArgs>;
+  try {
+    parsed = parseMergeArgs(argv);
+  } catch (cause) {
+    throw usageError(cause);
+  }
+  if (parsed.values.help) return { kind: 'help' };
+  if (parsed.values.json && parsed.values.text)
+    throw new HotpathLoadError('HP_LOAD_INVALID_OPTION', 'merge takes --json or --text, not both');
+  if (parsed.positionals.length === 0)
+    throw new HotpathLoadError(
+      'HP_LOAD_INVALID_OPTION',
+      'missing result files: expected hotpath-load merge <result.json>... (see --help)',
+    );
+  return { kind: 'merge', json: !parsed.values.text, files: parsed.positionals };
+}
+
+function parseMergeArgs(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: { json: { type: 'boolean' }, text: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
 }
 
 function parseWithNode(argv: string[]) {
@@ -148,11 +250,14 @@ function parseWithNode(argv: string[]) {
       method: { type: 'string', short: 'm' },
       header: { type: 'string', short: 'H', multiple: true },
       body: { type: 'string', short: 'b' },
-      workers: { type: 'string', short: 'w' },
+      workers: { type: 'string', short: 'W' },
       timeout: { type: 'string', short: 't' },
-      warmup: { type: 'string' },
+      warmup: { type: 'string', short: 'w' },
+      verify: { type: 'boolean' },
+      ca: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean' },
       'mc-op': { type: 'string' },
       'mc-set-ratio': { type: 'string' },
       'mc-keys': { type: 'string' },

@@ -1,35 +1,78 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 import { parseCli, USAGE } from './cli-args.js';
-import { HotpathLoadError } from './errors.js';
+import { describe, HotpathLoadError } from './errors.js';
 import type { Tick } from './load-engine.js';
+import { mergeResults, parseRunResult } from './merge.js';
+import type { RunResult } from './result.js';
 import { createRun } from './run.js';
-import { formatProgress, formatSummary } from './summary.js';
+import { formatProgress, formatSummary, noCompletionReason } from './summary.js';
 
 function fail(message: string, code: number): never {
   process.stderr.write(`hotpath-load: ${message}\n`);
   process.exit(code);
 }
 
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+function merge(files: string[], json: boolean): void {
+  const results: RunResult[] = [];
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      fail(`cannot read ${describe(file)}: ${messageOf(error)}`, 2);
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      fail(`${file} is not JSON: ${messageOf(error)}`, 2);
+    }
+    try {
+      results.push(parseRunResult(value, file));
+    } catch (error) {
+      fail(messageOf(error), 2);
+    }
+  }
+  const merged = mergeResults(results);
+  process.stdout.write(json ? `${JSON.stringify(merged, null, 2)}\n` : formatSummary(merged));
+}
+
 async function main(): Promise<void> {
-  if (process.argv[2] === '--version')
-    return void process.stdout.write(
-      `hotpath-load ${JSON.parse(process.getBuiltinModule('node:fs').readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`,
-    );
   let command: ReturnType<typeof parseCli>;
   try {
     command = parseCli(process.argv.slice(2));
   } catch (error) {
-    fail(error instanceof Error ? error.message : String(error), 2);
+    fail(messageOf(error), 2);
   }
-  if (command.help) {
+  if (command.kind === 'help') {
     process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (command.kind === 'version') {
+    process.stdout.write(`hotpath-load ${version()}\n`);
+    return;
+  }
+  if (command.kind === 'merge') {
+    merge(command.files, command.json);
     return;
   }
   let loadRun: ReturnType<typeof createRun>;
   try {
     loadRun = createRun(command.options);
   } catch (error) {
-    fail(error instanceof Error ? error.message : String(error), 2);
+    fail(messageOf(error), 2);
   }
   let interrupted = false;
   const onSigint = () => {
@@ -51,10 +94,12 @@ async function main(): Promise<void> {
     if (progress) process.stderr.write('\r\x1b[2K');
     process.stdout.write(command.json ? `${JSON.stringify(result, null, 2)}\n` : formatSummary(result));
     if (interrupted) process.exitCode = 130;
+    else if (result.requests.total === 0)
+      fail(`no request completed: ${noCompletionReason(result, loadRun.options.timeout)}`, 1);
   } catch (error) {
     if (progress) process.stderr.write('\n');
     if (error instanceof HotpathLoadError) fail(error.message, 1);
-    fail(`run failed: ${error instanceof Error ? error.message : String(error)}`, 1);
+    fail(`run failed: ${messageOf(error)}`, 1);
   } finally {
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);

@@ -1,5 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { connect as connectTls, type TLSSocket } from 'node:tls';
+import type { TlsSettings } from './options.js';
 import {
   ERROR_CLOSED,
   ERROR_CONNECT,
@@ -25,6 +27,8 @@ export interface BuiltRequest {
 export interface ConnectionOwner {
   readonly host: string;
   readonly port: number;
+  /** TLS settings (https://), or null for plain TCP. */
+  readonly tls: TlsSettings | null;
   /** The ready requests this connection cycles through. */
   requestsFor(connection: number): RequestSet;
   /** Per-request callback (slow path: serialises every request), or null. */
@@ -38,14 +42,23 @@ export interface ConnectionOwner {
   /** A taken request was not answered and must be sent again (the server closed gracefully). */
   giveBack(intended: number, measured: boolean): void;
   response(status: number, latencyMs: number, measured: boolean): void;
-  error(kind: number, measured: boolean): void;
-  connected(): void;
-  connectFailed(connection: Connection): void;
+  /** A request failed; `message` says how (the first one of each kind is kept). */
+  error(kind: number, measured: boolean, message: string): void;
+  /** A connection is ready; `resumed`: its TLS session was resumed (false for plain TCP). */
+  connected(resumed: boolean): void;
+  /** A connect failed; `failure` is what the socket reported, `handshake` if TCP connected but TLS did not. */
+  connectFailed(connection: Connection, failure: ConnectFailure): void;
   /** A user callback threw: the run ends with that error. */
   abortWith(error: unknown): void;
   received(bytes: number): void;
   /** One read buffer shared by the connections of this thread (reads are handled synchronously). */
   readonly readBuffer: Buffer;
+}
+
+/** Why a connect failed: the socket error, and whether it was the TLS handshake (TCP had connected). */
+export interface ConnectFailure {
+  error: NodeJS.ErrnoException | null;
+  handshake: boolean;
 }
 
 function noop(): void {}
@@ -55,7 +68,7 @@ function noop(): void {}
  * matches responses to requests in order, reconnects when the server closes.
  */
 export class Connection implements ResponseSink {
-  private socket: Socket | null = null;
+  private socket: Socket | TLSSocket | null = null;
   private readonly parser: WireParser;
   private readonly intended: Float64Array;
   private readonly sentAt: Float64Array;
@@ -71,6 +84,10 @@ export class Connection implements ResponseSink {
   private isConnected = false;
   private stopped = false;
   private lastErrorKind = -1;
+  private lastError: NodeJS.ErrnoException | null = null;
+  private tcpConnected = false;
+  /** The last TLS session the server gave this connection, offered again on reconnect. */
+  private tlsSession: Buffer | undefined = undefined;
   private arrival = 0;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private reopen = false;
@@ -92,6 +109,9 @@ export class Connection implements ResponseSink {
     this.nextRequest = index % set.requests.length;
     this.parser = owner.createParser(this);
     this.onConnect = this.onConnect.bind(this);
+    this.onTcpConnect = this.onTcpConnect.bind(this);
+    this.onSession = this.onSession.bind(this);
+    this.onData = this.onData.bind(this);
     this.onRead = this.onRead.bind(this);
     this.onError = this.onError.bind(this);
     this.onClose = this.onClose.bind(this);
@@ -106,20 +126,41 @@ export class Connection implements ResponseSink {
     this.reconnectTimer = null;
     if (this.stopped) return;
     this.isConnected = false;
+    this.tcpConnected = false;
     this.lastErrorKind = -1;
+    this.lastError = null;
     this.parser.reset();
     this.connectStartedAt = performance.now();
-    // `onread` hands us bytes in one reused buffer, without the stream machinery per read.
-    const socket = connect({
-      host: this.owner.host,
-      port: this.owner.port,
-      noDelay: true,
-      onread: { buffer: this.owner.readBuffer, callback: this.onRead },
-    });
-    this.socket = socket;
-    socket.on('connect', this.onConnect);
-    socket.on('error', this.onError);
-    socket.on('close', this.onClose);
+    const tls = this.owner.tls;
+    if (tls === null) {
+      // `onread` hands us bytes in one reused buffer, without the stream machinery per read.
+      const socket = connect({
+        host: this.owner.host,
+        port: this.owner.port,
+        noDelay: true,
+        onread: { buffer: this.owner.readBuffer, callback: this.onRead },
+      });
+      this.socket = socket;
+      socket.on('connect', this.onConnect);
+    } else {
+      // TLS sockets deliver decrypted bytes as 'data' chunks (they have no `onread`).
+      const socket = connectTls({
+        host: this.owner.host,
+        port: this.owner.port,
+        servername: tls.servername,
+        rejectUnauthorized: tls.rejectUnauthorized,
+        ca: tls.ca,
+        session: this.tlsSession,
+      });
+      socket.setNoDelay(true);
+      this.socket = socket;
+      socket.on('connect', this.onTcpConnect);
+      socket.on('secureConnect', this.onConnect);
+      socket.on('session', this.onSession);
+      socket.on('data', this.onData);
+    }
+    this.socket.on('error', this.onError);
+    this.socket.on('close', this.onClose);
   }
 
   /** Sends what the run allows, up to the pipelining depth, in one corked write. */
@@ -173,8 +214,9 @@ export class Connection implements ResponseSink {
 
   /** A connect took longer than the timeout (e.g. SYNs dropped): give up on it like a refused one. */
   connectTimedOut(): void {
+    const handshake = this.tcpConnected;
     this.drop();
-    this.owner.connectFailed(this);
+    this.owner.connectFailed(this, { error: null, handshake });
   }
 
   /** Time the oldest request in flight was written, or -1. */
@@ -183,8 +225,8 @@ export class Connection implements ResponseSink {
   }
 
   /** Every request in flight timed out: count them and start over on a new socket. */
-  timeOut(): void {
-    this.failInFlight(ERROR_TIMEOUT);
+  timeOut(timeoutMs: number): void {
+    this.failInFlight(ERROR_TIMEOUT, `no response within ${timeoutMs / 1000} s`);
     this.drop();
     this.open();
   }
@@ -218,17 +260,30 @@ export class Connection implements ResponseSink {
     }
   }
 
-  onParseError(_reason: string): void {
+  onParseError(reason: string): void {
     this.parser.halted = true;
-    this.failInFlight(ERROR_PARSE);
+    this.failInFlight(ERROR_PARSE, reason);
     this.drop();
     this.reopen = true;
   }
 
   private onConnect(): void {
     this.isConnected = true;
-    this.owner.connected();
+    const socket = this.socket;
+    this.owner.connected(this.owner.tls !== null && (socket as TLSSocket).isSessionReused());
     this.fill();
+  }
+
+  private onTcpConnect(): void {
+    this.tcpConnected = true;
+  }
+
+  private onSession(session: Buffer): void {
+    this.tlsSession = session;
+  }
+
+  private onData(chunk: Buffer): void {
+    this.onRead(chunk.length, chunk);
   }
 
   private onRead(length: number, buffer: Buffer): boolean {
@@ -245,6 +300,7 @@ export class Connection implements ResponseSink {
   }
 
   private onError(error: NodeJS.ErrnoException): void {
+    this.lastError = error;
     const code = error.code ?? '';
     if (!this.isConnected) this.lastErrorKind = ERROR_CONNECT;
     else if (code === 'ECONNRESET' || code === 'EPIPE') this.lastErrorKind = ERROR_RESET;
@@ -255,14 +311,21 @@ export class Connection implements ResponseSink {
     this.socket = null;
     if (this.stopped) return;
     if (!this.isConnected) {
-      this.owner.connectFailed(this);
+      this.owner.connectFailed(this, { error: this.lastError, handshake: this.tcpConnected });
       return;
     }
     this.isConnected = false;
     if (this.size > 0) {
       this.arrival = performance.now();
       this.parser.finishOnClose();
-      if (this.size > 0) this.failInFlight(this.lastErrorKind === -1 ? ERROR_CLOSED : this.lastErrorKind);
+      if (this.size > 0) {
+        if (this.lastErrorKind === -1)
+          this.failInFlight(
+            ERROR_CLOSED,
+            'the server closed the connection before the response was complete',
+          );
+        else this.failInFlight(this.lastErrorKind, this.lastError?.message ?? 'socket error');
+      }
     }
     this.reopen = false;
     this.open();
@@ -274,13 +337,13 @@ export class Connection implements ResponseSink {
     this.reconnectTimer = setTimeout(this.open, delayMs);
   }
 
-  private failInFlight(kind: number): void {
+  private failInFlight(kind: number, message: string): void {
     const cap = this.intended.length;
     while (this.size > 0) {
       const slot = this.head;
       this.head = slot + 1 === cap ? 0 : slot + 1;
       this.size--;
-      this.owner.error(kind, this.measured[slot] === 1);
+      this.owner.error(kind, this.measured[slot] === 1, message);
     }
     this.head = 0;
   }

@@ -1,9 +1,11 @@
 /** Every error this package throws on purpose carries one of these stable codes. */
 export const LOAD_ERROR_CODES = {
-  HP_LOAD_INVALID_URL: 'the target URL is not an http:// or memcache:// URL with a host',
+  HP_LOAD_INVALID_URL: 'the target URL is not an http://, https:// or memcache:// URL with a host',
   HP_LOAD_INVALID_OPTION: 'an option has a value outside what it accepts',
   HP_LOAD_INVALID_REQUEST: 'a request (method, path, header) cannot be serialised safely',
   HP_LOAD_UNREACHABLE: 'no connection to the target could be opened',
+  HP_LOAD_TLS: 'the TLS handshake with the target failed (e.g. its certificate is not trusted with verify)',
+  HP_LOAD_INVALID_RESULT: 'a file given to merge is not a hotpath-load JSON result',
   HP_LOAD_WORKER_FAILED: 'a worker thread ended without a result',
 } as const;
 

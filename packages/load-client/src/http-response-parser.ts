@@ -20,6 +20,9 @@ const FAILED = 8;
 /** Headers larger than this (status line + all header lines) are a parse error. */
 export const MAX_HEAD_BYTES = 64 * 1024;
 
+/** Response heads up to this size are remembered, so an identical next head is not parsed again. */
+const CACHED_HEAD_BYTES = 512;
+
 const CR = 13;
 const LF = 10;
 
@@ -46,6 +49,22 @@ export class HttpResponseParser implements WireParser {
   noBody = false;
   /** Set by the owner to make `execute` stop after the current response (connection closing). */
   halted = false;
+  /**
+   * The last response head (status line to the empty line) and what it said. A server sends
+   * the same head again and again (nginx changes only its Date once a second): when the next
+   * response starts with exactly these bytes it is framed the same way, and one compare
+   * replaces a dozen line and header scans.
+   */
+  private readonly lastHead = Buffer.allocUnsafe(CACHED_HEAD_BYTES);
+  private lastHeadLength = 0;
+  private lastStatus = 0;
+  private lastContentLength = -1;
+  private lastChunked = false;
+  private lastClose = false;
+  private lastHttp10 = false;
+  private lastKeepAlive = false;
+  /** Where the head being parsed started in the current `execute` buffer, or -1. */
+  private headStart = -1;
 
   constructor(private readonly sink: ResponseSink) {}
 
@@ -86,7 +105,16 @@ export class HttpResponseParser implements WireParser {
       this.pending = null;
     }
     let pos = 0;
+    this.headStart = -1;
     while (pos < end && !this.halted) {
+      if (this.state === STATUS_LINE) {
+        if (this.sameHeadAt(buf, pos, end)) {
+          pos += this.lastHeadLength;
+          this.headersDone();
+          continue;
+        }
+        this.headStart = pos;
+      }
       switch (this.state) {
         case STATUS_LINE:
         case HEADERS:
@@ -105,8 +133,10 @@ export class HttpResponseParser implements WireParser {
             this.headBytes += lf + 1 - pos;
             if (this.headBytes > MAX_HEAD_BYTES) this.fail(`response head over ${MAX_HEAD_BYTES} bytes`);
             else if (this.state === STATUS_LINE) this.statusLine(buf, pos, lineEnd);
-            else if (lineEnd === pos) this.headersDone();
-            else this.headerLine(buf, pos, lineEnd);
+            else if (lineEnd === pos) {
+              this.rememberHead(buf, lf + 1);
+              this.headersDone();
+            } else this.headerLine(buf, pos, lineEnd);
           }
           pos = lf + 1;
           break;
@@ -142,6 +172,37 @@ export class HttpResponseParser implements WireParser {
           return;
       }
     }
+  }
+
+  /** The bytes at `pos` start with the remembered head. */
+  private sameHeadAt(buf: Buffer, pos: number, end: number): boolean {
+    const length = this.lastHeadLength;
+    if (length === 0 || end - pos < length || buf[pos + 9] !== this.lastHead[9]) return false;
+    if (buf.compare(this.lastHead, 0, length, pos, pos + length) !== 0) return false;
+    this.status = this.lastStatus;
+    this.contentLength = this.lastContentLength;
+    this.chunked = this.lastChunked;
+    this.close = this.lastClose;
+    this.http10 = this.lastHttp10;
+    this.keepAlive = this.lastKeepAlive;
+    return true;
+  }
+
+  /** Remembers the head just parsed (it ends before `headEnd`) when it lies whole in `buf`. */
+  private rememberHead(buf: Buffer, headEnd: number): void {
+    const start = this.headStart;
+    if (start < 0 || this.status < 200 || headEnd - start > CACHED_HEAD_BYTES) {
+      this.lastHeadLength = 0;
+      return;
+    }
+    buf.copy(this.lastHead, 0, start, headEnd);
+    this.lastHeadLength = headEnd - start;
+    this.lastStatus = this.status;
+    this.lastContentLength = this.contentLength;
+    this.lastChunked = this.chunked;
+    this.lastClose = this.close;
+    this.lastHttp10 = this.http10;
+    this.lastKeepAlive = this.keepAlive;
   }
 
   private keep(buf: Buffer, pos: number, end: number): void {

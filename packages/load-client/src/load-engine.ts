@@ -1,8 +1,14 @@
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import { type BuiltRequest, Connection, type ConnectionOwner, type RequestSet } from './connection.js';
+import {
+  type BuiltRequest,
+  type ConnectFailure,
+  Connection,
+  type ConnectionOwner,
+  type RequestSet,
+} from './connection.js';
 import { HotpathLoadError } from './errors.js';
-import type { ResolvedOptions } from './options.js';
+import type { ResolvedOptions, TlsSettings } from './options.js';
 import { ERROR_CONNECT, Recorder } from './recorder.js';
 import type { ResponseSink, WireParser } from './wire.js';
 
@@ -46,6 +52,7 @@ const PHASE_DONE = 3;
 export class LoadEngine extends EventEmitter implements ConnectionOwner {
   readonly host: string;
   readonly port: number;
+  readonly tls: TlsSettings | null;
   readonly pipelining: number;
   readonly buildRequest: ((connection: number, sequence: number) => BuiltRequest) | null;
   readonly recorder = new Recorder();
@@ -81,6 +88,7 @@ export class LoadEngine extends EventEmitter implements ConnectionOwner {
     super();
     this.host = options.target.host;
     this.port = options.target.port;
+    this.tls = options.target.kind === 'http' ? options.target.tls : null;
     this.buildRequest = protocol.buildRequest;
     this.pipelining = options.pipelining;
     this.amount = options.amount ?? Number.POSITIVE_INFINITY;
@@ -170,9 +178,9 @@ export class LoadEngine extends EventEmitter implements ConnectionOwner {
     if (this.recorder.outcomes >= this.amount) this.finish();
   }
 
-  error(kind: number, measured: boolean): void {
+  error(kind: number, measured: boolean, message: string): void {
     if (!measured || this.phase === PHASE_DONE) return;
-    this.recorder.error(kind);
+    this.recorder.error(kind, message);
     if (this.recorder.outcomes >= this.amount) this.finish();
   }
 
@@ -180,21 +188,17 @@ export class LoadEngine extends EventEmitter implements ConnectionOwner {
     if (this.phase === PHASE_MEASURE) this.recorder.received(bytes);
   }
 
-  connected(): void {
+  connected(resumed: boolean): void {
     this.everConnected = true;
+    this.recorder.connected(resumed);
   }
 
-  connectFailed(connection: Connection): void {
+  connectFailed(connection: Connection, failure: ConnectFailure): void {
     if (this.phase === PHASE_DONE) return;
     if (!this.everConnected) {
       this.connectFailures++;
       if (this.connectFailures >= this.connections.length) {
-        this.fail(
-          new HotpathLoadError(
-            'HP_LOAD_UNREACHABLE',
-            `cannot connect to ${this.host}:${this.port}: expected a server listening there`,
-          ),
-        );
+        this.fail(connectError(this.host, this.port, failure, this.options.timeout));
         return;
       }
       connection.retryLater(50);
@@ -204,7 +208,11 @@ export class LoadEngine extends EventEmitter implements ConnectionOwner {
     // target went away still ends.
     if (this.phase === PHASE_MEASURE && this.reserved < this.amount) {
       this.reserved++;
-      this.error(ERROR_CONNECT, true);
+      this.error(
+        ERROR_CONNECT,
+        true,
+        `connect to ${this.host}:${this.port}: ${connectFailureReason(failure, this.options.timeout)}`,
+      );
     }
     connection.retryLater(20);
   }
@@ -262,7 +270,7 @@ export class LoadEngine extends EventEmitter implements ConnectionOwner {
         continue;
       }
       const sent = connection.oldestSentAt();
-      if (sent >= 0 && now - sent > timeoutMs) connection.timeOut();
+      if (sent >= 0 && now - sent > timeoutMs) connection.timeOut(timeoutMs);
     }
   }
 
@@ -304,4 +312,45 @@ export class LoadEngine extends EventEmitter implements ConnectionOwner {
       startedAt: this.measureStartWall,
     });
   }
+}
+
+/** Why a connect failed, in a few words, e.g. "connection refused (ECONNREFUSED)". */
+export function connectFailureReason(failure: ConnectFailure, timeoutSeconds: number): string {
+  const error = failure.error;
+  if (error === null)
+    return failure.handshake
+      ? `no TLS handshake within ${timeoutSeconds} s`
+      : `no connection within ${timeoutSeconds} s`;
+  if (failure.handshake) return `TLS handshake failed: ${error.message}`;
+  const code = error.code ?? '';
+  if (code === 'ECONNREFUSED') return 'connection refused (ECONNREFUSED)';
+  if (code === 'ECONNRESET') return 'connection reset (ECONNRESET)';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `host name not resolved (${code})`;
+  if (code === 'ETIMEDOUT') return 'timed out (ETIMEDOUT)';
+  return error.message;
+}
+
+/** The error a run fails with when no connection could be opened at its start. */
+function connectError(
+  host: string,
+  port: number,
+  failure: ConnectFailure,
+  timeoutSeconds: number,
+): HotpathLoadError {
+  const error = failure.error;
+  if (failure.handshake && error !== null) {
+    const untrusted = /certificate|CERT|self.signed|altname/i.test(`${error.code ?? ''} ${error.message}`);
+    return new HotpathLoadError(
+      'HP_LOAD_TLS',
+      `TLS handshake with ${host}:${port} failed: ${error.message}${
+        untrusted ? ' (certificate not trusted: pass --ca FILE with its issuer, or leave out --verify)' : ''
+      }`,
+      { cause: error },
+    );
+  }
+  return new HotpathLoadError(
+    'HP_LOAD_UNREACHABLE',
+    `cannot connect to ${host}:${port}: ${connectFailureReason(failure, timeoutSeconds)}`,
+    { cause: error ?? undefined },
+  );
 }

@@ -19,8 +19,21 @@ export interface MemcacheOptions {
   hitRatio?: number;
 }
 
+/** Options of an https:// run. */
+export interface TlsOptions {
+  /**
+   * Check the server's certificate (default false, as wrk and autocannon: a load test usually
+   * targets a server with a self-signed certificate). True when `ca` is given.
+   */
+  verify?: boolean;
+  /** Certificates (PEM) to trust instead of the system's; implies `verify`. */
+  ca?: string | Buffer | (string | Buffer)[];
+  /** Server name sent in SNI and checked against the certificate (default: the URL's host name). */
+  servername?: string;
+}
+
 export interface RunOptions {
-  /** http://host[:port]/path or memcache://host:port */
+  /** http://host[:port]/path, https://host[:port]/path or memcache://host:port */
   url: string;
   /** Concurrent connections (default 10). */
   connections?: number;
@@ -45,6 +58,8 @@ export interface RunOptions {
   workers?: number;
   signal?: AbortSignal;
   memcache?: MemcacheOptions;
+  /** TLS settings of an https:// target. */
+  tls?: TlsOptions;
   /**
    * Setup hook, called once per connection before it starts: that connection's own requests
    * (e.g. a per-connection token), serialised once. Not with `workers` > 1.
@@ -57,10 +72,19 @@ export interface RunOptions {
   onRequest?: (context: { connection: number; sequence: number }) => RequestSpec;
 }
 
+/** What a connection passes to tls.connect for an https:// target. */
+export interface TlsSettings {
+  rejectUnauthorized: boolean;
+  ca: string | Buffer | (string | Buffer)[] | undefined;
+  servername: string | undefined;
+}
+
 export interface HttpTarget {
   kind: 'http';
   host: string;
   port: number;
+  /** null for http://. */
+  tls: TlsSettings | null;
   path: string;
   /** Serialised requests, cycled per connection. */
   requests: Buffer[];
@@ -99,6 +123,28 @@ export interface ResolvedOptions {
 
 export const DEFAULT_DURATION = 10;
 
+/** The longest a Node.js timer can wait (2^31-1 ms), in seconds: the limit of duration and warm-up. */
+export const MAX_TIMER_SECONDS = (2 ** 31 - 1) / 1000;
+
+/** Validates a duration or warm-up that a single timer will wait for. */
+export function timerSeconds(name: string, value: unknown, min: 'positive' | 'non-negative'): number {
+  const expected = `a number of seconds ${min === 'positive' ? '> 0' : '>= 0'}`;
+  if (
+    typeof value !== 'number' ||
+    !Number.isFinite(value) ||
+    value < 0 ||
+    (min === 'positive' && value === 0)
+  )
+    throw invalidOption(name, value, expected);
+  if (value > MAX_TIMER_SECONDS)
+    throw invalidOption(
+      name,
+      value,
+      `at most ${MAX_TIMER_SECONDS} seconds (2^31-1 ms, the longest a timer can wait)`,
+    );
+  return value;
+}
+
 function positiveNumber(name: string, value: unknown, expected = 'a number > 0'): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
     throw invalidOption(name, value, expected);
@@ -124,17 +170,40 @@ export function parseTarget(url: string): URL {
   } catch (cause) {
     throw new HotpathLoadError(
       'HP_LOAD_INVALID_URL',
-      `invalid URL ${describe(url)}: expected http://host[:port]/path or memcache://host:port`,
+      `invalid URL ${describe(url)}: expected http://host[:port]/path, https://host[:port]/path or memcache://host:port`,
       { cause },
     );
   }
-  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'memcache:') || parsed.hostname === '') {
+  if (
+    (parsed.protocol !== 'http:' && parsed.protocol !== 'https:' && parsed.protocol !== 'memcache:') ||
+    parsed.hostname === ''
+  ) {
     throw new HotpathLoadError(
       'HP_LOAD_INVALID_URL',
-      `invalid URL ${describe(url)}: expected http://host[:port]/path or memcache://host:port`,
+      `invalid URL ${describe(url)}: expected http://host[:port]/path, https://host[:port]/path or memcache://host:port`,
     );
   }
   return parsed;
+}
+
+function tlsSettings(tls: TlsOptions): TlsSettings {
+  if (tls === null || typeof tls !== 'object') throw invalidOption('tls', tls, 'an object');
+  if (tls.verify !== undefined && typeof tls.verify !== 'boolean')
+    throw invalidOption('tls.verify', tls.verify, 'true or false');
+  const ca = tls.ca;
+  const isCert = (one: unknown) =>
+    typeof one === 'string' || Buffer.isBuffer(one) || one instanceof Uint8Array;
+  if (ca !== undefined && !(isCert(ca) || (Array.isArray(ca) && ca.length > 0 && ca.every(isCert))))
+    throw invalidOption('tls.ca', ca, 'PEM certificates as a string, a Buffer or an array of them');
+  if (ca !== undefined && tls.verify === false)
+    throw invalidOption('tls.verify', false, 'true (or absent) when tls.ca is given');
+  if (tls.servername !== undefined && (typeof tls.servername !== 'string' || tls.servername === ''))
+    throw invalidOption('tls.servername', tls.servername, 'a host name');
+  return {
+    rejectUnauthorized: tls.verify === true || ca !== undefined,
+    ca,
+    servername: tls.servername,
+  };
 }
 
 /** Validates options once, at the boundary; everything inside trusts the result. */
@@ -146,14 +215,9 @@ export function resolveOptions(options: RunOptions): ResolvedOptions {
   const connections =
     options.connections === undefined ? 10 : integerIn('connections', options.connections, 1, 10_000);
   const duration =
-    options.duration === undefined
-      ? undefined
-      : positiveNumber('duration', options.duration, 'a number of seconds > 0');
+    options.duration === undefined ? undefined : timerSeconds('duration', options.duration, 'positive');
   const amount = options.amount === undefined ? undefined : integerIn('amount', options.amount, 1, 1e12);
-  const warmup =
-    options.warmup === undefined || options.warmup === 0
-      ? 0
-      : positiveNumber('warmup', options.warmup, 'a number of seconds >= 0');
+  const warmup = options.warmup === undefined ? 0 : timerSeconds('warmup', options.warmup, 'non-negative');
   const pipelining =
     options.pipelining === undefined ? 1 : integerIn('pipelining', options.pipelining, 1, 1024);
   const rate =
@@ -167,8 +231,11 @@ export function resolveOptions(options: RunOptions): ResolvedOptions {
     throw invalidOption('workers', workers, `at most as many workers as connections (${connections})`);
 
   let target: HttpTarget | MemcacheTarget;
-  if (url.protocol === 'http:') {
-    const port = url.port === '' ? 80 : Number(url.port);
+  if (options.tls !== undefined && url.protocol !== 'https:')
+    throw invalidOption('tls', options.tls, 'no TLS settings for a target that is not https://');
+  if (url.protocol === 'http:' || url.protocol === 'https:') {
+    const secure = url.protocol === 'https:';
+    const port = url.port === '' ? (secure ? 443 : 80) : Number(url.port);
     const path = `${url.pathname}${url.search}`;
     const hostHeader = url.host;
     const specs: RequestSpec[] =
@@ -189,6 +256,7 @@ export function resolveOptions(options: RunOptions): ResolvedOptions {
       kind: 'http',
       host,
       port,
+      tls: secure ? tlsSettings(options.tls ?? {}) : null,
       path,
       requests,
       noBody,

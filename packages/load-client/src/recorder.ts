@@ -7,6 +7,12 @@ export type ErrorKind = (typeof ERROR_KINDS)[number];
 /** Latency values in the histogram are microseconds; the highest trackable is one hour. */
 export const HISTOGRAM_UNIT = 'us';
 const HIGHEST_US = 3_600_000_000;
+/**
+ * Latencies below this many microseconds (32.8 ms) are first counted in a plain array, one slot
+ * per microsecond, and added to the histogram in one pass when it is read: the same counts,
+ * without the histogram's bucket arithmetic (logarithms, powers) on every response.
+ */
+const DIRECT_US = 1 << 15;
 
 export function createLatencyHistogram(): hdr.Histogram {
   return hdr.build({
@@ -79,10 +85,18 @@ export function decodeHistogram(encoded: string): hdr.Histogram {
  */
 export class Recorder {
   recording = false;
-  readonly histogram = createLatencyHistogram();
+  private readonly histogram = createLatencyHistogram();
+  private readonly direct = new Float64Array(DIRECT_US);
+  private directCount = 0;
   /** Indexed by status code 0..999. */
   readonly statusCounts = new Float64Array(1000);
   readonly errorCounts = new Float64Array(ERROR_KINDS.length);
+  /** The first message seen for each error kind (e.g. "connect to 127.0.0.1:80: connection refused"). */
+  readonly errorMessages: (string | null)[] = ERROR_KINDS.map(() => null);
+  /** Connections established (first connects and reconnects, warm-up included). */
+  connects = 0;
+  /** Of those, TLS connections whose session was resumed. */
+  resumed = 0;
   responses = 0;
   errors = 0;
   bytes = 0;
@@ -101,14 +115,39 @@ export class Recorder {
     this.outcomes++;
     this.secondResponses++;
     this.statusCounts[status]++;
-    this.histogram.recordValue(Math.max(latencyUs, 1));
+    if (latencyUs < DIRECT_US) {
+      this.direct[Math.max(latencyUs, 1)]++;
+      this.directCount++;
+    } else this.histogram.recordValue(latencyUs);
   }
 
-  error(kind: number): void {
+  /** The latency histogram (µs) of every response recorded so far. */
+  latencyHistogram(): hdr.Histogram {
+    if (this.directCount > 0) {
+      const direct = this.direct;
+      for (let us = 1; us < DIRECT_US; us++) {
+        const count = direct[us] as number;
+        if (count > 0) {
+          this.histogram.recordValueWithCount(us, count);
+          direct[us] = 0;
+        }
+      }
+      this.directCount = 0;
+    }
+    return this.histogram;
+  }
+
+  error(kind: number, message: string): void {
     this.errors++;
     this.outcomes++;
     this.secondErrors++;
     this.errorCounts[kind]++;
+    if (this.errorMessages[kind] === null) this.errorMessages[kind] = message;
+  }
+
+  connected(resumed: boolean): void {
+    this.connects++;
+    if (resumed) this.resumed++;
   }
 
   received(bytes: number): void {
@@ -145,6 +184,16 @@ export class Recorder {
     const out: Record<string, number> = {};
     ERROR_KINDS.forEach((kind, i) => {
       if (this.errorCounts[i] > 0) out[kind] = this.errorCounts[i];
+    });
+    return out;
+  }
+
+  /** The first message of each error kind that occurred. */
+  firstErrorMessages(): Record<string, string> {
+    const out: Record<string, string> = {};
+    ERROR_KINDS.forEach((kind, i) => {
+      const message = this.errorMessages[i];
+      if (message !== null && message !== undefined) out[kind] = message;
     });
     return out;
   }

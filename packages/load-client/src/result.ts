@@ -7,6 +7,7 @@ import {
   type LatencySummary,
   summarizeLatency,
 } from './recorder.js';
+import { type SeriesStats, seriesStats } from './series-stats.js';
 
 export interface RunResult {
   url: string;
@@ -24,17 +25,27 @@ export interface RunResult {
   requests: {
     /** Responses received (any status). */
     total: number;
-    /** Requests per second over the measured window. */
+    /** Requests per second over the measured window (total / duration). */
     mean: number;
     /** Responses in each whole second of the window. */
     perSecond: number[];
+    /** Statistics of `perSecond`: mean, stdev, min, max, percentiles of req/s over the seconds. */
+    perSecondStats: SeriesStats;
   };
-  throughput: { total: number; mean: number; perSecond: number[] };
+  /** Bytes received: total, per second over the window, in each whole second, and their statistics. */
+  throughput: { total: number; mean: number; perSecond: number[]; perSecondStats: SeriesStats };
   latency: LatencySummary;
   statusCodes: Record<string, number>;
   non2xx: number;
   errors: number;
   errorsByKind: Record<string, number>;
+  /** The first message seen for each error kind, e.g. `{ "timeout": "no response within 10 s" }`. */
+  errorMessages: Record<string, string>;
+  /**
+   * https:// targets: TLS connections established (first connects and reconnects, warm-up
+   * included) and how many of them resumed an earlier session; null for other targets.
+   */
+  tls: { handshakes: number; resumed: number } | null;
   /** HdrHistogram of latencies in microseconds, compressed base64; see mergeHistograms. */
   histogram: string;
   histogramUnit: 'us';
@@ -47,6 +58,9 @@ export interface PartialResult {
   bytes: number;
   statusCodes: Record<string, number>;
   errorsByKind: Record<string, number>;
+  errorMessages: Record<string, string>;
+  connects: number;
+  resumed: number;
   requestsPerSecond: number[];
   bytesPerSecond: number[];
   histogram: string;
@@ -63,21 +77,35 @@ export function toPartial(outcome: EngineOutcome): PartialResult {
     bytes: r.bytes,
     statusCodes: r.statusCodes(),
     errorsByKind: r.errorsByKind(),
+    errorMessages: r.firstErrorMessages(),
+    connects: r.connects,
+    resumed: r.resumed,
     requestsPerSecond: r.requestsPerSecond.slice(),
     bytesPerSecond: r.bytesPerSecond.slice(),
-    histogram: encodeHistogram(r.histogram),
+    histogram: encodeHistogram(r.latencyHistogram()),
     duration: outcome.duration,
     aborted: outcome.aborted,
     startedAt: outcome.startedAt,
   };
 }
 
-function addCounts(into: Record<string, number>, from: Record<string, number>): void {
+export function addCounts(into: Record<string, number>, from: Record<string, number>): void {
   for (const [key, value] of Object.entries(from)) into[key] = (into[key] ?? 0) + value;
 }
 
-function addSeries(into: number[], from: number[]): void {
-  for (let i = 0; i < from.length; i++) into[i] = (into[i] ?? 0) + from[i];
+/** Adds `from` into `into` second by second (second i of each is the same second of the run). */
+export function addSeries(into: number[], from: number[]): void {
+  for (let i = 0; i < from.length; i++) into[i] = (into[i] ?? 0) + (from[i] as number);
+}
+
+/** Keeps the first message of each kind. */
+export function addMessages(into: Record<string, string>, from: Record<string, string>): void {
+  for (const [key, value] of Object.entries(from)) if (!(key in into)) into[key] = value;
+}
+
+/** Per second over `duration` seconds, to two decimals (0 for an empty window). */
+export function perSecondMean(total: number, duration: number): number {
+  return duration > 0 ? Math.round((total / duration) * 100) / 100 : 0;
 }
 
 /** Merges serialised histograms (from workers or machines) exactly; returns the merged encoding. */
@@ -105,6 +133,8 @@ export interface ResultContext {
   statusLabel?: (code: string) => string;
   /** Which codes count as failures for non2xx. */
   isFailureStatus?: (code: number) => boolean;
+  /** The target is https:// (the result reports TLS handshakes and resumed sessions). */
+  tls?: boolean;
 }
 
 /** Combines the partial results of one or more engines into the public result. */
@@ -112,11 +142,14 @@ export function buildResult(parts: PartialResult[], context: ResultContext): Run
   const merged = createLatencyHistogram();
   const statusCodes: Record<string, number> = {};
   const errorsByKind: Record<string, number> = {};
+  const errorMessages: Record<string, string> = {};
   const requestsPerSecond: number[] = [];
   const bytesPerSecond: number[] = [];
   let responses = 0;
   let errors = 0;
   let bytes = 0;
+  let connects = 0;
+  let resumed = 0;
   let duration = 0;
   let aborted = false;
   let startedAt = Number.POSITIVE_INFINITY;
@@ -124,6 +157,9 @@ export function buildResult(parts: PartialResult[], context: ResultContext): Run
     merged.add(decodeHistogram(part.histogram));
     addCounts(statusCodes, part.statusCodes);
     addCounts(errorsByKind, part.errorsByKind);
+    addMessages(errorMessages, part.errorMessages);
+    connects += part.connects;
+    resumed += part.resumed;
     addSeries(requestsPerSecond, part.requestsPerSecond);
     addSeries(bytesPerSecond, part.bytesPerSecond);
     responses += part.responses;
@@ -140,7 +176,6 @@ export function buildResult(parts: PartialResult[], context: ResultContext): Run
     if (isFailure(Number(code))) non2xx += count;
     labelled[context.statusLabel ? context.statusLabel(code) : code] = count;
   }
-  const perSecondMean = (total: number) => (duration > 0 ? Math.round((total / duration) * 100) / 100 : 0);
   return {
     url: context.url,
     connections: context.connections,
@@ -150,13 +185,25 @@ export function buildResult(parts: PartialResult[], context: ResultContext): Run
     duration: Math.round(duration * 1000) / 1000,
     start: new Date(Number.isFinite(startedAt) ? startedAt : Date.now()).toISOString(),
     aborted,
-    requests: { total: responses, mean: perSecondMean(responses), perSecond: requestsPerSecond },
-    throughput: { total: bytes, mean: perSecondMean(bytes), perSecond: bytesPerSecond },
+    requests: {
+      total: responses,
+      mean: perSecondMean(responses, duration),
+      perSecond: requestsPerSecond,
+      perSecondStats: seriesStats(requestsPerSecond),
+    },
+    throughput: {
+      total: bytes,
+      mean: perSecondMean(bytes, duration),
+      perSecond: bytesPerSecond,
+      perSecondStats: seriesStats(bytesPerSecond),
+    },
     latency: summarizeLatency(merged),
     statusCodes: labelled,
     non2xx,
     errors,
     errorsByKind,
+    errorMessages,
+    tls: context.tls ? { handshakes: connects, resumed } : null,
     histogram: encodeHistogram(merged),
     histogramUnit: HISTOGRAM_UNIT,
   };

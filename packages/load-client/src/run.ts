@@ -67,6 +67,7 @@ export function resultContext(options: ResolvedOptions): ResultContext {
     workers: options.workers,
     statusLabel: memcache ? memcacheStatusLabel : undefined,
     isFailureStatus: memcache ? isMemcacheFailure : undefined,
+    tls: options.target.kind === 'http' && options.target.tls !== null,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { RunResult } from './result.js';
+import type { SeriesStats } from './series-stats.js';
 
 function pad(label: string): string {
   return `${label}:`.padEnd(24);
@@ -34,6 +35,24 @@ export function formatSummary(result: RunResult): string {
   lines.push(`${pad('Total transferred')}${result.throughput.total} bytes`);
   lines.push(`${pad('Requests per second')}${fixed(result.requests.mean)} [#/sec] (mean)`);
   lines.push(`${pad('Transfer rate')}${fixed(result.throughput.mean / 1024)} [Kbytes/sec] received`);
+  if (result.tls !== null && result.tls !== undefined)
+    lines.push(`${pad('TLS handshakes')}${result.tls.handshakes} (${result.tls.resumed} resumed sessions)`);
+  const requestStats = result.requests.perSecondStats;
+  const byteStats = result.throughput.perSecondStats;
+  if (requestStats !== undefined && byteStats !== undefined && requestStats.samples > 0) {
+    lines.push('');
+    lines.push(
+      `Per second, over the ${requestStats.samples} whole second${requestStats.samples === 1 ? '' : 's'}`,
+    );
+    lines.push(
+      seriesRow(
+        '',
+        SERIES_COLUMNS.map(([label]) => label),
+      ),
+    );
+    lines.push(seriesRow('Req/Sec', seriesValues(requestStats)));
+    lines.push(seriesRow('Bytes/Sec', seriesValues(byteStats)));
+  }
   const l = result.latency;
   lines.push(
     `${pad('Latency (ms)')}mean ${fixed(l.mean, 3)}, stdev ${fixed(l.stdev, 3)}, min ${fixed(l.min, 3)}`,
@@ -56,6 +75,54 @@ export function formatSummary(result: RunResult): string {
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+const SERIES_COLUMNS: [string, keyof SeriesStats][] = [
+  ['mean', 'mean'],
+  ['stdev', 'stdev'],
+  ['min', 'min'],
+  ['1%', 'p1'],
+  ['2.5%', 'p2_5'],
+  ['50%', 'p50'],
+  ['97.5%', 'p97_5'],
+  ['max', 'max'],
+];
+
+function seriesValues(stats: SeriesStats): string[] {
+  return SERIES_COLUMNS.map(([, key]) => {
+    const value = stats[key];
+    return Number.isInteger(value) ? String(value) : fixed(value);
+  });
+}
+
+function seriesRow(label: string, cells: string[]): string {
+  return `  ${label.padEnd(10)}${cells.map((cell) => cell.padStart(12)).join('')}`;
+}
+
+const KIND_WORDS: Record<string, string> = {
+  connect: 'failed connects',
+  reset: 'connection resets',
+  timeout: 'timeouts',
+  parse: 'unreadable responses',
+  closed: 'connections closed before the response',
+  other: 'socket errors',
+};
+
+/** Why a run completed no request, in one line (for the CLI's non-zero exit). */
+export function noCompletionReason(result: RunResult, timeoutSeconds: number): string {
+  const kinds = Object.entries(result.errorsByKind);
+  if (kinds.length === 0) {
+    return result.duration > 0 && result.duration < timeoutSeconds
+      ? `no response within the ${result.duration} s window (try a longer -d)`
+      : 'no response from the target';
+  }
+  return kinds
+    .sort((a, b) => b[1] - a[1])
+    .map(([kind, n]) => {
+      const message = result.errorMessages?.[kind];
+      return `${n} ${KIND_WORDS[kind] ?? kind}${message ? ` (${message})` : ''}`;
+    })
+    .join(', ');
 }
 
 /** One progress line for a TTY: a bar when the length of the run is known. */

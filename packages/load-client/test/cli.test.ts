@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Nginx, startNginx } from './nginx.js';
-import { httpServer } from './servers.js';
+import { httpServer, tcpServer } from './servers.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 
@@ -69,7 +69,7 @@ describe('hotpath-load against nginx', () => {
 
   it('splits the load over worker threads (-w) and still counts exactly', async () => {
     const before = nginx.accessLogLines();
-    const ran = await cli(['-n', '4000', '-c', '4', '-w', '2', '--json', `${nginx.url}/hello`]);
+    const ran = await cli(['-n', '4000', '-c', '4', '-W', '2', '--json', `${nginx.url}/hello`]);
     const result = JSON.parse(ran.stdout);
     expect(result.workers).toBe(2);
     expect(result.requests.total).toBe(4000);
@@ -90,15 +90,29 @@ describe('hotpath-load against nginx', () => {
 
 describe('hotpath-load input and lifecycle', () => {
   it.each([
-    [['http://127.0.0.1:1/', '-d', '0'], /invalid -d "0": expected a number of seconds > 0/],
-    [['http://127.0.0.1:1/', '-d', 'abc'], /invalid -d "abc": expected a number of seconds > 0/],
-    [['http://127.0.0.1:1/', '--duration=-5'], /invalid -d "-5": expected a number of seconds > 0/],
+    [['http://127.0.0.1:1/', '-d', '0'], /invalid -d "0": expected a time > 0 such as 10, 10s, 500ms or 2m/],
+    [['http://127.0.0.1:1/', '-d', 'abc'], /invalid -d "abc": expected a time > 0/],
+    [['http://127.0.0.1:1/', '--duration=-5'], /invalid -d "-5": expected a time > 0/],
     [['http://127.0.0.1:1/', '-d', '-5'], /-d/],
     [['http://127.0.0.1:1/', '-n', '0'], /invalid -n "0"/],
     [['http://127.0.0.1:1/', '-c', '2.5'], /invalid -c "2.5"/],
-    [['http://127.0.0.1:1/', '--bogus'], /Unknown option '--bogus'/],
+    [['http://127.0.0.1:1/', '--bogus'], /^hotpath-load: unknown option --bogus \(see --help\)\n$/],
+    [['http://127.0.0.1:1/', '-Z'], /^hotpath-load: unknown option -Z \(see --help\)\n$/],
+    [
+      ['http://127.0.0.1:1/', '-d', '3000000'],
+      /^hotpath-load: invalid -d "3000000": expected at most 2147483\.647 seconds \(2\^31-1 ms, the longest a timer can wait\)\n$/,
+    ],
+    [
+      ['http://127.0.0.1:1/', '--warmup', '40000m'],
+      /invalid --warmup "40000m": expected at most 2147483\.647 seconds/,
+    ],
+    [
+      ['http://127.0.0.1:1/', '-d', '10x'],
+      /invalid -d "10x": expected a time > 0 such as 10, 10s, 500ms or 2m/,
+    ],
+    [['http://127.0.0.1:1/', '-d', '0ms'], /invalid -d "0ms"/],
     [['not a url'], /invalid URL "not a url"/],
-    [['https://example.test/'], /invalid URL "https:\/\/example.test\/"/],
+    [['ftp://example.test/'], /invalid URL "ftp:\/\/example.test\/"/],
     [[], /missing target URL/],
     [['http://127.0.0.1:1/', '-H', 'no-colon'], /invalid -H "no-colon": expected "Name: value"/],
   ])('rejects %j with one line and exit status 2', async (args, message) => {
@@ -116,7 +130,9 @@ describe('hotpath-load input and lifecycle', () => {
     await server.close();
     const ran = await cli(['-n', '10', `${url}/`]);
     expect(ran.code).toBe(1);
-    expect(ran.stderr).toMatch(/^hotpath-load: cannot connect to 127\.0\.0\.1:\d+/);
+    expect(ran.stderr).toMatch(
+      /^hotpath-load: cannot connect to 127\.0\.0\.1:\d+: connection refused \(ECONNREFUSED\)\n$/,
+    );
     expect(ran.stderr.trimEnd().split('\n')).toHaveLength(1);
   });
 
@@ -158,10 +174,80 @@ describe('hotpath-load input and lifecycle', () => {
     }
   });
 
+  it('prints the package version on --version', async () => {
+    const ran = await cli(['--version']);
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toBe(`hotpath-load ${pkg.version}\n`);
+  });
+
+  it('takes durations with units: -d 1500ms runs 1.5 s', async () => {
+    const server = await httpServer((_req, res) => res.end('x'));
+    try {
+      const ran = await cli([
+        '-c',
+        '1',
+        '-R',
+        '100',
+        '-d',
+        '1500ms',
+        '--warmup',
+        '0.2s',
+        '--json',
+        `${server.url}/`,
+      ]);
+      expect(ran.code).toBe(0);
+      const result = JSON.parse(ran.stdout);
+      expect(result.duration).toBeGreaterThanOrEqual(1.45);
+      expect(result.duration).toBeLessThan(5);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('exits 1 with the reason when no request completed: all timed out', async () => {
+    const server = await tcpServer(() => {});
+    try {
+      const ran = await cli(['-n', '3', '-c', '3', '-t', '300ms', '--json', `${server.url}/`]);
+      expect(ran.code).toBe(1);
+      expect(JSON.parse(ran.stdout).errorsByKind).toEqual({ timeout: 3 });
+      expect(ran.stderr).toBe('hotpath-load: no request completed: 3 timeouts (no response within 0.3 s)\n');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('exits 1 with the reason when no request completed: the server closes every connection', async () => {
+    const server = await tcpServer((socket) => socket.destroy());
+    try {
+      const ran = await cli(['-n', '20', '-c', '2', `${server.url}/`]);
+      expect(ran.code).toBe(1);
+      expect(ran.stdout).toMatch(/Complete requests:\s+0\n/);
+      expect(ran.stderr).toMatch(
+        /^hotpath-load: no request completed: 20 (connections closed before the response \(the server closed the connection before the response was complete\)|connection resets \(.*\))/,
+      );
+      expect(ran.stderr.trimEnd().split('\n')).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('prints usage on --help', async () => {
     const ran = await cli(['--help']);
     expect(ran.code).toBe(0);
-    for (const flag of ['-c', '-d', '-n', '-p', '-R', '-m', '-H', '-b', '-w', '--warmup', '--json'])
+    for (const flag of [
+      '-c',
+      '-d',
+      '-n',
+      '-p',
+      '-R',
+      '-m',
+      '-H',
+      '-b',
+      '-w, --warmup',
+      '-W, --workers',
+      '--json',
+    ])
       expect(ran.stdout).toContain(`${flag}`);
   });
 

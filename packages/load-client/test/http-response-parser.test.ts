@@ -34,6 +34,30 @@ const stream =
   'HTTP/1.1 503 Busy\r\nCONTENT-LENGTH: 2\r\nConnection: close\r\n\r\nno';
 
 describe('HttpResponseParser', () => {
+  it('frames a repeated head like a freshly parsed one, and re-parses a head that differs', () => {
+    // Same head length, different framing: a remembered head must never stand in for these.
+    const five = 'HTTP/1.1 200 OK\r\nServer: x\r\nContent-Length: 5\r\n\r\n';
+    const six = 'HTTP/1.1 200 OK\r\nServer: x\r\nContent-Length: 6\r\n\r\n';
+    const closing = 'HTTP/1.1 200 OK\r\nServer: x\r\nConnection: close\r\n\r\n';
+    const missing = 'HTTP/1.1 404 OK\r\nServer: x\r\nContent-Length: 5\r\n\r\n';
+    const text = `${five}hello${five}hello${six}hello!${five}hello${missing}nope!${five}hello${closing}`;
+    const expected = [200, 200, 200, 200, 404, 200, 200];
+    for (const chunks of splits(text)) {
+      const { responses, errors, parser } = collect(chunks);
+      expect(errors).toEqual([]);
+      expect(responses.map((r) => r.status)).toEqual(expected.slice(0, 6));
+      expect(responses.every((r) => !r.close)).toBe(true);
+      // The last one has no length: its body runs until the server closes.
+      expect(parser.finishOnClose()).toBe(true);
+      expect(responses).toHaveLength(7);
+      expect(responses[6]).toEqual({ status: 200, close: true });
+    }
+    // A repeated head after HEAD has no body, as a parsed one.
+    const head = collect([Buffer.from(`${five}${five}${five}`, 'latin1')], true);
+    expect(head.responses).toHaveLength(3);
+    expect(head.errors).toEqual([]);
+  });
+
   it('reads Content-Length, chunked, 1xx and 204 responses however the bytes are split', () => {
     for (const chunks of splits(stream)) {
       const { responses, errors } = collect(chunks);

@@ -39,6 +39,16 @@ describe('package surface', () => {
       built.HotpathLoadError,
     );
     expect(() => built.createRun({ url: 'http://127.0.0.1:1/', amount: 1.5 })).toThrow(/invalid amount 1.5/);
+    // A timer cannot wait longer than 2^31-1 ms: such a run would end at once instead.
+    expect(() => built.createRun({ url: 'http://127.0.0.1:1/', duration: 3_000_000 })).toThrow(
+      /invalid duration 3000000: expected at most 2147483.647 seconds/,
+    );
+    expect(() => built.createRun({ url: 'http://127.0.0.1:1/', warmup: 2_147_484 })).toThrow(
+      /invalid warmup/,
+    );
+    expect(() => built.createRun({ url: 'http://127.0.0.1:1/', tls: { verify: true } })).toThrow(
+      /invalid tls .*: expected no TLS settings for a target that is not https:\/\//,
+    );
     expect(() => built.createRun({ url: 'http://127.0.0.1:1/', connections: 0 })).toThrow(
       /invalid connections/,
     );
