@@ -1,8 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import { ConcurrencyLimit } from './concurrency-limit.js';
-import { GUARD_ERROR_CODES, HotpathGuardError } from './errors.js';
+import type { HotpathGuardError } from './errors.js';
 import type { OverloadReason, ResolvedGuardOptions } from './guard-options.js';
+import { HealthCheckRunner } from './health-check.js';
 import { UtilizationWindow } from './utilization-window.js';
 
 function cpuMicros(): number {
@@ -46,7 +47,6 @@ export class AdmissionController {
   utilization = 0;
   heapUsedBytes = 0;
   rssBytes = 0;
-  healthy = true;
   closed = false;
   readonly concurrency: ConcurrencyLimit | undefined;
 
@@ -81,8 +81,7 @@ export class AdmissionController {
   private lastOverloadAt = 0;
   private readonly heartbeat: NodeJS.Timeout;
   private readonly window: UtilizationWindow;
-  private healthTimer: NodeJS.Timeout | undefined;
-  private healthRunning = false;
+  private readonly health: HealthCheckRunner | undefined;
 
   constructor(
     private readonly options: ResolvedGuardOptions,
@@ -100,9 +99,12 @@ export class AdmissionController {
     this.heartbeat = setTimeout(this.tick, options.sampleInterval);
     this.heartbeat.unref();
     if (options.healthCheck) {
-      this.healthTimer = setInterval(this.runHealthCheck, options.healthCheckInterval);
-      this.healthTimer.unref();
-      this.runHealthCheck();
+      this.health = new HealthCheckRunner(
+        options.healthCheck,
+        options.healthCheckInterval,
+        options.healthCheckTimeout,
+        (error) => listener.onHealthCheckError(error),
+      );
     }
     this.readMemory();
   }
@@ -146,7 +148,7 @@ export class AdmissionController {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.heartbeat);
-    if (this.healthTimer) clearInterval(this.healthTimer);
+    this.health?.close();
   }
 
   private shedNow(reason: OverloadReason, now: number): OverloadReason {
@@ -280,40 +282,14 @@ export class AdmissionController {
     }
   }
 
+  /** Result of the latest health check (true when none is configured). */
+  get healthy(): boolean {
+    return this.health === undefined || this.health.healthy;
+  }
+
   /** Reads heap (and RSS when limited) into the public fields. */
   readMemory(): void {
     this.heapUsedBytes = getHeapStatistics().used_heap_size;
     this.rssBytes = process.memoryUsage.rss();
   }
-
-  private readonly runHealthCheck = (): void => {
-    const check = this.options.healthCheck;
-    if (!check || this.healthRunning || this.closed) return;
-    this.healthRunning = true;
-    const settle = (healthy: boolean, error?: unknown) => {
-      this.healthRunning = false;
-      if (this.closed) return;
-      this.healthy = healthy;
-      if (error !== undefined) {
-        this.listener.onHealthCheckError(
-          new HotpathGuardError(
-            'HP_GUARD_HEALTH_CHECK_FAILED',
-            `${GUARD_ERROR_CODES.HP_GUARD_HEALTH_CHECK_FAILED}: ${error instanceof Error ? error.message : String(error)}`,
-            { cause: error },
-          ),
-        );
-      }
-    };
-    try {
-      const result = check();
-      if (typeof result === 'boolean') settle(result);
-      else
-        Promise.resolve(result).then(
-          (value) => settle(value === true),
-          (error: unknown) => settle(false, error),
-        );
-    } catch (error) {
-      settle(false, error);
-    }
-  };
 }
