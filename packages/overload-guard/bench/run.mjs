@@ -6,7 +6,9 @@
 //     this guard (node:http and Fastify), overload-protection and @fastify/under-pressure:
 //     p99 of ACCEPTED requests, goodput (2xx/s) and share shed.
 // Server pinned to core 0 (taskset -c 0), load generator to core 1. Several runs, medians.
-//   node bench/run.mjs [--runs 5] [--duration 3] [--skip-overhead] [--skip-overload]
+//   node bench/run.mjs [--runs 5] [--duration 3] [--skip-overhead] [--skip-overload] [--only TEXT]
+// --only keeps the overhead pairs and overload variants whose name contains TEXT (and the
+// overload baseline 'no guard' of their framework).
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +21,7 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '3' },
     'skip-overhead': { type: 'boolean', default: false },
     'skip-overload': { type: 'boolean', default: false },
+    only: { type: 'string' },
   },
 });
 const runs = Number(values.runs);
@@ -80,6 +83,7 @@ async function run(command, args) {
   return out;
 }
 
+const selected = (name) => values.only === undefined || name.includes(values.only);
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
@@ -153,7 +157,7 @@ async function overhead() {
     '| guard | unguarded req/s (median) | guarded req/s (median) | ratio (median of runs) | runs |',
   );
   console.log('|---|---:|---:|---:|---|');
-  for (const [name, baseArgs, guardedArgs] of OVERHEAD_PAIRS) {
+  for (const [name, baseArgs, guardedArgs] of OVERHEAD_PAIRS.filter(([name]) => selected(name))) {
     const base = [];
     const guarded = [];
     const ratios = [];
@@ -193,9 +197,16 @@ async function overload() {
     ['overload-guard (fastify)', ['--framework', 'fastify', '--guard']],
     ['under-pressure 50 ms (fastify)', ['--framework', 'under-pressure']],
   ];
-  const results = new Map(variants.map(([name]) => [name, []]));
+  const picked = variants.filter(([name]) => !name.startsWith('no guard') && selected(name));
+  const frameworkOf = (name) => name.slice(name.lastIndexOf('('));
+  const chosen = variants.filter(
+    ([name]) =>
+      picked.some(([p]) => p === name) ||
+      (name.startsWith('no guard') && picked.some(([p]) => frameworkOf(p) === frameworkOf(name))),
+  );
+  const results = new Map(chosen.map(([name]) => [name, []]));
   for (let i = 0; i < rounds; i++) {
-    for (const [name, args] of variants) {
+    for (const [name, args] of chosen) {
       const server = await startServer(args);
       try {
         const out = await run(process.execPath, [
