@@ -171,7 +171,7 @@ export class AdmissionController {
 
   /** A request's own expected loop time (ms): the smoothed cost, at most half the budget. */
   private get ownCost(): number {
-    return this.costMs < this.maxDelay / 2 ? this.costMs : this.maxDelay / 2;
+    return Math.min(this.costMs, this.maxDelay / 2);
   }
 
   private startTurn(now: number): void {
@@ -179,7 +179,7 @@ export class AdmissionController {
     this.turnOver = false;
     this.admittedInTurn = 0;
     this.turnRef = now;
-    this.refCpu = this.longTurns ? cpuMicros() : -1;
+    this.refCpu = this.longTurns && this.overloaded ? cpuMicros() : -1;
     if (this.lastTurnStart >= 0) {
       // the previous turn was long and ended in the check phase; unless the loop slept since,
       // the sockets read now became readable while it ran
@@ -220,8 +220,9 @@ export class AdmissionController {
    * descheduled; without this floor a turn would admit ever fewer requests and spend a growing
    * share of its CPU answering 503s, and a healthy server that was merely descheduled for a
    * moment would shed. The CPU clock (a getrusage call, slow on some virtual machines) is read
-   * here at most once a millisecond, at the start of turns that follow a long turn, and on
-   * heartbeats while the loop is under pressure (otherwise on every tenth), never per request.
+   * here at most once a millisecond, at the start of turns that follow a long turn while
+   * overloaded, and on heartbeats while overloaded or lagging (otherwise on every tenth), never
+   * per request.
    */
   private usedCpuSinceRef(now: number): boolean {
     if (now < this.nextCpuCheck) return false;
@@ -273,13 +274,7 @@ export class AdmissionController {
     const elapsed = now - this.tickWall;
     this.tickWall = now;
     // the CPU clock on every heartbeat only under pressure, otherwise on every tenth
-    if (
-      ++this.ticksSinceCpu >= 10 ||
-      this.overloaded ||
-      this.longTurns ||
-      this.turnEndPending ||
-      this.rawLag > this.longTurn
-    ) {
+    if (++this.ticksSinceCpu >= 10 || this.overloaded || this.rawLag > this.longTurn) {
       const cpu = cpuMicros();
       const span = now - this.cpuWall;
       if (span > 0) this.cpuShare = Math.min(1, (cpu - this.tickCpu) / 1000 / span);
