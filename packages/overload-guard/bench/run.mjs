@@ -1,7 +1,7 @@
 // Benchmarks of @hotpath/overload-guard against its anchors, in the same run:
 //  1. overhead: hello world, each guard (this one on node:http and Fastify, overload-protection,
 //     @fastify/under-pressure) against the same server without it, both at once (req/s, wrk);
-//     goal for this guard >= 0.97x;
+//     goal for this guard on node:http >= 0.99x;
 //  2. overload: a route burning 10 ms of CPU under 100 keep-alive connections — no guard,
 //     this guard (node:http and Fastify), overload-protection and @fastify/under-pressure:
 //     p99 of ACCEPTED requests, goodput (2xx/s) and share shed.
@@ -78,7 +78,8 @@ async function run(command, args) {
   child.stdout.on('data', (chunk) => {
     out += chunk;
   });
-  const [code] = await once(child, 'exit');
+  // 'close', not 'exit': stdout may still hold the last lines (wrk's Requests/sec) at 'exit'
+  const [code] = await once(child, 'close');
   if (code !== 0) throw new Error(`${command} exited with ${code}`);
   return out;
 }
@@ -180,7 +181,7 @@ async function overhead() {
       `| ${name} | ${fmt(median(base))} | ${fmt(median(guarded))} | ${fmt(median(ratios), 3)}x | ${ratios.map((r) => fmt(r, 3)).join(', ')} |`,
     );
   }
-  console.log('goal for overload-guard: >= 0.97x');
+  console.log('goal for overload-guard (node:http): >= 0.99x');
 }
 
 async function overload() {
