@@ -1,9 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import { ConcurrencyLimit } from './concurrency-limit.js';
-import { GUARD_ERROR_CODES, HotpathGuardError } from './errors.js';
+import type { HotpathGuardError } from './errors.js';
 import type { OverloadReason, ResolvedGuardOptions } from './guard-options.js';
+import { HealthCheckRunner } from './health-check.js';
 import { UtilizationWindow } from './utilization-window.js';
+
+/** Loop idle time (ms) between a turn's end and the next turn's start above which the loop slept. */
+const SLEEP_MS = 0.5;
 
 function cpuMicros(): number {
   const usage = process.cpuUsage();
@@ -46,14 +50,26 @@ export class AdmissionController {
   utilization = 0;
   heapUsedBytes = 0;
   rssBytes = 0;
-  healthy = true;
   closed = false;
   readonly concurrency: ConcurrencyLimit | undefined;
 
   private readonly maxDelay: number;
   private turnStart = -1;
-  /** CPU time (µs) of the process when the turn's first request came, -1 until read. */
-  private turnCpu = -1;
+  /**
+   * Since when the requests of the current turn may have been waiting (ms): the turn's start,
+   * or the start of the previous turn when that one was long and the loop has not slept since
+   * (requests read now may have arrived just after the previous turn read its sockets).
+   */
+  private turnRef = -1;
+  /** CPU time (µs) of the process at turnRef, -1 until read or estimated. */
+  private refCpu = -1;
+  /** Before this time (ms) the CPU floor is not checked again (it said no). */
+  private nextCpuCheck = 0;
+  /** Start and CPU time of the last turn closed by its end marker, -1 once used. */
+  private lastTurnStart = -1;
+  private lastTurnCpu = -1;
+  /** Idle time of the loop (ms, ELU) when that turn ended. */
+  private idleAtTurnEnd = 0;
   private turnOver = false;
   private admittedInTurn = 0;
   /** When the last request was admitted or shed (ms). */
@@ -70,7 +86,12 @@ export class AdmissionController {
   private lastActive = 0;
   private lastAdmitted = 0;
   private tickWall = 0;
+  /** Last reading of the CPU clock (µs) and when it was taken (ms). */
   private tickCpu = 0;
+  private cpuWall = 0;
+  /** Share of wall time this process got the CPU between the last two readings (0..1). */
+  private cpuShare = 1;
+  private ticksSinceCpu = 0;
   /** The previous turn was long: read the CPU clock at the start of the next one. */
   private longTurns = false;
   private pollWork = 0;
@@ -81,8 +102,7 @@ export class AdmissionController {
   private lastOverloadAt = 0;
   private readonly heartbeat: NodeJS.Timeout;
   private readonly window: UtilizationWindow;
-  private healthTimer: NodeJS.Timeout | undefined;
-  private healthRunning = false;
+  private readonly health: HealthCheckRunner | undefined;
 
   constructor(
     private readonly options: ResolvedGuardOptions,
@@ -95,14 +115,18 @@ export class AdmissionController {
     this.window = new UtilizationWindow(options.utilizationWindow, options.sampleInterval);
     this.due = performance.now() + options.sampleInterval;
     this.tickWall = performance.now();
+    this.cpuWall = this.tickWall;
     this.tickCpu = cpuMicros();
     this.lastActive = performance.eventLoopUtilization().active;
     this.heartbeat = setTimeout(this.tick, options.sampleInterval);
     this.heartbeat.unref();
     if (options.healthCheck) {
-      this.healthTimer = setInterval(this.runHealthCheck, options.healthCheckInterval);
-      this.healthTimer.unref();
-      this.runHealthCheck();
+      this.health = new HealthCheckRunner(
+        options.healthCheck,
+        options.healthCheckInterval,
+        options.healthCheckTimeout,
+        (error) => listener.onHealthCheckError(error),
+      );
     }
     this.readMemory();
   }
@@ -112,23 +136,27 @@ export class AdmissionController {
     if (this.closed) return null;
     const now = performance.now();
     this.lastAdmitAt = now;
-    if (this.turnStart < 0) {
-      this.turnStart = now;
-      this.turnCpu = this.longTurns ? cpuMicros() : -1;
-      this.turnOver = false;
-      this.admittedInTurn = 0;
-      if (!this.lazyTurns) this.scheduleTurnEnd();
-    } else {
-      const predicted = this.busy ? this.admittedInTurn * this.costMs : 0;
+    if (this.turnOver) return this.shedNow('eventLoopDelay', now);
+    let predicted = 0;
+    if (this.turnStart < 0) this.startTurn(now);
+    else {
+      predicted = this.busy ? this.admittedInTurn * this.costMs : 0;
       if (!this.turnEndPending && (now - this.turnStart > this.longTurn || predicted > this.longTurn)) {
         this.scheduleTurnEnd();
       }
+    }
+    // The first request of a fresh turn has not waited: it always runs (whatever it costs).
+    // Any other is admitted only if it can be done within maxEventLoopDelay of the time it may
+    // have arrived: its wait so far, the work this turn already queued, and its own cost.
+    if (this.turnRef !== now || predicted > 0) {
+      const own = this.busy ? this.ownCost : 0;
       if (
-        this.turnOver ||
-        (now - this.turnStart > this.maxDelay && this.turnUsedCpu()) ||
-        predicted > this.maxDelay
+        (now - this.turnRef + own > this.maxDelay && this.usedCpuSinceRef(now)) ||
+        predicted + own > this.maxDelay
       ) {
         this.turnOver = true;
+        // a fresh turn must start with the next loop iteration, not when the heartbeat comes
+        if (!this.turnEndPending) this.scheduleTurnEnd();
         return this.shedNow('eventLoopDelay', now);
       }
     }
@@ -141,12 +169,36 @@ export class AdmissionController {
     return null;
   }
 
+  /** A request's own expected loop time (ms): the smoothed cost, at most half the budget. */
+  private get ownCost(): number {
+    return Math.min(this.costMs, this.maxDelay / 2);
+  }
+
+  private startTurn(now: number): void {
+    this.turnStart = now;
+    this.turnOver = false;
+    this.admittedInTurn = 0;
+    this.turnRef = now;
+    this.refCpu = this.longTurns && this.overloaded ? cpuMicros() : -1;
+    if (this.lastTurnStart >= 0) {
+      // the previous turn was long and ended in the check phase; unless the loop slept since,
+      // the sockets read now became readable while it ran
+      if (performance.eventLoopUtilization().idle - this.idleAtTurnEnd < SLEEP_MS) {
+        this.turnRef = this.lastTurnStart;
+        this.refCpu = this.lastTurnCpu;
+      }
+      this.lastTurnStart = -1;
+    }
+    this.nextCpuCheck = 0;
+    if (!this.lazyTurns) this.scheduleTurnEnd();
+  }
+
   /** Stops timers; afterwards every request is admitted. Idempotent. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.heartbeat);
-    if (this.healthTimer) clearInterval(this.healthTimer);
+    this.health?.close();
   }
 
   private shedNow(reason: OverloadReason, now: number): OverloadReason {
@@ -164,19 +216,24 @@ export class AdmissionController {
 
   /**
    * True when this process really worked through at least half of maxEventLoopDelay of CPU
-   * in this turn. When the machine is contended, wall time also passes while the process is
+   * since turnRef. When the machine is contended, wall time also passes while the process is
    * descheduled; without this floor a turn would admit ever fewer requests and spend a growing
    * share of its CPU answering 503s, and a healthy server that was merely descheduled for a
-   * moment would shed. The CPU clock (a getrusage call) is read on each heartbeat and at the
-   * start of turns that follow a long turn, never per request.
+   * moment would shed. The CPU clock (a getrusage call, slow on some virtual machines) is read
+   * here at most once a millisecond, at the start of turns that follow a long turn while
+   * overloaded, and on heartbeats while overloaded or lagging (otherwise on every tenth), never
+   * per request.
    */
-  private turnUsedCpu(): boolean {
-    if (this.turnCpu < 0) {
-      // no reading at the turn's start: take the heartbeat's, and count all time between the
-      // heartbeat and the turn's start as CPU (so the estimate of the turn's CPU is a floor)
-      this.turnCpu = this.tickCpu + Math.max(0, this.turnStart - this.tickWall) * 1000;
+  private usedCpuSinceRef(now: number): boolean {
+    if (now < this.nextCpuCheck) return false;
+    if (this.refCpu < 0) {
+      // no reading at turnRef: take the last one, and count all time between it and turnRef
+      // as CPU (so the estimate of the CPU used since turnRef is a floor)
+      this.refCpu = this.tickCpu + Math.max(0, this.turnRef - this.cpuWall) * 1000;
     }
-    return (cpuMicros() - this.turnCpu) / 1000 > this.maxDelay / 2;
+    if ((cpuMicros() - this.refCpu) / 1000 > this.maxDelay / 2) return true;
+    this.nextCpuCheck = now + 1;
+    return false;
   }
 
   private scheduleTurnEnd(): void {
@@ -186,6 +243,10 @@ export class AdmissionController {
 
   private readonly endTurn = (): void => {
     this.turnEndPending = false;
+    if (this.turnStart < 0) return;
+    this.lastTurnStart = this.turnStart;
+    this.lastTurnCpu = this.turnRef === this.turnStart ? this.refCpu : -1;
+    this.idleAtTurnEnd = performance.eventLoopUtilization().idle;
     this.finishTurn(performance.now());
   };
 
@@ -196,6 +257,7 @@ export class AdmissionController {
     const predicted = this.busy ? this.admittedInTurn * this.costMs : 0;
     this.pollWork += Math.max(turn, predicted);
     this.turnStart = -1;
+    this.turnOver = false;
   }
 
   private readonly tick = (): void => {
@@ -210,12 +272,18 @@ export class AdmissionController {
     this.pollWork = 0;
     this.due = now + options.sampleInterval;
     const elapsed = now - this.tickWall;
-    const cpu = cpuMicros();
-    const cpuElapsed = (cpu - this.tickCpu) / 1000;
     this.tickWall = now;
-    this.tickCpu = cpu;
+    // the CPU clock on every heartbeat only under pressure, otherwise on every tenth
+    if (++this.ticksSinceCpu >= 10 || this.overloaded || this.rawLag > this.longTurn) {
+      const cpu = cpuMicros();
+      const span = now - this.cpuWall;
+      if (span > 0) this.cpuShare = Math.min(1, (cpu - this.tickCpu) / 1000 / span);
+      this.tickCpu = cpu;
+      this.cpuWall = now;
+      this.ticksSinceCpu = 0;
+    }
     this.heartbeat.refresh();
-    this.updateCost(elapsed, cpuElapsed);
+    this.updateCost(elapsed);
 
     let reason: OverloadReason | null = null;
     const lagging = this.lag > this.maxDelay;
@@ -262,7 +330,7 @@ export class AdmissionController {
    * n x cost of work even if it ran quickly itself. Only used while the loop is > 90% busy, so
    * background work on an idle server cannot inflate it into shedding.
    */
-  private updateCost(elapsed: number, cpuElapsed: number): void {
+  private updateCost(elapsed: number): void {
     const active = performance.eventLoopUtilization().active;
     const admitted = this.admitted;
     const activeDelta = active - this.lastActive;
@@ -274,10 +342,16 @@ export class AdmissionController {
       // CPU time rather than loop wall time, so a process descheduled by a busy machine does
       // not look much more expensive per request than it is — but at least half the wall time,
       // the same compromise as the turn rule's CPU floor
+      const cpuElapsed = elapsed * this.cpuShare;
       const sample = Math.max(Math.min(activeDelta, cpuElapsed), activeDelta / 2) / admittedDelta;
       // rise at once (a cost underestimated lets a whole batch in), decay smoothly
       this.costMs = sample > this.costMs ? sample : this.costMs * 0.7 + sample * 0.3;
     }
+  }
+
+  /** Result of the latest health check (true when none is configured). */
+  get healthy(): boolean {
+    return this.health === undefined || this.health.healthy;
   }
 
   /** Reads heap (and RSS when limited) into the public fields. */
@@ -285,35 +359,4 @@ export class AdmissionController {
     this.heapUsedBytes = getHeapStatistics().used_heap_size;
     this.rssBytes = process.memoryUsage.rss();
   }
-
-  private readonly runHealthCheck = (): void => {
-    const check = this.options.healthCheck;
-    if (!check || this.healthRunning || this.closed) return;
-    this.healthRunning = true;
-    const settle = (healthy: boolean, error?: unknown) => {
-      this.healthRunning = false;
-      if (this.closed) return;
-      this.healthy = healthy;
-      if (error !== undefined) {
-        this.listener.onHealthCheckError(
-          new HotpathGuardError(
-            'HP_GUARD_HEALTH_CHECK_FAILED',
-            `${GUARD_ERROR_CODES.HP_GUARD_HEALTH_CHECK_FAILED}: ${error instanceof Error ? error.message : String(error)}`,
-            { cause: error },
-          ),
-        );
-      }
-    };
-    try {
-      const result = check();
-      if (typeof result === 'boolean') settle(result);
-      else
-        Promise.resolve(result).then(
-          (value) => settle(value === true),
-          (error: unknown) => settle(false, error),
-        );
-    } catch (error) {
-      settle(false, error);
-    }
-  };
 }

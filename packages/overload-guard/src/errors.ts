@@ -3,7 +3,9 @@ export const GUARD_ERROR_CODES = {
   HP_GUARD_INVALID_OPTION: 'an option of createGuard or createMonitor has a value outside what it accepts',
   HP_GUARD_CLOSED: 'the guard was closed: it admits every request and cannot make new adapters',
   HP_GUARD_HEALTH_CHECK_FAILED:
-    'the custom healthCheck threw or rejected; the guard treats that as unhealthy',
+    'the custom healthCheck threw, rejected or answered something other than true or false; the guard treats that as unhealthy until the next check',
+  HP_GUARD_HEALTH_CHECK_TIMEOUT:
+    'the custom healthCheck did not settle within healthCheckTimeout; the guard treats that as unhealthy until the next check',
   HP_GUARD_OVERLOADED: 'a request was shed (the code in the default 503 body)',
 } as const;
 

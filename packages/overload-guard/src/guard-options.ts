@@ -48,6 +48,12 @@ export interface GuardOptions {
   healthCheck?: () => boolean | Promise<boolean>;
   /** How often healthCheck runs, in ms (default 1000). */
   healthCheckInterval?: number;
+  /**
+   * How long one healthCheck may take, in ms (default: healthCheckInterval; at most that). A check
+   * that has not settled by then counts as unhealthy, its late result is ignored, and the next
+   * check starts on the next interval.
+   */
+  healthCheckTimeout?: number;
   /** Status code of a shed response (default 503). */
   statusCode?: number;
   /** Body of a shed response: a string (text/plain) or a JSON-serialisable object. */
@@ -112,6 +118,7 @@ export const guardOptionsSchema = z
       'a function returning a boolean or a promise of one',
     ).optional(),
     healthCheckInterval: millis(10).default(1000),
+    healthCheckTimeout: millis(1).optional(),
     statusCode: count(400).max(599, 'an HTTP error status from 400 to 599').default(503),
     body: z
       .union([z.string(), z.record(z.string(), z.unknown())], { error: 'a string or a plain object' })
@@ -129,6 +136,11 @@ export const guardOptionsSchema = z
     recoveryTime: millis(0).default(1000),
     concurrency: concurrencySchema.optional(),
   })
-  .strict();
+  .strict()
+  .refine((o) => o.healthCheckTimeout === undefined || o.healthCheckTimeout <= o.healthCheckInterval, {
+    error: 'a number of milliseconds no greater than healthCheckInterval',
+    path: ['healthCheckTimeout'],
+  })
+  .transform((o) => ({ ...o, healthCheckTimeout: o.healthCheckTimeout ?? o.healthCheckInterval }));
 
 export type ResolvedGuardOptions = z.output<typeof guardOptionsSchema>;

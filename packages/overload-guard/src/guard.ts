@@ -14,6 +14,7 @@ import {
   type OverloadReason,
   type ResolvedGuardOptions,
 } from './guard-options.js';
+import { PathRules } from './path-rules.js';
 import { buildShedResponse, type ShedResponse, writeShed } from './shed-response.js';
 import { parseOptions } from './validate.js';
 
@@ -47,9 +48,12 @@ export interface GuardEventMap {
   healthCheckError: [error: HotpathGuardError];
 }
 
-const PASS = 0;
-const HEALTH = 1;
-const EXCLUDED = 2;
+/**
+ * The admission decision for one request, which every adapter translates into its framework's
+ * terms: `pass` (call the next handler), `health` (answer the health endpoint: `healthResponse()`),
+ * `shed` (answer `onShed` or the prepared 503; the reason is `shedReason`).
+ */
+export type Decision = 'pass' | 'health' | 'shed';
 
 /**
  * Admission control for HTTP servers. Created by `createGuard`; the adapters (`http`,
@@ -60,10 +64,8 @@ export class OverloadGuard extends EventEmitter<GuardEventMap> {
   readonly options: ResolvedGuardOptions;
   /** @internal */ readonly core: AdmissionController;
   /** @internal */ readonly response: ShedResponse;
-  private readonly excludedPaths: Set<string>;
-  private readonly excludedPatterns: RegExp[];
-  /** @internal Whether any path is excluded or answered as health. */
-  readonly hasPathRules: boolean;
+  /** @internal The health path and the exempt paths. */
+  readonly paths: PathRules;
   private readonly onResponseClose: (this: ServerResponse) => void;
   private readonly startSymbol = Symbol('overload-guard start');
 
@@ -79,9 +81,7 @@ export class OverloadGuard extends EventEmitter<GuardEventMap> {
     };
     this.core = new AdmissionController(this.options, listener);
     this.response = buildShedResponse(this.options);
-    this.excludedPaths = new Set(this.options.exclude.filter((rule) => typeof rule === 'string'));
-    this.excludedPatterns = this.options.exclude.filter((rule) => rule instanceof RegExp);
-    this.hasPathRules = this.options.exclude.length > 0 || this.options.healthPath !== undefined;
+    this.paths = new PathRules(this.options.healthPath, this.options.exclude);
     const core = this.core;
     const start = this.startSymbol;
     this.onResponseClose = function onResponseClose(this: ServerResponse) {
@@ -146,37 +146,40 @@ export class OverloadGuard extends EventEmitter<GuardEventMap> {
   }
 
   /**
-   * The whole decision for adapters that see node's request/response: true lets the request
-   * through; false means it was answered (shed, or the health endpoint).
+   * The admission decision, the one place it is made: `target` is the raw request target
+   * (`req.url`), `res` node's response (counted in flight when a concurrency limit is set and
+   * the request passes the limits).
+   * @internal
+   */
+  decide(target: string, res: ServerResponse): Decision {
+    if (!this.paths.empty) {
+      const rule = this.paths.match(target);
+      if (rule === 'excluded') return 'pass';
+      if (rule === 'health') return 'health';
+    }
+    const core = this.core;
+    if (core.admit() !== null) return 'shed';
+    if (core.concurrency !== undefined) this.track(res);
+    return 'pass';
+  }
+
+  /** @internal Why the last `shed` decision shed (valid right after it). */
+  get shedReason(): OverloadReason {
+    return this.core.lastReason ?? 'eventLoopDelay';
+  }
+
+  /**
+   * `decide` translated for adapters that hand over node's own request and response (node:http,
+   * Express, Restify): true lets the request through; false means it was answered here.
    * @internal
    */
   gate(req: IncomingMessage, res: ServerResponse): boolean {
-    if (this.hasPathRules) {
-      const rule = this.matchPath(req.url ?? '/');
-      if (rule === EXCLUDED) return true;
-      if (rule === HEALTH) {
-        this.writeHealth(res);
-        return false;
-      }
-    }
-    const reason = this.core.admit();
-    if (reason === null) {
-      if (this.core.concurrency !== undefined) this.track(res);
-      return true;
-    }
-    if (this.options.onShed) this.options.onShed(req, res, reason);
+    const decision = this.decide(req.url ?? '/', res);
+    if (decision === 'pass') return true;
+    if (decision === 'health') this.writeHealth(res);
+    else if (this.options.onShed) this.options.onShed(req, res, this.shedReason);
     else writeShed(res, this.response);
     return false;
-  }
-
-  /** @internal 0 pass, 1 health endpoint, 2 excluded. */
-  matchPath(url: string): number {
-    const query = url.indexOf('?');
-    const path = query < 0 ? url : url.slice(0, query);
-    if (path === this.options.healthPath) return HEALTH;
-    if (this.excludedPaths.has(path)) return EXCLUDED;
-    for (const pattern of this.excludedPatterns) if (pattern.test(path)) return EXCLUDED;
-    return PASS;
   }
 
   /** @internal Counts an admitted request in flight until its response closes. */

@@ -1,12 +1,12 @@
 import { once } from 'node:events';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import express from 'express';
 import Fastify, { type FastifyInstance } from 'fastify';
 import Koa from 'koa';
 import restify from 'restify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGuard, type GuardOptions, type OverloadGuard } from '../src/index.js';
-import { get } from './http-client.js';
+import { get, rawGet } from './http-client.js';
 
 const cleanup: Array<() => void | Promise<void>> = [];
 afterEach(async () => {
@@ -27,7 +27,15 @@ function portOf(server: Server): number {
 /** Starts the real framework with the guard mounted, routes '/', '/open' and '/opt-out'. */
 type Start = (guard: OverloadGuard) => Promise<number>;
 
+async function listen(server: Server): Promise<number> {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  cleanup.push(() => closeServer(server));
+  return portOf(server);
+}
+
 const frameworks: Record<string, Start> = {
+  'node:http': (guard) => listen(createServer(guard.http((req, res) => res.end(`node:http ${req.url}`)))),
   express: async (guard) => {
     const app = express();
     app.use(guard.express());
@@ -83,12 +91,13 @@ async function overloadedGuard(options: GuardOptions = {}): Promise<OverloadGuar
 }
 
 describe.each(Object.entries(frameworks))('%s adapter against the real framework', (name, start) => {
+  const label = name === 'node:http' ? 'node:http' : name;
   it('lets requests through while healthy', async () => {
     const guard = createGuard({ healthPath: '/health' });
     cleanup.push(() => guard.close());
     const port = await start(guard);
     const reply = await get(port, '/');
-    expect(reply).toMatchObject({ status: 200, body: expect.stringContaining(`${name} /`) });
+    expect(reply).toMatchObject({ status: 200, body: expect.stringContaining(`${label} /`) });
     const health = await get(port, '/health');
     expect(health.status).toBe(200);
     expect(JSON.parse(health.body)).toMatchObject({ overloaded: false });
@@ -161,3 +170,75 @@ describe('fastify route opt-out', () => {
     expect(await get(port, '/child-open')).toMatchObject({ status: 200, body: 'child open' });
   });
 });
+
+/** A Fastify app with its router told to ignore trailing and repeated slashes. */
+const lenientFastify: Start = async (guard) => {
+  const app: FastifyInstance = Fastify({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true });
+  await app.register(guard.fastify);
+  app.get('/', async () => 'fastify /');
+  app.get('/open', async () => 'fastify /open');
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  cleanup.push(() => app.close());
+  return portOf(app.server);
+};
+
+// Spellings of '/health' and of the exempt '/open' that routers resolve to the same route. Sent
+// on raw sockets, so absolute-form targets and '//' reach the server byte for byte.
+const SPELLINGS = ['?probe=1', '/', '//', '//?probe=1', 'absolute', 'absolute/?probe=1', 'double'] as const;
+function spell(path: string, how: (typeof SPELLINGS)[number]): string {
+  switch (how) {
+    case 'absolute':
+      return `http://127.0.0.1${path}`;
+    case 'absolute/?probe=1':
+      return `http://127.0.0.1${path}/?probe=1`;
+    case 'double':
+      return `/${path}`;
+    default:
+      return `${path}${how}`;
+  }
+}
+
+// Which spellings each framework's own router sends to the route (the others it answers 404):
+// Express and restify route a trailing slash (restify not), Fastify neither unless told to.
+const routedByFramework: Record<string, ReadonlyArray<(typeof SPELLINGS)[number]>> = {
+  'node:http': SPELLINGS,
+  express: ['?probe=1', '/', 'absolute', 'absolute/?probe=1'],
+  koa: SPELLINGS,
+  fastify: ['?probe=1', 'absolute'],
+  'fastify, lenient router': SPELLINGS,
+  restify: ['?probe=1', 'absolute'],
+};
+
+describe.each(Object.entries({ ...frameworks, 'fastify, lenient router': lenientFastify }))(
+  '%s: health and exempt paths as the router matches them',
+  (name, start) => {
+    it.each(SPELLINGS)(
+      "'%s' never turns the health endpoint or an exempt route into a shed 503",
+      async (how) => {
+        const guard = await overloadedGuard();
+        const port = await start(guard);
+        const routed = routedByFramework[name]!.includes(how);
+        // the guard's health endpoint (answered by the guard: 503 with its status, since it sheds)
+        const health = await rawGet(port, spell('/health', how));
+        expect(health.body).not.toContain('HP_GUARD_OVERLOADED');
+        if (name.startsWith('fastify') && !routed) expect(health.status).toBe(404);
+        else {
+          expect(health.status).toBe(503);
+          expect(JSON.parse(health.body)).toMatchObject({ overloaded: true, reason: 'rssBytes' });
+        }
+        // an app route in `exclude`
+        const open = await rawGet(port, spell('/open', how));
+        expect(open.body).not.toContain('HP_GUARD_OVERLOADED');
+        if (routed) expect(open).toMatchObject({ status: 200, body: expect.stringContaining('/open') });
+        else expect(open.status).toBe(404);
+        // and the guard still sheds other routes, in origin-form and absolute-form alike
+        const other = await rawGet(
+          port,
+          how.startsWith('absolute') ? 'http://127.0.0.1/?probe=1' : '/?probe=1',
+        );
+        expect(other.status).toBe(503);
+        expect(other.body).toContain('HP_GUARD_OVERLOADED');
+      },
+    );
+  },
+);

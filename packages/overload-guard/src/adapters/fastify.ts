@@ -53,24 +53,30 @@ interface FastifyRouteLike {
 export function fastifyAdapter(guard: OverloadGuard): FastifyGuardPlugin {
   const shed = guard.response;
   const options = guard.options;
+  const answerHealth = (reply: FastifyReplyLike): void => {
+    const { statusCode, body } = guard.healthResponse();
+    reply.code(statusCode).header('cache-control', 'no-store').type('application/json; charset=utf-8');
+    if (statusCode !== 200) reply.header('retry-after', shed.retryAfter);
+    reply.send(body);
+  };
   const onRequest = (
     request: FastifyRequestLike,
     reply: FastifyReplyLike,
     done: (error?: Error) => void,
   ): void => {
-    if (guard.hasPathRules && guard.matchPath(request.url) === 2) {
+    const decision = guard.decide(request.url, reply.raw);
+    if (decision === 'pass') {
       done();
       return;
     }
-    const reason = guard.core.admit();
-    if (reason === null) {
-      if (guard.core.concurrency !== undefined) guard.track(reply.raw);
-      done();
+    if (decision === 'health') {
+      // a route of the app's own that Fastify matched for a spelling of the health path
+      answerHealth(reply);
       return;
     }
     if (options.onShed) {
       reply.hijack();
-      options.onShed(request.raw, reply.raw, reason);
+      options.onShed(request.raw, reply.raw, guard.shedReason);
       return;
     }
     reply
@@ -86,12 +92,7 @@ export function fastifyAdapter(guard: OverloadGuard): FastifyGuardPlugin {
         method: ['GET', 'HEAD'],
         url: options.healthPath,
         config: { overloadGuard: false },
-        handler: (_request: FastifyRequestLike, reply: FastifyReplyLike) => {
-          const { statusCode, body } = guard.healthResponse();
-          reply.code(statusCode).header('cache-control', 'no-store').type('application/json; charset=utf-8');
-          if (statusCode !== 200) reply.header('retry-after', shed.retryAfter);
-          reply.send(body);
-        },
+        handler: (_request: FastifyRequestLike, reply: FastifyReplyLike) => answerHealth(reply),
       });
     }
     // The hook goes onto each route as it is added, first in its onRequest list, so the route

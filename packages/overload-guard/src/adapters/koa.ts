@@ -5,7 +5,8 @@ import type { OverloadGuard } from '../guard.js';
 export interface KoaContextLike {
   req: IncomingMessage;
   res: ServerResponse;
-  path: string;
+  /** The raw request target (`req.url`). */
+  url: string;
   method: string;
   status: number;
   body: unknown;
@@ -25,9 +26,9 @@ export function koaAdapter(guard: OverloadGuard): KoaMiddleware {
   const shed = guard.response;
   const options = guard.options;
   return function overloadGuard(ctx, next) {
-    const rule = guard.matchPath(ctx.path);
-    if (rule === 2) return next();
-    if (rule === 1) {
+    const decision = guard.decide(ctx.url, ctx.res);
+    if (decision === 'pass') return next();
+    if (decision === 'health') {
       const { statusCode, body } = guard.healthResponse();
       ctx.status = statusCode;
       ctx.set('Cache-Control', 'no-store');
@@ -36,14 +37,9 @@ export function koaAdapter(guard: OverloadGuard): KoaMiddleware {
       ctx.body = body;
       return undefined;
     }
-    const reason = guard.core.admit();
-    if (reason === null) {
-      if (guard.core.concurrency !== undefined) guard.track(ctx.res);
-      return next();
-    }
     if (options.onShed) {
       ctx.respond = false;
-      options.onShed(ctx.req, ctx.res, reason);
+      options.onShed(ctx.req, ctx.res, guard.shedReason);
       return undefined;
     }
     ctx.status = shed.statusCode;
