@@ -1105,10 +1105,10 @@ var require_base64_js = __commonJS({
     var lookup = [];
     var revLookup = [];
     var Arr = typeof Uint8Array !== "undefined" ? Uint8Array : Array;
-    var code2 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    for (i = 0, len = code2.length; i < len; ++i) {
-      lookup[i] = code2[i];
-      revLookup[code2.charCodeAt(i)] = i;
+    var code = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (i = 0, len = code.length; i < len; ++i) {
+      lookup[i] = code[i];
+      revLookup[code.charCodeAt(i)] = i;
     }
     var i;
     var len;
@@ -1388,11 +1388,11 @@ var require_trees = __commonJS({
         /*.Len*/
       );
     }
-    function bi_reverse(code2, len) {
+    function bi_reverse(code, len) {
       var res = 0;
       do {
-        res |= code2 & 1;
-        code2 >>>= 1;
+        res |= code & 1;
+        code >>>= 1;
         res <<= 1;
       } while (--len > 0);
       return res >>> 1;
@@ -1478,11 +1478,11 @@ var require_trees = __commonJS({
     }
     function gen_codes(tree, max_code, bl_count) {
       var next_code = new Array(MAX_BITS + 1);
-      var code2 = 0;
+      var code = 0;
       var bits;
       var n;
       for (bits = 1; bits <= MAX_BITS; bits++) {
-        next_code[bits] = code2 = code2 + bl_count[bits - 1] << 1;
+        next_code[bits] = code = code + bl_count[bits - 1] << 1;
       }
       for (n = 0; n <= max_code; n++) {
         var len = tree[n * 2 + 1];
@@ -1496,29 +1496,29 @@ var require_trees = __commonJS({
       var n;
       var bits;
       var length;
-      var code2;
+      var code;
       var dist;
       var bl_count = new Array(MAX_BITS + 1);
       length = 0;
-      for (code2 = 0; code2 < LENGTH_CODES - 1; code2++) {
-        base_length[code2] = length;
-        for (n = 0; n < 1 << extra_lbits[code2]; n++) {
-          _length_code[length++] = code2;
+      for (code = 0; code < LENGTH_CODES - 1; code++) {
+        base_length[code] = length;
+        for (n = 0; n < 1 << extra_lbits[code]; n++) {
+          _length_code[length++] = code;
         }
       }
-      _length_code[length - 1] = code2;
+      _length_code[length - 1] = code;
       dist = 0;
-      for (code2 = 0; code2 < 16; code2++) {
-        base_dist[code2] = dist;
-        for (n = 0; n < 1 << extra_dbits[code2]; n++) {
-          _dist_code[dist++] = code2;
+      for (code = 0; code < 16; code++) {
+        base_dist[code] = dist;
+        for (n = 0; n < 1 << extra_dbits[code]; n++) {
+          _dist_code[dist++] = code;
         }
       }
       dist >>= 7;
-      for (; code2 < D_CODES; code2++) {
-        base_dist[code2] = dist << 7;
-        for (n = 0; n < 1 << extra_dbits[code2] - 7; n++) {
-          _dist_code[256 + dist++] = code2;
+      for (; code < D_CODES; code++) {
+        base_dist[code] = dist << 7;
+        for (n = 0; n < 1 << extra_dbits[code] - 7; n++) {
+          _dist_code[256 + dist++] = code;
         }
       }
       for (bits = 0; bits <= MAX_BITS; bits++) {
@@ -1612,7 +1612,7 @@ var require_trees = __commonJS({
       var dist;
       var lc;
       var lx = 0;
-      var code2;
+      var code;
       var extra;
       if (s.last_lit !== 0) {
         do {
@@ -1622,19 +1622,19 @@ var require_trees = __commonJS({
           if (dist === 0) {
             send_code(s, lc, ltree);
           } else {
-            code2 = _length_code[lc];
-            send_code(s, code2 + LITERALS + 1, ltree);
-            extra = extra_lbits[code2];
+            code = _length_code[lc];
+            send_code(s, code + LITERALS + 1, ltree);
+            extra = extra_lbits[code];
             if (extra !== 0) {
-              lc -= base_length[code2];
+              lc -= base_length[code];
               send_bits(s, lc, extra);
             }
             dist--;
-            code2 = d_code(dist);
-            send_code(s, code2, dtree);
-            extra = extra_dbits[code2];
+            code = d_code(dist);
+            send_code(s, code, dtree);
+            extra = extra_dbits[code];
             if (extra !== 0) {
-              dist -= base_dist[code2];
+              dist -= base_dist[code];
               send_bits(s, dist, extra);
             }
           }
@@ -7846,14 +7846,14 @@ function runTool(command, args, timeoutMs, input2) {
         missing: error62.code === "ENOENT"
       });
     });
-    child2.on("close", (code2, signal2) => {
+    child2.on("close", (code, signal2) => {
       const stdout = Buffer.concat(chunks);
       if (tooBig)
         resolve5({ stdout, error: `${command} printed more than ${MAX_TOOL_OUTPUT} bytes; cut` });
       else if (signal2)
         resolve5({ stdout, error: `${command} stopped by ${signal2} (time limit ${timeoutMs} ms?)` });
-      else if (code2 !== 0)
-        resolve5({ stdout, error: `${command} exited with ${code2}: ${stderr.trim().split("\n")[0]}` });
+      else if (code !== 0)
+        resolve5({ stdout, error: `${command} exited with ${code}: ${stderr.trim().split("\n")[0]}` });
       else
         resolve5({ stdout });
     });
@@ -8267,9 +8267,9 @@ async function loadSymbols(path, cache, options = {}) {
     }
     key = `${path}\0${info.size}\0${info.mtimeMs}`;
   } catch (error62) {
-    const code2 = error62.code ?? error62.message;
+    const code = error62.code ?? error62.message;
     return buildTable(path, "dyn", 0, Buffer.alloc(0), [
-      `cannot read ${path} (${code2}); its ticks are counted under the library name`
+      `cannot read ${path} (${code}); its ticks are counted under the library name`
     ]);
   }
   let table = cache.get(key);
@@ -8368,10 +8368,10 @@ var init_errors = __esm({
     };
     HotpathTicksError = class extends Error {
       code;
-      constructor(code2, message, options) {
-        super(message ?? ERROR_CODES3[code2], options);
+      constructor(code, message, options) {
+        super(message ?? ERROR_CODES3[code], options);
         this.name = "HotpathTicksError";
-        this.code = code2;
+        this.code = code;
       }
     };
   }
@@ -10246,8 +10246,8 @@ async function parseTickLog(input2, options = {}) {
     }
   } catch (error62) {
     const what = typeof input2 === "string" ? input2 : "the input stream";
-    const code2 = error62.code;
-    throw new HotpathTicksError("HP_TICKS_READ_FAILED", `cannot read ${what}${code2 ? ` (${code2})` : ""}: expected a readable V8 tick log`, { cause: error62 });
+    const code = error62.code;
+    throw new HotpathTicksError("HP_TICKS_READ_FAILED", `cannot read ${what}${code ? ` (${code})` : ""}: expected a readable V8 tick log`, { cause: error62 });
   }
   return reader.finish();
 }
@@ -10898,10 +10898,10 @@ var HotpathActionError = class extends Error {
   code;
   /** Which server the error is about, when it is about one. */
   side;
-  constructor(code2, message, options) {
-    super(message ?? ERROR_CODES[code2], options?.cause === void 0 ? void 0 : { cause: options.cause });
+  constructor(code, message, options) {
+    super(message ?? ERROR_CODES[code], options?.cause === void 0 ? void 0 : { cause: options.cause });
     this.name = "HotpathActionError";
-    this.code = code2;
+    this.code = code;
     this.side = options?.side;
   }
 };
@@ -10962,8 +10962,8 @@ function spawnInGroup(command, options) {
       exit = { code: 127, signal: null };
       resolve5(exit);
     });
-    child2.once("exit", (code2, signal2) => {
-      exit = { code: code2, signal: signal2 };
+    child2.once("exit", (code, signal2) => {
+      exit = { code, signal: signal2 };
       resolve5(exit);
     });
   });
@@ -11222,10 +11222,10 @@ var LOAD_ERROR_CODES = {
 };
 var HotpathLoadError = class extends Error {
   code;
-  constructor(code2, message, options) {
-    super(message ?? LOAD_ERROR_CODES[code2], options);
+  constructor(code, message, options) {
+    super(message ?? LOAD_ERROR_CODES[code], options);
     this.name = "HotpathLoadError";
-    this.code = code2;
+    this.code = code;
   }
 };
 function invalidOption(name, value, expected) {
@@ -11456,13 +11456,13 @@ function buildResult(parts, context) {
     if (part.startedAt > 0)
       startedAt = Math.min(startedAt, part.startedAt);
   }
-  const isFailure = context.isFailureStatus ?? ((code2) => code2 < 200 || code2 > 299);
+  const isFailure = context.isFailureStatus ?? ((code) => code < 200 || code > 299);
   let non2xx = 0;
   const labelled = {};
-  for (const [code2, count] of Object.entries(statusCodes)) {
-    if (isFailure(Number(code2)))
+  for (const [code, count] of Object.entries(statusCodes)) {
+    if (isFailure(Number(code)))
       non2xx += count;
-    labelled[context.statusLabel ? context.statusLabel(code2) : code2] = count;
+    labelled[context.statusLabel ? context.statusLabel(code) : code] = count;
   }
   const perSecondMean = (total) => duration3 > 0 ? Math.round(total / duration3 * 100) / 100 : 0;
   return {
@@ -11681,10 +11681,10 @@ var Connection = class {
     return true;
   }
   onError(error62) {
-    const code2 = error62.code ?? "";
+    const code = error62.code ?? "";
     if (!this.isConnected)
       this.lastErrorKind = ERROR_CONNECT;
-    else if (code2 === "ECONNRESET" || code2 === "EPIPE")
+    else if (code === "ECONNRESET" || code === "EPIPE")
       this.lastErrorKind = ERROR_RESET;
     else
       this.lastErrorKind = ERROR_OTHER;
@@ -12025,37 +12025,15 @@ var ERROR_CODES2 = {
 };
 var HotpathMcError = class extends Error {
   code;
-  constructor(code2, message, options) {
-    super(message ?? ERROR_CODES2[code2], options);
+  constructor(code, message, options) {
+    super(message ?? ERROR_CODES2[code], options);
     this.name = "HotpathMcError";
-    this.code = code2;
+    this.code = code;
   }
 };
 
-// ../memcache-proto/dist/text-protocol.js
+// ../memcache-proto/dist/protocol-limits.js
 var KEY_MAX_LENGTH = 250;
-var NOREPLY = Buffer.from("noreply");
-function shortCommand(buf, start, end) {
-  const n = end - start;
-  if (n > 4)
-    return 0;
-  let code2 = 0;
-  for (let i = start; i < end; i++)
-    code2 = code2 * 256 + buf[i];
-  return code2;
-}
-var code = (name) => shortCommand(Buffer.from(name), 0, name.length);
-var CMD_GET = code("get");
-var CMD_GETS = code("gets");
-var CMD_SET = code("set");
-var END = Buffer.from("END\r\n");
-var STORE_REPLIES = [
-  "STORED\r\n",
-  "NOT_STORED\r\n",
-  "EXISTS\r\n",
-  "NOT_FOUND\r\n",
-  "SERVER_ERROR object too large for cache\r\n"
-].map((reply) => Buffer.from(reply));
 
 // ../memcache-proto/dist/text-encoder.js
 var CRLF = Buffer.from("\r\n");
@@ -12244,8 +12222,8 @@ var TextReplyParser = class {
       addStatLine(this.stats, text2);
       return next;
     }
-    const code2 = text2.slice(0, 2);
-    if (code2 === "VA") {
+    const code = text2.slice(0, 2);
+    if (code === "VA") {
       const parts = text2.split(" ");
       const size = Number(parts[1]);
       if (!Number.isInteger(size) || size < 0)
@@ -12255,11 +12233,11 @@ var TextReplyParser = class {
         return -1;
       const value = Buffer.allocUnsafe(size);
       buf.copy(value, 0, next, next + size);
-      this.emit({ type: "meta", code: code2, flags: parts.slice(2), value }, out);
+      this.emit({ type: "meta", code, flags: parts.slice(2), value }, out);
       return dataEnd;
     }
-    if (META_CODES.has(code2) && (text2.length === 2 || text2[2] === " ")) {
-      this.emit({ type: "meta", code: code2, flags: text2.length > 3 ? text2.slice(3).split(" ") : [] }, out);
+    if (META_CODES.has(code) && (text2.length === 2 || text2[2] === " ")) {
+      this.emit({ type: "meta", code, flags: text2.length > 3 ? text2.slice(3).split(" ") : [] }, out);
       return next;
     }
     throw this.bad(buf, start, end);
@@ -12286,11 +12264,11 @@ var LABELS = {
   [MC_NOT_FOUND]: "not_found",
   [MC_ERROR]: "error"
 };
-function memcacheStatusLabel(code2) {
-  return LABELS[code2] ?? code2;
+function memcacheStatusLabel(code) {
+  return LABELS[code] ?? code;
 }
-function isMemcacheFailure(code2) {
-  return code2 === MC_ERROR || code2 === MC_CLIENT_ERROR;
+function isMemcacheFailure(code) {
+  return code === MC_ERROR || code === MC_CLIENT_ERROR;
 }
 function randomSource(seed) {
   let a = seed >>> 0;
@@ -12318,7 +12296,7 @@ function memcacheRequests(target) {
   return requests;
 }
 var VALUE = Buffer.from("VALUE ");
-var END2 = Buffer.from("END");
+var END = Buffer.from("END");
 var STORED = Buffer.from("STORED");
 var NOT_STORED = Buffer.from("NOT_STORED");
 var EXISTS = Buffer.from("EXISTS");
@@ -12437,7 +12415,7 @@ var MemcacheReplyParser = class {
       this.state = DATA;
       return;
     }
-    if (n === 3 && startsWith(buf, start, end, END2))
+    if (n === 3 && startsWith(buf, start, end, END))
       this.done(this.hit ? MC_HIT : MC_MISS);
     else if (n === 6 && startsWith(buf, start, end, STORED))
       this.done(MC_STORED);
@@ -13051,11 +13029,11 @@ var WorkerPool = class extends EventEmitter2 {
         settled = true;
         reject(new HotpathLoadError("HP_LOAD_WORKER_FAILED", `worker thread failed: ${cause.message}`, { cause }));
       });
-      worker.on("exit", (code2) => {
+      worker.on("exit", (code) => {
         if (settled)
           return;
         settled = true;
-        reject(new HotpathLoadError("HP_LOAD_WORKER_FAILED", `worker thread exited with code ${code2} before a result`));
+        reject(new HotpathLoadError("HP_LOAD_WORKER_FAILED", `worker thread exited with code ${code} before a result`));
       });
     });
   }
@@ -13409,9 +13387,9 @@ function withProf(command, dir, side) {
   const flag = `--prof --logfile=${shellQuote(join4(dir, "v8.log"))}`;
   return `${match[1]}${match[2]} ${flag}${command.slice(match[0].length)}`;
 }
-function serverFailure(code2, spec, what, proc) {
+function serverFailure(code, spec, what, proc) {
   return new HotpathActionError(
-    code2,
+    code,
     `${spec.side} server (${JSON.stringify(spec.command)} in ${spec.cwd}) ${what}. Last output lines:
 ${formatTail(proc.output.last(20))}`,
     { side: spec.side }
@@ -13527,7 +13505,7 @@ ${formatTail(setup.output.last(20))}`,
     }
     const ok = result.requests.total - result.non2xx;
     if (ok <= 0) {
-      const codes2 = Object.entries(result.statusCodes).map(([code2, n]) => `${code2}: ${n}`).join(", ");
+      const codes2 = Object.entries(result.statusCodes).map(([code, n]) => `${code}: ${n}`).join(", ");
       const errs = Object.entries(result.errorsByKind).map(([kind, n]) => `${kind}: ${n}`).join(", ");
       throw serverFailure(
         "HP_ACTION_SERVER_ERRORS",
@@ -16961,12 +16939,12 @@ function isIso7064Mod97(iban3) {
   let remainder = 0;
   const len = iban3.length;
   for (let i = 4; i < len; i++) {
-    const code2 = iban3.charCodeAt(i);
-    remainder = (code2 >= 65 ? remainder * 100 + (code2 - 55) : remainder * 10 + (code2 - 48)) % 97;
+    const code = iban3.charCodeAt(i);
+    remainder = (code >= 65 ? remainder * 100 + (code - 55) : remainder * 10 + (code - 48)) % 97;
   }
   for (let i = 0; i < 4; i++) {
-    const code2 = iban3.charCodeAt(i);
-    remainder = (code2 >= 65 ? remainder * 100 + (code2 - 55) : remainder * 10 + (code2 - 48)) % 97;
+    const code = iban3.charCodeAt(i);
+    remainder = (code >= 65 ? remainder * 100 + (code - 55) : remainder * 10 + (code - 48)) % 97;
   }
   return remainder === 1;
 }
@@ -26912,12 +26890,12 @@ function compileFn(schema, options) {
   doc.write(outputAccessor === null ? `return true;` : `return ${outputAccessor};`);
   const constantNames = ["INVALID", ...ctx.constants.keys()];
   const constantValues = [INVALID, ...ctx.constants.values()];
-  const code2 = doc.content.join("\n");
+  const code = doc.content.join("\n");
   const fullCode = options?.debug ? constantNames.length > 0 ? `// Constants: ${constantNames.join(", ")}
-${code2}` : code2 : "";
+${code}` : code : "";
   const F = Function;
   const factoryCode = `return (input) => {
-${code2}
+${code}
 }`;
   let fn;
   try {
@@ -33703,7 +33681,7 @@ function pad(text2, width, right = false) {
   return right ? " ".repeat(width - n) + text2 : text2 + " ".repeat(width - n);
 }
 function renderTerminal(report, options = {}) {
-  const paint = (code2, text2) => options.color ? `\x1B[${codes[code2]}m${text2}\x1B[0m` : text2;
+  const paint = (code, text2) => options.color ? `\x1B[${codes[code]}m${text2}\x1B[0m` : text2;
   const lines = [];
   const head = report.regressed ? paint("red", "\u2717") : report.improved ? paint("green", "\u2713") : "\u2022";
   lines.push(`${head} ${paint("bold", report.summary)}`, "");
@@ -34014,8 +33992,8 @@ ${written.join("\n")}
 process.once("SIGINT", () => process.exit(130));
 process.once("SIGTERM", () => process.exit(143));
 main(process.argv.slice(2)).then(
-  (code2) => {
-    process.exitCode = code2;
+  (code) => {
+    process.exitCode = code;
   },
   (err) => {
     if (err instanceof UsageError) {

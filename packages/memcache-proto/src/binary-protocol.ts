@@ -1,6 +1,6 @@
 import { DeltaResult, StoreMode, StoreResult } from './cache.js';
-import type { Connection } from './connection.js';
-import { KEY_MAX_LENGTH } from './text-protocol.js';
+import { KEY_MAX_LENGTH } from './protocol-limits.js';
+import type { Session } from './session.js';
 
 /** Binary protocol opcodes (memcached's protocol_binary.h). */
 export const Opcode = {
@@ -72,7 +72,7 @@ const EMPTY = Buffer.alloc(0);
 
 /** Writes a response header; the caller then writes extras, key and value (bodyLength bytes). */
 function header(
-  conn: Connection,
+  conn: Session,
   opcode: number,
   keyLength: number,
   extrasLength: number,
@@ -94,7 +94,7 @@ function header(
 }
 
 function respond(
-  conn: Connection,
+  conn: Session,
   opcode: number,
   status: number,
   opaque: number,
@@ -105,7 +105,7 @@ function respond(
   if (body.length > 0) conn.out.bytes(body);
 }
 
-function error(conn: Connection, opcode: number, status: number, opaque: number): void {
+function error(conn: Session, opcode: number, status: number, opaque: number): void {
   respond(conn, opcode, status, opaque, 0n, Buffer.from(STATUS_TEXT[status] ?? 'UNHANDLED ERROR'));
 }
 
@@ -133,19 +133,14 @@ function isQuiet(opcode: number): boolean {
 
 /**
  * Runs binary requests from buf[pos..]; returns the position of the first unprocessed byte
- * (setting conn.need when a request is incomplete). A bad magic byte closes the connection.
+ * (past the end: body bytes of a rejected request still to skip; conn.waitFor is called when a
+ * request is incomplete). A bad magic byte closes the connection.
  */
-export function processBinary(conn: Connection, buf: Buffer, pos: number): number {
+export function processBinary(conn: Session, buf: Buffer, pos: number): number {
   const end = buf.length;
   while (pos < end && !conn.closing && !conn.outputFull()) {
-    if (conn.swallow > 0) {
-      const skip = Math.min(conn.swallow, end - pos);
-      conn.swallow -= skip;
-      pos += skip;
-      continue;
-    }
     if (end - pos < HEADER) {
-      conn.need = HEADER - (end - pos);
+      conn.waitFor(HEADER - (end - pos));
       return pos;
     }
     if (buf[pos] !== 0x80) {
@@ -176,8 +171,7 @@ export function processBinary(conn: Connection, buf: Buffer, pos: number): numbe
         if (end >= keyStart + keyLength)
           conn.cache.store.delete(buf.toString('latin1', keyStart, keyStart + keyLength));
       }
-      conn.swallow = bodyLength;
-      pos += HEADER;
+      pos += HEADER + bodyLength; // past the end: the connection skips the rest of the body
       continue;
     }
     if (
@@ -192,7 +186,7 @@ export function processBinary(conn: Connection, buf: Buffer, pos: number): numbe
     }
     const total = HEADER + bodyLength;
     if (end - pos < total) {
-      conn.need = total - (end - pos);
+      conn.waitFor(total - (end - pos));
       return pos;
     }
     runRequest(conn, buf, pos, opcode, keyLength, extrasLength, valueLength, opaque);
@@ -202,7 +196,7 @@ export function processBinary(conn: Connection, buf: Buffer, pos: number): numbe
 }
 
 function runRequest(
-  conn: Connection,
+  conn: Session,
   buf: Buffer,
   pos: number,
   opcode: number,
@@ -243,7 +237,7 @@ function runRequest(
         invalid(conn, opcode, opaque);
         return;
       }
-      const item = touch ? cache.getAndTouch(key(), buf.readInt32BE(extras), now) : cache.get(key(), now);
+      const item = touch ? cache.getAndTouch(key(), buf.readUInt32BE(extras), now) : cache.get(key(), now);
       const withKey =
         opcode === Opcode.GETK ||
         opcode === Opcode.GETKQ ||
@@ -291,7 +285,7 @@ function runRequest(
           key(),
           value,
           buf.readUInt32BE(extras),
-          buf.readInt32BE(extras + 4),
+          buf.readUInt32BE(extras + 4),
           cas,
           now,
         );
@@ -301,7 +295,7 @@ function runRequest(
           key(),
           value,
           buf.readUInt32BE(extras),
-          buf.readInt32BE(extras + 4),
+          buf.readUInt32BE(extras + 4),
           cas,
           now,
         );
@@ -391,7 +385,7 @@ function runRequest(
         invalid(conn, opcode, opaque);
         return;
       }
-      const item = cache.touch(key(), buf.readInt32BE(extras), now);
+      const item = cache.touch(key(), buf.readUInt32BE(extras), now);
       if (item === undefined) {
         error(conn, opcode, Status.KEY_ENOENT, opaque);
         return;
@@ -444,12 +438,12 @@ function runRequest(
   }
 }
 
-function invalid(conn: Connection, opcode: number, opaque: number): void {
+function invalid(conn: Session, opcode: number, opaque: number): void {
   error(conn, opcode, Status.EINVAL, opaque);
 }
 
 function respondStore(
-  conn: Connection,
+  conn: Session,
   opcode: number,
   result: StoreResult,
   opaque: number,
@@ -485,7 +479,7 @@ function respondStore(
 }
 
 /** SASL PLAIN: the value is [authzid] NUL authcid NUL password. */
-function saslPlain(conn: Connection, opcode: number, opaque: number, mechanism: string, data: Buffer): void {
+function saslPlain(conn: Session, opcode: number, opaque: number, mechanism: string, data: Buffer): void {
   const stats = conn.cache.stats;
   stats.authCmds++;
   const first = data.indexOf(0);
@@ -496,8 +490,7 @@ function saslPlain(conn: Connection, opcode: number, opaque: number, mechanism: 
     return;
   }
   const user = data.toString('latin1', first + 1, second);
-  if (conn.settings.users === undefined || conn.checkPassword(user, data.subarray(second + 1))) {
-    conn.authenticated = true;
+  if (conn.login(user, data.subarray(second + 1))) {
     respond(conn, opcode, Status.SUCCESS, opaque, 0n, Buffer.from('Authenticated'));
     return;
   }
@@ -505,7 +498,7 @@ function saslPlain(conn: Connection, opcode: number, opaque: number, mechanism: 
   error(conn, opcode, Status.AUTH_ERROR, opaque);
 }
 
-function writeBinaryStats(conn: Connection, opcode: number, opaque: number, group: string): void {
+function writeBinaryStats(conn: Session, opcode: number, opaque: number, group: string): void {
   // Reuse the text report: run it into a scratch connection-less form.
   const text = collectTextStats(conn, group);
   if (text === undefined) {
@@ -522,11 +515,9 @@ function writeBinaryStats(conn: Connection, opcode: number, opaque: number, grou
   respond(conn, opcode, Status.SUCCESS, opaque);
 }
 
-function collectTextStats(conn: Connection, group: string): [string, string][] | undefined {
+function collectTextStats(conn: Session, group: string): [string, string][] | undefined {
   const out: [string, string][] = [];
-  const saved = conn.noreply;
   const lines = conn.statsLines(group);
-  conn.noreply = saved;
   if (lines === undefined || typeof lines === 'string') return lines === 'RESET\r\n' ? [] : undefined;
   for (const [name, value] of lines) out.push([name, String(value)]);
   return out;

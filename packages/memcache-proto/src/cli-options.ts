@@ -1,3 +1,4 @@
+import { isIPv6 } from 'node:net';
 import { parseArgs } from 'node:util';
 import { HotpathMcError } from './errors.js';
 import type { ServerOptions } from './server.js';
@@ -48,7 +49,27 @@ export function parseSize(flag: string, value: string): number {
   return bytes;
 }
 
-const ALL_INTERFACES = new Set(['0.0.0.0', '::', '[::]', '*', '']);
+/**
+ * Whether a listen address means "every interface": `0.0.0.0` in any spelling inet_aton accepts
+ * (`0`, `0.0`, `000.0.0.0`, `0x0`), the IPv6 unspecified address in any spelling (`::`, `::0`,
+ * `0:0::0`, `[::]`, `::0.0.0.0`), `*` and the empty string.
+ */
+export function isAllInterfaces(address: string): boolean {
+  let a = address.trim();
+  if (a === '' || a === '*') return true;
+  if (a.startsWith('[') && a.endsWith(']')) a = a.slice(1, -1);
+  if (isIPv6(a)) {
+    return a
+      .split(':')
+      .every((part) => part === '' || /^0+$/.test(part) || (part.includes('.') && isZeroIPv4(part)));
+  }
+  return isZeroIPv4(a);
+}
+
+function isZeroIPv4(a: string): boolean {
+  const parts = a.split('.');
+  return parts.length <= 4 && parts.every((part) => /^(0x0*|0+)$/i.test(part));
+}
 
 /** Parses argv (without node and script) into what the CLI should do. Throws HotpathMcError. */
 export function parseCliArgs(argv: string[]): CliAction {
@@ -86,7 +107,7 @@ export function parseCliArgs(argv: string[]): CliAction {
   if (typeof v.port === 'string') options.port = integer('-p', v.port, 0, 65535);
   if (typeof v.listen === 'string') {
     options.host = v.listen;
-    if (ALL_INTERFACES.has(v.listen)) {
+    if (isAllInterfaces(v.listen)) {
       warnings.push(
         `warning: listening on all interfaces (${v.listen}); anyone who can reach this host can read and write the cache`,
       );

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseCliArgs, USAGE } from './cli-options.js';
 import { HotpathMcError } from './errors.js';
-import { createServer, SERVER_VERSION } from './server.js';
+import { createServer, SERVER_IDENTITY, SERVER_VERSION } from './server.js';
 
 async function main(): Promise<void> {
   const action = parseCliArgs(process.argv.slice(2));
@@ -10,7 +10,7 @@ async function main(): Promise<void> {
     return;
   }
   if (action.kind === 'version') {
-    process.stdout.write(`hotpath-memcached ${SERVER_VERSION}\n`);
+    process.stdout.write(`${SERVER_IDENTITY} (memcached ${SERVER_VERSION} protocol)\n`);
     return;
   }
   for (const warning of action.warnings) process.stderr.write(`${warning}\n`);

@@ -32,7 +32,14 @@ export {
   MetaReplyParser,
   type MetaReplyParserOptions,
 } from './meta-reply-parser.js';
-export { createServer, type MemcachedServer, SERVER_VERSION, type ServerOptions } from './server.js';
+export { KEY_MAX_LENGTH, LINE_MAX_BYTES } from './protocol-limits.js';
+export {
+  createServer,
+  type MemcachedServer,
+  SERVER_IDENTITY,
+  SERVER_VERSION,
+  type ServerOptions,
+} from './server.js';
 export {
   encodeDecr,
   encodeDelete,
@@ -52,5 +59,4 @@ export {
   type StoreOptions,
   validateKey,
 } from './text-encoder.js';
-export { KEY_MAX_LENGTH } from './text-protocol.js';
 export { type TextReply, TextReplyParser, type TextStatus, type TextValue } from './text-reply-parser.js';

@@ -14,8 +14,10 @@ export interface Item {
   fetched: boolean;
   /** When the item was last moved to the most recent end of the LRU (ms). */
   bumpedAt: number;
-  /** Meta protocol: a vivify placeholder whose recache "win" was already handed out. */
+  /** Meta protocol: the right to recache this item (the `W` flag) was already handed out. */
   winSent?: boolean;
+  /** Meta protocol: invalidated by `md <key> I`; still served, flagged `X`. */
+  stale?: boolean;
 }
 
 /** Bytes counted per item besides key and value (bookkeeping), as memcached counts its item header. */
@@ -164,6 +166,13 @@ export class LruStore {
     const item = this.get(key, now);
     if (item !== undefined) item.expiresAt = expiresAt;
     return item;
+  }
+
+  /** Marks a live item stale (meta `md I`): a new cas, and the recache win is offered again. */
+  invalidate(item: Item): void {
+    item.stale = true;
+    item.winSent = false;
+    item.cas = this.newCas();
   }
 
   /** flush_all: at `at` (ms; <= now means now) every item stored up to then becomes invalid. */

@@ -1,8 +1,8 @@
 import { parseI32, parseU32, parseU64 } from './ascii-numbers.js';
-import { DeltaResult, StoreMode, StoreResult } from './cache.js';
-import type { Connection } from './connection.js';
+import { DeltaResult, expiryFromExptime, StoreMode, StoreResult } from './cache.js';
 import type { Item } from './lru-store.js';
-import { KEY_MAX_LENGTH } from './text-protocol.js';
+import { KEY_MAX_LENGTH, OPAQUE_TOKEN_MAX_BYTES } from './protocol-limits.js';
+import type { Session } from './session.js';
 
 /** Flags of one meta command: their letters in request order, and the token after each. */
 interface MetaFlags {
@@ -10,15 +10,30 @@ interface MetaFlags {
   tokens: string[];
 }
 
-function readFlags(conn: Connection, buf: Buffer, from: number, ntok: number): MetaFlags | string {
+/** Every flag letter memcached 1.6 accepts on a meta command; any other is an error. */
+const KNOWN_FLAGS = 'bNTRlOPLkstcfvhuqFCMJDI';
+
+/**
+ * Reads the flag tokens. memcached words the errors two ways: mg and ms name the problem, md and
+ * ma answer a bad flag with `invalid or duplicate flag`; all four name a too long opaque.
+ */
+function readFlags(conn: Session, buf: Buffer, from: number, ntok: number, cmd: string): MetaFlags | string {
+  const strict = cmd === 'mg' || cmd === 'ms';
   const t = conn.tokens;
   let letters = '';
   const tokens: string[] = [];
   for (let i = from; i < ntok; i++) {
     const s = t[2 * i]!;
     const letter = String.fromCharCode(buf[s]!);
-    if (!/[a-zA-Z]/.test(letter)) return 'CLIENT_ERROR invalid flag\r\n';
-    if (letters.includes(letter)) return 'CLIENT_ERROR duplicate flag\r\n';
+    if (letters.includes(letter)) {
+      return strict ? 'CLIENT_ERROR duplicate flag\r\n' : 'CLIENT_ERROR invalid or duplicate flag\r\n';
+    }
+    if (!KNOWN_FLAGS.includes(letter)) {
+      return strict ? 'CLIENT_ERROR invalid flag\r\n' : 'CLIENT_ERROR invalid or duplicate flag\r\n';
+    }
+    if (letter === 'O' && t[2 * i + 1]! - s > OPAQUE_TOKEN_MAX_BYTES) {
+      return 'CLIENT_ERROR opaque token too long\r\n';
+    }
     letters += letter;
     tokens.push(buf.toString('latin1', s + 1, t[2 * i + 1]!));
   }
@@ -74,6 +89,9 @@ function returnFlags(
       case 'l':
         if (item !== undefined) out += ` l${Math.floor((now - item.storedAt) / 1000)}`;
         break;
+      case 'h':
+        if (item !== undefined) out += item.fetched ? ' h1' : ' h0';
+        break;
     }
   }
   return out;
@@ -81,7 +99,7 @@ function returnFlags(
 
 /** Runs mg, ms, md, ma, mn or me; returns the position after the command (and its data) or -1. */
 export function processMetaCommand(
-  conn: Connection,
+  conn: Session,
   buf: Buffer,
   ntok: number,
   cmd: string,
@@ -102,10 +120,12 @@ export function processMetaCommand(
     conn.reply('CLIENT_ERROR bad command line format\r\n');
     return next;
   }
-  const flags = readFlags(conn, buf, cmd === 'ms' ? 3 : 2, ntok);
+  const flags = readFlags(conn, buf, cmd === 'ms' ? 3 : 2, ntok, cmd);
   if (typeof flags === 'string') {
     conn.reply(flags);
-    return next;
+    if (cmd !== 'ms' || ntok < 3) return next;
+    const vlen = parseI32(buf, t[4]!, t[5]!);
+    return Number.isNaN(vlen) || vlen < 0 ? next : next + vlen + 2; // skip the value's data
   }
   const keyText = buf.toString('latin1', t[2], t[3]);
   const key = flags.letters.includes('b') ? Buffer.from(keyText, 'base64').toString('latin1') : keyText;
@@ -113,7 +133,7 @@ export function processMetaCommand(
     conn.reply('CLIENT_ERROR bad command line format\r\n');
     return next;
   }
-  conn.noreply = false;
+  conn.setNoreply(false);
   switch (cmd) {
     case 'mg':
       metaGet(conn, flags, key, keyText);
@@ -132,7 +152,7 @@ export function processMetaCommand(
   }
 }
 
-function metaGet(conn: Connection, flags: MetaFlags, key: string, keyText: string): void {
+function metaGet(conn: Session, flags: MetaFlags, key: string, keyText: string): void {
   const cache = conn.cache;
   const now = conn.now();
   const quiet = flags.letters.includes('q');
@@ -148,7 +168,8 @@ function metaGet(conn: Connection, flags: MetaFlags, key: string, keyText: strin
     cache.stats.getMisses++;
     const vivify = numberToken(flags, 'N');
     if (vivify === undefined || Number.isNaN(vivify)) {
-      if (!quiet) conn.reply('EN\r\n');
+      // a miss echoes only the opaque and the key
+      if (!quiet) conn.reply(`EN${returnFlags(flags, keyText, undefined, now)}\r\n`);
       return;
     }
     // vivify: create an empty placeholder; this client wins the right to fill it
@@ -158,12 +179,19 @@ function metaGet(conn: Connection, flags: MetaFlags, key: string, keyText: strin
     win = ' W';
   } else {
     cache.stats.getHits++;
-    if (item.winSent === true && item.value.length === 0) win = ' Z';
+    // recache flags, in memcached's order: Z (a win was already handed out), X (stale), W (you win)
+    if (item.winSent === true) win = ' Z';
+    if (item.stale === true) {
+      win += ' X';
+      if (item.winSent !== true) {
+        item.winSent = true;
+        win += ' W';
+      }
+    }
   }
-  const hit = flags.letters.includes('h') ? (item.fetched ? ' h1' : ' h0') : '';
-  item.fetched = true;
   if (ttl !== undefined) cache.touch(key, ttl, now);
-  const echoed = returnFlags(flags, keyText, item, now, 'h') + hit + win;
+  const echoed = returnFlags(flags, keyText, item, now) + win;
+  item.fetched = true;
   if (flags.letters.includes('v')) {
     conn.out.ascii(`VA ${item.value.length}${echoed}\r\n`);
     conn.out.bytes(item.value);
@@ -176,7 +204,7 @@ function metaGet(conn: Connection, flags: MetaFlags, key: string, keyText: strin
 const META_STORE_REPLIES = ['HD', 'NS', 'EX', 'NF'];
 
 function metaSet(
-  conn: Connection,
+  conn: Session,
   buf: Buffer,
   ntok: number,
   flags: MetaFlags,
@@ -193,12 +221,11 @@ function metaSet(
   }
   if (cache.tooLarge(key.length, vlen)) {
     conn.reply('SERVER_ERROR object too large for cache\r\n');
-    conn.swallow = vlen + 2;
-    return next;
+    return next + vlen + 2; // the connection skips the data
   }
   const dataEnd = next + vlen + 2;
   if (dataEnd > buf.length) {
-    conn.need = dataEnd - buf.length;
+    conn.waitFor(dataEnd - buf.length);
     return -1;
   }
   if (buf[dataEnd - 2] !== 13 || buf[dataEnd - 1] !== 10) {
@@ -265,7 +292,11 @@ function metaSet(
   return dataEnd;
 }
 
-function metaDelete(conn: Connection, flags: MetaFlags, key: string, keyText: string): void {
+/**
+ * md: deletes, or with `I` invalidates: the item stays, marked stale with a new cas, and the
+ * next mg sees `X` and wins the right to recache it (`W`; later readers get `Z`).
+ */
+function metaDelete(conn: Session, flags: MetaFlags, key: string, keyText: string): void {
   const cache = conn.cache;
   const now = conn.now();
   const casText = token(flags, 'C');
@@ -276,6 +307,11 @@ function metaDelete(conn: Connection, flags: MetaFlags, key: string, keyText: st
     cache.stats.deleteMisses++;
   } else if (casText !== undefined && String(item.cas) !== casText) {
     code = 'EX';
+  } else if (flags.letters.includes('I')) {
+    cache.store.invalidate(item);
+    const ttl = numberToken(flags, 'T');
+    if (ttl !== undefined && !Number.isNaN(ttl)) item.expiresAt = expiryFromExptime(ttl, now);
+    cache.stats.deleteHits++;
   } else {
     cache.delete(key, now);
   }
@@ -283,7 +319,7 @@ function metaDelete(conn: Connection, flags: MetaFlags, key: string, keyText: st
   conn.reply(`${code}${returnFlags(flags, keyText, undefined, now)}\r\n`);
 }
 
-function metaArithmetic(conn: Connection, flags: MetaFlags, key: string, keyText: string): void {
+function metaArithmetic(conn: Session, flags: MetaFlags, key: string, keyText: string): void {
   const cache = conn.cache;
   const now = conn.now();
   const deltaText = token(flags, 'D') ?? '1';
@@ -332,7 +368,7 @@ function metaArithmetic(conn: Connection, flags: MetaFlags, key: string, keyText
   }
 }
 
-function metaDebug(conn: Connection, key: string, keyText: string): void {
+function metaDebug(conn: Session, key: string, keyText: string): void {
   const now = conn.now();
   const item = conn.cache.store.peek(key, now);
   if (item === undefined) {

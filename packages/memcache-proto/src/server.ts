@@ -1,11 +1,23 @@
+import { readFileSync } from 'node:fs';
 import { type AddressInfo, createServer as createNetServer, type Server, type Socket } from 'node:net';
 import { type AuthUsers, readAuthfile } from './authfile.js';
 import { Cache } from './cache.js';
-import { Connection, type ConnectionSettings } from './connection.js';
+import { Connection } from './connection.js';
 import { HotpathMcError } from './errors.js';
+import { LINE_MAX_BYTES } from './protocol-limits.js';
+import type { ConnectionSettings } from './session.js';
 
-/** The version string the server reports (memcached's protocol level, then ours). */
-export const SERVER_VERSION = '1.6.18-hotpath';
+/**
+ * What `version` answers: the memcached release whose protocol the server speaks, `x.y.z` and
+ * nothing more (clients parse it strictly).
+ */
+export const SERVER_VERSION = '1.6.18';
+
+/** hotpath's own name and version, reported as the `hotpath_version` stat. */
+export const SERVER_IDENTITY = `hotpath-memcached ${
+  (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
+    .version
+}`;
 
 export interface ServerOptions {
   /** TCP port; 0 picks a free one. Default 11211. */
@@ -82,8 +94,9 @@ export function createServer(options: ServerOptions = {}): MemcachedServer {
   const cache = new Cache({ memoryLimitBytes: memoryMb * 1024 * 1024, itemSizeMax });
   const settings: ConnectionSettings = {
     version: SERVER_VERSION,
+    identity: SERVER_IDENTITY,
     verbosity: checkInteger('verbosity', options.verbosity ?? 0, 0, 3),
-    maxLineBytes: 2048,
+    maxLineBytes: LINE_MAX_BYTES,
     maxInputBytes: checkInteger(
       'maxInputBytes',
       options.maxInputBytes ?? itemSizeMax + 64 * 1024,

@@ -1,8 +1,8 @@
-import type { Connection } from './connection.js';
 import { ITEM_OVERHEAD_BYTES } from './lru-store.js';
+import type { Session } from './session.js';
 
 /** Writes `stats [group]` as memcached formats it: `STAT name value` lines then END. */
-export function writeStats(conn: Connection, group: string, ntok: number): void {
+export function writeStats(conn: Session, group: string, ntok: number): void {
   const lines = statsLines(conn, group, ntok);
   if (lines === undefined) {
     conn.reply('ERROR\r\n');
@@ -19,7 +19,7 @@ export function writeStats(conn: Connection, group: string, ntok: number): void 
 
 export type StatLines = [string, string | number | bigint][];
 
-export function statsLines(conn: Connection, group: string, ntok: number): StatLines | string | undefined {
+export function statsLines(conn: Session, group: string, ntok: number): StatLines | string | undefined {
   const cache = conn.cache;
   const store = cache.store;
   const stats = cache.stats;
@@ -32,6 +32,7 @@ export function statsLines(conn: Connection, group: string, ntok: number): StatL
       ['uptime', Math.floor((now - stats.startedAt) / 1000)],
       ['time', Math.floor(now / 1000)],
       ['version', conn.settings.version],
+      ['hotpath_version', conn.settings.identity],
       ['pointer_size', 64],
       ['rusage_user', (usage.userCPUTime / 1e6).toFixed(6)],
       ['rusage_system', (usage.systemCPUTime / 1e6).toFixed(6)],
