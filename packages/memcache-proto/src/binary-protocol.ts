@@ -1,6 +1,7 @@
 import { DeltaResult, StoreMode, StoreResult } from './cache.js';
 import { KEY_MAX_LENGTH } from './protocol-limits.js';
 import type { Session } from './session.js';
+import { NIL } from './slab-allocator.js';
 
 /** Binary protocol opcodes (memcached's protocol_binary.h). */
 export const Opcode = {
@@ -79,7 +80,7 @@ function header(
   status: number,
   bodyLength: number,
   opaque: number,
-  cas: bigint,
+  cas: number,
 ): void {
   const out = conn.out;
   out.uint(0x81, 1);
@@ -98,7 +99,7 @@ function respond(
   opcode: number,
   status: number,
   opaque: number,
-  cas = 0n,
+  cas = 0,
   body: Buffer = EMPTY,
 ) {
   header(conn, opcode, 0, 0, status, body.length, opaque, cas);
@@ -106,7 +107,7 @@ function respond(
 }
 
 function error(conn: Session, opcode: number, status: number, opaque: number): void {
-  respond(conn, opcode, status, opaque, 0n, Buffer.from(STATUS_TEXT[status] ?? 'UNHANDLED ERROR'));
+  respond(conn, opcode, status, opaque, 0, Buffer.from(STATUS_TEXT[status] ?? 'UNHANDLED ERROR'));
 }
 
 function isQuiet(opcode: number): boolean {
@@ -208,7 +209,7 @@ function runRequest(
   const extras = pos + HEADER;
   const keyStart = extras + extrasLength;
   const valueStart = keyStart + keyLength;
-  const cas = buf.readBigUInt64BE(pos + 16);
+  const cas = Number(buf.readBigUInt64BE(pos + 16)); // a unique past 2^53 matches nothing
   const quiet = isQuiet(opcode);
   const cache = conn.cache;
   const now = conn.now();
@@ -237,26 +238,27 @@ function runRequest(
         invalid(conn, opcode, opaque);
         return;
       }
-      const item = touch ? cache.getAndTouch(key(), buf.readUInt32BE(extras), now) : cache.get(key(), now);
+      const h = touch ? cache.getAndTouch(key(), buf.readUInt32BE(extras), now) : cache.get(key(), now);
       const withKey =
         opcode === Opcode.GETK ||
         opcode === Opcode.GETKQ ||
         opcode === Opcode.GATK ||
         opcode === Opcode.GATKQ;
-      if (item === undefined) {
+      if (h === NIL) {
         if (quiet) return;
         if (withKey) {
-          header(conn, opcode, keyLength, 0, Status.KEY_ENOENT, keyLength + 9, opaque, 0n);
+          header(conn, opcode, keyLength, 0, Status.KEY_ENOENT, keyLength + 9, opaque, 0);
           conn.out.range(buf, keyStart, valueStart);
           conn.out.ascii('Not found');
         } else error(conn, opcode, Status.KEY_ENOENT, opaque);
         return;
       }
       const k = withKey ? keyLength : 0;
-      header(conn, opcode, k, 4, Status.SUCCESS, 4 + k + item.value.length, opaque, item.cas);
-      conn.out.uint(item.flags, 4);
+      const store = cache.store;
+      header(conn, opcode, k, 4, Status.SUCCESS, 4 + k + store.valueLength(h), opaque, store.casOf(h));
+      conn.out.uint(store.flagsOf(h), 4);
       if (withKey) conn.out.range(buf, keyStart, valueStart);
-      conn.out.bytes(item.value);
+      store.copyValue(h, conn.out);
       return;
     }
     case Opcode.SET:
@@ -272,18 +274,19 @@ function runRequest(
       const base = opcode >= Opcode.SETQ ? opcode - Opcode.SETQ + Opcode.SET : opcode;
       const mode =
         base === Opcode.SET ? StoreMode.SET : base === Opcode.ADD ? StoreMode.ADD : StoreMode.REPLACE;
-      if (mode === StoreMode.ADD && cas !== 0n) {
+      if (mode === StoreMode.ADD && cas !== 0) {
         respondStore(conn, opcode, StoreResult.NOT_FOUND, opaque, quiet, mode);
         return;
       }
-      const value = Buffer.allocUnsafe(valueLength);
-      buf.copy(value, 0, valueStart, valueStart + valueLength);
+      const valueEnd = valueStart + valueLength;
       let result: StoreResult;
-      if (mode === StoreMode.REPLACE && cas !== 0n) {
+      if (mode === StoreMode.REPLACE && cas !== 0) {
         result = cache.storeItem(
           StoreMode.CAS,
           key(),
-          value,
+          buf,
+          valueStart,
+          valueEnd,
           buf.readUInt32BE(extras),
           buf.readUInt32BE(extras + 4),
           cas,
@@ -293,7 +296,9 @@ function runRequest(
         result = cache.storeItem(
           mode,
           key(),
-          value,
+          buf,
+          valueStart,
+          valueEnd,
           buf.readUInt32BE(extras),
           buf.readUInt32BE(extras + 4),
           cas,
@@ -311,11 +316,9 @@ function runRequest(
         invalid(conn, opcode, opaque);
         return;
       }
-      const value = Buffer.allocUnsafe(valueLength);
-      buf.copy(value, 0, valueStart, valueStart + valueLength);
       const mode =
         opcode === Opcode.APPEND || opcode === Opcode.APPENDQ ? StoreMode.APPEND : StoreMode.PREPEND;
-      const result = cache.storeItem(mode, key(), value, 0, 0, cas, now);
+      const result = cache.storeItem(mode, key(), buf, valueStart, valueStart + valueLength, 0, 0, cas, now);
       respondStore(conn, opcode, result, opaque, quiet, mode);
       return;
     }
@@ -326,13 +329,13 @@ function runRequest(
         return;
       }
       const k = key();
-      if (cas !== 0n) {
-        const item = cache.store.peek(k, now);
-        if (item === undefined) {
+      if (cas !== 0) {
+        const h = cache.store.peekHandle(k, now);
+        if (h === NIL) {
           error(conn, opcode, Status.KEY_ENOENT, opaque);
           return;
         }
-        if (item.cas !== cas) {
+        if (cache.store.casOf(h) !== cas) {
           error(conn, opcode, Status.KEY_EEXISTS, opaque);
           return;
         }
@@ -358,8 +361,9 @@ function runRequest(
       const exptime = buf.readUInt32BE(extras + 16);
       const k = key();
       let result = cache.delta(k, incr, delta, cas, now);
-      if (result === DeltaResult.NOT_FOUND && exptime !== 0xffff_ffff && cas === 0n) {
-        cache.storeItem(StoreMode.ADD, k, Buffer.from(initial.toString()), 0, exptime, 0n, now);
+      if (result === DeltaResult.NOT_FOUND && exptime !== 0xffff_ffff && cas === 0) {
+        const text = Buffer.from(initial.toString());
+        cache.storeItem(StoreMode.ADD, k, text, 0, text.length, 0, exptime, 0, now);
         cache.lastDelta = initial;
         result = DeltaResult.OK;
       }
@@ -376,7 +380,7 @@ function runRequest(
         return;
       }
       if (quiet) return;
-      header(conn, opcode, 0, 0, Status.SUCCESS, 8, opaque, cache.lastItem?.cas ?? 0n);
+      header(conn, opcode, 0, 0, Status.SUCCESS, 8, opaque, cache.store.casOf(cache.lastHandle));
       conn.out.u64(cache.lastDelta);
       return;
     }
@@ -385,12 +389,12 @@ function runRequest(
         invalid(conn, opcode, opaque);
         return;
       }
-      const item = cache.touch(key(), buf.readUInt32BE(extras), now);
-      if (item === undefined) {
+      const h = cache.touch(key(), buf.readUInt32BE(extras), now);
+      if (h === NIL) {
         error(conn, opcode, Status.KEY_ENOENT, opaque);
         return;
       }
-      respond(conn, opcode, Status.SUCCESS, opaque, item.cas);
+      respond(conn, opcode, Status.SUCCESS, opaque, cache.store.casOf(h));
       return;
     }
     case Opcode.QUIT:
@@ -411,7 +415,7 @@ function runRequest(
       respond(conn, opcode, Status.SUCCESS, opaque);
       return;
     case Opcode.VERSION:
-      respond(conn, opcode, Status.SUCCESS, opaque, 0n, Buffer.from(conn.settings.version));
+      respond(conn, opcode, Status.SUCCESS, opaque, 0, Buffer.from(conn.settings.version));
       return;
     case Opcode.VERBOSITY:
       if (extrasLength !== 4) {
@@ -425,7 +429,7 @@ function runRequest(
       writeBinaryStats(conn, opcode, opaque, keyLength === 0 ? '' : key());
       return;
     case Opcode.SASL_LIST_MECHS:
-      respond(conn, opcode, Status.SUCCESS, opaque, 0n, Buffer.from('PLAIN'));
+      respond(conn, opcode, Status.SUCCESS, opaque, 0, Buffer.from('PLAIN'));
       return;
     case Opcode.SASL_AUTH:
       saslPlain(conn, opcode, opaque, key(), buf.subarray(valueStart, valueStart + valueLength));
@@ -452,7 +456,8 @@ function respondStore(
 ): void {
   switch (result) {
     case StoreResult.STORED:
-      if (!quiet) respond(conn, opcode, Status.SUCCESS, opaque, conn.cache.lastItem?.cas ?? 0n);
+      if (!quiet)
+        respond(conn, opcode, Status.SUCCESS, opaque, conn.cache.store.casOf(conn.cache.lastHandle));
       return;
     case StoreResult.EXISTS:
       error(conn, opcode, Status.KEY_EEXISTS, opaque);
@@ -462,6 +467,9 @@ function respondStore(
       return;
     case StoreResult.TOO_LARGE:
       error(conn, opcode, Status.E2BIG, opaque);
+      return;
+    case StoreResult.NO_MEMORY:
+      error(conn, opcode, Status.ENOMEM, opaque);
       return;
     default:
       // memcached maps a failed add to "exists", a failed replace to "not found"
@@ -491,7 +499,7 @@ function saslPlain(conn: Session, opcode: number, opaque: number, mechanism: str
   }
   const user = data.toString('latin1', first + 1, second);
   if (conn.login(user, data.subarray(second + 1))) {
-    respond(conn, opcode, Status.SUCCESS, opaque, 0n, Buffer.from('Authenticated'));
+    respond(conn, opcode, Status.SUCCESS, opaque, 0, Buffer.from('Authenticated'));
     return;
   }
   stats.authErrors++;
@@ -508,7 +516,7 @@ function writeBinaryStats(conn: Session, opcode: number, opaque: number, group: 
   for (const [name, value] of text) {
     const k = Buffer.from(name, 'latin1');
     const v = Buffer.from(value, 'latin1');
-    header(conn, opcode, k.length, 0, Status.SUCCESS, k.length + v.length, opaque, 0n);
+    header(conn, opcode, k.length, 0, Status.SUCCESS, k.length + v.length, opaque, 0);
     conn.out.bytes(k);
     conn.out.bytes(v);
   }

@@ -11,6 +11,8 @@ A drop-in memcached (text, meta and binary protocols) in Node.js. Flags follow m
   -l, --listen <addr>         interface to listen on (default 127.0.0.1)
   -m, --memory-limit <mb>     item memory in megabytes (default 64)
   -c, --conn-limit <num>      max simultaneous connections (default 1024)
+  -f, --slab-growth-factor <f>  chunk size growth factor between slab classes (default 1.25)
+  -n, --slab-min-size <bytes> minimum key + value space of the smallest chunk (default 48)
   -I, --max-item-size <size>  largest item, e.g. 1m, 512k, 2097152 (default 1m; 1k..1024m)
   -U, --udp-port <num>        UDP port: only 0 (off) is accepted
   -Y, --auth-file <file>      authfile of user:password lines: clients must log in
@@ -84,6 +86,8 @@ export function parseCliArgs(argv: string[]): CliAction {
       'memory-limit': { type: 'string', short: 'm' },
       'conn-limit': { type: 'string', short: 'c' },
       'max-item-size': { type: 'string', short: 'I' },
+      'slab-growth-factor': { type: 'string', short: 'f' },
+      'slab-min-size': { type: 'string', short: 'n' },
       'udp-port': { type: 'string', short: 'U' },
       'auth-file': { type: 'string', short: 'Y' },
       extended: { type: 'string', short: 'o', multiple: true },
@@ -117,6 +121,15 @@ export function parseCliArgs(argv: string[]): CliAction {
   if (typeof v['conn-limit'] === 'string')
     options.maxConnections = integer('-c', v['conn-limit'], 1, 1 << 20);
   if (typeof v['max-item-size'] === 'string') options.itemSizeMax = parseSize('-I', v['max-item-size']);
+  const factor = v['slab-growth-factor'];
+  if (typeof factor === 'string') {
+    if (!/^\d+(\.\d+)?$/.test(factor) || Number(factor) <= 1 || Number(factor) > 8) {
+      throw bad('-f', factor, 'a factor above 1 and at most 8, such as 1.25');
+    }
+    options.growthFactor = Number(factor);
+  }
+  const minSize = v['slab-min-size'];
+  if (typeof minSize === 'string') options.minChunkBytes = integer('-n', minSize, 1, 1024 * 1024);
   if (typeof v['udp-port'] === 'string' && v['udp-port'] !== '0') {
     throw bad('-U', v['udp-port'], '0 (UDP is not supported: it enables amplification attacks)');
   }

@@ -11,8 +11,8 @@ export {
 export { Client, type ClientOptions, type ClientValue, createClient } from './client.js';
 export { ERROR_CODES, HotpathMcError, type HotpathMcErrorCode } from './errors.js';
 export { KetamaRing, type RingServer } from './ketama.js';
-export type { Item } from './lru-store.js';
-export { ITEM_OVERHEAD_BYTES, LruStore } from './lru-store.js';
+export type { ByteSink, Item } from './lru-store.js';
+export { ITEM_OVERHEAD_BYTES, ItemBit, LruStore } from './lru-store.js';
 export {
   encodeMetaArithmetic,
   encodeMetaDelete,
@@ -40,6 +40,7 @@ export {
   SERVER_VERSION,
   type ServerOptions,
 } from './server.js';
+export { NIL, PAGE_BYTES, SlabAllocator, type SlabClass, type SlabOptions } from './slab-allocator.js';
 export {
   encodeDecr,
   encodeDelete,

@@ -1,8 +1,9 @@
 import { parseI32, parseU32, parseU64 } from './ascii-numbers.js';
 import { DeltaResult, expiryFromExptime, StoreMode, StoreResult } from './cache.js';
-import type { Item } from './lru-store.js';
+import { ItemBit, type LruStore } from './lru-store.js';
 import { KEY_MAX_LENGTH, OPAQUE_TOKEN_MAX_BYTES } from './protocol-limits.js';
 import type { Session } from './session.js';
+import { NIL } from './slab-allocator.js';
 
 /** Flags of one meta command: their letters in request order, and the token after each. */
 interface MetaFlags {
@@ -57,7 +58,8 @@ function numberToken(flags: MetaFlags, letter: string): number | undefined {
 function returnFlags(
   flags: MetaFlags,
   keyText: string,
-  item: Item | undefined,
+  store: LruStore,
+  h: number,
   now: number,
   skip = '',
 ): string {
@@ -73,24 +75,25 @@ function returnFlags(
         out += flags.letters.includes('b') ? ` k${keyText} b` : ` k${keyText}`;
         break;
       case 'c':
-        if (item !== undefined) out += ` c${item.cas}`;
+        if (h !== NIL) out += ` c${store.casOf(h)}`;
         break;
       case 'f':
-        if (item !== undefined) out += ` f${item.flags}`;
+        if (h !== NIL) out += ` f${store.flagsOf(h)}`;
         break;
       case 's':
-        if (item !== undefined) out += ` s${item.value.length}`;
+        if (h !== NIL) out += ` s${store.valueLength(h)}`;
         break;
       case 't':
-        if (item !== undefined) {
-          out += item.expiresAt === 0 ? ' t-1' : ` t${Math.max(0, Math.ceil((item.expiresAt - now) / 1000))}`;
+        if (h !== NIL) {
+          const expiresAt = store.expiresAtOf(h);
+          out += expiresAt === 0 ? ' t-1' : ` t${Math.max(0, Math.ceil((expiresAt - now) / 1000))}`;
         }
         break;
       case 'l':
-        if (item !== undefined) out += ` l${Math.floor((now - item.storedAt) / 1000)}`;
+        if (h !== NIL) out += ` l${Math.floor((now - store.storedAtOf(h)) / 1000)}`;
         break;
       case 'h':
-        if (item !== undefined) out += item.fetched ? ' h1' : ' h0';
+        if (h !== NIL) out += store.hasBit(h, ItemBit.FETCHED) ? ' h1' : ' h0';
         break;
     }
   }
@@ -161,45 +164,52 @@ function metaGet(conn: Session, flags: MetaFlags, key: string, keyText: string):
     conn.reply('CLIENT_ERROR bad token in command line format\r\n');
     return;
   }
-  let item = flags.letters.includes('u') ? cache.store.peek(key, now) : cache.store.get(key, now);
+  const store = cache.store;
+  let h = flags.letters.includes('u') ? store.peekHandle(key, now) : store.find(key, now);
   cache.stats.cmdGet++;
   let win = '';
-  if (item === undefined) {
+  if (h === NIL) {
     cache.stats.getMisses++;
     const vivify = numberToken(flags, 'N');
     if (vivify === undefined || Number.isNaN(vivify)) {
       // a miss echoes only the opaque and the key
-      if (!quiet) conn.reply(`EN${returnFlags(flags, keyText, undefined, now)}\r\n`);
+      if (!quiet) conn.reply(`EN${returnFlags(flags, keyText, store, NIL, now)}\r\n`);
       return;
     }
     // vivify: create an empty placeholder; this client wins the right to fill it
-    cache.storeItem(StoreMode.ADD, key, Buffer.alloc(0), 0, vivify, 0n, now);
-    item = cache.lastItem!;
-    item.winSent = true;
+    if (cache.storeItem(StoreMode.ADD, key, EMPTY, 0, 0, 0, vivify, 0, now) !== StoreResult.STORED) {
+      conn.reply('SERVER_ERROR out of memory storing object\r\n');
+      return;
+    }
+    h = cache.lastHandle;
+    store.setBit(h, ItemBit.WIN_SENT, true);
     win = ' W';
   } else {
     cache.stats.getHits++;
     // recache flags, in memcached's order: Z (a win was already handed out), X (stale), W (you win)
-    if (item.winSent === true) win = ' Z';
-    if (item.stale === true) {
+    const winSent = store.hasBit(h, ItemBit.WIN_SENT);
+    if (winSent) win = ' Z';
+    if (store.hasBit(h, ItemBit.STALE)) {
       win += ' X';
-      if (item.winSent !== true) {
-        item.winSent = true;
+      if (!winSent) {
+        store.setBit(h, ItemBit.WIN_SENT, true);
         win += ' W';
       }
     }
   }
   if (ttl !== undefined) cache.touch(key, ttl, now);
-  const echoed = returnFlags(flags, keyText, item, now) + win;
-  item.fetched = true;
+  const echoed = returnFlags(flags, keyText, store, h, now) + win;
+  store.setBit(h, ItemBit.FETCHED, true);
   if (flags.letters.includes('v')) {
-    conn.out.ascii(`VA ${item.value.length}${echoed}\r\n`);
-    conn.out.bytes(item.value);
+    conn.out.ascii(`VA ${store.valueLength(h)}${echoed}\r\n`);
+    store.copyValue(h, conn.out);
     conn.out.ascii('\r\n');
   } else {
     conn.reply(`HD${echoed}\r\n`);
   }
 }
+
+const EMPTY = Buffer.alloc(0);
 
 const META_STORE_REPLIES = ['HD', 'NS', 'EX', 'NF'];
 
@@ -269,10 +279,19 @@ function metaSet(
       conn.reply('CLIENT_ERROR invalid mode for ms M token\r\n');
       return dataEnd;
   }
-  const value = Buffer.allocUnsafe(vlen);
-  buf.copy(value, 0, next, next + vlen);
   const now = conn.now();
-  let result = cache.storeItem(mode, key, value, clientFlags, ttl, mode === StoreMode.CAS ? cas : 0n, now);
+  const end = next + vlen;
+  let result = cache.storeItem(
+    mode,
+    key,
+    buf,
+    next,
+    end,
+    clientFlags,
+    ttl,
+    mode === StoreMode.CAS ? Number(cas) : 0,
+    now,
+  );
   const vivify = numberToken(flags, 'N');
   if (
     result === StoreResult.NOT_STORED &&
@@ -280,15 +299,19 @@ function metaSet(
     vivify !== undefined &&
     !Number.isNaN(vivify)
   ) {
-    result = cache.storeItem(StoreMode.ADD, key, value, clientFlags, vivify, 0n, now);
+    result = cache.storeItem(StoreMode.ADD, key, buf, next, end, clientFlags, vivify, 0, now);
   }
   if (result === StoreResult.TOO_LARGE) {
     conn.reply('SERVER_ERROR object too large for cache\r\n');
     return dataEnd;
   }
+  if (result === StoreResult.NO_MEMORY) {
+    conn.reply('SERVER_ERROR out of memory storing object\r\n');
+    return dataEnd;
+  }
   if (result === StoreResult.STORED && flags.letters.includes('q')) return dataEnd;
-  const item = result === StoreResult.STORED ? cache.lastItem : undefined;
-  conn.reply(`${META_STORE_REPLIES[result]}${returnFlags(flags, keyText, item, now, 'fstl')}\r\n`);
+  const h = result === StoreResult.STORED ? cache.lastHandle : NIL;
+  conn.reply(`${META_STORE_REPLIES[result]}${returnFlags(flags, keyText, cache.store, h, now, 'fstl')}\r\n`);
   return dataEnd;
 }
 
@@ -300,23 +323,24 @@ function metaDelete(conn: Session, flags: MetaFlags, key: string, keyText: strin
   const cache = conn.cache;
   const now = conn.now();
   const casText = token(flags, 'C');
-  const item = cache.store.peek(key, now);
+  const store = cache.store;
+  const h = store.peekHandle(key, now);
   let code = 'HD';
-  if (item === undefined) {
+  if (h === NIL) {
     code = 'NF';
     cache.stats.deleteMisses++;
-  } else if (casText !== undefined && String(item.cas) !== casText) {
+  } else if (casText !== undefined && String(store.casOf(h)) !== casText) {
     code = 'EX';
   } else if (flags.letters.includes('I')) {
-    cache.store.invalidate(item);
+    store.invalidate(h);
     const ttl = numberToken(flags, 'T');
-    if (ttl !== undefined && !Number.isNaN(ttl)) item.expiresAt = expiryFromExptime(ttl, now);
+    if (ttl !== undefined && !Number.isNaN(ttl)) store.setExpiresAt(h, expiryFromExptime(ttl, now));
     cache.stats.deleteHits++;
   } else {
     cache.delete(key, now);
   }
   if (code === 'HD' && flags.letters.includes('q')) return;
-  conn.reply(`${code}${returnFlags(flags, keyText, undefined, now)}\r\n`);
+  conn.reply(`${code}${returnFlags(flags, keyText, store, NIL, now)}\r\n`);
 }
 
 function metaArithmetic(conn: Session, flags: MetaFlags, key: string, keyText: string): void {
@@ -338,10 +362,11 @@ function metaArithmetic(conn: Session, flags: MetaFlags, key: string, keyText: s
   }
   const casText = token(flags, 'C');
   const cas = casText === undefined ? 0n : parseU64(Buffer.from(casText), 0, casText.length);
-  let result = cache.delta(key, incr, delta, cas < 0n ? 0n : cas, now);
+  let result = cache.delta(key, incr, delta, cas < 0n ? 0 : Number(cas), now);
   const vivify = numberToken(flags, 'N');
   if (result === DeltaResult.NOT_FOUND && vivify !== undefined && !Number.isNaN(vivify)) {
-    cache.storeItem(StoreMode.ADD, key, Buffer.from(String(initial)), 0, vivify, 0n, now);
+    const text = Buffer.from(String(initial));
+    cache.storeItem(StoreMode.ADD, key, text, 0, text.length, 0, vivify, 0, now);
     cache.lastDelta = initial;
     result = DeltaResult.OK;
   }
@@ -351,14 +376,13 @@ function metaArithmetic(conn: Session, flags: MetaFlags, key: string, keyText: s
   }
   if (result !== DeltaResult.OK) {
     conn.reply(
-      `${result === DeltaResult.NOT_FOUND ? 'NF' : 'EX'}${returnFlags(flags, keyText, undefined, now)}\r\n`,
+      `${result === DeltaResult.NOT_FOUND ? 'NF' : 'EX'}${returnFlags(flags, keyText, cache.store, NIL, now)}\r\n`,
     );
     return;
   }
   const ttl = numberToken(flags, 'T');
   if (ttl !== undefined && !Number.isNaN(ttl)) cache.touch(key, ttl, now);
-  const item = cache.store.peek(key, now);
-  const echoed = returnFlags(flags, keyText, item, now, 'fsl');
+  const echoed = returnFlags(flags, keyText, cache.store, cache.store.peekHandle(key, now), now, 'fsl');
   if (flags.letters.includes('q')) return;
   if (flags.letters.includes('v')) {
     const text = String(cache.lastDelta);
@@ -370,13 +394,18 @@ function metaArithmetic(conn: Session, flags: MetaFlags, key: string, keyText: s
 
 function metaDebug(conn: Session, key: string, keyText: string): void {
   const now = conn.now();
-  const item = conn.cache.store.peek(key, now);
-  if (item === undefined) {
+  const store = conn.cache.store;
+  const h = store.peekHandle(key, now);
+  if (h === NIL) {
     conn.reply('EN\r\n');
     return;
   }
-  const exp = item.expiresAt === 0 ? -1 : Math.max(0, Math.ceil((item.expiresAt - now) / 1000));
+  const expiresAt = store.expiresAtOf(h);
+  const exp = expiresAt === 0 ? -1 : Math.max(0, Math.ceil((expiresAt - now) / 1000));
+  const la = Math.floor((now - store.storedAtOf(h)) / 1000);
+  const fetched = store.hasBit(h, ItemBit.FETCHED) ? 'yes' : 'no';
+  const size = store.valueLength(h) + key.length + 48;
   conn.reply(
-    `ME ${keyText} exp=${exp} la=${Math.floor((now - item.storedAt) / 1000)} cas=${item.cas} fetch=${item.fetched ? 'yes' : 'no'} cls=1 size=${item.value.length + key.length + 48}\r\n`,
+    `ME ${keyText} exp=${exp} la=${la} cas=${store.casOf(h)} fetch=${fetched} cls=${store.lruOf(h) + 1} size=${size}\r\n`,
   );
 }

@@ -28,6 +28,10 @@ export interface ServerOptions {
   memoryMb?: number;
   /** Maximum simultaneous connections (-c); the one over the limit is refused. Default 1024. */
   maxConnections?: number;
+  /** Slab chunk size growth factor between classes (-f). Default 1.25. */
+  growthFactor?: number;
+  /** Minimum key + value space of the smallest slab chunk (-n). Default 48. */
+  minChunkBytes?: number;
   /** Largest item in bytes (-I). Default 1 MiB. */
   itemSizeMax?: number;
   /** 0 quiet, 1 errors and warnings, 2 connections too (-v, -vv). */
@@ -91,7 +95,20 @@ export function createServer(options: ServerOptions = {}): MemcachedServer {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const users =
     options.users ?? (options.authfile === undefined ? undefined : readAuthfile(options.authfile));
-  const cache = new Cache({ memoryLimitBytes: memoryMb * 1024 * 1024, itemSizeMax });
+  const growthFactor = options.growthFactor ?? 1.25;
+  if (!(growthFactor > 1 && growthFactor <= 8)) {
+    throw new HotpathMcError(
+      'HP_MC_INVALID_OPTION',
+      `growthFactor must be a number above 1 and at most 8, got ${String(growthFactor)}`,
+    );
+  }
+  const minChunkBytes = checkInteger('minChunkBytes', options.minChunkBytes ?? 48, 1, 1024 * 1024);
+  const cache = new Cache({
+    memoryLimitBytes: memoryMb * 1024 * 1024,
+    itemSizeMax,
+    growthFactor,
+    minChunkBytes,
+  });
   const settings: ConnectionSettings = {
     version: SERVER_VERSION,
     identity: SERVER_IDENTITY,

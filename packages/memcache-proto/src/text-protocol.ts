@@ -1,10 +1,10 @@
 import { parseFlags, parseI32, parseU32, parseU64 } from './ascii-numbers.js';
-import { DeltaResult, StoreMode } from './cache.js';
-import type { Item } from './lru-store.js';
+import { type Cache, DeltaResult, StoreMode } from './cache.js';
 import { processMetaCommand } from './meta-protocol.js';
 import type { OutputBuffer } from './output-buffer.js';
 import { KEY_MAX_LENGTH } from './protocol-limits.js';
 import type { Session } from './session.js';
+import { NIL } from './slab-allocator.js';
 import { writeStats } from './stats-report.js';
 
 /** A command line may hold this many tokens before the rest is left as one (get keys are scanned). */
@@ -279,16 +279,17 @@ function runGet(
     const s = i;
     i = keyEnd(buf, i, lineEnd);
     const key = buf.toString('latin1', s, i);
-    const item = touch ? cache.getAndTouch(key, exptime, now) : cache.get(key, now);
-    if (item !== undefined) writeValue(out, key, item, withCas);
+    const h = touch ? cache.getAndTouch(key, exptime, now) : cache.get(key, now);
+    if (h !== NIL) writeValue(out, cache, key, h, withCas);
   }
   out.bytes(END);
 }
 
 /** One `VALUE <key> <flags> <bytes>[ <cas>]` block of a get reply. */
-function writeValue(out: OutputBuffer, key: string, item: Item, withCas: boolean): void {
-  out.valueLine(key, item.flags, item.value.length, withCas ? item.cas : undefined);
-  out.bytes(item.value);
+function writeValue(out: OutputBuffer, cache: Cache, key: string, h: number, withCas: boolean): void {
+  const store = cache.store;
+  out.valueLine(key, store.flagsOf(h), store.valueLength(h), withCas ? store.casOf(h) : -1);
+  store.copyValue(h, out);
   out.crlf();
 }
 
@@ -301,8 +302,8 @@ function getOne(conn: Session, buf: Buffer, s: number, e: number, withCas: boole
     return;
   }
   const key = buf.toString('latin1', s, e);
-  const item = conn.cache.get(key, conn.now());
-  if (item !== undefined) writeValue(conn.out, key, item, withCas);
+  const h = conn.cache.get(key, conn.now());
+  if (h !== NIL) writeValue(conn.out, conn.cache, key, h, withCas);
   conn.out.bytes(END);
 }
 
@@ -345,15 +346,15 @@ function runStore(conn: Session, buf: Buffer, ntok: number, mode: StoreMode, nex
     conn.reply('CLIENT_ERROR bad data chunk\r\n');
     return dataEnd;
   }
-  const value = Buffer.allocUnsafe(vlen);
-  buf.copy(value, 0, next, next + vlen);
   const result = cache.storeItem(
     mode,
     buf.toString('latin1', t[2], t[3]),
-    value,
+    buf,
+    next,
+    next + vlen,
     flags,
     exptime,
-    cas,
+    Number(cas),
     conn.now(),
   );
   conn.replyBytes(STORE_REPLIES[result]!);
@@ -366,6 +367,7 @@ const STORE_REPLIES = [
   'EXISTS\r\n',
   'NOT_FOUND\r\n',
   'SERVER_ERROR object too large for cache\r\n',
+  'SERVER_ERROR out of memory storing object\r\n',
 ].map((reply) => Buffer.from(reply));
 
 function runDelete(conn: Session, buf: Buffer, ntok: number): void {
@@ -401,7 +403,7 @@ function runDelta(conn: Session, buf: Buffer, ntok: number, incr: boolean): void
     return;
   }
   const cache = conn.cache;
-  const result = cache.delta(buf.toString('latin1', t[2], t[3]), incr, amount, 0n, conn.now());
+  const result = cache.delta(buf.toString('latin1', t[2], t[3]), incr, amount, 0, conn.now());
   if (result === DeltaResult.OK) conn.reply(`${cache.lastDelta}\r\n`);
   else if (result === DeltaResult.NOT_FOUND) conn.reply('NOT_FOUND\r\n');
   else conn.reply('CLIENT_ERROR cannot increment or decrement non-numeric value\r\n');
@@ -419,8 +421,8 @@ function runTouch(conn: Session, buf: Buffer, ntok: number): void {
     conn.reply('CLIENT_ERROR invalid exptime argument\r\n');
     return;
   }
-  const item = conn.cache.touch(buf.toString('latin1', t[2], t[3]), exptime, conn.now());
-  conn.reply(item === undefined ? 'NOT_FOUND\r\n' : 'TOUCHED\r\n');
+  const h = conn.cache.touch(buf.toString('latin1', t[2], t[3]), exptime, conn.now());
+  conn.reply(h === NIL ? 'NOT_FOUND\r\n' : 'TOUCHED\r\n');
 }
 
 function runFlush(conn: Session, buf: Buffer, ntok: number): void {

@@ -9,7 +9,7 @@ describe('LruStore', () => {
     const store = new LruStore(itemBytes('a', value) * 2);
     store.set('a', value, 0, 0, 0);
     store.set('b', value, 0, 0, 0);
-    expect(store.get('a', 65_000)?.value).toBe(value); // a is now most recent
+    expect(store.get('a', 65_000)?.value).toEqual(value); // a is now most recent
     store.set('c', value, 0, 0, 65_000);
     expect(store.get('b', 65_000)).toBeUndefined();
     expect(store.get('a', 65_000)).toBeDefined();
@@ -22,7 +22,7 @@ describe('LruStore', () => {
     const store = new LruStore(1 << 20);
     const first = store.set('k', Buffer.from('v1'), 7, 1_000);
     const second = store.set('k', Buffer.from('v2'), 7, 2_000);
-    expect(second.cas).toBeGreaterThan(first.cas);
+    expect(second!.cas).toBeGreaterThan(first!.cas);
     expect(store.get('k', 1_500)?.value.toString()).toBe('v2');
     expect(store.get('k', 2_000)).toBeUndefined();
     expect(store.size).toBe(0);
