@@ -20,8 +20,8 @@ export interface Item {
   stale: boolean;
 }
 
-/** Bytes counted per item besides key and value (its header), as memcached counts it. */
-export const ITEM_OVERHEAD_BYTES = ITEM_HEADER_BYTES;
+/** Bytes counted per item besides key and value (`bytes` stat, -m for tiny limits), as memcached counts its header. */
+export const ITEM_OVERHEAD_BYTES = 48;
 
 /**
  * An item read again within this many seconds keeps its LRU position: memcached's
@@ -32,23 +32,28 @@ export const BUMP_INTERVAL_SECONDS = 60;
 /** Item bits (byte 45 of the header). */
 export const ItemBit = { FETCHED: 1, WIN_SENT: 2, STALE: 4 } as const;
 
-// Chunk layout, from the chunk's start (8-byte aligned):
-//   doubles d+0 cas, d+1 expiresAt (ms), d+2 storedAt (ms)
-//   words   w+6 newer handle, w+7 older handle, w+8 flags, w+9 value length, w+10 bumpedAt (s)
-//   bytes   44 key length, 45 item bits, 46 LRU (class index), 48.. key then value
+// Chunk layout, from the chunk's start (8-byte aligned), 40 bytes before the key:
+//   double d+0  expiresAt (ms since the epoch, 0 = never)
+//   words  w+2  cas, low 32 bits
+//          w+3  cas bits 32..47 | key length << 16 | item bits << 24
+//          w+4  newer handle, w+5 older handle (the item's LRU: its page's class)
+//          w+6  client flags, w+7 value length, w+8 bumpedAt (s), w+9 storedAt (s)
+//   bytes  40.. key, then value
 // where d = handle & 0x1ffff (the chunk's offset in doubles) and w = 2 * d.
-const F_CAS = 0;
-const F_EXPIRES = 1;
-const F_STORED = 2;
-const W_NEWER = 6;
-const W_OLDER = 7;
-const W_FLAGS = 8;
-const W_VLEN = 9;
-const W_BUMPED = 10;
-const B_KLEN = 44;
-const B_BITS = 45;
-const B_LRU = 46;
+const F_EXPIRES = 0;
+const W_CAS_LO = 2;
+const W_PACKED = 3;
+const W_NEWER = 4;
+const W_OLDER = 5;
+const W_FLAGS = 6;
+const W_VLEN = 7;
+const W_BUMPED = 8;
+const W_STORED = 9;
+const B_KLEN = 14;
+const B_BITS = 15;
 const OFFSET_MASK = 0x1ffff;
+/** cas values wrap at 2^48 (to 1). */
+const CAS_LIMIT = 2 ** 48;
 
 /** Something value bytes can be copied into (the connection's OutputBuffer). */
 export interface ByteSink {
@@ -180,24 +185,23 @@ export class LruStore {
     const f = this.slabs.f64[page]!;
     const u = this.slabs.u32[page]!;
     const b = this.slabs.bytes[page]!;
-    this.nextCas = this.nextCas >= Number.MAX_SAFE_INTEGER ? 1 : this.nextCas + 1;
-    f[d + F_CAS] = this.nextCas;
     f[d + F_EXPIRES] = expiresAt;
-    f[d + F_STORED] = now;
+    u[w + W_PACKED] = key.length << 16; // item bits 0
+    this.newCas(u, w);
     u[w + W_FLAGS] = flags;
     u[w + W_VLEN] = vlen;
-    u[w + W_BUMPED] = Math.floor(now / 1000);
+    const seconds = Math.floor(now / 1000);
+    u[w + W_BUMPED] = seconds;
+    u[w + W_STORED] = seconds;
     const l = lru < 0 ? this.slabs.classes.length : lru;
-    b[off + B_KLEN] = key.length;
-    b[off + B_BITS] = 0;
-    b[off + B_LRU] = l;
     b.write(key, off + ITEM_HEADER_BYTES, key.length, 'latin1');
     src.copy(b, off + ITEM_HEADER_BYTES + key.length, start, end);
     this.items.set(key, h); // replaces old's Map entry in place
     this.link(h);
+    const counted = ITEM_OVERHEAD_BYTES + key.length + vlen;
     this.counts[l]!++;
-    this.requestedBy[l]! += size;
-    this.bytes += size;
+    this.requestedBy[l]! += counted;
+    this.bytes += counted;
     this.totalItems++;
     // the byte limit: evict least recently used items of the same LRU
     while (this.bytes > this.limitBytes) {
@@ -274,7 +278,16 @@ export class LruStore {
   }
 
   casOf(h: number): number {
-    return this.slabs.f64[h >>> 17]![(h & OFFSET_MASK) + F_CAS]!;
+    const u = this.slabs.u32[h >>> 17]!;
+    const w = (h & OFFSET_MASK) * 2;
+    return (u[w + W_PACKED]! & 0xffff) * 0x1_0000_0000 + u[w + W_CAS_LO]!;
+  }
+
+  /** Gives the item at word w of page words u the next cas. */
+  private newCas(u: Uint32Array, w: number): void {
+    this.nextCas = this.nextCas + 1 >= CAS_LIMIT ? 1 : this.nextCas + 1;
+    u[w + W_CAS_LO] = this.nextCas % 0x1_0000_0000;
+    u[w + W_PACKED] = (u[w + W_PACKED]! & 0xffff_0000) | Math.floor(this.nextCas / 0x1_0000_0000);
   }
 
   expiresAtOf(h: number): number {
@@ -285,8 +298,9 @@ export class LruStore {
     this.slabs.f64[h >>> 17]![(h & OFFSET_MASK) + F_EXPIRES] = expiresAt;
   }
 
+  /** When the item was written, ms since the epoch (kept to the second, as memcached does). */
   storedAtOf(h: number): number {
-    return this.slabs.f64[h >>> 17]![(h & OFFSET_MASK) + F_STORED]!;
+    return this.slabs.u32[h >>> 17]![(h & OFFSET_MASK) * 2 + W_STORED]! * 1000;
   }
 
   hasBit(h: number, bit: number): boolean {
@@ -301,7 +315,7 @@ export class LruStore {
 
   /** The LRU (class index, or the large-item LRU) an item is in. */
   lruOf(h: number): number {
-    return this.slabs.bytes[h >>> 17]![(h & OFFSET_MASK) * 8 + B_LRU]!;
+    return this.slabs.classOf(h);
   }
 
   /** Copies the item's value into sink (a large item's own buffer is passed by reference). */
@@ -332,8 +346,7 @@ export class LruStore {
   invalidate(h: number): void {
     this.setBit(h, ItemBit.STALE, true);
     this.setBit(h, ItemBit.WIN_SENT, false);
-    this.nextCas = this.nextCas >= Number.MAX_SAFE_INTEGER ? 1 : this.nextCas + 1;
-    this.slabs.f64[h >>> 17]![(h & OFFSET_MASK) + F_CAS] = this.nextCas;
+    this.newCas(this.slabs.u32[h >>> 17]!, (h & OFFSET_MASK) * 2);
   }
 
   /** A copy of the item behind a handle. */
@@ -434,7 +447,8 @@ export class LruStore {
     const d = h & OFFSET_MASK;
     const expiresAt = f[d + F_EXPIRES]!;
     if (expiresAt !== 0 && expiresAt <= now) return true;
-    return this.flushAt !== 0 && this.flushAt <= now && f[d + F_STORED]! <= this.flushAt;
+    const flushAt = this.flushAt;
+    return flushAt !== 0 && flushAt <= now && this.slabs.u32[h >>> 17]![d * 2 + W_STORED]! * 1000 <= flushAt;
   }
 
   private reclaim(h: number): void {
@@ -460,11 +474,11 @@ export class LruStore {
     const l = this.lruOf(h);
     const b = this.slabs.bytes[h >>> 17]!;
     const off = (h & OFFSET_MASK) * 8;
-    const size = ITEM_HEADER_BYTES + b[off + B_KLEN]! + this.valueLength(h);
+    const counted = ITEM_OVERHEAD_BYTES + b[off + B_KLEN]! + this.valueLength(h);
     this.unlink(h);
     this.counts[l]!--;
-    this.requestedBy[l]! -= size;
-    this.bytes -= size;
+    this.requestedBy[l]! -= counted;
+    this.bytes -= counted;
     if (l === this.slabs.classes.length) this.slabs.releaseLarge(h);
     else this.slabs.release(l, h);
   }

@@ -1,7 +1,9 @@
 /** memcached's slab page: every size class grows by whole pages of this size. */
 export const PAGE_BYTES = 1024 * 1024;
 /** Bytes of item metadata at the start of every chunk (see LruStore for the layout). */
-export const ITEM_HEADER_BYTES = 48;
+export const ITEM_HEADER_BYTES = 40;
+/** memcached's item struct: its smallest chunk is this plus `-n`, as ours is (same classes). */
+const CLASS_BASE_BYTES = 48;
 /** Chunks start at multiples of 8 bytes, so a handle keeps offset / 8. */
 const ALIGN = 8;
 const OFFSET_BITS = 17; // PAGE_BYTES / ALIGN = 2^17 slots per page
@@ -61,13 +63,19 @@ export class SlabAllocator {
   mallocedBytes = 0;
   /** The class index owning each page; LARGE for a large item's own buffer. */
   private readonly pageClass: number[] = [];
+
+  /** The class index of the page holding a handle's chunk; classes.length for a large item. */
+  classOf(h: number): number {
+    const c = this.pageClass[h >>> OFFSET_BITS]!;
+    return c === LARGE ? this.classes.length : c;
+  }
   /** Page indexes of freed large-item buffers, to reuse. */
   private readonly freePageIndexes: number[] = [];
 
   constructor(options: SlabOptions) {
     this.limitBytes = options.limitBytes;
     const factor = options.growthFactor ?? 1.25;
-    let size = ITEM_HEADER_BYTES + (options.minChunkBytes ?? 48);
+    let size = CLASS_BASE_BYTES + (options.minChunkBytes ?? 48);
     while (this.classes.length < 62 && size < CHUNK_MAX / factor) {
       if (size % ALIGN !== 0) size += ALIGN - (size % ALIGN);
       this.addClass(size);
