@@ -127,6 +127,10 @@ export class Cache {
       if (mode === StoreMode.SET) store.delete(key);
       return StoreResult.TOO_LARGE;
     }
+    if (mode === StoreMode.SET && cas === 0) {
+      // the common case needs no lookup first: write replaces whatever is there
+      return this.write(key, src, start, end, flags, expiryFromExptime(exptime, now), now);
+    }
     const old = store.peekHandle(key, now);
     switch (mode) {
       case StoreMode.ADD:

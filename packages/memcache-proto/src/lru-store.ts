@@ -168,6 +168,7 @@ export class LruStore {
     expiresAt: number,
     now: number,
   ): number {
+    if (key.length > 255) throw new RangeError(`a key is at most 255 bytes here, got ${key.length}`);
     const old = this.items.get(key);
     if (old !== undefined) this.free(old);
     const vlen = end - start;

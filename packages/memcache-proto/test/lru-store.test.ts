@@ -74,6 +74,18 @@ describe('LruStore', () => {
     expect(store.get('later', 6_000)).toBeDefined();
   });
 
+  it('keeps values in slab chunks: a copy comes back, the cas is a number, a key over 255 bytes is refused', () => {
+    const store = new LruStore(1 << 20);
+    const value = Buffer.from('hello');
+    store.set('k', value, 3, 0, 1_000);
+    value.fill(0); // the store copied the bytes
+    const item = store.get('k', 1_000)!;
+    expect(item.value.toString()).toBe('hello');
+    expect(typeof item.cas).toBe('number');
+    expect(store.slabs.mallocedBytes).toBe(1 << 20);
+    expect(() => store.set('x'.repeat(256), value)).toThrow(RangeError);
+  });
+
   it('rejects a limit that is not a positive integer', () => {
     expect(() => new LruStore(-1)).toThrow(/limitBytes must be a positive integer, got -1/);
   });
