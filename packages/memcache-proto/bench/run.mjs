@@ -1,7 +1,9 @@
-// hotpath-memcached against memcached -t 1, in one run: memcaslap TPS (90 % get / 10 % set,
-// 50 connections, after a 3 s warm-up; server on core 0, load on core 1), pipelined and multi-get throughput with
-// our client, and memory per item (RSS growth). Prints medians and ratios.
-// Usage: node bench/run.mjs [--rounds 3] [--seconds 8]
+// hotpath-memcached against memcached -t 1, in one run, rounds interleaved (server on core 0,
+// load on core 1): memcaslap TPS (90 % get / 10 % set, 50 connections, after a 3 s warm-up) on a
+// fresh server, pipelined and multi-get throughput with our client, memory per item (RSS growth
+// with 500 000 items of 100 bytes), then memcaslap again once the server holds 800 000 items.
+// Prints medians and ratios.
+// Usage: node bench/run.mjs [--rounds 3] [--seconds 8] [--items 500000] [--full 800000]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -17,6 +19,8 @@ const opt = (name, fallback) => {
 };
 const ROUNDS = opt('rounds', 3);
 const SECONDS = opt('seconds', 8);
+const ITEMS = opt('items', 500_000);
+const FULL = opt('full', 800_000);
 const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 const pin = (core, cmd) => (hasTaskset ? ['taskset', ['-c', String(core), ...cmd]] : [cmd[0], cmd.slice(1)]);
@@ -151,21 +155,28 @@ async function multiGet(port, rounds = 2000, keysPerGet = 100) {
   return (rounds * keysPerGet) / s;
 }
 
-async function memoryPerItem(server, items = 100_000) {
-  const before = rssKb(server.pid);
+/** Stores items mem:<from>..mem:<to - 1> of 100 bytes. */
+async function fill(server, from, to) {
   const client = createClient({ servers: [`127.0.0.1:${server.port}`], timeout: 30_000 });
   const value = Buffer.alloc(100, 'x');
-  for (let i = 0; i < items; i += 1000) {
-    await Promise.all(Array.from({ length: 1000 }, (_, j) => client.set(`mem:${i + j}`, value)));
+  for (let i = from; i < to; i += 1000) {
+    await Promise.all(
+      Array.from({ length: Math.min(1000, to - i) }, (_, j) => client.set(`mem:${i + j}`, value)),
+    );
   }
   client.close();
+}
+
+async function memoryPerItem(server, items) {
+  const before = rssKb(server.pid);
+  await fill(server, 0, items);
   await sleep(200);
   return ((rssKb(server.pid) - before) * 1024) / items;
 }
 
 const results = {
-  memcached: { tps: [], pipe: [], multi: [], mem: [] },
-  hotpath: { tps: [], pipe: [], multi: [], mem: [] },
+  memcached: { tps: [], pipe: [], multi: [], mem: [], full: [] },
+  hotpath: { tps: [], pipe: [], multi: [], mem: [], full: [] },
 };
 console.log(
   `bench: ${ROUNDS} rounds x ${SECONDS}s memcaslap per server, taskset ${hasTaskset ? 'on' : 'unavailable'}`,
@@ -173,16 +184,22 @@ console.log(
 try {
   for (let round = 0; round < ROUNDS; round++) {
     for (const kind of round % 2 === 0 ? ['memcached', 'hotpath'] : ['hotpath', 'memcached']) {
-      const server = await startServer(kind);
+      let server = await startServer(kind);
       try {
         const r = results[kind];
-        r.mem.push(await memoryPerItem(server));
         memaslap(server.port, 3); // warm-up (JIT, memaslap's key window), not measured
         r.tps.push(memaslap(server.port));
         r.pipe.push(await pipelined(server.port));
         r.multi.push(await multiGet(server.port));
+        // memory: a server restarted empty, so the number is the items' and not the runs' before
+        await server.stop();
+        server = await startServer(kind);
+        r.mem.push(await memoryPerItem(server, ITEMS));
+        await fill(server, ITEMS, FULL);
+        memaslap(server.port, 3);
+        r.full.push(memaslap(server.port));
         console.log(
-          `round ${round + 1} ${kind.padEnd(9)} TPS ${r.tps.at(-1)}  pipelined ${r.pipe.at(-1).toFixed(0)} get/s  multi-get ${r.multi.at(-1).toFixed(0)} keys/s  ${r.mem.at(-1).toFixed(0)} B/item`,
+          `round ${round + 1} ${kind.padEnd(9)} TPS ${r.tps.at(-1)} (holding ${FULL}: ${r.full.at(-1)})  pipelined ${r.pipe.at(-1).toFixed(0)} get/s  multi-get ${r.multi.at(-1).toFixed(0)} keys/s  ${r.mem.at(-1).toFixed(0)} B/item`,
         );
       } finally {
         await server.stop();
@@ -202,6 +219,12 @@ const row = (name, key, unit, digits = 0) => {
 };
 console.log('\nmedians (hotpath / memcached):');
 row('memcaslap 90% get, 50 conns (TPS)', 'tps', 'ops/s');
+row(`memcaslap, server holding ${FULL} items`, 'full', 'ops/s');
 row('pipelined get, 1 conn, depth 200', 'pipe', 'get/s');
 row('multi-get, 100 keys per get', 'multi', 'keys/s');
-row('memory per 100-byte item (RSS)', 'mem', 'bytes');
+row(`memory per 100-byte item (RSS, ${ITEMS})`, 'mem', 'bytes');
+for (const key of ['tps', 'full']) {
+  console.log(
+    `${key} ratios per round: ${results.hotpath[key].map((h, i) => (h / results.memcached[key][i]).toFixed(2)).join(' ')}`,
+  );
+}

@@ -1,6 +1,7 @@
 import { DeltaResult, StoreMode, StoreResult } from './cache.js';
-import type { Connection } from './connection.js';
-import { KEY_MAX_LENGTH } from './text-protocol.js';
+import { KEY_MAX_LENGTH } from './protocol-limits.js';
+import type { Session } from './session.js';
+import { NIL } from './slab-allocator.js';
 
 /** Binary protocol opcodes (memcached's protocol_binary.h). */
 export const Opcode = {
@@ -72,14 +73,14 @@ const EMPTY = Buffer.alloc(0);
 
 /** Writes a response header; the caller then writes extras, key and value (bodyLength bytes). */
 function header(
-  conn: Connection,
+  conn: Session,
   opcode: number,
   keyLength: number,
   extrasLength: number,
   status: number,
   bodyLength: number,
   opaque: number,
-  cas: bigint,
+  cas: number,
 ): void {
   const out = conn.out;
   out.uint(0x81, 1);
@@ -94,19 +95,19 @@ function header(
 }
 
 function respond(
-  conn: Connection,
+  conn: Session,
   opcode: number,
   status: number,
   opaque: number,
-  cas = 0n,
+  cas = 0,
   body: Buffer = EMPTY,
 ) {
   header(conn, opcode, 0, 0, status, body.length, opaque, cas);
   if (body.length > 0) conn.out.bytes(body);
 }
 
-function error(conn: Connection, opcode: number, status: number, opaque: number): void {
-  respond(conn, opcode, status, opaque, 0n, Buffer.from(STATUS_TEXT[status] ?? 'UNHANDLED ERROR'));
+function error(conn: Session, opcode: number, status: number, opaque: number): void {
+  respond(conn, opcode, status, opaque, 0, Buffer.from(STATUS_TEXT[status] ?? 'UNHANDLED ERROR'));
 }
 
 function isQuiet(opcode: number): boolean {
@@ -133,19 +134,14 @@ function isQuiet(opcode: number): boolean {
 
 /**
  * Runs binary requests from buf[pos..]; returns the position of the first unprocessed byte
- * (setting conn.need when a request is incomplete). A bad magic byte closes the connection.
+ * (past the end: body bytes of a rejected request still to skip; conn.waitFor is called when a
+ * request is incomplete). A bad magic byte closes the connection.
  */
-export function processBinary(conn: Connection, buf: Buffer, pos: number): number {
+export function processBinary(conn: Session, buf: Buffer, pos: number): number {
   const end = buf.length;
   while (pos < end && !conn.closing && !conn.outputFull()) {
-    if (conn.swallow > 0) {
-      const skip = Math.min(conn.swallow, end - pos);
-      conn.swallow -= skip;
-      pos += skip;
-      continue;
-    }
     if (end - pos < HEADER) {
-      conn.need = HEADER - (end - pos);
+      conn.waitFor(HEADER - (end - pos));
       return pos;
     }
     if (buf[pos] !== 0x80) {
@@ -176,8 +172,7 @@ export function processBinary(conn: Connection, buf: Buffer, pos: number): numbe
         if (end >= keyStart + keyLength)
           conn.cache.store.delete(buf.toString('latin1', keyStart, keyStart + keyLength));
       }
-      conn.swallow = bodyLength;
-      pos += HEADER;
+      pos += HEADER + bodyLength; // past the end: the connection skips the rest of the body
       continue;
     }
     if (
@@ -192,7 +187,7 @@ export function processBinary(conn: Connection, buf: Buffer, pos: number): numbe
     }
     const total = HEADER + bodyLength;
     if (end - pos < total) {
-      conn.need = total - (end - pos);
+      conn.waitFor(total - (end - pos));
       return pos;
     }
     runRequest(conn, buf, pos, opcode, keyLength, extrasLength, valueLength, opaque);
@@ -202,7 +197,7 @@ export function processBinary(conn: Connection, buf: Buffer, pos: number): numbe
 }
 
 function runRequest(
-  conn: Connection,
+  conn: Session,
   buf: Buffer,
   pos: number,
   opcode: number,
@@ -214,7 +209,7 @@ function runRequest(
   const extras = pos + HEADER;
   const keyStart = extras + extrasLength;
   const valueStart = keyStart + keyLength;
-  const cas = buf.readBigUInt64BE(pos + 16);
+  const cas = Number(buf.readBigUInt64BE(pos + 16)); // a unique past 2^53 matches nothing
   const quiet = isQuiet(opcode);
   const cache = conn.cache;
   const now = conn.now();
@@ -243,26 +238,27 @@ function runRequest(
         invalid(conn, opcode, opaque);
         return;
       }
-      const item = touch ? cache.getAndTouch(key(), buf.readInt32BE(extras), now) : cache.get(key(), now);
+      const h = touch ? cache.getAndTouch(key(), buf.readUInt32BE(extras), now) : cache.get(key(), now);
       const withKey =
         opcode === Opcode.GETK ||
         opcode === Opcode.GETKQ ||
         opcode === Opcode.GATK ||
         opcode === Opcode.GATKQ;
-      if (item === undefined) {
+      if (h === NIL) {
         if (quiet) return;
         if (withKey) {
-          header(conn, opcode, keyLength, 0, Status.KEY_ENOENT, keyLength + 9, opaque, 0n);
+          header(conn, opcode, keyLength, 0, Status.KEY_ENOENT, keyLength + 9, opaque, 0);
           conn.out.range(buf, keyStart, valueStart);
           conn.out.ascii('Not found');
         } else error(conn, opcode, Status.KEY_ENOENT, opaque);
         return;
       }
       const k = withKey ? keyLength : 0;
-      header(conn, opcode, k, 4, Status.SUCCESS, 4 + k + item.value.length, opaque, item.cas);
-      conn.out.uint(item.flags, 4);
+      const store = cache.store;
+      header(conn, opcode, k, 4, Status.SUCCESS, 4 + k + store.valueLength(h), opaque, store.casOf(h));
+      conn.out.uint(store.flagsOf(h), 4);
       if (withKey) conn.out.range(buf, keyStart, valueStart);
-      conn.out.bytes(item.value);
+      store.copyValue(h, conn.out);
       return;
     }
     case Opcode.SET:
@@ -278,20 +274,21 @@ function runRequest(
       const base = opcode >= Opcode.SETQ ? opcode - Opcode.SETQ + Opcode.SET : opcode;
       const mode =
         base === Opcode.SET ? StoreMode.SET : base === Opcode.ADD ? StoreMode.ADD : StoreMode.REPLACE;
-      if (mode === StoreMode.ADD && cas !== 0n) {
+      if (mode === StoreMode.ADD && cas !== 0) {
         respondStore(conn, opcode, StoreResult.NOT_FOUND, opaque, quiet, mode);
         return;
       }
-      const value = Buffer.allocUnsafe(valueLength);
-      buf.copy(value, 0, valueStart, valueStart + valueLength);
+      const valueEnd = valueStart + valueLength;
       let result: StoreResult;
-      if (mode === StoreMode.REPLACE && cas !== 0n) {
+      if (mode === StoreMode.REPLACE && cas !== 0) {
         result = cache.storeItem(
           StoreMode.CAS,
           key(),
-          value,
+          buf,
+          valueStart,
+          valueEnd,
           buf.readUInt32BE(extras),
-          buf.readInt32BE(extras + 4),
+          buf.readUInt32BE(extras + 4),
           cas,
           now,
         );
@@ -299,9 +296,11 @@ function runRequest(
         result = cache.storeItem(
           mode,
           key(),
-          value,
+          buf,
+          valueStart,
+          valueEnd,
           buf.readUInt32BE(extras),
-          buf.readInt32BE(extras + 4),
+          buf.readUInt32BE(extras + 4),
           cas,
           now,
         );
@@ -317,11 +316,9 @@ function runRequest(
         invalid(conn, opcode, opaque);
         return;
       }
-      const value = Buffer.allocUnsafe(valueLength);
-      buf.copy(value, 0, valueStart, valueStart + valueLength);
       const mode =
         opcode === Opcode.APPEND || opcode === Opcode.APPENDQ ? StoreMode.APPEND : StoreMode.PREPEND;
-      const result = cache.storeItem(mode, key(), value, 0, 0, cas, now);
+      const result = cache.storeItem(mode, key(), buf, valueStart, valueStart + valueLength, 0, 0, cas, now);
       respondStore(conn, opcode, result, opaque, quiet, mode);
       return;
     }
@@ -332,13 +329,13 @@ function runRequest(
         return;
       }
       const k = key();
-      if (cas !== 0n) {
-        const item = cache.store.peek(k, now);
-        if (item === undefined) {
+      if (cas !== 0) {
+        const h = cache.store.peekHandle(k, now);
+        if (h === NIL) {
           error(conn, opcode, Status.KEY_ENOENT, opaque);
           return;
         }
-        if (item.cas !== cas) {
+        if (cache.store.casOf(h) !== cas) {
           error(conn, opcode, Status.KEY_EEXISTS, opaque);
           return;
         }
@@ -364,8 +361,9 @@ function runRequest(
       const exptime = buf.readUInt32BE(extras + 16);
       const k = key();
       let result = cache.delta(k, incr, delta, cas, now);
-      if (result === DeltaResult.NOT_FOUND && exptime !== 0xffff_ffff && cas === 0n) {
-        cache.storeItem(StoreMode.ADD, k, Buffer.from(initial.toString()), 0, exptime, 0n, now);
+      if (result === DeltaResult.NOT_FOUND && exptime !== 0xffff_ffff && cas === 0) {
+        const text = Buffer.from(initial.toString());
+        cache.storeItem(StoreMode.ADD, k, text, 0, text.length, 0, exptime, 0, now);
         cache.lastDelta = initial;
         result = DeltaResult.OK;
       }
@@ -382,7 +380,7 @@ function runRequest(
         return;
       }
       if (quiet) return;
-      header(conn, opcode, 0, 0, Status.SUCCESS, 8, opaque, cache.lastItem?.cas ?? 0n);
+      header(conn, opcode, 0, 0, Status.SUCCESS, 8, opaque, cache.store.casOf(cache.lastHandle));
       conn.out.u64(cache.lastDelta);
       return;
     }
@@ -391,12 +389,12 @@ function runRequest(
         invalid(conn, opcode, opaque);
         return;
       }
-      const item = cache.touch(key(), buf.readInt32BE(extras), now);
-      if (item === undefined) {
+      const h = cache.touch(key(), buf.readUInt32BE(extras), now);
+      if (h === NIL) {
         error(conn, opcode, Status.KEY_ENOENT, opaque);
         return;
       }
-      respond(conn, opcode, Status.SUCCESS, opaque, item.cas);
+      respond(conn, opcode, Status.SUCCESS, opaque, cache.store.casOf(h));
       return;
     }
     case Opcode.QUIT:
@@ -417,7 +415,7 @@ function runRequest(
       respond(conn, opcode, Status.SUCCESS, opaque);
       return;
     case Opcode.VERSION:
-      respond(conn, opcode, Status.SUCCESS, opaque, 0n, Buffer.from(conn.settings.version));
+      respond(conn, opcode, Status.SUCCESS, opaque, 0, Buffer.from(conn.settings.version));
       return;
     case Opcode.VERBOSITY:
       if (extrasLength !== 4) {
@@ -431,7 +429,7 @@ function runRequest(
       writeBinaryStats(conn, opcode, opaque, keyLength === 0 ? '' : key());
       return;
     case Opcode.SASL_LIST_MECHS:
-      respond(conn, opcode, Status.SUCCESS, opaque, 0n, Buffer.from('PLAIN'));
+      respond(conn, opcode, Status.SUCCESS, opaque, 0, Buffer.from('PLAIN'));
       return;
     case Opcode.SASL_AUTH:
       saslPlain(conn, opcode, opaque, key(), buf.subarray(valueStart, valueStart + valueLength));
@@ -444,12 +442,12 @@ function runRequest(
   }
 }
 
-function invalid(conn: Connection, opcode: number, opaque: number): void {
+function invalid(conn: Session, opcode: number, opaque: number): void {
   error(conn, opcode, Status.EINVAL, opaque);
 }
 
 function respondStore(
-  conn: Connection,
+  conn: Session,
   opcode: number,
   result: StoreResult,
   opaque: number,
@@ -458,7 +456,8 @@ function respondStore(
 ): void {
   switch (result) {
     case StoreResult.STORED:
-      if (!quiet) respond(conn, opcode, Status.SUCCESS, opaque, conn.cache.lastItem?.cas ?? 0n);
+      if (!quiet)
+        respond(conn, opcode, Status.SUCCESS, opaque, conn.cache.store.casOf(conn.cache.lastHandle));
       return;
     case StoreResult.EXISTS:
       error(conn, opcode, Status.KEY_EEXISTS, opaque);
@@ -468,6 +467,9 @@ function respondStore(
       return;
     case StoreResult.TOO_LARGE:
       error(conn, opcode, Status.E2BIG, opaque);
+      return;
+    case StoreResult.NO_MEMORY:
+      error(conn, opcode, Status.ENOMEM, opaque);
       return;
     default:
       // memcached maps a failed add to "exists", a failed replace to "not found"
@@ -485,7 +487,7 @@ function respondStore(
 }
 
 /** SASL PLAIN: the value is [authzid] NUL authcid NUL password. */
-function saslPlain(conn: Connection, opcode: number, opaque: number, mechanism: string, data: Buffer): void {
+function saslPlain(conn: Session, opcode: number, opaque: number, mechanism: string, data: Buffer): void {
   const stats = conn.cache.stats;
   stats.authCmds++;
   const first = data.indexOf(0);
@@ -496,16 +498,15 @@ function saslPlain(conn: Connection, opcode: number, opaque: number, mechanism: 
     return;
   }
   const user = data.toString('latin1', first + 1, second);
-  if (conn.settings.users === undefined || conn.checkPassword(user, data.subarray(second + 1))) {
-    conn.authenticated = true;
-    respond(conn, opcode, Status.SUCCESS, opaque, 0n, Buffer.from('Authenticated'));
+  if (conn.login(user, data.subarray(second + 1))) {
+    respond(conn, opcode, Status.SUCCESS, opaque, 0, Buffer.from('Authenticated'));
     return;
   }
   stats.authErrors++;
   error(conn, opcode, Status.AUTH_ERROR, opaque);
 }
 
-function writeBinaryStats(conn: Connection, opcode: number, opaque: number, group: string): void {
+function writeBinaryStats(conn: Session, opcode: number, opaque: number, group: string): void {
   // Reuse the text report: run it into a scratch connection-less form.
   const text = collectTextStats(conn, group);
   if (text === undefined) {
@@ -515,18 +516,16 @@ function writeBinaryStats(conn: Connection, opcode: number, opaque: number, grou
   for (const [name, value] of text) {
     const k = Buffer.from(name, 'latin1');
     const v = Buffer.from(value, 'latin1');
-    header(conn, opcode, k.length, 0, Status.SUCCESS, k.length + v.length, opaque, 0n);
+    header(conn, opcode, k.length, 0, Status.SUCCESS, k.length + v.length, opaque, 0);
     conn.out.bytes(k);
     conn.out.bytes(v);
   }
   respond(conn, opcode, Status.SUCCESS, opaque);
 }
 
-function collectTextStats(conn: Connection, group: string): [string, string][] | undefined {
+function collectTextStats(conn: Session, group: string): [string, string][] | undefined {
   const out: [string, string][] = [];
-  const saved = conn.noreply;
   const lines = conn.statsLines(group);
-  conn.noreply = saved;
   if (lines === undefined || typeof lines === 'string') return lines === 'RESET\r\n' ? [] : undefined;
   for (const [name, value] of lines) out.push([name, String(value)]);
   return out;

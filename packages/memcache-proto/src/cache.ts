@@ -1,5 +1,6 @@
-import { type Item, LruStore } from './lru-store.js';
+import { ItemBit, LruStore } from './lru-store.js';
 import { ServerStats } from './server-stats.js';
+import { NIL } from './slab-allocator.js';
 
 /** Outcome of a storage command, shared by the text, meta and binary front ends. */
 export const StoreResult = {
@@ -8,6 +9,8 @@ export const StoreResult = {
   EXISTS: 2,
   NOT_FOUND: 3,
   TOO_LARGE: 4,
+  /** No chunk could be had for the item (memcached's `SERVER_ERROR out of memory storing object`). */
+  NO_MEMORY: 5,
 } as const;
 export type StoreResult = (typeof StoreResult)[keyof typeof StoreResult];
 
@@ -40,23 +43,31 @@ export interface CacheOptions {
   memoryLimitBytes: number;
   /** Largest item (key + value + header) accepted, in bytes. */
   itemSizeMax: number;
+  /** Slab chunk size growth factor (memcached's -f). Default 1.25. */
+  growthFactor?: number;
+  /** Minimum key + value space of the smallest chunk (memcached's -n). Default 48. */
+  minChunkBytes?: number;
 }
 
 /**
  * memcached's command semantics on top of the LRU store: storage modes, cas checks,
- * 64-bit incr/decr, touch, flush, and the counters `stats` reports.
+ * 64-bit incr/decr, touch, flush, and the counters `stats` reports. Items are named by store
+ * handles (NIL when missing); read them through `store`'s accessors.
  */
 export class Cache {
   readonly store: LruStore;
   readonly stats = new ServerStats();
   readonly itemSizeMax: number;
-  /** The item written or read by the last successful operation (avoids allocating results). */
-  lastItem: Item | undefined;
+  /** The item written by the last successful storage operation (avoids allocating results). */
+  lastHandle = NIL;
   /** The value after the last successful incr/decr. */
   lastDelta = 0n;
 
   constructor(options: CacheOptions) {
-    this.store = new LruStore(options.memoryLimitBytes);
+    this.store = new LruStore(options.memoryLimitBytes, {
+      growthFactor: options.growthFactor,
+      minChunkBytes: options.minChunkBytes,
+    });
     this.itemSizeMax = options.itemSizeMax;
   }
 
@@ -65,100 +76,121 @@ export class Cache {
   }
 
   /** Looks a key up for a get; counts hits and misses. */
-  get(key: string, now: number): Item | undefined {
-    const item = this.store.get(key, now);
+  get(key: string, now: number): number {
+    const h = this.store.find(key, now);
     this.stats.cmdGet++;
-    if (item === undefined) {
+    if (h === NIL) {
       this.stats.getMisses++;
-      return undefined;
+      return NIL;
     }
     this.stats.getHits++;
-    item.fetched = true;
-    return item;
+    this.store.setBit(h, ItemBit.FETCHED, true);
+    return h;
   }
 
   /** gat/gats: get and set a new exptime. */
-  getAndTouch(key: string, exptime: number, now: number): Item | undefined {
-    const item = this.store.get(key, now);
+  getAndTouch(key: string, exptime: number, now: number): number {
+    const h = this.store.find(key, now);
     this.stats.cmdGet++;
     this.stats.cmdTouch++;
-    if (item === undefined) {
+    if (h === NIL) {
       this.stats.getMisses++;
       this.stats.touchMisses++;
-      return undefined;
+      return NIL;
     }
     this.stats.getHits++;
     this.stats.touchHits++;
-    item.fetched = true;
-    item.expiresAt = expiryFromExptime(exptime, now);
-    return item;
+    this.store.setBit(h, ItemBit.FETCHED, true);
+    this.store.setExpiresAt(h, expiryFromExptime(exptime, now));
+    return h;
   }
 
   /**
-   * A storage command. `value` must be a Buffer the cache may keep (not a view of an input
-   * buffer). For CAS, `cas` is the client's unique. On TOO_LARGE a `set` drops the old item,
-   * as memcached does, so no stale value survives a failed write.
+   * A storage command with the value src[start, end) (copied into the store). For CAS, `cas` is
+   * the client's unique (0 = none). On TOO_LARGE a `set` drops the old item, as memcached does,
+   * so no stale value survives a failed write.
    */
   storeItem(
     mode: StoreMode,
     key: string,
-    value: Buffer,
+    src: Buffer,
+    start: number,
+    end: number,
     flags: number,
     exptime: number,
-    cas: bigint,
+    cas: number,
     now: number,
   ): StoreResult {
     this.stats.cmdSet++;
     const store = this.store;
-    if (this.tooLarge(key.length, value.length)) {
+    if (this.tooLarge(key.length, end - start)) {
       if (mode === StoreMode.SET) store.delete(key);
       return StoreResult.TOO_LARGE;
     }
-    const old = store.peek(key, now);
-    let stored: Buffer = value;
+    if (mode === StoreMode.SET && cas === 0) {
+      // the common case needs no lookup first: write replaces whatever is there
+      return this.write(key, src, start, end, flags, expiryFromExptime(exptime, now), now);
+    }
+    const old = store.peekHandle(key, now);
     switch (mode) {
       case StoreMode.ADD:
-        if (old !== undefined) {
-          store.get(key, now); // memcached bumps the existing item on a failed add
+        if (old !== NIL) {
+          store.find(key, now); // memcached bumps the existing item on a failed add
           return StoreResult.NOT_STORED;
         }
         break;
       case StoreMode.REPLACE:
-        if (old === undefined) return StoreResult.NOT_STORED;
+        if (old === NIL) return StoreResult.NOT_STORED;
         break;
       case StoreMode.APPEND:
-      case StoreMode.PREPEND:
-        if (old === undefined) return StoreResult.NOT_STORED;
-        if (cas !== 0n && cas !== old.cas) return StoreResult.EXISTS;
-        stored =
-          mode === StoreMode.APPEND ? Buffer.concat([old.value, value]) : Buffer.concat([value, old.value]);
-        if (this.tooLarge(key.length, stored.length)) return StoreResult.TOO_LARGE;
-        this.lastItem = store.set(key, stored, old.flags, old.expiresAt, now);
-        return StoreResult.STORED;
+      case StoreMode.PREPEND: {
+        if (old === NIL) return StoreResult.NOT_STORED;
+        if (cas !== 0 && cas !== store.casOf(old)) return StoreResult.EXISTS;
+        const part = src.subarray(start, end);
+        const oldValue = store.valueOf(old);
+        const joined =
+          mode === StoreMode.APPEND ? Buffer.concat([oldValue, part]) : Buffer.concat([part, oldValue]);
+        if (this.tooLarge(key.length, joined.length)) return StoreResult.TOO_LARGE;
+        return this.write(key, joined, 0, joined.length, store.flagsOf(old), store.expiresAtOf(old), now);
+      }
       case StoreMode.CAS:
-        if (old === undefined) {
+        if (old === NIL) {
           this.stats.casMisses++;
           return StoreResult.NOT_FOUND;
         }
-        if (old.cas !== cas) {
+        if (store.casOf(old) !== cas) {
           this.stats.casBadval++;
           return StoreResult.EXISTS;
         }
         this.stats.casHits++;
         break;
       default:
-        if (cas !== 0n && (old === undefined || old.cas !== cas)) {
+        if (cas !== 0 && (old === NIL || store.casOf(old) !== cas)) {
           // binary/meta set with a cas behaves as cas
-          if (old === undefined) return StoreResult.NOT_FOUND;
+          if (old === NIL) return StoreResult.NOT_FOUND;
           return StoreResult.EXISTS;
         }
     }
-    this.lastItem = store.set(key, stored, flags, expiryFromExptime(exptime, now), now);
+    return this.write(key, src, start, end, flags, expiryFromExptime(exptime, now), now);
+  }
+
+  private write(
+    key: string,
+    src: Buffer,
+    start: number,
+    end: number,
+    flags: number,
+    expiresAt: number,
+    now: number,
+  ): StoreResult {
+    const h = this.store.write(key, src, start, end, flags, expiresAt, now);
+    if (h === NIL) return StoreResult.NO_MEMORY;
+    this.lastHandle = h;
     return StoreResult.STORED;
   }
 
   delete(key: string, now: number): boolean {
-    if (this.store.peek(key, now) !== undefined) {
+    if (this.store.peekHandle(key, now) !== NIL) {
       this.store.delete(key);
       this.stats.deleteHits++;
       return true;
@@ -171,15 +203,17 @@ export class Cache {
    * incr/decr with memcached's rules: unsigned 64-bit, incr wraps, decr stops at 0, and a
    * shorter result is space-padded to the old length. Result value in `lastDelta`.
    */
-  delta(key: string, incr: boolean, amount: bigint, cas: bigint, now: number): DeltaResult {
-    const item = this.store.get(key, now);
-    if (item === undefined) {
+  delta(key: string, incr: boolean, amount: bigint, cas: number, now: number): DeltaResult {
+    const store = this.store;
+    const h = store.find(key, now);
+    if (h === NIL) {
       if (incr) this.stats.incrMisses++;
       else this.stats.decrMisses++;
       return DeltaResult.NOT_FOUND;
     }
-    if (cas !== 0n && item.cas !== cas) return DeltaResult.EXISTS;
-    const current = parseCounter(item.value);
+    if (cas !== 0 && store.casOf(h) !== cas) return DeltaResult.EXISTS;
+    const value = store.valueOf(h);
+    const current = parseCounter(value);
     if (current < 0n) return DeltaResult.NON_NUMERIC;
     let next: bigint;
     if (incr) {
@@ -191,17 +225,23 @@ export class Cache {
     }
     this.lastDelta = next;
     let text = next.toString();
-    if (text.length < item.value.length) text = text.padEnd(item.value.length, ' ');
-    this.lastItem = this.store.set(key, Buffer.from(text, 'latin1'), item.flags, item.expiresAt, now);
+    if (text.length < value.length) text = text.padEnd(value.length, ' ');
+    const bytes = Buffer.from(text, 'latin1');
+    if (
+      this.write(key, bytes, 0, bytes.length, store.flagsOf(h), store.expiresAtOf(h), now) !==
+      StoreResult.STORED
+    ) {
+      return DeltaResult.NOT_FOUND;
+    }
     return DeltaResult.OK;
   }
 
-  touch(key: string, exptime: number, now: number): Item | undefined {
+  touch(key: string, exptime: number, now: number): number {
     this.stats.cmdTouch++;
-    const item = this.store.touch(key, expiryFromExptime(exptime, now), now);
-    if (item === undefined) this.stats.touchMisses++;
+    const h = this.store.touchHandle(key, expiryFromExptime(exptime, now), now);
+    if (h === NIL) this.stats.touchMisses++;
     else this.stats.touchHits++;
-    return item;
+    return h;
   }
 
   /** flush_all [delay]: delay in protocol exptime units (0 = now). */

@@ -1,4 +1,19 @@
+import { isIPv6 } from 'node:net';
 import { parseArgs } from 'node:util';
+
+/** node:util parseArgs errors as one readable line, the same wording in every hotpath CLI. */
+function usageLine(error: unknown): string {
+  const e = error as { code?: string; message?: string };
+  const message = String(e.message ?? error).split('\n')[0]!;
+  const quoted = /'([^']+)'/.exec(message)?.[1];
+  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${quoted ?? message} (see --help)`;
+  if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    const option = /--[\w-]+/.exec(message)?.[0] ?? message;
+    return `option ${option} ${/argument missing/.test(message) ? 'needs a value' : 'takes no value'} (see --help)`;
+  }
+  return `${message} (see --help)`;
+}
+
 import { HotpathMcError } from './errors.js';
 import type { ServerOptions } from './server.js';
 
@@ -10,6 +25,8 @@ A drop-in memcached (text, meta and binary protocols) in Node.js. Flags follow m
   -l, --listen <addr>         interface to listen on (default 127.0.0.1)
   -m, --memory-limit <mb>     item memory in megabytes (default 64)
   -c, --conn-limit <num>      max simultaneous connections (default 1024)
+  -f, --slab-growth-factor <f>  chunk size growth factor between slab classes (default 1.25)
+  -n, --slab-min-size <bytes> minimum key + value space of the smallest chunk (default 48)
   -I, --max-item-size <size>  largest item, e.g. 1m, 512k, 2097152 (default 1m; 1k..1024m)
   -U, --udp-port <num>        UDP port: only 0 (off) is accepted
   -Y, --auth-file <file>      authfile of user:password lines: clients must log in
@@ -48,7 +65,27 @@ export function parseSize(flag: string, value: string): number {
   return bytes;
 }
 
-const ALL_INTERFACES = new Set(['0.0.0.0', '::', '[::]', '*', '']);
+/**
+ * Whether a listen address means "every interface": `0.0.0.0` in any spelling inet_aton accepts
+ * (`0`, `0.0`, `000.0.0.0`, `0x0`), the IPv6 unspecified address in any spelling (`::`, `::0`,
+ * `0:0::0`, `[::]`, `::0.0.0.0`), `*` and the empty string.
+ */
+export function isAllInterfaces(address: string): boolean {
+  let a = address.trim();
+  if (a === '' || a === '*') return true;
+  if (a.startsWith('[') && a.endsWith(']')) a = a.slice(1, -1);
+  if (isIPv6(a)) {
+    return a
+      .split(':')
+      .every((part) => part === '' || /^0+$/.test(part) || (part.includes('.') && isZeroIPv4(part)));
+  }
+  return isZeroIPv4(a);
+}
+
+function isZeroIPv4(a: string): boolean {
+  const parts = a.split('.');
+  return parts.length <= 4 && parts.every((part) => /^(0x0*|0+)$/i.test(part));
+}
 
 /** Parses argv (without node and script) into what the CLI should do. Throws HotpathMcError. */
 export function parseCliArgs(argv: string[]): CliAction {
@@ -63,6 +100,8 @@ export function parseCliArgs(argv: string[]): CliAction {
       'memory-limit': { type: 'string', short: 'm' },
       'conn-limit': { type: 'string', short: 'c' },
       'max-item-size': { type: 'string', short: 'I' },
+      'slab-growth-factor': { type: 'string', short: 'f' },
+      'slab-min-size': { type: 'string', short: 'n' },
       'udp-port': { type: 'string', short: 'U' },
       'auth-file': { type: 'string', short: 'Y' },
       extended: { type: 'string', short: 'o', multiple: true },
@@ -76,7 +115,7 @@ export function parseCliArgs(argv: string[]): CliAction {
   try {
     parsed = parseArgs(config);
   } catch (cause) {
-    throw new HotpathMcError('HP_MC_INVALID_OPTION', `${(cause as Error).message} (see --help)`, { cause });
+    throw new HotpathMcError('HP_MC_INVALID_OPTION', usageLine(cause), { cause });
   }
   const v = parsed.values as Record<string, string | string[] | boolean | boolean[] | undefined>;
   if (v.help) return { kind: 'help' };
@@ -86,7 +125,7 @@ export function parseCliArgs(argv: string[]): CliAction {
   if (typeof v.port === 'string') options.port = integer('-p', v.port, 0, 65535);
   if (typeof v.listen === 'string') {
     options.host = v.listen;
-    if (ALL_INTERFACES.has(v.listen)) {
+    if (isAllInterfaces(v.listen)) {
       warnings.push(
         `warning: listening on all interfaces (${v.listen}); anyone who can reach this host can read and write the cache`,
       );
@@ -96,6 +135,15 @@ export function parseCliArgs(argv: string[]): CliAction {
   if (typeof v['conn-limit'] === 'string')
     options.maxConnections = integer('-c', v['conn-limit'], 1, 1 << 20);
   if (typeof v['max-item-size'] === 'string') options.itemSizeMax = parseSize('-I', v['max-item-size']);
+  const factor = v['slab-growth-factor'];
+  if (typeof factor === 'string') {
+    if (!/^\d+(\.\d+)?$/.test(factor) || Number(factor) <= 1 || Number(factor) > 8) {
+      throw bad('-f', factor, 'a factor above 1 and at most 8, such as 1.25');
+    }
+    options.growthFactor = Number(factor);
+  }
+  const minSize = v['slab-min-size'];
+  if (typeof minSize === 'string') options.minChunkBytes = integer('-n', minSize, 1, 1024 * 1024);
   if (typeof v['udp-port'] === 'string' && v['udp-port'] !== '0') {
     throw bad('-U', v['udp-port'], '0 (UDP is not supported: it enables amplification attacks)');
   }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseCliArgs, USAGE } from './cli-options.js';
 import { HotpathMcError } from './errors.js';
-import { createServer, SERVER_VERSION } from './server.js';
+import { createServer, SERVER_IDENTITY, SERVER_VERSION } from './server.js';
 
 async function main(): Promise<void> {
   const action = parseCliArgs(process.argv.slice(2));
@@ -10,9 +10,7 @@ async function main(): Promise<void> {
     return;
   }
   if (action.kind === 'version') {
-    process.stdout.write(
-      `hotpath-memcached ${JSON.parse(process.getBuiltinModule('node:fs').readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version} (memcached ${SERVER_VERSION})\n`,
-    );
+    process.stdout.write(`${SERVER_IDENTITY} (memcached ${SERVER_VERSION} protocol)\n`);
     return;
   }
   for (const warning of action.warnings) process.stderr.write(`${warning}\n`);
@@ -35,5 +33,6 @@ main().catch((error: unknown) => {
   const message =
     error instanceof HotpathMcError ? error.message : String((error as Error)?.message ?? error);
   process.stderr.write(`hotpath-memcached: ${message}\n`);
-  process.exit(1);
+  // Bad usage exits 2, as in every hotpath CLI; anything else (e.g. the port is taken) 1.
+  process.exit(error instanceof HotpathMcError && error.code === 'HP_MC_INVALID_OPTION' ? 2 : 1);
 });

@@ -1,35 +1,16 @@
 import type { Socket } from 'node:net';
-import type { AuthUsers } from './authfile.js';
 import { processBinary } from './binary-protocol.js';
 import type { Cache } from './cache.js';
 import { OutputBuffer } from './output-buffer.js';
+import type { ConnectionSettings, Session } from './session.js';
 import { type StatLines, statsLines } from './stats-report.js';
-import { MAX_TOKENS, processText, tokenize } from './text-protocol.js';
+import { MAX_TOKENS, processText } from './text-protocol.js';
 
-/** Settings every connection of one server shares (some change at run time: verbosity). */
-export interface ConnectionSettings {
-  version: string;
-  verbosity: number;
-  /** Longest text line without a newline; memcached's 2048 (get lines may be longer). */
-  maxLineBytes: number;
-  /** Cap on one connection's buffered, unprocessed input. */
-  maxInputBytes: number;
-  /** Cap on one connection's queued, unsent output; reading pauses above it. */
-  maxOutputBytes: number;
-  /** Users from the authfile; undefined when authentication is off. */
-  users: AuthUsers | undefined;
-  log: (line: string) => void;
-  /** For `stats settings`. */
-  port: number;
-  listen: string;
-  maxConnections: number;
-  idleTimeoutSeconds: number;
-}
+export type { ConnectionSettings } from './session.js';
 
 const OUTPUT_BATCH_BYTES = 256 * 1024;
 /** Size of the one input buffer every connection reads into (see readIntoSharedBuffer). */
 const SHARED_INPUT_BYTES = 64 * 1024;
-const MAX_AUTH_BYTES = 16384;
 const PROTOCOL_UNKNOWN = 0;
 const PROTOCOL_TEXT = 1;
 const PROTOCOL_BINARY = 2;
@@ -37,21 +18,21 @@ const PROTOCOL_BINARY = 2;
 /**
  * One client connection: input framing (chunks are joined only when a command can be
  * complete), protocol detection (binary when the first byte is 0x80), one batched write
- * per read, and backpressure (reading pauses while output is over the cap).
+ * per read, and backpressure (reading pauses while output is over the cap). The protocol
+ * handlers see it only through the narrow `Session` interface.
  */
-export class Connection {
+export class Connection implements Session {
   readonly cache: Cache;
   readonly settings: ConnectionSettings;
   readonly out = new OutputBuffer();
   readonly tokens = new Int32Array(MAX_TOKENS * 2);
-  /** Bytes to discard before parsing resumes (the data of a rejected set). */
-  swallow = 0;
-  /** Bytes still missing before the buffered command can complete; 0 = waiting for a newline. */
-  need = 0;
-  /** The current command asked for no reply. */
-  noreply = false;
   authenticated: boolean;
   closing = false;
+  noreply = false;
+  /** Bytes to discard before parsing resumes (the data of a rejected value). */
+  private swallow = 0;
+  /** Bytes still missing before the buffered command can complete; 0 = waiting for a newline. */
+  private need = 0;
   private protocol = PROTOCOL_UNKNOWN;
   private readonly socket: Socket;
   private chunks: Buffer[] = [];
@@ -83,18 +64,48 @@ export class Connection {
     return this.clock;
   }
 
-  /** Queues a reply line unless the current command is noreply. */
+  setNoreply(noreply: boolean): void {
+    this.noreply = noreply;
+  }
+
   reply(text: string): void {
     if (!this.noreply) this.out.ascii(text);
+  }
+
+  replyBytes(bytes: Buffer): void {
+    if (!this.noreply) this.out.bytes(bytes);
   }
 
   outputFull(): boolean {
     return this.out.pending >= OUTPUT_BATCH_BYTES;
   }
 
-  /** Sends what is queued, then closes (quit, fatal protocol errors). */
+  waitFor(bytes: number): void {
+    this.need = bytes;
+  }
+
   closeAfterWrite(): void {
     this.closing = true;
+  }
+
+  closeSilently(reason: string): void {
+    this.out.take(); // drop what this read queued: memcached answers nothing
+    this.chunks = [];
+    this.chunkBytes = 0;
+    this.closing = true;
+    this.socket.destroy();
+    if (this.settings.verbosity > 0) this.settings.log(`closing connection: ${reason}`);
+  }
+
+  login(user: string, password: Buffer): boolean {
+    const users = this.settings.users;
+    if (users !== undefined && !users.check(user, password)) return false;
+    this.authenticated = true;
+    return true;
+  }
+
+  statsLines(group: string): StatLines | string | undefined {
+    return statsLines(this, group, group === '' ? 1 : 2);
   }
 
   private onData(chunk: Buffer): void {
@@ -148,7 +159,9 @@ export class Connection {
 
   /**
    * Runs the commands in buf (nothing else is buffered) and keeps what is left of it: a view
-   * when buf is ours to keep, a copy when it is the shared input buffer.
+   * when buf is ours to keep, a copy when it is the shared input buffer. Reading pauses as soon
+   * as the socket holds more unsent output than the cap, checked after every read, so a client
+   * that never reads its replies cannot grow the server's memory by more than one read's output.
    */
   private process(buf: Buffer, owned: boolean): void {
     if (this.protocol === PROTOCOL_UNKNOWN) this.protocol = buf[0] === 0x80 ? PROTOCOL_BINARY : PROTOCOL_TEXT;
@@ -157,18 +170,23 @@ export class Connection {
     for (;;) {
       this.need = 0;
       pos = this.protocol === PROTOCOL_BINARY ? processBinary(this, buf, pos) : processText(this, buf, pos);
+      if (pos > buf.length) {
+        // the handler rejected a value whose bytes run past this read: skip them as they come
+        this.swallow = pos - buf.length;
+        pos = buf.length;
+      }
       const full = this.outputFull();
       this.flush();
-      if (this.closing || pos >= buf.length) break;
-      if (!full) break;
+      if (this.closing) break;
       if (this.socket.writableLength > this.settings.maxOutputBytes) {
         this.blocked = true;
         this.socket.pause();
         break;
       }
+      if (pos >= buf.length || !full) break;
     }
     if (this.closing) {
-      this.socket.end();
+      if (!this.socket.destroyed) this.socket.end();
       return;
     }
     if (pos < buf.length) {
@@ -181,7 +199,7 @@ export class Connection {
   }
 
   /** Writes everything queued as one batch. */
-  flush(): void {
+  private flush(): void {
     const parts = this.out.take();
     if (parts === undefined) return;
     let bytes = 0;
@@ -200,7 +218,10 @@ export class Connection {
     if (this.socket.writableLength === 0) this.out.written();
   }
 
-  /** A text line is buffered without its newline: allow it up to 2 KB (get lines up to the input cap). */
+  /**
+   * A text line is buffered without its newline: past 2 KB memcached closes the connection
+   * without a reply, unless the line is a get/gets (long key lists), which may grow to the input cap.
+   */
   private checkLine(): void {
     if (this.chunkBytes <= this.settings.maxLineBytes) return;
     const head = this.chunks[0]!;
@@ -216,7 +237,7 @@ export class Connection {
       this.checkInputCap();
       return;
     }
-    this.fail('CLIENT_ERROR line too long\r\n');
+    this.closeSilently(`line without a newline over ${this.settings.maxLineBytes} bytes`);
   }
 
   private checkInputCap(): void {
@@ -224,7 +245,7 @@ export class Connection {
   }
 
   /** Replies with an error and closes; the input buffered so far is dropped. */
-  fail(message: string): void {
+  private fail(message: string): void {
     if (this.protocol !== PROTOCOL_BINARY) this.out.ascii(message);
     this.chunks = [];
     this.chunkBytes = 0;
@@ -232,61 +253,6 @@ export class Connection {
     this.flush();
     this.socket.end();
     if (this.settings.verbosity > 0) this.settings.log(`closing connection: ${message.trim()}`);
-  }
-
-  /**
-   * The text protocol's authfile login, as memcached does it: the first command must be
-   * `set <any key> <flags> <exptime> <bytes>` whose data is `user password`.
-   */
-  authenticateText(buf: Buffer, start: number, lineEnd: number, next: number): number {
-    if (lineEnd - start < 6) {
-      this.closeAfterWrite();
-      return next;
-    }
-    const ntok = tokenize(this, buf, start, lineEnd);
-    const t = this.tokens;
-    const size = ntok >= 5 ? Number(buf.toString('latin1', t[8], t[9])) : Number.NaN;
-    if (ntok < 5 || buf.toString('latin1', t[0], t[1]) !== 'set' || !Number.isInteger(size) || size < 0) {
-      this.out.ascii('CLIENT_ERROR unauthenticated\r\n');
-      return next;
-    }
-    if (size > MAX_AUTH_BYTES) {
-      this.out.ascii('CLIENT_ERROR auth token too long\r\n');
-      return next;
-    }
-    const dataEnd = next + size + 2;
-    if (dataEnd > buf.length) {
-      this.need = dataEnd - buf.length;
-      return -1;
-    }
-    if (buf[dataEnd - 2] !== 13 || buf[dataEnd - 1] !== 10) {
-      this.out.ascii('CLIENT_ERROR bad command line termination\r\n');
-      return dataEnd;
-    }
-    const space = buf.indexOf(32, next);
-    if (space === -1 || space >= dataEnd - 2) {
-      this.out.ascii('CLIENT_ERROR bad authentication token format\r\n');
-      return dataEnd;
-    }
-    const stats = this.cache.stats;
-    stats.authCmds++;
-    if (this.checkPassword(buf.toString('latin1', next, space), buf.subarray(space + 1, dataEnd - 2))) {
-      this.authenticated = true;
-      this.out.ascii('STORED\r\n');
-    } else {
-      stats.authErrors++;
-      this.out.ascii('CLIENT_ERROR authentication failure\r\n');
-    }
-    return dataEnd;
-  }
-
-  checkPassword(user: string, password: Buffer): boolean {
-    return this.settings.users?.check(user, password) === true;
-  }
-
-  /** The stats report for a group ('' = general) as name/value pairs; a string for RESET. */
-  statsLines(group: string): StatLines | string | undefined {
-    return statsLines(this, group, group === '' ? 1 : 2);
   }
 
   destroy(): void {

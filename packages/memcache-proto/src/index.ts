@@ -11,8 +11,8 @@ export {
 export { Client, type ClientOptions, type ClientValue, createClient } from './client.js';
 export { ERROR_CODES, HotpathMcError, type HotpathMcErrorCode } from './errors.js';
 export { KetamaRing, type RingServer } from './ketama.js';
-export type { Item } from './lru-store.js';
-export { ITEM_OVERHEAD_BYTES, LruStore } from './lru-store.js';
+export type { ByteSink, Item } from './lru-store.js';
+export { ITEM_OVERHEAD_BYTES, ItemBit, LruStore } from './lru-store.js';
 export {
   encodeMetaArithmetic,
   encodeMetaDelete,
@@ -32,7 +32,15 @@ export {
   MetaReplyParser,
   type MetaReplyParserOptions,
 } from './meta-reply-parser.js';
-export { createServer, type MemcachedServer, SERVER_VERSION, type ServerOptions } from './server.js';
+export { KEY_MAX_LENGTH, LINE_MAX_BYTES } from './protocol-limits.js';
+export {
+  createServer,
+  type MemcachedServer,
+  SERVER_IDENTITY,
+  SERVER_VERSION,
+  type ServerOptions,
+} from './server.js';
+export { NIL, PAGE_BYTES, SlabAllocator, type SlabClass, type SlabOptions } from './slab-allocator.js';
 export {
   encodeDecr,
   encodeDelete,
@@ -52,5 +60,4 @@ export {
   type StoreOptions,
   validateKey,
 } from './text-encoder.js';
-export { KEY_MAX_LENGTH } from './text-protocol.js';
 export { type TextReply, TextReplyParser, type TextStatus, type TextValue } from './text-reply-parser.js';

@@ -1,4 +1,6 @@
-/** One cached item: the value stays a Buffer end to end and is never mutated once stored. */
+import { ITEM_HEADER_BYTES, NIL, SlabAllocator, type SlabClass } from './slab-allocator.js';
+
+/** A copy of one stored item, for callers off the hot path (tests, dumps, `me`). */
 export interface Item {
   key: string;
   value: Buffer;
@@ -6,75 +8,109 @@ export interface Item {
   flags: number;
   /** Absolute expiry in ms since the epoch; 0 = never. */
   expiresAt: number;
-  /** 64-bit unique, new on every write. */
-  cas: bigint;
+  /** Unique, new on every write (below 2^53). */
+  cas: number;
   /** When the item was written (ms since the epoch); used by delayed flush_all. */
   storedAt: number;
   /** Whether a get has seen the item (for expired_unfetched / evicted_unfetched). */
   fetched: boolean;
-  /** When the item was last moved to the most recent end of the LRU (ms). */
-  bumpedAt: number;
-  /** Meta protocol: a vivify placeholder whose recache "win" was already handed out. */
-  winSent?: boolean;
+  /** Meta protocol: the right to recache this item (the `W` flag) was already handed out. */
+  winSent: boolean;
+  /** Meta protocol: invalidated by `md <key> I`; still served, flagged `X`. */
+  stale: boolean;
 }
 
-/** Bytes counted per item besides key and value (bookkeeping), as memcached counts its item header. */
+/** Bytes counted per item besides key and value (`bytes` stat, -m for tiny limits), as memcached counts its header. */
 export const ITEM_OVERHEAD_BYTES = 48;
 
-const MAX_CAS = 0xffff_ffff_ffff_ffffn;
 /**
- * An item read again within this many ms keeps its LRU position: memcached's
- * ITEM_UPDATE_INTERVAL (60 s). Moving an item on every read churns the Map that keeps the order.
+ * An item read again within this many seconds keeps its LRU position: memcached's
+ * ITEM_UPDATE_INTERVAL (60 s).
  */
-export const BUMP_INTERVAL_MS = 60_000;
+export const BUMP_INTERVAL_SECONDS = 60;
 
-/** Counters the store keeps for `stats`. */
-export interface StoreCounters {
-  evictions: number;
-  evictedUnfetched: number;
-  expiredUnfetched: number;
-  reclaimed: number;
-  totalItems: number;
-}
+/** Item bits (byte 45 of the header). */
+export const ItemBit = { FETCHED: 1, WIN_SENT: 2, STALE: 4 } as const;
 
-/** An item as the store holds it: linked into the recency list. */
-interface Entry extends Item {
-  /** The next more recently used entry; undefined at the most recent end. */
-  newer: Entry | undefined;
-  /** The next less recently used entry; undefined at the least recent end. */
-  older: Entry | undefined;
+// Chunk layout, from the chunk's start (8-byte aligned), 40 bytes before the key:
+//   double d+0  expiresAt (ms since the epoch, 0 = never)
+//   words  w+2  cas, low 32 bits
+//          w+3  cas bits 32..47 | key length << 16 | item bits << 24
+//          w+4  newer handle, w+5 older handle (the item's LRU: its page's class)
+//          w+6  client flags, w+7 value length, w+8 bumpedAt (s), w+9 storedAt (s)
+//   bytes  40.. key, then value
+// where d = handle & 0x1ffff (the chunk's offset in doubles) and w = 2 * d.
+const F_EXPIRES = 0;
+const W_CAS_LO = 2;
+const W_PACKED = 3;
+const W_NEWER = 4;
+const W_OLDER = 5;
+const W_FLAGS = 6;
+const W_VLEN = 7;
+const W_BUMPED = 8;
+const W_STORED = 9;
+const B_KLEN = 14;
+const B_BITS = 15;
+const OFFSET_MASK = 0x1ffff;
+/** cas values wrap at 2^48 (to 1). */
+const CAS_LIMIT = 2 ** 48;
+
+/** Something value bytes can be copied into (the connection's OutputBuffer). */
+export interface ByteSink {
+  range(data: Buffer, start: number, end: number): void;
+  bytes(data: Buffer): void;
 }
 
 /**
- * An LRU map bounded by bytes: a Map finds items by key, and an intrusive doubly linked list
- * keeps their recency, so moving an item or replacing it under the same key never adds or
- * removes Map entries (delete + re-insert leaves holes that make a big Map rehash itself
- * over and over). Expired items are dropped lazily on access and by `sweep`, which a server
- * calls on a timer.
+ * The item store: a Map finds an item's handle by key; keys, values and metadata live in
+ * slab chunks (see SlabAllocator), so an item costs the JavaScript heap one Map entry and its
+ * key string, nothing else. Each size class keeps its own LRU list through the chunk headers;
+ * a class with no free chunk and no page left evicts its least recently used item, as
+ * memcached does. The byte limit (key + value + 48 per item) also holds for tiny limits.
+ * Expired items are dropped lazily on access and by `sweep`, which a server calls on a timer.
+ *
+ * Hot paths use handles (`find`, `write`, the accessors); `get`/`set`/`entries` return copies.
  */
 export class LruStore {
   readonly limitBytes: number;
-  private readonly items = new Map<string, Entry>();
-  /** Most recently used end of the list. */
-  private newest: Entry | undefined;
-  /** Least recently used end: the next to evict. */
-  private oldest: Entry | undefined;
+  readonly slabs: SlabAllocator;
+  private readonly items = new Map<string, number>();
+  /** Per LRU (one per class, then one for large items): most and least recently used handles. */
+  private readonly newest: Int32Array;
+  private readonly oldest: Int32Array;
+  private readonly counts: Float64Array;
+  /** Per LRU: evicted, evicted unfetched, expired unfetched, reclaimed, bytes requested. */
+  readonly evictedBy: Float64Array;
+  readonly evictedUnfetchedBy: Float64Array;
+  readonly expiredUnfetchedBy: Float64Array;
+  readonly reclaimedBy: Float64Array;
+  readonly requestedBy: Float64Array;
   private bytes = 0;
-  private nextCas = 0n;
+  private nextCas = 0;
   /** Items stored at or before this time are invalid once it has passed (delayed flush_all). */
   private flushAt = 0;
-  private sweepCursor: Iterator<Entry> | undefined;
+  private sweepCursor: Iterator<number> | undefined;
   evictions = 0;
   evictedUnfetched = 0;
   expiredUnfetched = 0;
   reclaimed = 0;
   totalItems = 0;
 
-  constructor(limitBytes: number) {
+  constructor(limitBytes: number, options: { growthFactor?: number; minChunkBytes?: number } = {}) {
     if (!Number.isSafeInteger(limitBytes) || limitBytes <= 0) {
       throw new RangeError(`limitBytes must be a positive integer, got ${String(limitBytes)}`);
     }
     this.limitBytes = limitBytes;
+    this.slabs = new SlabAllocator({ limitBytes, ...options });
+    const lrus = this.slabs.classes.length + 1;
+    this.newest = new Int32Array(lrus).fill(NIL);
+    this.oldest = new Int32Array(lrus).fill(NIL);
+    this.counts = new Float64Array(lrus);
+    this.evictedBy = new Float64Array(lrus);
+    this.evictedUnfetchedBy = new Float64Array(lrus);
+    this.expiredUnfetchedBy = new Float64Array(lrus);
+    this.reclaimedBy = new Float64Array(lrus);
+    this.requestedBy = new Float64Array(lrus);
   }
 
   get size(): number {
@@ -85,66 +121,132 @@ export class LruStore {
     return this.bytes;
   }
 
+  /** Items in one LRU (class index; the last index holds large items). */
+  countIn(lru: number): number {
+    return this.counts[lru]!;
+  }
+
   /**
-   * Looks an item up, drops it when expired or flushed, and marks it most recently used.
-   * Like memcached, an item is moved at most once per BUMP_INTERVAL_MS: hot keys stay put.
+   * The handle of a live item, NIL when missing, expired or flushed. Like memcached, an item
+   * moves to the recent end at most once per BUMP_INTERVAL_SECONDS: hot keys stay put.
    */
-  get(key: string, now = Date.now()): Item | undefined {
-    const item = this.peek(key, now) as Entry | undefined;
-    if (item === undefined) return undefined;
-    if (now - item.bumpedAt >= BUMP_INTERVAL_MS) {
-      item.bumpedAt = now;
-      this.unlink(item);
-      this.link(item);
+  find(key: string, now: number): number {
+    const h = this.peekHandle(key, now);
+    if (h === NIL) return NIL;
+    const words = this.slabs.u32[h >>> 17]!;
+    const w = (h & OFFSET_MASK) * 2;
+    const seconds = Math.floor(now / 1000);
+    if (seconds - words[w + W_BUMPED]! >= BUMP_INTERVAL_SECONDS) {
+      words[w + W_BUMPED] = seconds;
+      this.unlink(h);
+      this.link(h);
     }
-    return item;
+    return h;
   }
 
-  /** Like get, without touching the LRU order. */
-  peek(key: string, now = Date.now()): Item | undefined {
-    const item = this.items.get(key);
-    if (item === undefined) return undefined;
-    if (this.isDead(item, now)) {
-      this.reclaim(item);
-      return undefined;
+  /** Like find, without touching the LRU order. */
+  peekHandle(key: string, now: number): number {
+    const h = this.items.get(key);
+    if (h === undefined) return NIL;
+    if (this.isDead(h, now)) {
+      this.reclaim(h);
+      return NIL;
     }
-    return item;
+    return h;
   }
 
-  /** Stores a new item (replacing any old one) and evicts least recently used items over the limit. */
-  set(key: string, value: Buffer, flags = 0, expiresAt = 0, now = Date.now()): Item {
+  /**
+   * Stores src[start, end) under key (replacing any old item) and returns its handle, or NIL
+   * when no chunk could be had (the old item is gone then too, as memcached drops it).
+   */
+  write(
+    key: string,
+    src: Buffer,
+    start: number,
+    end: number,
+    flags: number,
+    expiresAt: number,
+    now: number,
+  ): number {
+    if (key.length > 255) throw new RangeError(`a key is at most 255 bytes here, got ${key.length}`);
     const old = this.items.get(key);
-    if (old !== undefined) {
-      this.unlink(old);
-      this.bytes -= sizeOf(old);
+    if (old !== undefined) this.free(old);
+    const vlen = end - start;
+    const size = ITEM_HEADER_BYTES + key.length + vlen;
+    const lru = this.slabs.classFor(size);
+    const h = this.allocate(lru, size, now);
+    if (h === NIL) {
+      if (old !== undefined) this.items.delete(key);
+      return NIL;
     }
-    const item: Entry = {
-      key,
-      value,
-      flags,
-      expiresAt,
-      cas: this.newCas(),
-      storedAt: now,
-      bumpedAt: now,
-      fetched: false,
-      newer: undefined,
-      older: undefined,
-    };
-    this.items.set(key, item); // replaces old's Map entry in place
-    this.link(item);
-    this.bytes += sizeOf(item);
+    const page = h >>> 17;
+    const d = h & OFFSET_MASK;
+    const off = d * 8;
+    const w = d * 2;
+    const f = this.slabs.f64[page]!;
+    const u = this.slabs.u32[page]!;
+    const b = this.slabs.bytes[page]!;
+    f[d + F_EXPIRES] = expiresAt;
+    u[w + W_PACKED] = key.length << 16; // item bits 0
+    this.newCas(u, w);
+    u[w + W_FLAGS] = flags;
+    u[w + W_VLEN] = vlen;
+    const seconds = Math.floor(now / 1000);
+    u[w + W_BUMPED] = seconds;
+    u[w + W_STORED] = seconds;
+    const l = lru < 0 ? this.slabs.classes.length : lru;
+    b.write(key, off + ITEM_HEADER_BYTES, key.length, 'latin1');
+    src.copy(b, off + ITEM_HEADER_BYTES + key.length, start, end);
+    this.items.set(key, h); // replaces old's Map entry in place
+    this.link(h);
+    const counted = ITEM_OVERHEAD_BYTES + key.length + vlen;
+    this.counts[l]!++;
+    this.requestedBy[l]! += counted;
+    this.bytes += counted;
     this.totalItems++;
-    while (this.bytes > this.limitBytes && this.items.size > 1) {
-      const oldest = this.oldest!;
-      if (this.isDead(oldest, now)) {
-        this.reclaim(oldest);
-        continue;
-      }
-      this.remove(oldest);
-      this.evictions++;
-      if (!oldest.fetched) this.evictedUnfetched++;
+    // the byte limit: evict least recently used items of the same LRU
+    while (this.bytes > this.limitBytes) {
+      const tail = this.oldest[l]!;
+      if (tail === h || tail === NIL) break;
+      this.evictOrReclaim(tail, now);
     }
-    return item;
+    return h;
+  }
+
+  /** A chunk for an item of `size` bytes in class lru (-1: large), evicting when the class is full. */
+  private allocate(lru: number, size: number, now: number): number {
+    const slabs = this.slabs;
+    const l = lru < 0 ? slabs.classes.length : lru;
+    // expired items at the tail go before the class takes a new page
+    for (let i = 0; i < 5; i++) {
+      const tail = this.oldest[l]!;
+      if (tail === NIL || !this.isDead(tail, now)) break;
+      if (lru >= 0 && (slabs.classes[lru] as SlabClass).free !== NIL) break;
+      this.reclaim(tail);
+    }
+    for (;;) {
+      const h = lru < 0 ? slabs.allocLarge(size) : slabs.alloc(lru);
+      if (h !== NIL) return h;
+      const tail = this.oldest[l]!;
+      if (tail === NIL) return NIL;
+      this.evictOrReclaim(tail, now);
+    }
+  }
+
+  private evictOrReclaim(h: number, now: number): void {
+    if (this.isDead(h, now)) {
+      this.reclaim(h);
+      return;
+    }
+    const l = this.lruOf(h);
+    const unfetched = !this.hasBit(h, ItemBit.FETCHED);
+    this.remove(h);
+    this.evictions++;
+    this.evictedBy[l]!++;
+    if (unfetched) {
+      this.evictedUnfetched++;
+      this.evictedUnfetchedBy[l]!++;
+    }
   }
 
   /** Whether an item of this size could ever be stored. */
@@ -153,24 +255,151 @@ export class LruStore {
   }
 
   delete(key: string): boolean {
-    const item = this.items.get(key);
-    if (item === undefined) return false;
-    this.remove(item);
+    const h = this.items.get(key);
+    if (h === undefined) return false;
+    this.remove(h);
     return true;
   }
 
-  /** Gives a live item a new expiry; returns it, or undefined when missing. */
+  /** Gives a live item a new expiry; returns its handle, or NIL when missing. */
+  touchHandle(key: string, expiresAt: number, now: number): number {
+    const h = this.find(key, now);
+    if (h !== NIL) this.setExpiresAt(h, expiresAt);
+    return h;
+  }
+
+  // ---- accessors (hot paths) ----
+
+  valueLength(h: number): number {
+    return this.slabs.u32[h >>> 17]![(h & OFFSET_MASK) * 2 + W_VLEN]!;
+  }
+
+  flagsOf(h: number): number {
+    return this.slabs.u32[h >>> 17]![(h & OFFSET_MASK) * 2 + W_FLAGS]!;
+  }
+
+  casOf(h: number): number {
+    const u = this.slabs.u32[h >>> 17]!;
+    const w = (h & OFFSET_MASK) * 2;
+    return (u[w + W_PACKED]! & 0xffff) * 0x1_0000_0000 + u[w + W_CAS_LO]!;
+  }
+
+  /** Gives the item at word w of page words u the next cas. */
+  private newCas(u: Uint32Array, w: number): void {
+    this.nextCas = this.nextCas + 1 >= CAS_LIMIT ? 1 : this.nextCas + 1;
+    u[w + W_CAS_LO] = this.nextCas % 0x1_0000_0000;
+    u[w + W_PACKED] = (u[w + W_PACKED]! & 0xffff_0000) | Math.floor(this.nextCas / 0x1_0000_0000);
+  }
+
+  expiresAtOf(h: number): number {
+    return this.slabs.f64[h >>> 17]![(h & OFFSET_MASK) + F_EXPIRES]!;
+  }
+
+  setExpiresAt(h: number, expiresAt: number): void {
+    this.slabs.f64[h >>> 17]![(h & OFFSET_MASK) + F_EXPIRES] = expiresAt;
+  }
+
+  /** When the item was written, ms since the epoch (kept to the second, as memcached does). */
+  storedAtOf(h: number): number {
+    return this.slabs.u32[h >>> 17]![(h & OFFSET_MASK) * 2 + W_STORED]! * 1000;
+  }
+
+  hasBit(h: number, bit: number): boolean {
+    return (this.slabs.bytes[h >>> 17]![(h & OFFSET_MASK) * 8 + B_BITS]! & bit) !== 0;
+  }
+
+  setBit(h: number, bit: number, on: boolean): void {
+    const b = this.slabs.bytes[h >>> 17]!;
+    const at = (h & OFFSET_MASK) * 8 + B_BITS;
+    b[at] = on ? b[at]! | bit : b[at]! & ~bit;
+  }
+
+  /** The LRU (class index, or the large-item LRU) an item is in. */
+  lruOf(h: number): number {
+    return this.slabs.classOf(h);
+  }
+
+  /** Copies the item's value into sink (a large item's own buffer is passed by reference). */
+  copyValue(h: number, sink: ByteSink): void {
+    const b = this.slabs.bytes[h >>> 17]!;
+    const off = (h & OFFSET_MASK) * 8;
+    const start = off + ITEM_HEADER_BYTES + b[off + B_KLEN]!;
+    const end = start + this.valueLength(h);
+    if (this.lruOf(h) === this.slabs.classes.length) sink.bytes(b.subarray(start, end));
+    else sink.range(b, start, end);
+  }
+
+  /** A copy of the value (off the hot path). */
+  valueOf(h: number): Buffer {
+    const b = this.slabs.bytes[h >>> 17]!;
+    const off = (h & OFFSET_MASK) * 8;
+    const start = off + ITEM_HEADER_BYTES + b[off + B_KLEN]!;
+    return Buffer.from(b.subarray(start, start + this.valueLength(h)));
+  }
+
+  keyOf(h: number): string {
+    const b = this.slabs.bytes[h >>> 17]!;
+    const off = (h & OFFSET_MASK) * 8;
+    return b.toString('latin1', off + ITEM_HEADER_BYTES, off + ITEM_HEADER_BYTES + b[off + B_KLEN]!);
+  }
+
+  /** Marks a live item stale (meta `md I`): a new cas, and the recache win is offered again. */
+  invalidate(h: number): void {
+    this.setBit(h, ItemBit.STALE, true);
+    this.setBit(h, ItemBit.WIN_SENT, false);
+    this.newCas(this.slabs.u32[h >>> 17]!, (h & OFFSET_MASK) * 2);
+  }
+
+  /** A copy of the item behind a handle. */
+  item(h: number): Item {
+    return {
+      key: this.keyOf(h),
+      value: this.valueOf(h),
+      flags: this.flagsOf(h),
+      expiresAt: this.expiresAtOf(h),
+      cas: this.casOf(h),
+      storedAt: this.storedAtOf(h),
+      fetched: this.hasBit(h, ItemBit.FETCHED),
+      winSent: this.hasBit(h, ItemBit.WIN_SENT),
+      stale: this.hasBit(h, ItemBit.STALE),
+    };
+  }
+
+  // ---- convenience (copies; not for hot paths) ----
+
+  /** A copy of a live item, moving it in the LRU as `find` does. */
+  get(key: string, now = Date.now()): Item | undefined {
+    const h = this.find(key, now);
+    return h === NIL ? undefined : this.item(h);
+  }
+
+  /** Like get, without touching the LRU order. */
+  peek(key: string, now = Date.now()): Item | undefined {
+    const h = this.peekHandle(key, now);
+    return h === NIL ? undefined : this.item(h);
+  }
+
+  /** Stores a value; returns a copy of the stored item, undefined when it could not be stored. */
+  set(key: string, value: Buffer, flags = 0, expiresAt = 0, now = Date.now()): Item | undefined {
+    const h = this.write(key, value, 0, value.length, flags, expiresAt, now);
+    return h === NIL ? undefined : this.item(h);
+  }
+
+  /** Gives a live item a new expiry; returns a copy, or undefined when missing. */
   touch(key: string, expiresAt: number, now = Date.now()): Item | undefined {
-    const item = this.get(key, now);
-    if (item !== undefined) item.expiresAt = expiresAt;
-    return item;
+    const h = this.touchHandle(key, expiresAt, now);
+    return h === NIL ? undefined : this.item(h);
   }
 
   /** flush_all: at `at` (ms; <= now means now) every item stored up to then becomes invalid. */
   flush(at: number, now = Date.now()): void {
     if (at <= now) {
       this.items.clear();
-      this.newest = this.oldest = undefined;
+      this.slabs.reset();
+      this.newest.fill(NIL);
+      this.oldest.fill(NIL);
+      this.counts.fill(0);
+      this.requestedBy.fill(0);
       this.bytes = 0;
       this.flushAt = 0;
       this.sweepCursor = undefined;
@@ -197,53 +426,89 @@ export class LruStore {
     return dropped;
   }
 
-  /** Live items in LRU order (least recent first); for stats and dumps, not for hot paths. */
+  /** Copies of the live items, each LRU least recent first; for stats and dumps, not for hot paths. */
   *entries(now = Date.now()): IterableIterator<Item> {
-    for (let item = this.oldest; item !== undefined; item = item.newer)
-      if (!this.isDead(item, now)) yield item;
+    for (let l = 0; l < this.oldest.length; l++) {
+      for (
+        let h = this.oldest[l]!;
+        h !== NIL;
+        h = this.slabs.i32[h >>> 17]![(h & OFFSET_MASK) * 2 + W_NEWER]!
+      )
+        if (!this.isDead(h, now)) yield this.item(h);
+    }
   }
 
-  private isDead(item: Item, now: number): boolean {
-    if (item.expiresAt !== 0 && item.expiresAt <= now) return true;
-    return this.flushAt !== 0 && this.flushAt <= now && item.storedAt <= this.flushAt;
+  /** The least recently used live item of an LRU, NIL when it has none (for `stats items` age). */
+  oldestIn(lru: number): number {
+    return this.oldest[lru]!;
   }
 
-  private reclaim(item: Item): void {
-    this.remove(item);
+  private isDead(h: number, now: number): boolean {
+    const f = this.slabs.f64[h >>> 17]!;
+    const d = h & OFFSET_MASK;
+    const expiresAt = f[d + F_EXPIRES]!;
+    if (expiresAt !== 0 && expiresAt <= now) return true;
+    const flushAt = this.flushAt;
+    return flushAt !== 0 && flushAt <= now && this.slabs.u32[h >>> 17]![d * 2 + W_STORED]! * 1000 <= flushAt;
+  }
+
+  private reclaim(h: number): void {
+    const l = this.lruOf(h);
+    const unfetched = !this.hasBit(h, ItemBit.FETCHED);
+    this.remove(h);
     this.reclaimed++;
-    if (!item.fetched) this.expiredUnfetched++;
+    this.reclaimedBy[l]!++;
+    if (unfetched) {
+      this.expiredUnfetched++;
+      this.expiredUnfetchedBy[l]!++;
+    }
   }
 
-  private newCas(): bigint {
-    this.nextCas = this.nextCas === MAX_CAS ? 1n : this.nextCas + 1n;
-    return this.nextCas;
+  /** Drops an item: its Map entry, its LRU links and its chunk. */
+  private remove(h: number): void {
+    this.items.delete(this.keyOf(h));
+    this.free(h);
   }
 
-  private remove(item: Item): void {
-    this.items.delete(item.key);
-    this.unlink(item as Entry);
-    this.bytes -= sizeOf(item);
+  /** Unlinks an item and returns its chunk; its Map entry stays (the caller replaces or deletes it). */
+  private free(h: number): void {
+    const l = this.lruOf(h);
+    const b = this.slabs.bytes[h >>> 17]!;
+    const off = (h & OFFSET_MASK) * 8;
+    const counted = ITEM_OVERHEAD_BYTES + b[off + B_KLEN]! + this.valueLength(h);
+    this.unlink(h);
+    this.counts[l]!--;
+    this.requestedBy[l]! -= counted;
+    this.bytes -= counted;
+    if (l === this.slabs.classes.length) this.slabs.releaseLarge(h);
+    else this.slabs.release(l, h);
   }
 
-  /** Puts an unlinked entry at the most recent end. */
-  private link(entry: Entry): void {
-    entry.older = this.newest;
-    entry.newer = undefined;
-    if (this.newest === undefined) this.oldest = entry;
-    else this.newest.newer = entry;
-    this.newest = entry;
+  /** Puts an unlinked item at the most recent end of its LRU. */
+  private link(h: number): void {
+    const l = this.lruOf(h);
+    const words = this.slabs.i32[h >>> 17]!;
+    const w = (h & OFFSET_MASK) * 2;
+    const newest = this.newest[l]!;
+    words[w + W_OLDER] = newest;
+    words[w + W_NEWER] = NIL;
+    if (newest === NIL) this.oldest[l] = h;
+    else this.slabs.i32[newest >>> 17]![(newest & OFFSET_MASK) * 2 + W_NEWER] = h;
+    this.newest[l] = h;
   }
 
-  private unlink(entry: Entry): void {
-    const { newer, older } = entry;
-    if (newer === undefined) this.newest = older;
-    else newer.older = older;
-    if (older === undefined) this.oldest = newer;
-    else older.newer = newer;
-    entry.newer = entry.older = undefined;
+  private unlink(h: number): void {
+    const l = this.lruOf(h);
+    const i32 = this.slabs.i32;
+    const words = i32[h >>> 17]!;
+    const w = (h & OFFSET_MASK) * 2;
+    const newer = words[w + W_NEWER]!;
+    const older = words[w + W_OLDER]!;
+    if (newer === NIL) this.newest[l] = older;
+    else i32[newer >>> 17]![(newer & OFFSET_MASK) * 2 + W_OLDER] = older;
+    if (older === NIL) this.oldest[l] = newer;
+    else i32[older >>> 17]![(older & OFFSET_MASK) * 2 + W_NEWER] = newer;
+    words[w + W_NEWER] = NIL;
+    words[w + W_OLDER] = NIL;
   }
-}
-
-function sizeOf(item: Item): number {
-  return item.key.length + item.value.length + ITEM_OVERHEAD_BYTES;
 }

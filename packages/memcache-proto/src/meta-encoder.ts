@@ -1,4 +1,5 @@
 import { HotpathMcError } from './errors.js';
+import { KEY_MAX_LENGTH } from './protocol-limits.js';
 import {
   CRLF,
   checkCas,
@@ -8,7 +9,6 @@ import {
   commandLine,
   type StorageCommand,
 } from './text-encoder.js';
-import { KEY_MAX_LENGTH } from './text-protocol.js';
 
 /**
  * Client-side encoders for the meta protocol (`mg`, `ms`, `md`, `ma`, `mn`), as memcached's

@@ -1,8 +1,9 @@
 import { parseI32, parseU32, parseU64 } from './ascii-numbers.js';
-import { DeltaResult, StoreMode, StoreResult } from './cache.js';
-import type { Connection } from './connection.js';
-import type { Item } from './lru-store.js';
-import { KEY_MAX_LENGTH } from './text-protocol.js';
+import { DeltaResult, expiryFromExptime, StoreMode, StoreResult } from './cache.js';
+import { ItemBit, type LruStore } from './lru-store.js';
+import { KEY_MAX_LENGTH, OPAQUE_TOKEN_MAX_BYTES } from './protocol-limits.js';
+import type { Session } from './session.js';
+import { NIL } from './slab-allocator.js';
 
 /** Flags of one meta command: their letters in request order, and the token after each. */
 interface MetaFlags {
@@ -10,15 +11,30 @@ interface MetaFlags {
   tokens: string[];
 }
 
-function readFlags(conn: Connection, buf: Buffer, from: number, ntok: number): MetaFlags | string {
+/** Every flag letter memcached 1.6 accepts on a meta command; any other is an error. */
+const KNOWN_FLAGS = 'bNTRlOPLkstcfvhuqFCMJDI';
+
+/**
+ * Reads the flag tokens. memcached words the errors two ways: mg and ms name the problem, md and
+ * ma answer a bad flag with `invalid or duplicate flag`; all four name a too long opaque.
+ */
+function readFlags(conn: Session, buf: Buffer, from: number, ntok: number, cmd: string): MetaFlags | string {
+  const strict = cmd === 'mg' || cmd === 'ms';
   const t = conn.tokens;
   let letters = '';
   const tokens: string[] = [];
   for (let i = from; i < ntok; i++) {
     const s = t[2 * i]!;
     const letter = String.fromCharCode(buf[s]!);
-    if (!/[a-zA-Z]/.test(letter)) return 'CLIENT_ERROR invalid flag\r\n';
-    if (letters.includes(letter)) return 'CLIENT_ERROR duplicate flag\r\n';
+    if (letters.includes(letter)) {
+      return strict ? 'CLIENT_ERROR duplicate flag\r\n' : 'CLIENT_ERROR invalid or duplicate flag\r\n';
+    }
+    if (!KNOWN_FLAGS.includes(letter)) {
+      return strict ? 'CLIENT_ERROR invalid flag\r\n' : 'CLIENT_ERROR invalid or duplicate flag\r\n';
+    }
+    if (letter === 'O' && t[2 * i + 1]! - s > OPAQUE_TOKEN_MAX_BYTES) {
+      return 'CLIENT_ERROR opaque token too long\r\n';
+    }
     letters += letter;
     tokens.push(buf.toString('latin1', s + 1, t[2 * i + 1]!));
   }
@@ -42,7 +58,8 @@ function numberToken(flags: MetaFlags, letter: string): number | undefined {
 function returnFlags(
   flags: MetaFlags,
   keyText: string,
-  item: Item | undefined,
+  store: LruStore,
+  h: number,
   now: number,
   skip = '',
 ): string {
@@ -58,21 +75,25 @@ function returnFlags(
         out += flags.letters.includes('b') ? ` k${keyText} b` : ` k${keyText}`;
         break;
       case 'c':
-        if (item !== undefined) out += ` c${item.cas}`;
+        if (h !== NIL) out += ` c${store.casOf(h)}`;
         break;
       case 'f':
-        if (item !== undefined) out += ` f${item.flags}`;
+        if (h !== NIL) out += ` f${store.flagsOf(h)}`;
         break;
       case 's':
-        if (item !== undefined) out += ` s${item.value.length}`;
+        if (h !== NIL) out += ` s${store.valueLength(h)}`;
         break;
       case 't':
-        if (item !== undefined) {
-          out += item.expiresAt === 0 ? ' t-1' : ` t${Math.max(0, Math.ceil((item.expiresAt - now) / 1000))}`;
+        if (h !== NIL) {
+          const expiresAt = store.expiresAtOf(h);
+          out += expiresAt === 0 ? ' t-1' : ` t${Math.max(0, Math.ceil((expiresAt - now) / 1000))}`;
         }
         break;
       case 'l':
-        if (item !== undefined) out += ` l${Math.floor((now - item.storedAt) / 1000)}`;
+        if (h !== NIL) out += ` l${Math.floor((now - store.storedAtOf(h)) / 1000)}`;
+        break;
+      case 'h':
+        if (h !== NIL) out += store.hasBit(h, ItemBit.FETCHED) ? ' h1' : ' h0';
         break;
     }
   }
@@ -81,7 +102,7 @@ function returnFlags(
 
 /** Runs mg, ms, md, ma, mn or me; returns the position after the command (and its data) or -1. */
 export function processMetaCommand(
-  conn: Connection,
+  conn: Session,
   buf: Buffer,
   ntok: number,
   cmd: string,
@@ -102,10 +123,12 @@ export function processMetaCommand(
     conn.reply('CLIENT_ERROR bad command line format\r\n');
     return next;
   }
-  const flags = readFlags(conn, buf, cmd === 'ms' ? 3 : 2, ntok);
+  const flags = readFlags(conn, buf, cmd === 'ms' ? 3 : 2, ntok, cmd);
   if (typeof flags === 'string') {
     conn.reply(flags);
-    return next;
+    if (cmd !== 'ms' || ntok < 3) return next;
+    const vlen = parseI32(buf, t[4]!, t[5]!);
+    return Number.isNaN(vlen) || vlen < 0 ? next : next + vlen + 2; // skip the value's data
   }
   const keyText = buf.toString('latin1', t[2], t[3]);
   const key = flags.letters.includes('b') ? Buffer.from(keyText, 'base64').toString('latin1') : keyText;
@@ -113,7 +136,7 @@ export function processMetaCommand(
     conn.reply('CLIENT_ERROR bad command line format\r\n');
     return next;
   }
-  conn.noreply = false;
+  conn.setNoreply(false);
   switch (cmd) {
     case 'mg':
       metaGet(conn, flags, key, keyText);
@@ -132,7 +155,7 @@ export function processMetaCommand(
   }
 }
 
-function metaGet(conn: Connection, flags: MetaFlags, key: string, keyText: string): void {
+function metaGet(conn: Session, flags: MetaFlags, key: string, keyText: string): void {
   const cache = conn.cache;
   const now = conn.now();
   const quiet = flags.letters.includes('q');
@@ -141,42 +164,57 @@ function metaGet(conn: Connection, flags: MetaFlags, key: string, keyText: strin
     conn.reply('CLIENT_ERROR bad token in command line format\r\n');
     return;
   }
-  let item = flags.letters.includes('u') ? cache.store.peek(key, now) : cache.store.get(key, now);
+  const store = cache.store;
+  let h = flags.letters.includes('u') ? store.peekHandle(key, now) : store.find(key, now);
   cache.stats.cmdGet++;
   let win = '';
-  if (item === undefined) {
+  if (h === NIL) {
     cache.stats.getMisses++;
     const vivify = numberToken(flags, 'N');
     if (vivify === undefined || Number.isNaN(vivify)) {
-      if (!quiet) conn.reply('EN\r\n');
+      // a miss echoes only the opaque and the key
+      if (!quiet) conn.reply(`EN${returnFlags(flags, keyText, store, NIL, now)}\r\n`);
       return;
     }
     // vivify: create an empty placeholder; this client wins the right to fill it
-    cache.storeItem(StoreMode.ADD, key, Buffer.alloc(0), 0, vivify, 0n, now);
-    item = cache.lastItem!;
-    item.winSent = true;
+    if (cache.storeItem(StoreMode.ADD, key, EMPTY, 0, 0, 0, vivify, 0, now) !== StoreResult.STORED) {
+      conn.reply('SERVER_ERROR out of memory storing object\r\n');
+      return;
+    }
+    h = cache.lastHandle;
+    store.setBit(h, ItemBit.WIN_SENT, true);
     win = ' W';
   } else {
     cache.stats.getHits++;
-    if (item.winSent === true && item.value.length === 0) win = ' Z';
+    // recache flags, in memcached's order: Z (a win was already handed out), X (stale), W (you win)
+    const winSent = store.hasBit(h, ItemBit.WIN_SENT);
+    if (winSent) win = ' Z';
+    if (store.hasBit(h, ItemBit.STALE)) {
+      win += ' X';
+      if (!winSent) {
+        store.setBit(h, ItemBit.WIN_SENT, true);
+        win += ' W';
+      }
+    }
   }
-  const hit = flags.letters.includes('h') ? (item.fetched ? ' h1' : ' h0') : '';
-  item.fetched = true;
   if (ttl !== undefined) cache.touch(key, ttl, now);
-  const echoed = returnFlags(flags, keyText, item, now, 'h') + hit + win;
+  const echoed = returnFlags(flags, keyText, store, h, now) + win;
+  store.setBit(h, ItemBit.FETCHED, true);
   if (flags.letters.includes('v')) {
-    conn.out.ascii(`VA ${item.value.length}${echoed}\r\n`);
-    conn.out.bytes(item.value);
+    conn.out.ascii(`VA ${store.valueLength(h)}${echoed}\r\n`);
+    store.copyValue(h, conn.out);
     conn.out.ascii('\r\n');
   } else {
     conn.reply(`HD${echoed}\r\n`);
   }
 }
 
+const EMPTY = Buffer.alloc(0);
+
 const META_STORE_REPLIES = ['HD', 'NS', 'EX', 'NF'];
 
 function metaSet(
-  conn: Connection,
+  conn: Session,
   buf: Buffer,
   ntok: number,
   flags: MetaFlags,
@@ -193,12 +231,11 @@ function metaSet(
   }
   if (cache.tooLarge(key.length, vlen)) {
     conn.reply('SERVER_ERROR object too large for cache\r\n');
-    conn.swallow = vlen + 2;
-    return next;
+    return next + vlen + 2; // the connection skips the data
   }
   const dataEnd = next + vlen + 2;
   if (dataEnd > buf.length) {
-    conn.need = dataEnd - buf.length;
+    conn.waitFor(dataEnd - buf.length);
     return -1;
   }
   if (buf[dataEnd - 2] !== 13 || buf[dataEnd - 1] !== 10) {
@@ -242,10 +279,19 @@ function metaSet(
       conn.reply('CLIENT_ERROR invalid mode for ms M token\r\n');
       return dataEnd;
   }
-  const value = Buffer.allocUnsafe(vlen);
-  buf.copy(value, 0, next, next + vlen);
   const now = conn.now();
-  let result = cache.storeItem(mode, key, value, clientFlags, ttl, mode === StoreMode.CAS ? cas : 0n, now);
+  const end = next + vlen;
+  let result = cache.storeItem(
+    mode,
+    key,
+    buf,
+    next,
+    end,
+    clientFlags,
+    ttl,
+    mode === StoreMode.CAS ? Number(cas) : 0,
+    now,
+  );
   const vivify = numberToken(flags, 'N');
   if (
     result === StoreResult.NOT_STORED &&
@@ -253,37 +299,51 @@ function metaSet(
     vivify !== undefined &&
     !Number.isNaN(vivify)
   ) {
-    result = cache.storeItem(StoreMode.ADD, key, value, clientFlags, vivify, 0n, now);
+    result = cache.storeItem(StoreMode.ADD, key, buf, next, end, clientFlags, vivify, 0, now);
   }
   if (result === StoreResult.TOO_LARGE) {
     conn.reply('SERVER_ERROR object too large for cache\r\n');
     return dataEnd;
   }
+  if (result === StoreResult.NO_MEMORY) {
+    conn.reply('SERVER_ERROR out of memory storing object\r\n');
+    return dataEnd;
+  }
   if (result === StoreResult.STORED && flags.letters.includes('q')) return dataEnd;
-  const item = result === StoreResult.STORED ? cache.lastItem : undefined;
-  conn.reply(`${META_STORE_REPLIES[result]}${returnFlags(flags, keyText, item, now, 'fstl')}\r\n`);
+  const h = result === StoreResult.STORED ? cache.lastHandle : NIL;
+  conn.reply(`${META_STORE_REPLIES[result]}${returnFlags(flags, keyText, cache.store, h, now, 'fstl')}\r\n`);
   return dataEnd;
 }
 
-function metaDelete(conn: Connection, flags: MetaFlags, key: string, keyText: string): void {
+/**
+ * md: deletes, or with `I` invalidates: the item stays, marked stale with a new cas, and the
+ * next mg sees `X` and wins the right to recache it (`W`; later readers get `Z`).
+ */
+function metaDelete(conn: Session, flags: MetaFlags, key: string, keyText: string): void {
   const cache = conn.cache;
   const now = conn.now();
   const casText = token(flags, 'C');
-  const item = cache.store.peek(key, now);
+  const store = cache.store;
+  const h = store.peekHandle(key, now);
   let code = 'HD';
-  if (item === undefined) {
+  if (h === NIL) {
     code = 'NF';
     cache.stats.deleteMisses++;
-  } else if (casText !== undefined && String(item.cas) !== casText) {
+  } else if (casText !== undefined && String(store.casOf(h)) !== casText) {
     code = 'EX';
+  } else if (flags.letters.includes('I')) {
+    store.invalidate(h);
+    const ttl = numberToken(flags, 'T');
+    if (ttl !== undefined && !Number.isNaN(ttl)) store.setExpiresAt(h, expiryFromExptime(ttl, now));
+    cache.stats.deleteHits++;
   } else {
     cache.delete(key, now);
   }
   if (code === 'HD' && flags.letters.includes('q')) return;
-  conn.reply(`${code}${returnFlags(flags, keyText, undefined, now)}\r\n`);
+  conn.reply(`${code}${returnFlags(flags, keyText, store, NIL, now)}\r\n`);
 }
 
-function metaArithmetic(conn: Connection, flags: MetaFlags, key: string, keyText: string): void {
+function metaArithmetic(conn: Session, flags: MetaFlags, key: string, keyText: string): void {
   const cache = conn.cache;
   const now = conn.now();
   const deltaText = token(flags, 'D') ?? '1';
@@ -302,10 +362,11 @@ function metaArithmetic(conn: Connection, flags: MetaFlags, key: string, keyText
   }
   const casText = token(flags, 'C');
   const cas = casText === undefined ? 0n : parseU64(Buffer.from(casText), 0, casText.length);
-  let result = cache.delta(key, incr, delta, cas < 0n ? 0n : cas, now);
+  let result = cache.delta(key, incr, delta, cas < 0n ? 0 : Number(cas), now);
   const vivify = numberToken(flags, 'N');
   if (result === DeltaResult.NOT_FOUND && vivify !== undefined && !Number.isNaN(vivify)) {
-    cache.storeItem(StoreMode.ADD, key, Buffer.from(String(initial)), 0, vivify, 0n, now);
+    const text = Buffer.from(String(initial));
+    cache.storeItem(StoreMode.ADD, key, text, 0, text.length, 0, vivify, 0, now);
     cache.lastDelta = initial;
     result = DeltaResult.OK;
   }
@@ -315,14 +376,13 @@ function metaArithmetic(conn: Connection, flags: MetaFlags, key: string, keyText
   }
   if (result !== DeltaResult.OK) {
     conn.reply(
-      `${result === DeltaResult.NOT_FOUND ? 'NF' : 'EX'}${returnFlags(flags, keyText, undefined, now)}\r\n`,
+      `${result === DeltaResult.NOT_FOUND ? 'NF' : 'EX'}${returnFlags(flags, keyText, cache.store, NIL, now)}\r\n`,
     );
     return;
   }
   const ttl = numberToken(flags, 'T');
   if (ttl !== undefined && !Number.isNaN(ttl)) cache.touch(key, ttl, now);
-  const item = cache.store.peek(key, now);
-  const echoed = returnFlags(flags, keyText, item, now, 'fsl');
+  const echoed = returnFlags(flags, keyText, cache.store, cache.store.peekHandle(key, now), now, 'fsl');
   if (flags.letters.includes('q')) return;
   if (flags.letters.includes('v')) {
     const text = String(cache.lastDelta);
@@ -332,15 +392,20 @@ function metaArithmetic(conn: Connection, flags: MetaFlags, key: string, keyText
   }
 }
 
-function metaDebug(conn: Connection, key: string, keyText: string): void {
+function metaDebug(conn: Session, key: string, keyText: string): void {
   const now = conn.now();
-  const item = conn.cache.store.peek(key, now);
-  if (item === undefined) {
+  const store = conn.cache.store;
+  const h = store.peekHandle(key, now);
+  if (h === NIL) {
     conn.reply('EN\r\n');
     return;
   }
-  const exp = item.expiresAt === 0 ? -1 : Math.max(0, Math.ceil((item.expiresAt - now) / 1000));
+  const expiresAt = store.expiresAtOf(h);
+  const exp = expiresAt === 0 ? -1 : Math.max(0, Math.ceil((expiresAt - now) / 1000));
+  const la = Math.floor((now - store.storedAtOf(h)) / 1000);
+  const fetched = store.hasBit(h, ItemBit.FETCHED) ? 'yes' : 'no';
+  const size = store.valueLength(h) + key.length + 48;
   conn.reply(
-    `ME ${keyText} exp=${exp} la=${Math.floor((now - item.storedAt) / 1000)} cas=${item.cas} fetch=${item.fetched ? 'yes' : 'no'} cls=1 size=${item.value.length + key.length + 48}\r\n`,
+    `ME ${keyText} exp=${exp} la=${la} cas=${store.casOf(h)} fetch=${fetched} cls=${store.lruOf(h) + 1} size=${size}\r\n`,
   );
 }

@@ -58,22 +58,28 @@ export class OutputBuffer {
     this.pending += n;
   }
 
-  /** Appends bytes [start, end) of data (copied). */
+  /** Appends bytes [start, end) of data (copied: data may be overwritten after this call). */
   range(data: Buffer, start: number, end: number): void {
     const n = end - start;
     this.reserve(n);
-    this.slab.set(data.subarray(start, end), this.end);
+    if (n <= 32) {
+      const slab = this.slab;
+      let p = this.end;
+      for (let i = start; i < end; i++) slab[p++] = data[i]!;
+    } else {
+      data.copy(this.slab, this.end, start, end);
+    }
     this.end += n;
     this.pending += n;
   }
 
   /**
-   * The text protocol's `VALUE <key> <flags> <bytes>[ <cas>]\r\n` line in one reservation,
+   * The text protocol's `VALUE <key> <flags> <bytes>[ <cas>]\r\n` line (no cas when `cas` is
+   * negative) in one reservation,
    * written byte by byte (a handful of small Buffer calls cost more than the bytes).
    */
-  valueLine(key: string, flags: number, bytes: number, cas: bigint | undefined): void {
-    const casText = cas === undefined ? '' : ` ${cas}`;
-    this.reserve(6 + key.length + 24 + casText.length + 2);
+  valueLine(key: string, flags: number, bytes: number, cas: number): void {
+    this.reserve(6 + key.length + 24 + 18 + 2);
     const slab = this.slab;
     const start = this.end;
     let p = start;
@@ -88,7 +94,10 @@ export class OutputBuffer {
     p = writeDecimal(slab, p, flags);
     slab[p++] = 32;
     p = writeDecimal(slab, p, bytes);
-    if (casText !== '') p += slab.write(casText, p, 'latin1');
+    if (cas >= 0) {
+      slab[p++] = 32;
+      p = writeDecimal(slab, p, cas);
+    }
     slab[p++] = 13;
     slab[p++] = 10;
     this.end = p;
@@ -114,8 +123,16 @@ export class OutputBuffer {
     this.pending += size;
   }
 
-  u64(value: bigint): void {
+  /** Writes a 64-bit big-endian unsigned integer given as a number below 2^53 or a bigint. */
+  u64(value: bigint | number): void {
     this.reserve(8);
+    if (typeof value === 'number') {
+      this.slab.writeUInt32BE(Math.floor(value / 0x1_0000_0000), this.end);
+      this.slab.writeUInt32BE(value % 0x1_0000_0000, this.end + 4);
+      this.end += 8;
+      this.pending += 8;
+      return;
+    }
     this.slab.writeBigUInt64BE(value, this.end);
     this.end += 8;
     this.pending += 8;

@@ -1,11 +1,23 @@
+import { readFileSync } from 'node:fs';
 import { type AddressInfo, createServer as createNetServer, type Server, type Socket } from 'node:net';
 import { type AuthUsers, readAuthfile } from './authfile.js';
 import { Cache } from './cache.js';
-import { Connection, type ConnectionSettings } from './connection.js';
+import { Connection } from './connection.js';
 import { HotpathMcError } from './errors.js';
+import { LINE_MAX_BYTES } from './protocol-limits.js';
+import type { ConnectionSettings } from './session.js';
 
-/** The version string the server reports (memcached's protocol level, then ours). */
-export const SERVER_VERSION = '1.6.18-hotpath';
+/**
+ * What `version` answers: the memcached release whose protocol the server speaks, `x.y.z` and
+ * nothing more (clients parse it strictly).
+ */
+export const SERVER_VERSION = '1.6.18';
+
+/** hotpath's own name and version, reported as the `hotpath_version` stat. */
+export const SERVER_IDENTITY = `hotpath-memcached ${
+  (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
+    .version
+}`;
 
 export interface ServerOptions {
   /** TCP port; 0 picks a free one. Default 11211. */
@@ -16,6 +28,10 @@ export interface ServerOptions {
   memoryMb?: number;
   /** Maximum simultaneous connections (-c); the one over the limit is refused. Default 1024. */
   maxConnections?: number;
+  /** Slab chunk size growth factor between classes (-f). Default 1.25. */
+  growthFactor?: number;
+  /** Minimum key + value space of the smallest slab chunk (-n). Default 48. */
+  minChunkBytes?: number;
   /** Largest item in bytes (-I). Default 1 MiB. */
   itemSizeMax?: number;
   /** 0 quiet, 1 errors and warnings, 2 connections too (-v, -vv). */
@@ -79,11 +95,25 @@ export function createServer(options: ServerOptions = {}): MemcachedServer {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const users =
     options.users ?? (options.authfile === undefined ? undefined : readAuthfile(options.authfile));
-  const cache = new Cache({ memoryLimitBytes: memoryMb * 1024 * 1024, itemSizeMax });
+  const growthFactor = options.growthFactor ?? 1.25;
+  if (!(growthFactor > 1 && growthFactor <= 8)) {
+    throw new HotpathMcError(
+      'HP_MC_INVALID_OPTION',
+      `growthFactor must be a number above 1 and at most 8, got ${String(growthFactor)}`,
+    );
+  }
+  const minChunkBytes = checkInteger('minChunkBytes', options.minChunkBytes ?? 48, 1, 1024 * 1024);
+  const cache = new Cache({
+    memoryLimitBytes: memoryMb * 1024 * 1024,
+    itemSizeMax,
+    growthFactor,
+    minChunkBytes,
+  });
   const settings: ConnectionSettings = {
     version: SERVER_VERSION,
+    identity: SERVER_IDENTITY,
     verbosity: checkInteger('verbosity', options.verbosity ?? 0, 0, 3),
-    maxLineBytes: 2048,
+    maxLineBytes: LINE_MAX_BYTES,
     maxInputBytes: checkInteger(
       'maxInputBytes',
       options.maxInputBytes ?? itemSizeMax + 64 * 1024,

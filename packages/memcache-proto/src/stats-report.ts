@@ -1,8 +1,9 @@
-import type { Connection } from './connection.js';
-import { ITEM_OVERHEAD_BYTES } from './lru-store.js';
+import type { LruStore } from './lru-store.js';
+import type { Session } from './session.js';
+import { NIL } from './slab-allocator.js';
 
 /** Writes `stats [group]` as memcached formats it: `STAT name value` lines then END. */
-export function writeStats(conn: Connection, group: string, ntok: number): void {
+export function writeStats(conn: Session, group: string, ntok: number): void {
   const lines = statsLines(conn, group, ntok);
   if (lines === undefined) {
     conn.reply('ERROR\r\n');
@@ -19,7 +20,7 @@ export function writeStats(conn: Connection, group: string, ntok: number): void 
 
 export type StatLines = [string, string | number | bigint][];
 
-export function statsLines(conn: Connection, group: string, ntok: number): StatLines | string | undefined {
+export function statsLines(conn: Session, group: string, ntok: number): StatLines | string | undefined {
   const cache = conn.cache;
   const store = cache.store;
   const stats = cache.stats;
@@ -32,6 +33,7 @@ export function statsLines(conn: Connection, group: string, ntok: number): StatL
       ['uptime', Math.floor((now - stats.startedAt) / 1000)],
       ['time', Math.floor(now / 1000)],
       ['version', conn.settings.version],
+      ['hotpath_version', conn.settings.identity],
       ['pointer_size', 64],
       ['rusage_user', (usage.userCPUTime / 1e6).toFixed(6)],
       ['rusage_system', (usage.systemCPUTime / 1e6).toFixed(6)],
@@ -97,31 +99,58 @@ export function statsLines(conn: Connection, group: string, ntok: number): StatL
         ['read_buf_max', conn.settings.maxInputBytes],
         ['write_buf_max', conn.settings.maxOutputBytes],
       ];
-    case 'items': {
-      if (store.size === 0) return [];
-      let oldest = now;
-      for (const item of store.entries(now)) {
-        oldest = item.storedAt;
-        break;
-      }
-      return [
-        ['items:1:number', store.size],
-        ['items:1:age', Math.floor((now - oldest) / 1000)],
-        ['items:1:evicted', store.evictions],
-        ['items:1:evicted_unfetched', store.evictedUnfetched],
-        ['items:1:expired_unfetched', store.expiredUnfetched],
-        ['items:1:reclaimed', store.reclaimed],
-      ];
-    }
+    case 'items':
+      return itemsReport(store, now);
     case 'slabs':
-      return [
-        ['1:chunk_size', ITEM_OVERHEAD_BYTES],
-        ['1:used_chunks', store.size],
-        ['1:mem_requested', store.usedBytes],
-        ['active_slabs', store.size === 0 ? 0 : 1],
-        ['total_malloced', store.usedBytes],
-      ];
+      return slabsReport(store);
     default:
       return undefined;
   }
+}
+
+/** `stats items`: per slab class with items, memcached's names (the large-item LRU is not a class). */
+function itemsReport(store: LruStore, now: number): StatLines {
+  const lines: StatLines = [];
+  const classes = store.slabs.classes;
+  for (let c = 0; c < classes.length; c++) {
+    const count = store.countIn(c);
+    if (count === 0 && store.evictedBy[c] === 0 && store.reclaimedBy[c] === 0) continue;
+    const id = c + 1;
+    const oldest = store.oldestIn(c);
+    const age = oldest === NIL ? 0 : Math.floor((now - store.storedAtOf(oldest)) / 1000);
+    lines.push(
+      [`items:${id}:number`, count],
+      [`items:${id}:age`, age],
+      [`items:${id}:mem_requested`, store.requestedBy[c]!],
+      [`items:${id}:evicted`, store.evictedBy[c]!],
+      [`items:${id}:evicted_unfetched`, store.evictedUnfetchedBy[c]!],
+      [`items:${id}:expired_unfetched`, store.expiredUnfetchedBy[c]!],
+      [`items:${id}:reclaimed`, store.reclaimedBy[c]!],
+    );
+  }
+  return lines;
+}
+
+/** `stats slabs`: the pages and chunks of every class that has pages, then the totals. */
+function slabsReport(store: LruStore): StatLines {
+  const lines: StatLines = [];
+  let active = 0;
+  for (const cls of store.slabs.classes) {
+    if (cls.pages === 0) continue;
+    active++;
+    const id = cls.id;
+    const total = cls.pages * cls.perPage;
+    lines.push(
+      [`${id}:chunk_size`, cls.chunkSize],
+      [`${id}:chunks_per_page`, cls.perPage],
+      [`${id}:total_pages`, cls.pages],
+      [`${id}:total_chunks`, total],
+      [`${id}:used_chunks`, cls.used],
+      [`${id}:free_chunks`, total - cls.used],
+      [`${id}:free_chunks_end`, 0],
+      [`${id}:mem_requested`, store.requestedBy[id - 1]!],
+    );
+  }
+  lines.push(['active_slabs', active], ['total_malloced', store.slabs.mallocedBytes]);
+  return lines;
 }

@@ -1,5 +1,5 @@
 import { HotpathMcError } from './errors.js';
-import { KEY_MAX_LENGTH } from './text-protocol.js';
+import { KEY_MAX_LENGTH } from './protocol-limits.js';
 
 /**
  * Client-side encoders for the text protocol. Each returns one Buffer ready to write;

@@ -1,13 +1,12 @@
 import { parseFlags, parseI32, parseU32, parseU64 } from './ascii-numbers.js';
-import { DeltaResult, StoreMode } from './cache.js';
-import type { Connection } from './connection.js';
-import type { Item } from './lru-store.js';
+import { type Cache, DeltaResult, StoreMode } from './cache.js';
 import { processMetaCommand } from './meta-protocol.js';
 import type { OutputBuffer } from './output-buffer.js';
+import { KEY_MAX_LENGTH } from './protocol-limits.js';
+import type { Session } from './session.js';
+import { NIL } from './slab-allocator.js';
 import { writeStats } from './stats-report.js';
 
-/** memcached's longest key, in bytes. */
-export const KEY_MAX_LENGTH = 250;
 /** A command line may hold this many tokens before the rest is left as one (get keys are scanned). */
 export const MAX_TOKENS = 24;
 
@@ -16,22 +15,17 @@ const NOREPLY = Buffer.from('noreply');
 /**
  * Runs text-protocol commands from buf[pos..] until the buffer holds no complete command,
  * the connection is closing, or its output is over the high-water mark. Returns the
- * position of the first unprocessed byte; sets conn.need when a data block is incomplete.
+ * position of the first unprocessed byte (past the end: bytes of a rejected value still to
+ * skip); calls conn.waitFor when a data block is incomplete.
  */
-export function processText(conn: Connection, buf: Buffer, pos: number): number {
+export function processText(conn: Session, buf: Buffer, pos: number): number {
   const end = buf.length;
   while (pos < end && !conn.closing && !conn.outputFull()) {
-    if (conn.swallow > 0) {
-      const skip = Math.min(conn.swallow, end - pos);
-      conn.swallow -= skip;
-      pos += skip;
-      continue;
-    }
     const nl = buf.indexOf(10, pos);
     if (nl === -1) return pos;
     const lineEnd = nl > pos && buf[nl - 1] === 13 ? nl - 1 : nl;
     const consumed = runLine(conn, buf, pos, lineEnd, nl + 1);
-    if (consumed < 0) return pos; // data block incomplete: conn.need is set
+    if (consumed < 0) return pos; // data block incomplete: waitFor was called
     pos = consumed;
   }
   return pos;
@@ -42,7 +36,7 @@ export function processText(conn: Connection, buf: Buffer, pos: number): number 
  * found with indexOf (native memchr) rather than a byte loop: per-byte loops dominate the
  * cost of a short command line.
  */
-export function tokenize(conn: Connection, buf: Buffer, start: number, end: number): number {
+export function tokenize(conn: Session, buf: Buffer, start: number, end: number): number {
   const tokens = conn.tokens;
   let n = 0;
   let i = start;
@@ -80,16 +74,16 @@ const CMD_GET = code('get');
 const CMD_GETS = code('gets');
 const CMD_SET = code('set');
 
-function isNoreply(conn: Connection, buf: Buffer, t: number): boolean {
+function isNoreply(conn: Session, buf: Buffer, t: number): boolean {
   const s = conn.tokens[2 * t]!;
   const e = conn.tokens[2 * t + 1]!;
   return e - s === 7 && buf.compare(NOREPLY, 0, 7, s, e) === 0;
 }
 
 /** Executes one command line; returns the position after it (and its data), or -1 when incomplete. */
-function runLine(conn: Connection, buf: Buffer, start: number, lineEnd: number, next: number): number {
-  conn.noreply = false;
-  if (!conn.authenticated) return conn.authenticateText(buf, start, lineEnd, next);
+function runLine(conn: Session, buf: Buffer, start: number, lineEnd: number, next: number): number {
+  conn.setNoreply(false);
+  if (!conn.authenticated) return authenticateText(conn, buf, start, lineEnd, next);
   const ntok = tokenize(conn, buf, start, lineEnd);
   if (ntok === 0) {
     conn.reply('ERROR\r\n');
@@ -173,7 +167,7 @@ function runLine(conn: Connection, buf: Buffer, start: number, lineEnd: number, 
       return next;
     case 'verbosity':
       if (ntok !== 2 && ntok !== 3) break;
-      conn.noreply = isNoreply(conn, buf, ntok - 1);
+      conn.setNoreply(isNoreply(conn, buf, ntok - 1));
       runVerbosity(conn, parseU32(buf, t[2]!, t[3]!));
       return next;
     case 'stats':
@@ -182,13 +176,76 @@ function runLine(conn: Connection, buf: Buffer, start: number, lineEnd: number, 
     case 'quit':
       conn.closeAfterWrite();
       return next;
+    default:
+      if (isHttpVersion(buf, t[2 * ntok - 2]!, t[2 * ntok - 1]!)) {
+        // a browser tricked into talking to memcached: close without a word, as memcached does
+        conn.closeSilently('HTTP request line');
+        return next;
+      }
   }
   conn.reply('ERROR\r\n');
   return next;
 }
 
+const HTTP = Buffer.from('HTTP/');
+
+/** Whether the token [s, e) starts with `HTTP/`. */
+function isHttpVersion(buf: Buffer, s: number, e: number): boolean {
+  return e - s >= 5 && buf.compare(HTTP, 0, 5, s, s + 5) === 0;
+}
+
+const MAX_AUTH_BYTES = 16384;
+
+/**
+ * The text protocol's authfile login, as memcached does it: the first command must be
+ * `set <any key> <flags> <exptime> <bytes>` whose data is `user password`.
+ */
+function authenticateText(conn: Session, buf: Buffer, start: number, lineEnd: number, next: number): number {
+  if (lineEnd - start < 6) {
+    conn.closeAfterWrite();
+    return next;
+  }
+  const ntok = tokenize(conn, buf, start, lineEnd);
+  const t = conn.tokens;
+  const size = ntok >= 5 ? Number(buf.toString('latin1', t[8], t[9])) : Number.NaN;
+  if (ntok < 5 || buf.toString('latin1', t[0], t[1]) !== 'set' || !Number.isInteger(size) || size < 0) {
+    conn.out.ascii('CLIENT_ERROR unauthenticated\r\n');
+    return next;
+  }
+  if (size > MAX_AUTH_BYTES) {
+    conn.out.ascii('CLIENT_ERROR auth token too long\r\n');
+    return next;
+  }
+  const dataEnd = next + size + 2;
+  if (dataEnd > buf.length) {
+    conn.waitFor(dataEnd - buf.length);
+    return -1;
+  }
+  if (buf[dataEnd - 2] !== 13 || buf[dataEnd - 1] !== 10) {
+    conn.out.ascii('CLIENT_ERROR bad command line termination\r\n');
+    return dataEnd;
+  }
+  const space = buf.indexOf(32, next);
+  if (space === -1 || space >= dataEnd - 2) {
+    conn.out.ascii('CLIENT_ERROR bad authentication token format\r\n');
+    return dataEnd;
+  }
+  const stats = conn.cache.stats;
+  stats.authCmds++;
+  if (
+    conn.settings.users !== undefined &&
+    conn.login(buf.toString('latin1', next, space), buf.subarray(space + 1, dataEnd - 2))
+  ) {
+    conn.out.ascii('STORED\r\n');
+  } else {
+    stats.authErrors++;
+    conn.out.ascii('CLIENT_ERROR authentication failure\r\n');
+  }
+  return dataEnd;
+}
+
 function runGet(
-  conn: Connection,
+  conn: Session,
   buf: Buffer,
   keysStart: number,
   lineEnd: number,
@@ -222,30 +279,31 @@ function runGet(
     const s = i;
     i = keyEnd(buf, i, lineEnd);
     const key = buf.toString('latin1', s, i);
-    const item = touch ? cache.getAndTouch(key, exptime, now) : cache.get(key, now);
-    if (item !== undefined) writeValue(out, key, item, withCas);
+    const h = touch ? cache.getAndTouch(key, exptime, now) : cache.get(key, now);
+    if (h !== NIL) writeValue(out, cache, key, h, withCas);
   }
   out.bytes(END);
 }
 
 /** One `VALUE <key> <flags> <bytes>[ <cas>]` block of a get reply. */
-function writeValue(out: OutputBuffer, key: string, item: Item, withCas: boolean): void {
-  out.valueLine(key, item.flags, item.value.length, withCas ? item.cas : undefined);
-  out.bytes(item.value);
+function writeValue(out: OutputBuffer, cache: Cache, key: string, h: number, withCas: boolean): void {
+  const store = cache.store;
+  out.valueLine(key, store.flagsOf(h), store.valueLength(h), withCas ? store.casOf(h) : -1);
+  store.copyValue(h, out);
   out.crlf();
 }
 
 const END = Buffer.from('END\r\n');
 
 /** `get <key>` / `gets <key>`: the one key's bounds come from the tokenizer, nothing is rescanned. */
-function getOne(conn: Connection, buf: Buffer, s: number, e: number, withCas: boolean): void {
+function getOne(conn: Session, buf: Buffer, s: number, e: number, withCas: boolean): void {
   if (e - s > KEY_MAX_LENGTH) {
     conn.reply('CLIENT_ERROR bad command line format\r\n');
     return;
   }
   const key = buf.toString('latin1', s, e);
-  const item = conn.cache.get(key, conn.now());
-  if (item !== undefined) writeValue(conn.out, key, item, withCas);
+  const h = conn.cache.get(key, conn.now());
+  if (h !== NIL) writeValue(conn.out, conn.cache, key, h, withCas);
   conn.out.bytes(END);
 }
 
@@ -255,10 +313,10 @@ function keyEnd(buf: Buffer, i: number, lineEnd: number): number {
   return space === -1 || space > lineEnd ? lineEnd : space;
 }
 
-function runStore(conn: Connection, buf: Buffer, ntok: number, mode: StoreMode, next: number): number {
+function runStore(conn: Session, buf: Buffer, ntok: number, mode: StoreMode, next: number): number {
   const t = conn.tokens;
   const isCas = mode === StoreMode.CAS;
-  conn.noreply = isNoreply(conn, buf, ntok - 1);
+  conn.setNoreply(isNoreply(conn, buf, ntok - 1));
   const keyLen = t[3]! - t[2]!;
   const flags = parseFlags(buf, t[4]!, t[5]!);
   const exptime = parseI32(buf, t[6]!, t[7]!);
@@ -277,30 +335,29 @@ function runStore(conn: Connection, buf: Buffer, ntok: number, mode: StoreMode, 
     cache.stats.cmdSet++;
     if (mode === StoreMode.SET) cache.store.delete(buf.toString('latin1', t[2], t[3]));
     conn.reply('SERVER_ERROR object too large for cache\r\n');
-    conn.swallow = vlen + 2;
-    return next;
+    return next + vlen + 2; // the connection skips the data
   }
   const dataEnd = next + vlen + 2;
   if (dataEnd > buf.length) {
-    conn.need = dataEnd - buf.length;
+    conn.waitFor(dataEnd - buf.length);
     return -1;
   }
   if (buf[dataEnd - 2] !== 13 || buf[dataEnd - 1] !== 10) {
     conn.reply('CLIENT_ERROR bad data chunk\r\n');
     return dataEnd;
   }
-  const value = Buffer.allocUnsafe(vlen);
-  buf.copy(value, 0, next, next + vlen);
   const result = cache.storeItem(
     mode,
     buf.toString('latin1', t[2], t[3]),
-    value,
+    buf,
+    next,
+    next + vlen,
     flags,
     exptime,
-    cas,
+    Number(cas),
     conn.now(),
   );
-  if (!conn.noreply) conn.out.bytes(STORE_REPLIES[result]!);
+  conn.replyBytes(STORE_REPLIES[result]!);
   return dataEnd;
 }
 
@@ -310,14 +367,15 @@ const STORE_REPLIES = [
   'EXISTS\r\n',
   'NOT_FOUND\r\n',
   'SERVER_ERROR object too large for cache\r\n',
+  'SERVER_ERROR out of memory storing object\r\n',
 ].map((reply) => Buffer.from(reply));
 
-function runDelete(conn: Connection, buf: Buffer, ntok: number): void {
+function runDelete(conn: Session, buf: Buffer, ntok: number): void {
   const t = conn.tokens;
   if (ntok > 2) {
     const holdIsZero = t[5]! - t[4]! === 1 && buf[t[4]!] === 48;
     const noreply = isNoreply(conn, buf, ntok - 1);
-    conn.noreply = noreply;
+    conn.setNoreply(noreply);
     const valid = (ntok === 3 && (holdIsZero || noreply)) || (ntok === 4 && holdIsZero && noreply);
     if (!valid) {
       conn.reply('CLIENT_ERROR bad command line format.  Usage: delete <key> [noreply]\r\n');
@@ -332,9 +390,9 @@ function runDelete(conn: Connection, buf: Buffer, ntok: number): void {
   conn.reply(deleted ? 'DELETED\r\n' : 'NOT_FOUND\r\n');
 }
 
-function runDelta(conn: Connection, buf: Buffer, ntok: number, incr: boolean): void {
+function runDelta(conn: Session, buf: Buffer, ntok: number, incr: boolean): void {
   const t = conn.tokens;
-  conn.noreply = isNoreply(conn, buf, ntok - 1);
+  conn.setNoreply(isNoreply(conn, buf, ntok - 1));
   if (t[3]! - t[2]! > KEY_MAX_LENGTH) {
     conn.reply('CLIENT_ERROR bad command line format\r\n');
     return;
@@ -345,15 +403,15 @@ function runDelta(conn: Connection, buf: Buffer, ntok: number, incr: boolean): v
     return;
   }
   const cache = conn.cache;
-  const result = cache.delta(buf.toString('latin1', t[2], t[3]), incr, amount, 0n, conn.now());
+  const result = cache.delta(buf.toString('latin1', t[2], t[3]), incr, amount, 0, conn.now());
   if (result === DeltaResult.OK) conn.reply(`${cache.lastDelta}\r\n`);
   else if (result === DeltaResult.NOT_FOUND) conn.reply('NOT_FOUND\r\n');
   else conn.reply('CLIENT_ERROR cannot increment or decrement non-numeric value\r\n');
 }
 
-function runTouch(conn: Connection, buf: Buffer, ntok: number): void {
+function runTouch(conn: Session, buf: Buffer, ntok: number): void {
   const t = conn.tokens;
-  conn.noreply = isNoreply(conn, buf, ntok - 1);
+  conn.setNoreply(isNoreply(conn, buf, ntok - 1));
   if (t[3]! - t[2]! > KEY_MAX_LENGTH) {
     conn.reply('CLIENT_ERROR bad command line format\r\n');
     return;
@@ -363,13 +421,13 @@ function runTouch(conn: Connection, buf: Buffer, ntok: number): void {
     conn.reply('CLIENT_ERROR invalid exptime argument\r\n');
     return;
   }
-  const item = conn.cache.touch(buf.toString('latin1', t[2], t[3]), exptime, conn.now());
-  conn.reply(item === undefined ? 'NOT_FOUND\r\n' : 'TOUCHED\r\n');
+  const h = conn.cache.touch(buf.toString('latin1', t[2], t[3]), exptime, conn.now());
+  conn.reply(h === NIL ? 'NOT_FOUND\r\n' : 'TOUCHED\r\n');
 }
 
-function runFlush(conn: Connection, buf: Buffer, ntok: number): void {
+function runFlush(conn: Session, buf: Buffer, ntok: number): void {
   const t = conn.tokens;
-  conn.noreply = ntok > 1 && isNoreply(conn, buf, ntok - 1);
+  conn.setNoreply(ntok > 1 && isNoreply(conn, buf, ntok - 1));
   let delay = 0;
   if (ntok !== (conn.noreply ? 2 : 1)) {
     delay = parseI32(buf, t[2]!, t[3]!);
@@ -382,7 +440,7 @@ function runFlush(conn: Connection, buf: Buffer, ntok: number): void {
   conn.reply('OK\r\n');
 }
 
-function runVerbosity(conn: Connection, level: number): void {
+function runVerbosity(conn: Session, level: number): void {
   if (level < 0) {
     conn.reply('CLIENT_ERROR bad command line format\r\n');
     return;

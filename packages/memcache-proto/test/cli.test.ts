@@ -60,10 +60,10 @@ describe('hotpath-memcached CLI', () => {
     [['-p', 'abc'], /-p: "abc" is not an integer from 0 to 65535/],
     [['-U', '11211'], /-U: "11211" is not 0/],
     [['-I', '5x'], /-I: "5x" is not a size/],
-    [['--nope'], /Unknown option '--nope'/],
-  ])('exits 1 with one readable line for %j', async (args, message) => {
+    [['--nope'], /^hotpath-memcached: unknown option --nope \(see --help\)$/m],
+  ])('exits 2 (bad usage) with one readable line for %j', async (args, message) => {
     const { code, stderr } = await run(args);
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stderr).toMatch(message);
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).not.toMatch(/\s+at /);

@@ -9,7 +9,7 @@ describe('LruStore', () => {
     const store = new LruStore(itemBytes('a', value) * 2);
     store.set('a', value, 0, 0, 0);
     store.set('b', value, 0, 0, 0);
-    expect(store.get('a', 65_000)?.value).toBe(value); // a is now most recent
+    expect(store.get('a', 65_000)?.value).toEqual(value); // a is now most recent
     store.set('c', value, 0, 0, 65_000);
     expect(store.get('b', 65_000)).toBeUndefined();
     expect(store.get('a', 65_000)).toBeDefined();
@@ -22,7 +22,7 @@ describe('LruStore', () => {
     const store = new LruStore(1 << 20);
     const first = store.set('k', Buffer.from('v1'), 7, 1_000);
     const second = store.set('k', Buffer.from('v2'), 7, 2_000);
-    expect(second.cas).toBeGreaterThan(first.cas);
+    expect(second!.cas).toBeGreaterThan(first!.cas);
     expect(store.get('k', 1_500)?.value.toString()).toBe('v2');
     expect(store.get('k', 2_000)).toBeUndefined();
     expect(store.size).toBe(0);
@@ -72,6 +72,18 @@ describe('LruStore', () => {
     expect(store.get('k7', 5_000)).toBeUndefined();
     store.set('later', Buffer.from('v'), 0, 0, 6_000);
     expect(store.get('later', 6_000)).toBeDefined();
+  });
+
+  it('keeps values in slab chunks: a copy comes back, the cas is a number, a key over 255 bytes is refused', () => {
+    const store = new LruStore(1 << 20);
+    const value = Buffer.from('hello');
+    store.set('k', value, 3, 0, 1_000);
+    value.fill(0); // the store copied the bytes
+    const item = store.get('k', 1_000)!;
+    expect(item.value.toString()).toBe('hello');
+    expect(typeof item.cas).toBe('number');
+    expect(store.slabs.mallocedBytes).toBe(1 << 20);
+    expect(() => store.set('x'.repeat(256), value)).toThrow(RangeError);
   });
 
   it('rejects a limit that is not a positive integer', () => {

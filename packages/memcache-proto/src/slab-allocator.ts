@@ -1,0 +1,236 @@
+/** memcached's slab page: every size class grows by whole pages of this size. */
+export const PAGE_BYTES = 1024 * 1024;
+/** Bytes of item metadata at the start of every chunk (see LruStore for the layout). */
+export const ITEM_HEADER_BYTES = 40;
+/** memcached's item struct: its smallest chunk is this plus `-n`, as ours is (same classes). */
+const CLASS_BASE_BYTES = 48;
+/** Chunks start at multiples of 8 bytes, so a handle keeps offset / 8. */
+const ALIGN = 8;
+const OFFSET_BITS = 17; // PAGE_BYTES / ALIGN = 2^17 slots per page
+const OFFSET_MASK = (1 << OFFSET_BITS) - 1;
+/** Largest chunk carved from a page (memcached's slab_chunk_max: half a page). */
+const CHUNK_MAX = PAGE_BYTES / 2;
+/** Handles stay small integers (V8 Smis, below 2^30): at most 8191 pages of handles. */
+const MAX_PAGES = (1 << 30) >>> OFFSET_BITS;
+/** pageClass of a large item's own buffer. */
+const LARGE = -1;
+/** The "no chunk" handle. */
+export const NIL = -1;
+
+export interface SlabOptions {
+  /** Page budget in bytes (memcached's -m); each class may still take its first page. */
+  limitBytes: number;
+  /** Chunk size growth factor between classes (memcached's -f). Default 1.25. */
+  growthFactor?: number;
+  /** Minimum space for key + value in the smallest chunk (memcached's -n). Default 48. */
+  minChunkBytes?: number;
+}
+
+/** One size class: chunks of one size carved from whole pages, a free list through the chunks. */
+export interface SlabClass {
+  readonly id: number;
+  readonly chunkSize: number;
+  readonly perPage: number;
+  pages: number;
+  /** Chunks handed out. */
+  used: number;
+  /** Head of the free list (each free chunk's first word holds the next), NIL when empty. */
+  free: number;
+  freeCount: number;
+  /** Next never-used chunk of the newest page, NIL when the page is full. */
+  carve: number;
+  carveLeft: number;
+}
+
+/**
+ * memcached's slab allocator: items live in chunks of size classes growing by a factor (`-f`)
+ * from a minimum (`-n`), carved from 1 MB pages that are allocated once and never returned,
+ * so storing an item allocates no JavaScript object. Items larger than half a page get a buffer
+ * of their own (memcached chains chunks instead), counted in `mallocedBytes` as well.
+ *
+ * A chunk is named by a handle: page index << 17 | offset / 8, a small integer. The pages are
+ * reachable as bytes, 32-bit words and 64-bit floats over the same memory.
+ */
+export class SlabAllocator {
+  readonly classes: SlabClass[] = [];
+  readonly limitBytes: number;
+  /** The bytes, words (Int32 and Uint32) and doubles of every page, by page index. */
+  readonly bytes: Buffer[] = [];
+  readonly i32: Int32Array[] = [];
+  readonly u32: Uint32Array[] = [];
+  readonly f64: Float64Array[] = [];
+  /** Pages (and large-item buffers) allocated, in bytes. */
+  mallocedBytes = 0;
+  /** The class index owning each page; LARGE for a large item's own buffer. */
+  private readonly pageClass: number[] = [];
+
+  /** The class index of the page holding a handle's chunk; classes.length for a large item. */
+  classOf(h: number): number {
+    const c = this.pageClass[h >>> OFFSET_BITS]!;
+    return c === LARGE ? this.classes.length : c;
+  }
+  /** Page indexes of freed large-item buffers, to reuse. */
+  private readonly freePageIndexes: number[] = [];
+
+  constructor(options: SlabOptions) {
+    this.limitBytes = options.limitBytes;
+    const factor = options.growthFactor ?? 1.25;
+    let size = CLASS_BASE_BYTES + (options.minChunkBytes ?? 48);
+    while (this.classes.length < 62 && size < CHUNK_MAX / factor) {
+      if (size % ALIGN !== 0) size += ALIGN - (size % ALIGN);
+      this.addClass(size);
+      size *= factor;
+    }
+    this.addClass(CHUNK_MAX);
+  }
+
+  private addClass(chunkSize: number): void {
+    this.classes.push({
+      id: this.classes.length + 1,
+      chunkSize,
+      perPage: Math.floor(PAGE_BYTES / chunkSize),
+      pages: 0,
+      used: 0,
+      free: NIL,
+      freeCount: 0,
+      carve: NIL,
+      carveLeft: 0,
+    });
+  }
+
+  /** The class index (into `classes`) for an item of this many bytes; -1 when it needs a large buffer. */
+  classFor(itemBytes: number): number {
+    const classes = this.classes;
+    if (itemBytes > CHUNK_MAX) return -1;
+    let lo = 0;
+    let hi = classes.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (classes[mid]!.chunkSize >= itemBytes) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
+
+  /** A free chunk of class c, or NIL when the class is full and the page budget is spent. */
+  alloc(c: number): number {
+    const cls = this.classes[c]!;
+    let h = cls.free;
+    if (h !== NIL) {
+      cls.free = this.i32[h >>> OFFSET_BITS]![(h & OFFSET_MASK) * 2]!;
+      cls.freeCount--;
+    } else {
+      if (cls.carveLeft === 0 && !this.grow(cls)) return NIL;
+      h = cls.carve;
+      cls.carveLeft--;
+      cls.carve = cls.carveLeft === 0 ? NIL : h + cls.chunkSize / ALIGN;
+    }
+    cls.used++;
+    return h;
+  }
+
+  /** Returns a chunk of class c to its free list. */
+  release(c: number, h: number): void {
+    const cls = this.classes[c]!;
+    this.i32[h >>> OFFSET_BITS]![(h & OFFSET_MASK) * 2] = cls.free;
+    cls.free = h;
+    cls.freeCount++;
+    cls.used--;
+  }
+
+  /** Whether class c could hand out a chunk without evicting. */
+  hasRoom(c: number): boolean {
+    const cls = this.classes[c]!;
+    return cls.free !== NIL || cls.carveLeft > 0 || this.mayGrow(cls);
+  }
+
+  private mayGrow(cls: SlabClass): boolean {
+    return (
+      (cls.pages === 0 || this.mallocedBytes + PAGE_BYTES <= this.limitBytes) && this.bytes.length < MAX_PAGES
+    );
+  }
+
+  private grow(cls: SlabClass): boolean {
+    if (!this.mayGrow(cls)) return false;
+    const page = this.newPage(PAGE_BYTES, cls.id - 1);
+    cls.pages++;
+    cls.carve = page << OFFSET_BITS;
+    cls.carveLeft = cls.perPage;
+    return true;
+  }
+
+  /** A buffer of its own for an item too large for any class; NIL past the page budget. */
+  allocLarge(itemBytes: number): number {
+    const size = Math.ceil(itemBytes / ALIGN) * ALIGN;
+    if (this.mallocedBytes + size > this.limitBytes || this.bytes.length >= MAX_PAGES) return NIL;
+    return this.newPage(size, LARGE) << OFFSET_BITS;
+  }
+
+  releaseLarge(h: number): void {
+    const page = h >>> OFFSET_BITS;
+    this.mallocedBytes -= this.bytes[page]!.length;
+    const empty = EMPTY_PAGE;
+    this.bytes[page] = empty.bytes;
+    this.i32[page] = empty.i32;
+    this.u32[page] = empty.u32;
+    this.f64[page] = empty.f64;
+    this.freePageIndexes.push(page);
+  }
+
+  private newPage(size: number, owner: number): number {
+    const bytes = Buffer.allocUnsafeSlow(size);
+    const buffer = bytes.buffer;
+    const page = this.freePageIndexes.pop() ?? this.bytes.length;
+    this.pageClass[page] = owner;
+    this.bytes[page] = bytes;
+    this.i32[page] = new Int32Array(buffer, 0, size >>> 2);
+    this.u32[page] = new Uint32Array(buffer, 0, size >>> 2);
+    this.f64[page] = new Float64Array(buffer, 0, size >>> 3);
+    this.mallocedBytes += size;
+    return page;
+  }
+
+  /** Frees every chunk and large buffer: pages stay with their classes, as in memcached. */
+  reset(): void {
+    for (const cls of this.classes) {
+      cls.free = NIL;
+      cls.freeCount = 0;
+      cls.used = 0;
+      cls.carve = NIL;
+      cls.carveLeft = 0;
+    }
+    for (let page = 0; page < this.pageClass.length; page++) {
+      const c = this.pageClass[page]!;
+      if (c === LARGE) {
+        if (this.bytes[page]!.length > 0) this.releaseLarge(page << OFFSET_BITS);
+        continue;
+      }
+      const cls = this.classes[c]!;
+      const words = this.i32[page]!;
+      for (let i = cls.perPage - 1; i >= 0; i--) {
+        const h = (page << OFFSET_BITS) + (i * cls.chunkSize) / ALIGN;
+        words[(h & OFFSET_MASK) * 2] = cls.free;
+        cls.free = h;
+        cls.freeCount++;
+      }
+    }
+  }
+
+  /** Page index of a handle. */
+  static page(h: number): number {
+    return h >>> OFFSET_BITS;
+  }
+
+  /** Byte offset of a handle's chunk within its page. */
+  static offset(h: number): number {
+    return (h & OFFSET_MASK) * ALIGN;
+  }
+}
+
+const EMPTY_BUFFER = new ArrayBuffer(0);
+const EMPTY_PAGE = {
+  bytes: Buffer.from(EMPTY_BUFFER),
+  i32: new Int32Array(EMPTY_BUFFER),
+  u32: new Uint32Array(EMPTY_BUFFER),
+  f64: new Float64Array(EMPTY_BUFFER),
+};
