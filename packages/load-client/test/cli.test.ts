@@ -1,39 +1,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, cli } from './cli-runner.js';
 import { type Nginx, startNginx } from './nginx.js';
 import { httpServer, tcpServer } from './servers.js';
-
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
-
-interface Ran {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[], options: { interruptWhen?: Promise<void> } = {}): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    const killer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    options.interruptWhen?.then(() => child.kill('SIGINT'));
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(killer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
-}
 
 describe('hotpath-load against nginx', () => {
   let nginx: Nginx;

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -6,8 +5,8 @@ import type { TLSSocket } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HotpathLoadError, run } from '../src/index.js';
+import { cli } from './cli-runner.js';
 
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const CERT_FILE = fileURLToPath(new URL('./fixtures/tls-cert.pem', import.meta.url));
 const key = readFileSync(new URL('./fixtures/tls-key.pem', import.meta.url));
 const cert = readFileSync(CERT_FILE);
@@ -61,26 +60,6 @@ async function httpsServer(closeEvery = 0): Promise<HttpsTarget> {
     handshakes: () => handshakes,
     resumed: () => resumed,
   };
-}
-
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(killer);
-      resolve({ code, stdout, stderr });
-    });
-  });
 }
 
 describe('https:// targets', () => {
