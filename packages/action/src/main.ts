@@ -113,6 +113,7 @@ async function measurePullRequest(
   settings: Settings,
   pr: PullRequest,
   warnings: string[],
+  signal: AbortSignal,
 ) {
   const temp = process.env.RUNNER_TEMP ?? tmpdir();
   // Head is what the workflow checked out (for pull_request: the merge of head into base).
@@ -132,6 +133,7 @@ async function measurePullRequest(
         allowlistEnv: true,
         refs: { base: { ref: pr.baseRef, sha: pr.baseSha }, head: { ref: pr.headRef, sha: headSha } },
         extraEnv,
+        signal,
         onProgress: (e) => log(logSafe(e.message)),
       }),
     );
@@ -287,6 +289,11 @@ async function publish(
 
 /** The Action: modes measure, report and all. */
 export async function run(): Promise<void> {
+  // A cancelled job sends SIGINT, then SIGTERM: stop every server, remove every worktree, then exit.
+  const stop = new AbortController();
+  const onSignal = (name: string) => () => stop.abort(new Error(`${name}: the job was cancelled`));
+  process.once('SIGINT', onSignal('SIGINT'));
+  process.once('SIGTERM', onSignal('SIGTERM'));
   try {
     const options = readActionOptions((name) => core.getInput(name));
     const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd();
@@ -298,7 +305,13 @@ export async function run(): Promise<void> {
       const shard = parseShard(options.shard);
       const settings = await readSettings(workspace, options);
       const pr = pullRequestFromEvent(github.context.eventName, github.context.payload);
-      const { measurements, sides } = await measurePullRequest(workspace, settings, pr, warnings);
+      const { measurements, sides } = await measurePullRequest(
+        workspace,
+        settings,
+        pr,
+        warnings,
+        stop.signal,
+      );
       const folder = writeResults(resultsDir, { shard, settings, sides, measurements, warnings });
       core.setOutput('results', folder);
       core.info(
@@ -349,7 +362,7 @@ export async function run(): Promise<void> {
     refuseUnsafeEvent(options);
     const settings = await readSettings(workspace, options);
     const pr = pullRequestFromEvent(github.context.eventName, github.context.payload);
-    const { measurements, sides } = await measurePullRequest(workspace, settings, pr, warnings);
+    const { measurements, sides } = await measurePullRequest(workspace, settings, pr, warnings, stop.signal);
     const report = analyse(measurements, {
       settings,
       sides,

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -95,5 +96,46 @@ require('node:http').createServer((req, res) => res.end('ok')).listen(Number(pro
     expect(result.stdout).toMatch(/::error::HP_COMPARE_SERVER_EXITED: head server/);
     expect(result.stdout).toMatch(/exited with code 3/);
     expect(result.stdout).toContain('missing DATABASE_URL');
+  });
+
+  it('a cancelled job (SIGTERM) stops every server and removes the worktrees', async () => {
+    const ok = `require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.env.PORT), '127.0.0.1');`;
+    const repo = makeRepo(join(root, 'cancel'), { 'server.js': ok }, { 'server.js': `${ok}\n// head` });
+    const servers = () =>
+      readdirSync('/proc')
+        .filter((p) => /^\d+$/.test(p))
+        .filter((p) => {
+          try {
+            return (
+              readFileSync(`/proc/${p}/environ`, 'utf8').includes(`HOTPATH_PROBE_DIR=`) &&
+              readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('server.js')
+            );
+          } catch {
+            return false;
+          }
+        });
+    let sawServer = false;
+    const run = await runAction({
+      repo,
+      apiUrl: github.url,
+      inputs: { start: 'node server.js', duration: '60', warmup: '0', rounds: '1', connections: '1' },
+      onSpawn: (child) => {
+        const poll = setInterval(() => {
+          if (servers().length > 0) {
+            sawServer = true;
+            clearInterval(poll);
+            child.kill('SIGTERM');
+          }
+        }, 100);
+        child.once('exit', () => clearInterval(poll));
+      },
+    });
+    expect(sawServer).toBe(true);
+    expect(run.stdout).toMatch(/::error::HP_COMPARE_ABORTED: .*SIGTERM/);
+    expect(servers()).toEqual([]);
+    const worktrees = execFileSync('git', ['worktree', 'list'], { cwd: repo.dir, encoding: 'utf8' })
+      .trim()
+      .split('\n');
+    expect(worktrees).toHaveLength(1);
   });
 });

@@ -55,6 +55,8 @@ export async function runAction(options: {
   eventName?: string;
   /** Run as a job whose token was never given: no GITHUB_TOKEN, github-token or ACTIONS_* at all. */
   noToken?: boolean;
+  /** Called with the Action's process once it runs (e.g. to cancel it). */
+  onSpawn?: (child: import('node:child_process').ChildProcess) => void;
 }): Promise<ActionRun> {
   const work = mkdtempSync(join(tmpdir(), 'hotpath-action-run-'));
   const eventPath = join(work, 'event.json');
@@ -96,6 +98,7 @@ export async function runAction(options: {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  options.onSpawn?.(child);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c) => {
