@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { HotpathActionError } from './errors.js';
 
 /** The commit the workspace has checked out. */
@@ -13,30 +13,6 @@ export function gitHead(dir: string): Promise<string> {
           ),
         );
       else resolve(stdout.trim());
-    });
-  });
-}
-
-/** Runs a command through /bin/sh; resolves with its exit code and last output line. */
-export function runCommand(
-  command: string,
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-): Promise<{ code: number; tail: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('/bin/sh', ['-c', command], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    const keep = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-4000);
-    };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
-    child.on('error', () => {});
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const lines = output.trim().split('\n');
-      resolve({ code: code ?? 1, tail: lines[lines.length - 1] ?? '' });
     });
   });
 }

@@ -16,6 +16,7 @@ import {
   readShard,
   renderMarkdown,
   resolveSettings,
+  runCommand,
   runMeasurements,
   type Settings,
   writeReportFiles,
@@ -23,7 +24,7 @@ import {
 } from '@hotpath/compare';
 import { uploadReportArtifact } from './artifact-upload.js';
 import { HotpathActionError } from './errors.js';
-import { gitHead, runCommand } from './git.js';
+import { gitHead } from './git.js';
 import {
   findStickyComment,
   isReadOnlyTokenError,
@@ -90,14 +91,13 @@ async function installV8Profiler(
 ): Promise<string | undefined> {
   if (env.HOTPATH_V8_PROFILER_INSTALL === 'false') return undefined;
   mkdirSync(dir, { recursive: true });
-  const { code, tail } = await runCommand(
+  const { exit, output } = await runCommand(
     `npm install --no-save --no-package-lock --no-audit --no-fund --prefix . v8-profiler-next@${V8_PROFILER_VERSION}`,
-    dir,
-    allowlistedEnvironment(env),
+    { cwd: dir, env: allowlistedEnvironment(env), timeoutMs: 240_000 },
   );
-  if (code !== 0) {
+  if (exit.code !== 0) {
     warnings.push(
-      `v8-profiler-next ${V8_PROFILER_VERSION} could not be installed for this Node (${tail || `exit ${code}`}); profiled with node:inspector instead`,
+      `v8-profiler-next ${V8_PROFILER_VERSION} could not be installed for this Node (${output.last(1)[0] ?? `exit ${exit.code}`}); profiled with node:inspector instead`,
     );
     return undefined;
   }

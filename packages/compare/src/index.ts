@@ -32,6 +32,7 @@ export {
 } from './compare.js';
 export { ERROR_CODES, type ErrorCode, HotpathCompareError, type Side } from './errors.js';
 export { allowlistedEnvironment, untrustedEnvironment } from './measure/environment.js';
+export { runCommand } from './measure/process-group.js';
 export { type WrittenFiles, writeReportFiles } from './render/files.js';
 export {
   COMMENT_MARKER,

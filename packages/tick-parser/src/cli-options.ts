@@ -97,6 +97,16 @@ function symbolCacheDir(v: Record<string, string | boolean | undefined>): string
       : String(v['symbol-cache']);
 }
 
+/** The symbol and help flags both the report and `record` take. */
+const SYMBOL_AND_HELP_OPTIONS = {
+  'no-symbols': { type: 'boolean', default: false },
+  nm: { type: 'string' },
+  'symbol-cache': { type: 'string' },
+  'no-symbol-cache': { type: 'boolean', default: false },
+  objdump: { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
 /** Parses `record`'s arguments (after the word `record`). Throws HP_TICKS_BAD_OPTION with one line. */
 export function parseRecordOptions(argv: string[]): RecordCliOptions {
   const split = argv.indexOf('--');
@@ -112,12 +122,7 @@ export function parseRecordOptions(argv: string[]): RecordCliOptions {
         out: { type: 'string' },
         json: { type: 'boolean', default: false },
         top: { type: 'string' },
-        'no-symbols': { type: 'boolean', default: false },
-        nm: { type: 'string' },
-        'symbol-cache': { type: 'string' },
-        'no-symbol-cache': { type: 'boolean', default: false },
-        objdump: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
+        ...SYMBOL_AND_HELP_OPTIONS,
       },
     });
   } catch (error) {
@@ -179,12 +184,7 @@ export function parseCliOptions(argv: string[]): CliOptions {
         flamegraph: { type: 'string' },
         top: { type: 'string' },
         diff: { type: 'string' },
-        'no-symbols': { type: 'boolean', default: false },
-        nm: { type: 'string' },
-        'symbol-cache': { type: 'string' },
-        'no-symbol-cache': { type: 'boolean', default: false },
-        objdump: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
+        ...SYMBOL_AND_HELP_OPTIONS,
       },
     });
   } catch (error) {

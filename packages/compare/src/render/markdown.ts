@@ -1,4 +1,4 @@
-import type { Report, ScenarioReport, SourceLinks } from '../analyse/analyse.js';
+import { type Report, type ScenarioReport, type SourceLinks, summarise } from '../analyse/analyse.js';
 import type { HotFunction } from '../analyse/hot-functions.js';
 import {
   formatChange,
@@ -81,15 +81,10 @@ function verdictIcon(x: { regressed: boolean; improved: boolean }): string {
 
 /** The verdict line of a scenario in markdown: hotpath's own words, PR names in code spans. */
 function scenarioTitle(s: ScenarioReport): string {
-  const words = s.summary.split('; hotter: ')[0]!.split(': hotter functions: ')[0]!;
   const hot = (s.hotFunctions?.flagged ?? []).slice(0, 3).map((f) => codeSpan(functionLabel(f), 80));
-  const own = escapeText(
-    words.startsWith('Regression') || words.startsWith('Improvement') || words.startsWith('No significant')
-      ? words
-      : 'see below',
-  );
-  if (/^Regression: hotter functions/.test(s.summary))
-    return `Regression: hotter functions: ${hot.join(', ')}`;
+  const byMetrics = s.metrics.some((m) => m.inVerdict && m.status === 'regressed');
+  if (s.regressed && !byMetrics) return `Regression: hotter functions: ${hot.join(', ')}`;
+  const own = escapeText(summarise(s.metrics));
   return hot.length ? `${own}; hotter: ${hot.join(', ')}` : own;
 }
 
