@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -108,17 +108,44 @@ describe('the bundled Action, run as GitHub runs it', () => {
     },
   );
 
-  it('does not flag an A/A run (base and head identical)', async () => {
-    const aa = makeRepo(join(root, 'aa'), { 'server.js': server(false) }, {});
+  it('flags no metric and no function in an A/A pull request (base worktree vs workspace)', async () => {
+    // Head is base plus a comment line: a different commit whose code runs from the workspace while
+    // base runs from a git worktree, so every function has two absolute paths. The handler's own
+    // JS (`work`) takes most of the CPU: matched by absolute path, it would be "new" in head.
+    const busy = `const http = require('node:http');
+function work() {
+  let x = 0;
+  for (let i = 0; i < 300000; i++) x += Math.sqrt(i) * 1e-9;
+  return x;
+}
+http.createServer((req, res) => res.end(String(work()))).listen(Number(process.env.PORT), '127.0.0.1');
+`;
+    const aa = makeRepo(
+      join(root, 'aa'),
+      { 'server.js': busy },
+      { 'server.js': `// a comment line\n${busy}` },
+    );
     const result = await runAction({
       repo: aa,
       apiUrl: github.url,
-      inputs: { start: 'node server.js', url: '/auth', ...FAST },
+      inputs: { start: 'node server.js', url: '/', 'fail-on': 'both', ...FAST },
     });
     expect(result.stdout.match(/::error::.*/)?.[0], result.stdout).toBeUndefined();
     expect(result.code).toBe(0);
     expect(result.outputs.regressed).toBe('false');
     expect(result.summary).not.toMatch(/\*\*regressed\*\*/);
+    const report = JSON.parse(readFileSync(result.outputs.report!, 'utf8'));
+    for (const scenario of report.scenarios) {
+      const flaggedMetrics = scenario.metrics.filter(
+        (m: { status: string }) => m.status === 'regressed' || m.status === 'improved',
+      );
+      expect(flaggedMetrics, JSON.stringify(flaggedMetrics)).toEqual([]);
+      expect(scenario.hotFunctions.flagged, JSON.stringify(scenario.hotFunctions.flagged)).toEqual([]);
+      // Locations are relative to each side's checkout (absolute, `work` would be new in head's
+      // top 10 at most of its samples, and flagged above).
+      const rows = scenario.hotFunctions.rows as { file: string }[];
+      for (const row of rows.filter((r) => r.file.includes('server.js'))) expect(row.file).toBe('server.js');
+    }
   });
 
   it('reads scenarios from the config input and comments one row per scenario on top', async () => {
@@ -152,6 +179,8 @@ require('node:http').createServer((req, res) => {
           warmup: '0.2',
           rounds: '5',
           connections: '2',
+          // Head's /hash costs 3× the CPU; 25 % keeps /static's noise on a busy machine out.
+          threshold: '25',
         },
       });
       expect(result.stdout.match(/::error::.*/)?.[0], result.stdout).toBeUndefined();

@@ -67,6 +67,9 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
         warmup: '200ms',
         rounds: 6,
         connections: 2,
+        // Head's /hash costs 3× the CPU (+60 % or more on every metric); a 25 % threshold keeps
+        // /static's noise out of the verdict while the other test packages run beside this one.
+        threshold: 25,
         scenarios: [
           { name: 'hash', url: '/hash' },
           { name: 'static', url: '/static', connections: 1 },
