@@ -172,7 +172,7 @@ export async function runMeasurements(settings: Settings, options: RunOptions = 
         if (install && sha) steps.push({ label: 'install', ...install });
         if (settings.build && sha) steps.push({ label: 'build', command: settings.build, cwd: appDir });
         await prepareCheckout(side, steps, env, log, signal, settings.passEnv);
-        specs[side] = { side, command: start, cwd: appDir, root: tree };
+        specs[side] = { side, command: start, cwd: appDir, root: tree, workingTree: !sha };
         sides[side] = {
           command: start,
           cwd: appDir,

@@ -261,6 +261,32 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
     ).toHaveLength(1);
   });
 
+  it('says how to install an un-installed working tree, and installs head when given as a ref', () => {
+    // The dependency exists only after the install command ran (node_modules is not committed).
+    const server = `require('dep');
+require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.env.PORT), '127.0.0.1');`;
+    const repo = makeRepo(
+      join(dir, 'uninstalled'),
+      { 'server.js': server, '.gitignore': 'node_modules\n' },
+      { 'server.js': `${server}\n` },
+    );
+    const install = 'mkdir -p node_modules/dep && echo "module.exports = 1" > node_modules/dep/index.js';
+    const args = ['compare', '--start', 'node server.js', '--base', 'HEAD~1', '--install', install, ...FAST];
+    const bare = cli([...args, '--out', join(dir, 'uninstalled-out')], repo.dir);
+    expect(bare.status).toBe(1);
+    expect(bare.stderr).toContain("Cannot find module 'dep'");
+    expect(bare.stderr).toContain('head runs in your working tree as it is');
+    expect(bare.stderr).toContain('--head <ref>');
+    // The user's working tree is left as it was.
+    expect(existsSync(join(repo.dir, 'node_modules'))).toBe(false);
+    const checkedOut = cli(
+      [...args, '--head', 'HEAD', '--json', '--out', join(dir, 'installed-out')],
+      repo.dir,
+    );
+    expect(checkedOut.status, checkedOut.stderr).toBe(0);
+    expect(JSON.parse(checkedOut.stdout).sides.head.sha).toBe(repo.headSha);
+  });
+
   it('profiles one side with node --prof, cut to the measured window', () => {
     const out = join(dir, 'prof');
     const r = cli([

@@ -25,6 +25,11 @@ export interface ServerSpec {
    * function matches across two checkouts (default: paths stay as the profiler wrote them).
    */
   root?: string;
+  /**
+   * The side runs in the user's working tree as it is (no checkout, so no install or build by
+   * hotpath): a missing module then gets a hint on how to install it.
+   */
+  workingTree?: boolean;
 }
 
 export type RoundSettings = Pick<
@@ -99,9 +104,15 @@ function serverFailure(
   what: string,
   proc: GroupProcess,
 ): HotpathCompareError {
+  const tail = proc.output.last(20);
+  const missingModule =
+    spec.workingTree && tail.some((line) => /Cannot find (module|package)|ERR_MODULE_NOT_FOUND/.test(line));
+  const hint = missingModule
+    ? `\n${spec.side} runs in your working tree as it is: hotpath installs and builds only the checkouts it makes. Install its dependencies there, or commit and pass --${spec.side} <ref> to have it checked out, installed and built like the other side.`
+    : '';
   return new HotpathCompareError(
     code,
-    `${spec.side} server (${JSON.stringify(spec.command)} in ${spec.cwd}) ${what}. Last output lines:\n${formatTail(proc.output.last(20))}`,
+    `${spec.side} server (${JSON.stringify(spec.command)} in ${spec.cwd}) ${what}. Last output lines:\n${formatTail(tail)}${hint}`,
     { side: spec.side },
   );
 }
