@@ -283,7 +283,11 @@ row('pipelined get, 1 conn, depth 200', 'pipe', 'get/s');
 row('multi-get, 100 keys per get', 'multi', 'keys/s');
 row(`memory per 100-byte item (RSS, ${ITEMS})`, 'mem', 'bytes');
 for (const key of ['tps', 'full']) {
-  console.log(`${key} pair ratios: ${ratios(key).map((r) => r.toFixed(2)).join(' ')}`);
+  console.log(
+    `${key} pair ratios: ${ratios(key)
+      .map((r) => r.toFixed(2))
+      .join(' ')}`,
+  );
   console.log(`${key} memcached TPS (the anchor's own variation): ${spread(results.memcached[key])}`);
   console.log(`${key} hotpath TPS: ${spread(results.hotpath[key])}`);
 }
