@@ -10,7 +10,9 @@
 // For each measure it prints the median of the per-pair ratios (what the goal is judged on),
 // their spread, the ratio of the medians, and memcached's own variation between runs.
 // Usage: node bench/run.mjs [--pairs 9] [--seconds 4] [--warmup 2] [--client-pairs 3]
-//                           [--items 500000] [--full 800000]
+//                           [--items 500000] [--full 800000] [--anchor-cli <other build's dist/cli.js>]
+// --anchor-cli replaces memcached with another build of hotpath-memcached (the rows still say
+// "memcached"): an A/B of two builds, paired the same way.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -30,6 +32,8 @@ const WARMUP = opt('warmup', 2);
 const CLIENT_PAIRS = opt('client-pairs', 3);
 const ITEMS = opt('items', 500_000);
 const FULL = opt('full', 800_000);
+const anchorArg = args.indexOf('--anchor-cli');
+const ANCHOR_CLI = anchorArg === -1 ? undefined : args[anchorArg + 1];
 const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 const pin = (core, cmd) => (hasTaskset ? ['taskset', ['-c', String(core), ...cmd]] : [cmd[0], cmd.slice(1)]);
@@ -70,24 +74,26 @@ async function waitPort(port) {
 async function startServer(kind) {
   const port = await freePort();
   const cmd =
-    kind === 'memcached'
-      ? [
-          '/usr/bin/memcached',
-          '-t',
-          '1',
-          '-p',
-          String(port),
-          '-l',
-          '127.0.0.1',
-          '-U',
-          '0',
-          '-m',
-          '1024',
-          '-c',
-          '4096',
-          ...(process.getuid?.() === 0 ? ['-u', 'root'] : []),
-        ]
-      : [process.execPath, cli, '-p', String(port), '-m', '1024', '-c', '4096'];
+    kind === 'memcached' && ANCHOR_CLI !== undefined
+      ? [process.execPath, ANCHOR_CLI, '-p', String(port), '-m', '1024', '-c', '4096']
+      : kind === 'memcached'
+        ? [
+            '/usr/bin/memcached',
+            '-t',
+            '1',
+            '-p',
+            String(port),
+            '-l',
+            '127.0.0.1',
+            '-U',
+            '0',
+            '-m',
+            '1024',
+            '-c',
+            '4096',
+            ...(process.getuid?.() === 0 ? ['-u', 'root'] : []),
+          ]
+        : [process.execPath, cli, '-p', String(port), '-m', '1024', '-c', '4096'];
   const [file, argv] = pin(0, cmd);
   const child = spawn(file, argv, { stdio: 'ignore' });
   await waitPort(port);
