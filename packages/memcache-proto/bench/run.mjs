@@ -1,9 +1,18 @@
-// hotpath-memcached against memcached -t 1, in one run, rounds interleaved (server on core 0,
-// load on core 1): memcaslap TPS (90 % get / 10 % set, 50 connections, after a 3 s warm-up) on a
-// fresh server, pipelined and multi-get throughput with our client, memory per item (RSS growth
-// with 500 000 items of 100 bytes), then memcaslap again once the server holds 800 000 items.
-// Prints medians and ratios.
-// Usage: node bench/run.mjs [--rounds 3] [--seconds 8] [--items 500000] [--full 800000]
+// hotpath-memcached against memcached -t 1 in one run (servers on core 0, load on core 1), in
+// strictly alternating pairs so that both sides of a ratio see the same moment of a shared
+// machine:
+// - fresh: each pair starts both servers anew (the order alternates: AB, BA, AB, ...), warms
+//   each up with memcaslap, then measures memcaslap TPS (90 % get / 10 % set, 50 connections);
+// - full: both servers are started once and preloaded identically (500 000 items of 100 bytes,
+//   RSS growth per item measured on the way, then up to 800 000), then memcaslap runs alternate
+//   between them, pair by pair;
+// - pipelined and multi-get throughput with our client, a few pairs on fresh servers.
+// For each measure it prints the median of the per-pair ratios (what the goal is judged on),
+// their spread, the ratio of the medians, and memcached's own variation between runs.
+// Usage: node bench/run.mjs [--pairs 9] [--seconds 4] [--warmup 2] [--client-pairs 3]
+//                           [--items 500000] [--full 800000] [--anchor-cli <other build's dist/cli.js>]
+// --anchor-cli replaces memcached with another build of hotpath-memcached (the rows still say
+// "memcached"): an A/B of two builds, paired the same way.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -17,14 +26,25 @@ const opt = (name, fallback) => {
   const i = args.indexOf(`--${name}`);
   return i === -1 ? fallback : Number(args[i + 1]);
 };
-const ROUNDS = opt('rounds', 3);
-const SECONDS = opt('seconds', 8);
+const PAIRS = opt('pairs', 9);
+const SECONDS = opt('seconds', 4);
+const WARMUP = opt('warmup', 2);
+const CLIENT_PAIRS = opt('client-pairs', 3);
 const ITEMS = opt('items', 500_000);
 const FULL = opt('full', 800_000);
+const anchorArg = args.indexOf('--anchor-cli');
+const ANCHOR_CLI = anchorArg === -1 ? undefined : args[anchorArg + 1];
 const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 const pin = (core, cmd) => (hasTaskset ? ['taskset', ['-c', String(core), ...cmd]] : [cmd[0], cmd.slice(1)]);
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** Quantile q of xs (linear between order statistics). */
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (s.length - 1) * q;
+  const lo = Math.floor(at);
+  return s[lo] + (s[Math.min(lo + 1, s.length - 1)] - s[lo]) * (at - lo);
+};
+const median = (xs) => quantile(xs, 0.5);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function freePort() {
@@ -54,24 +74,26 @@ async function waitPort(port) {
 async function startServer(kind) {
   const port = await freePort();
   const cmd =
-    kind === 'memcached'
-      ? [
-          '/usr/bin/memcached',
-          '-t',
-          '1',
-          '-p',
-          String(port),
-          '-l',
-          '127.0.0.1',
-          '-U',
-          '0',
-          '-m',
-          '1024',
-          '-c',
-          '4096',
-          ...(process.getuid?.() === 0 ? ['-u', 'root'] : []),
-        ]
-      : [process.execPath, cli, '-p', String(port), '-m', '1024', '-c', '4096'];
+    kind === 'memcached' && ANCHOR_CLI !== undefined
+      ? [process.execPath, ANCHOR_CLI, '-p', String(port), '-m', '1024', '-c', '4096']
+      : kind === 'memcached'
+        ? [
+            '/usr/bin/memcached',
+            '-t',
+            '1',
+            '-p',
+            String(port),
+            '-l',
+            '127.0.0.1',
+            '-U',
+            '0',
+            '-m',
+            '1024',
+            '-c',
+            '4096',
+            ...(process.getuid?.() === 0 ? ['-u', 'root'] : []),
+          ]
+        : [process.execPath, cli, '-p', String(port), '-m', '1024', '-c', '4096'];
   const [file, argv] = pin(0, cmd);
   const child = spawn(file, argv, { stdio: 'ignore' });
   await waitPort(port);
@@ -174,57 +196,104 @@ async function memoryPerItem(server, items) {
   return ((rssKb(server.pid) - before) * 1024) / items;
 }
 
+const KINDS = ['memcached', 'hotpath'];
+/** Pair i runs memcached first when i is even, hotpath first when odd. */
+const order = (i) => (i % 2 === 0 ? KINDS : [...KINDS].reverse());
 const results = {
-  memcached: { tps: [], pipe: [], multi: [], mem: [], full: [] },
-  hotpath: { tps: [], pipe: [], multi: [], mem: [], full: [] },
+  memcached: { tps: [], full: [], pipe: [], multi: [], mem: [] },
+  hotpath: { tps: [], full: [], pipe: [], multi: [], mem: [] },
 };
+const fmt = (x) => Math.round(x).toString().padStart(7);
 console.log(
-  `bench: ${ROUNDS} rounds x ${SECONDS}s memcaslap per server, taskset ${hasTaskset ? 'on' : 'unavailable'}`,
+  `bench: ${PAIRS} pairs x ${SECONDS}s memcaslap (after ${WARMUP}s warm-up), servers on core 0, load on core 1 (taskset ${hasTaskset ? 'on' : 'unavailable'})`,
 );
+const started = new Set();
+async function start(kind) {
+  const server = await startServer(kind);
+  started.add(server);
+  return server;
+}
+async function stop(server) {
+  started.delete(server);
+  await server.stop();
+}
 try {
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const kind of round % 2 === 0 ? ['memcached', 'hotpath'] : ['hotpath', 'memcached']) {
-      let server = await startServer(kind);
+  // fresh servers: each pair starts both anew
+  for (let i = 0; i < PAIRS; i++) {
+    const line = [];
+    for (const kind of order(i)) {
+      const server = await start(kind);
       try {
-        const r = results[kind];
-        memaslap(server.port, 3); // warm-up (JIT, memaslap's key window), not measured
-        r.tps.push(memaslap(server.port));
-        r.pipe.push(await pipelined(server.port));
-        r.multi.push(await multiGet(server.port));
-        // memory: a server restarted empty, so the number is the items' and not the runs' before
-        await server.stop();
-        server = await startServer(kind);
-        r.mem.push(await memoryPerItem(server, ITEMS));
-        await fill(server, ITEMS, FULL);
-        memaslap(server.port, 3);
-        r.full.push(memaslap(server.port));
-        console.log(
-          `round ${round + 1} ${kind.padEnd(9)} TPS ${r.tps.at(-1)} (holding ${FULL}: ${r.full.at(-1)})  pipelined ${r.pipe.at(-1).toFixed(0)} get/s  multi-get ${r.multi.at(-1).toFixed(0)} keys/s  ${r.mem.at(-1).toFixed(0)} B/item`,
-        );
+        memaslap(server.port, WARMUP); // JIT, memcaslap's key window: not measured
+        results[kind].tps.push(memaslap(server.port));
+        line.push(`${kind} ${fmt(results[kind].tps.at(-1))}`);
       } finally {
-        await server.stop();
+        await stop(server);
+      }
+    }
+    const ratio = results.hotpath.tps[i] / results.memcached.tps[i];
+    console.log(`fresh pair ${String(i + 1).padStart(2)}: ${line.join('  ')}  ratio ${ratio.toFixed(2)}`);
+  }
+
+  // client-driven measures, a few pairs on fresh servers
+  for (let i = 0; i < CLIENT_PAIRS; i++) {
+    for (const kind of order(i)) {
+      const server = await start(kind);
+      try {
+        results[kind].pipe.push(await pipelined(server.port));
+        results[kind].multi.push(await multiGet(server.port));
+      } finally {
+        await stop(server);
       }
     }
   }
+
+  // full servers: both preloaded the same way, then alternating memcaslap runs
+  const full = {};
+  for (const kind of KINDS) {
+    full[kind] = await start(kind);
+    results[kind].mem.push(await memoryPerItem(full[kind], ITEMS));
+    await fill(full[kind], ITEMS, FULL);
+    memaslap(full[kind].port, WARMUP);
+  }
+  for (let i = 0; i < PAIRS; i++) {
+    const line = [];
+    for (const kind of order(i)) {
+      results[kind].full.push(memaslap(full[kind].port));
+      line.push(`${kind} ${fmt(results[kind].full.at(-1))}`);
+    }
+    const ratio = results.hotpath.full[i] / results.memcached.full[i];
+    console.log(`full  pair ${String(i + 1).padStart(2)}: ${line.join('  ')}  ratio ${ratio.toFixed(2)}`);
+  }
 } finally {
+  for (const server of started) await server.stop();
   rmSync(dir, { recursive: true, force: true });
 }
 
+const ratios = (key) => results.hotpath[key].map((h, i) => h / results.memcached[key][i]);
+const spread = (xs) =>
+  `min ${Math.round(Math.min(...xs))}, max ${Math.round(Math.max(...xs))} (max/min ${(Math.max(...xs) / Math.min(...xs)).toFixed(2)})`;
 const row = (name, key, unit, digits = 0) => {
   const m = median(results.memcached[key]);
   const h = median(results.hotpath[key]);
+  const r = ratios(key);
   console.log(
-    `${name.padEnd(34)} memcached ${m.toFixed(digits).padStart(9)}  hotpath ${h.toFixed(digits).padStart(9)} ${unit.padEnd(7)} ratio ${(h / m).toFixed(2)}x`,
+    `${name.padEnd(40)} memcached ${m.toFixed(digits).padStart(8)}  hotpath ${h.toFixed(digits).padStart(8)} ${unit.padEnd(6)}` +
+      ` median pair ratio ${median(r).toFixed(2)}x (quartiles ${quantile(r, 0.25).toFixed(2)}-${quantile(r, 0.75).toFixed(2)}, n=${r.length}); ratio of medians ${(h / m).toFixed(2)}x`,
   );
 };
 console.log('\nmedians (hotpath / memcached):');
-row('memcaslap 90% get, 50 conns (TPS)', 'tps', 'ops/s');
-row(`memcaslap, server holding ${FULL} items`, 'full', 'ops/s');
+row('memcaslap 90% get, 50 conns, fresh', 'tps', 'ops/s');
+row(`memcaslap, servers holding ${FULL} items`, 'full', 'ops/s');
 row('pipelined get, 1 conn, depth 200', 'pipe', 'get/s');
 row('multi-get, 100 keys per get', 'multi', 'keys/s');
 row(`memory per 100-byte item (RSS, ${ITEMS})`, 'mem', 'bytes');
 for (const key of ['tps', 'full']) {
   console.log(
-    `${key} ratios per round: ${results.hotpath[key].map((h, i) => (h / results.memcached[key][i]).toFixed(2)).join(' ')}`,
+    `${key} pair ratios: ${ratios(key)
+      .map((r) => r.toFixed(2))
+      .join(' ')}`,
   );
+  console.log(`${key} memcached TPS (the anchor's own variation): ${spread(results.memcached[key])}`);
+  console.log(`${key} hotpath TPS: ${spread(results.hotpath[key])}`);
 }

@@ -41,13 +41,25 @@ export class Connection implements Session {
   private clock = 0;
   /** Reads land in the shared input buffer: bytes kept past a read must be copied out of it. */
   private readonly transient: boolean;
+  /** Writes go straight to the socket's handle when it is idle (see writeDirect). */
+  private readonly direct: boolean;
+  /** Bytes of a direct write the kernel did not take at once, still queued in libuv. */
+  private directPending = 0;
+  /** A write request object for direct writes, reused while every write completes at once. */
+  private writeReq: WriteReq | undefined;
 
   /**
    * Starts reading from the socket (which may have been created paused). With `sharedInput`,
    * reads go into one buffer all connections share when this Node allows it (see
    * readIntoSharedBuffer); otherwise each read arrives as a new Buffer through 'data'.
    */
-  constructor(socket: Socket, cache: Cache, settings: ConnectionSettings, sharedInput = false) {
+  constructor(
+    socket: Socket,
+    cache: Cache,
+    settings: ConnectionSettings,
+    sharedInput = false,
+    directWrite = false,
+  ) {
     this.socket = socket;
     this.cache = cache;
     this.settings = settings;
@@ -57,6 +69,7 @@ export class Connection implements Session {
     this.transient =
       sharedInput && readIntoSharedBuffer(socket, (nread, input) => this.onData(input.subarray(0, nread)));
     if (!this.transient) socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    this.direct = directWrite && directWriteBinding() !== null;
     socket.resume();
   }
 
@@ -144,7 +157,7 @@ export class Connection implements Session {
   }
 
   private onDrain(): void {
-    if (!this.blocked || this.closing) return;
+    if (!this.blocked || this.closing || this.directPending > 0) return;
     this.blocked = false;
     this.socket.resume();
     if (this.chunkBytes > 0) this.run();
@@ -178,7 +191,7 @@ export class Connection implements Session {
       const full = this.outputFull();
       this.flush();
       if (this.closing) break;
-      if (this.socket.writableLength > this.settings.maxOutputBytes) {
+      if (this.socket.writableLength + this.directPending > this.settings.maxOutputBytes) {
         this.blocked = true;
         this.socket.pause();
         break;
@@ -203,19 +216,68 @@ export class Connection implements Session {
     const parts = this.out.take();
     if (parts === undefined) return;
     let bytes = 0;
+    for (const part of parts) bytes += part.length;
+    this.cache.stats.bytesWritten += bytes;
+    if (
+      this.direct &&
+      this.directPending === 0 &&
+      this.socket.writableLength === 0 &&
+      this.writeDirect(parts, bytes)
+    ) {
+      if (this.directPending === 0) this.out.written();
+      return;
+    }
     if (parts.length === 1) {
-      bytes = parts[0]!.length;
       this.socket.write(parts[0]!);
     } else {
       this.socket.cork();
-      for (const part of parts) {
-        bytes += part.length;
-        this.socket.write(part);
-      }
+      for (const part of parts) this.socket.write(part);
       this.socket.uncork();
     }
-    this.cache.stats.bytesWritten += bytes;
+    if (this.socket.writableLength === 0 && this.directPending === 0) this.out.written();
+  }
+
+  /**
+   * Hands parts to the socket's handle as the stream would (one writeBuffer or writev, which
+   * libuv tries to send at once), without the Writable machinery's per-write state, callback and
+   * tick. Only used while the stream has nothing queued, so the order of bytes holds. When the
+   * kernel does not take everything, libuv queues the rest; the stream's next writes queue
+   * behind it in libuv, and directPending counts the bytes for backpressure until it completes.
+   * Returns false (nothing written) when the socket has no handle; the stream path reports that.
+   */
+  private writeDirect(parts: Buffer[], bytes: number): boolean {
+    const binding = directWriteBinding()!;
+    const handle = (this.socket as unknown as { _handle?: DirectHandle | null })._handle;
+    if (handle == null || this.socket.destroyed) return false;
+    const req = this.writeReq ?? new binding.WriteWrap();
+    const err = parts.length === 1 ? handle.writeBuffer(req, parts[0]!) : handle.writev(req, parts, true);
+    if (err !== 0) {
+      this.writeReq = req;
+      this.closing = true;
+      this.socket.destroy();
+      return true;
+    }
+    if (binding.state[binding.kLastWriteWasAsync] === 0) {
+      this.writeReq = req;
+      return true;
+    }
+    // libuv holds the request and the buffers until the write completes
+    this.writeReq = undefined;
+    this.directPending = bytes;
+    req.buffer = parts;
+    req.oncomplete = (status: number) => this.onDirectWritten(status);
+    return true;
+  }
+
+  private onDirectWritten(status: number): void {
+    this.directPending = 0;
+    if (status < 0) {
+      this.closing = true;
+      this.socket.destroy();
+      return;
+    }
     if (this.socket.writableLength === 0) this.out.written();
+    if (this.blocked && this.socket.writableLength === 0) this.onDrain();
   }
 
   /**
@@ -293,4 +355,57 @@ export function readIntoSharedBuffer(
   fields[onreadKeys.callback] = onRead;
   (handle.useUserBuffer as (buffer: Uint8Array) => void).call(handle, sharedInputBuffer);
   return true;
+}
+
+/** A libuv write request (WriteWrap); oncomplete is called when an asynchronous write ends. */
+interface WriteReq {
+  buffer?: unknown;
+  oncomplete?: (status: number) => void;
+}
+
+/** The write methods of a stream handle (TCPWrap, PipeWrap). */
+interface DirectHandle {
+  writeBuffer(req: WriteReq, data: Buffer): number;
+  writev(req: WriteReq, chunks: Buffer[], allBuffers: boolean): number;
+}
+
+interface DirectWriteBinding {
+  WriteWrap: new () => WriteReq;
+  state: Int32Array;
+  kLastWriteWasAsync: number;
+}
+
+let directWrite: DirectWriteBinding | null | undefined;
+
+/** Whether this Node lets connections write to their handles directly (see directWriteBinding). */
+export function directWriteAvailable(): boolean {
+  return directWriteBinding() !== null;
+}
+
+/**
+ * What writing to a handle directly needs, from the `stream_wrap` binding Node's own sockets
+ * write through (the request constructor and the shared state that says whether the last write
+ * went asynchronous); null when this Node does not offer them, and connections use the stream.
+ */
+function directWriteBinding(): DirectWriteBinding | null {
+  if (directWrite !== undefined) return directWrite;
+  directWrite = null;
+  try {
+    const legacy = (process as unknown as { binding?: (name: string) => Record<string, unknown> }).binding;
+    const b = legacy?.call(process, 'stream_wrap');
+    if (
+      typeof b?.WriteWrap === 'function' &&
+      b.streamBaseState instanceof Int32Array &&
+      typeof b.kLastWriteWasAsync === 'number'
+    ) {
+      directWrite = {
+        WriteWrap: b.WriteWrap as new () => WriteReq,
+        state: b.streamBaseState,
+        kLastWriteWasAsync: b.kLastWriteWasAsync,
+      };
+    }
+  } catch {
+    directWrite = null;
+  }
+  return directWrite;
 }

@@ -56,6 +56,13 @@ export interface ServerOptions {
    * falls back to ordinary reads where they are missing. Default true.
    */
   sharedInputBuffer?: boolean;
+  /**
+   * Write each read's replies straight to the socket's handle while nothing is queued in the
+   * stream, skipping the Writable machinery's per-write state and tick (through the
+   * `stream_wrap` binding Node's sockets use); replies that cannot go out at once queue as usual.
+   * Falls back to `socket.write` where that binding is missing. Default true.
+   */
+  directWrite?: boolean;
 }
 
 export interface MemcachedServer {
@@ -141,6 +148,7 @@ export function createServer(options: ServerOptions = {}): MemcachedServer {
 
   const sockets = new Set<Socket>();
   const sharedInputBuffer = options.sharedInputBuffer ?? true;
+  const directWrite = options.directWrite ?? true;
   // Sockets start paused so that Connection can choose how they read before the first byte.
   const server: Server = createNetServer({ noDelay: true, pauseOnConnect: true }, (socket: Socket) => {
     sockets.add(socket);
@@ -155,7 +163,7 @@ export function createServer(options: ServerOptions = {}): MemcachedServer {
     }
     stats.currConnections++;
     stats.totalConnections++;
-    const conn = new Connection(socket, cache, settings, sharedInputBuffer);
+    const conn = new Connection(socket, cache, settings, sharedInputBuffer, directWrite);
     live.add(conn);
     if (settings.verbosity > 1) log(`new connection from ${socket.remoteAddress}:${socket.remotePort}`);
     if (idleTimeoutSeconds > 0) {
