@@ -1,18 +1,33 @@
-import { lookupSymbols, SymbolCache, type SymbolToolOptions, symbolName } from './binary-symbols.js';
+import {
+  loadSymbolNames,
+  lookupSymbols,
+  SymbolCache,
+  type SymbolToolOptions,
+  symbolName,
+} from './binary-symbols.js';
 import { type CodeDescription, describeCode } from './code-description.js';
 import { DynamicCodeMap } from './code-map.js';
 import { demangle } from './demangle.js';
 import { readDemangled, writeDemangled } from './demangle-cache.js';
 import { type Library, LibraryMap, type Region } from './library-map.js';
 import { describeSkipped, type LogCounts, newLogCounts } from './log-counts.js';
-import { fieldEquals, parseHexField, parseIntField, splitFields, stringField } from './log-fields.js';
+import {
+  fieldEquals,
+  findByte,
+  parseHexField,
+  parseIntField,
+  splitFields,
+  stringField,
+} from './log-fields.js';
 import {
   CODE_CREATION,
   CODE_DELETE,
   CODE_MOVE,
   CODE_RANGE,
+  CODE_SOURCE_INFO,
   IGNORED_KINDS,
   NEW,
+  SCRIPT_SOURCE,
   SFI_MOVE,
   SHARED_LIBRARY,
   TICK,
@@ -103,11 +118,23 @@ export class TickLogReader implements LineSink {
     this.counts.lines++;
     if (end > start && buf[end - 1] === 13) end--; // CRLF
     if (end <= start) return;
-    const comma = buf.indexOf(44, start);
+    const comma = findByte.call(buf, 44, start);
     const kindEnd = comma === -1 || comma > end ? end : comma;
-    if (fieldEquals(buf, start, kindEnd, TICK)) this.tick(buf, start, end);
-    else if (fieldEquals(buf, start, kindEnd, CODE_CREATION)) this.codeCreation(buf, start, end);
-    else if (fieldEquals(buf, start, kindEnd, CODE_MOVE)) this.codeMove(buf, start, end);
+    // By the kind's length first: one comparison of bytes for the common kinds.
+    switch (kindEnd - start) {
+      case 4:
+        if (fieldEquals(buf, start, kindEnd, TICK)) return this.tick(buf, start, end);
+        break;
+      case 13:
+        if (buf[start] === 99 && fieldEquals(buf, start, kindEnd, CODE_CREATION))
+          return this.codeCreation(buf, start, end);
+        if (fieldEquals(buf, start, kindEnd, SCRIPT_SOURCE)) return;
+        break;
+      case 16:
+        if (fieldEquals(buf, start, kindEnd, CODE_SOURCE_INFO)) return;
+        break;
+    }
+    if (fieldEquals(buf, start, kindEnd, CODE_MOVE)) this.codeMove(buf, start, end);
     else if (fieldEquals(buf, start, kindEnd, CODE_DELETE)) this.codeDelete(buf, start, end);
     else if (fieldEquals(buf, start, kindEnd, SHARED_LIBRARY)) this.sharedLibrary(buf, start, end);
     else if (fieldEquals(buf, start, kindEnd, SFI_MOVE)) return;
@@ -275,6 +302,14 @@ export class TickLogReader implements LineSink {
     const sorted = new Float64Array(waiting.length);
     for (let k = 0; k < order.length; k++) sorted[k] = fileAddrs[order[k]];
     const symbols = lookupSymbols(table, sorted);
+    // Names not in memory (a table from the cache directory) are read in one go.
+    if (table.nameFile) {
+      const unnamed: number[] = [];
+      for (let k = 0; k < symbols.length; k++) {
+        if (symbols[k] >= 0 && library.symbolFns![symbols[k]] < 0) unnamed.push(symbols[k]);
+      }
+      loadSymbolNames(table, unnamed);
+    }
     for (let k = 0; k < order.length; k++) {
       const index = waiting[order[k]];
       const symbol = symbols[k];
