@@ -62,6 +62,8 @@ const PENDING_BASE = FRAME_LIMIT / 2;
 const HANDLER = -2;
 /** Addresses of one library looked up together once its symbols are read (the rest at the end). */
 const LOOKUP_BATCH = 8192;
+/** Bound on the addresses whose frame is remembered between two code events (see `frameAt`). */
+const MAX_REMEMBERED = 1 << 16;
 
 /** Reads V8 `--prof` log lines into a Profile: the state machine behind `parseTickLog`. */
 export class TickLogReader implements LineSink {
@@ -83,6 +85,12 @@ export class TickLogReader implements LineSink {
   private readonly counts: LogCounts = newLogCounts();
   private readonly blob = new RemappedBuiltins();
   private readonly mangled = new Map<number, string>();
+  /**
+   * `resolve`'s answers since the last event that changed the code or library maps: samples
+   * mostly repeat the same few hundred return addresses, and a map lookup is cheaper than the
+   * search through code pages and libraries.
+   */
+  private readonly remembered = new Map<number, number>();
   private readonly demangler: string;
   private readonly toolTimeoutMs: number;
   private readonly symbolCacheDir: string | undefined;
@@ -199,7 +207,7 @@ export class TickLogReader implements LineSink {
         const entry = this.code.find(tos);
         if (!entry || this.descriptions[entry.desc].kind !== 'js') tos = 0;
       } else tos = 0;
-      const top = this.resolve(pc);
+      const top = this.frameAt(pc);
       if (top === HANDLER) handler = this.code.find(pc)!.desc;
       else if (top < 0) {
         this.counts.unaccounted++;
@@ -236,12 +244,29 @@ export class TickLogReader implements LineSink {
           continue;
         }
       }
-      const frame = this.resolve(addr);
+      let frame = this.remembered.get(addr);
+      if (frame === undefined) frame = this.frameAt(addr);
       if (frame >= 0) scratch[depth++] = frame;
     }
     // Only a handler on an otherwise empty stack stays, so that every tick has a sampled frame.
     if (depth === 0 && handler >= 0) scratch[depth++] = this.functionOfCode(handler);
     this.trie.add(scratch, depth);
+  }
+
+  /** `resolve(addr)`, remembered until the code or library maps change (see `forget`). */
+  private frameAt(addr: number): number {
+    let frame = this.remembered.get(addr);
+    if (frame === undefined) {
+      frame = this.resolve(addr);
+      if (this.remembered.size >= MAX_REMEMBERED) this.remembered.clear();
+      this.remembered.set(addr, frame);
+    }
+    return frame;
+  }
+
+  /** Forgets remembered frames: the code or library maps have changed. */
+  private forget(): void {
+    if (this.remembered.size > 0) this.remembered.clear();
   }
 
   /**
@@ -414,6 +439,7 @@ export class TickLogReader implements LineSink {
     }
     this.code.add(addr, size, desc);
     if (inBinary) this.blob.addBuiltin(addr, size);
+    this.forget();
   }
 
   private memoryChunk(buf: Buffer, start: number, end: number): void {
@@ -422,6 +448,7 @@ export class TickLogReader implements LineSink {
     const addr = parseIntField(buf, this.starts[2], this.ends[2]);
     const size = parseIntField(buf, this.starts[3], this.ends[3]);
     if (!Number.isNaN(addr) && addr > 0) this.blob.setCodeRange(addr, Number.isNaN(size) ? 0 : size);
+    this.forget();
   }
 
   private codeMove(buf: Buffer, start: number, end: number): void {
@@ -437,6 +464,7 @@ export class TickLogReader implements LineSink {
       return;
     }
     if (!this.code.move(from, to)) this.counts.unknownMoves++;
+    this.forget();
   }
 
   private codeDelete(buf: Buffer, start: number, end: number): void {
@@ -451,6 +479,7 @@ export class TickLogReader implements LineSink {
       return;
     }
     if (!this.code.delete(addr)) this.counts.unknownDeletes++;
+    this.forget();
   }
 
   private sharedLibrary(buf: Buffer, start: number, end: number): void {
@@ -468,6 +497,7 @@ export class TickLogReader implements LineSink {
       return;
     }
     this.libraries.add(path, from, to, Number.isNaN(slide) ? 0 : slide);
+    this.forget();
   }
 
   private version(buf: Buffer, start: number, end: number): void {
