@@ -131,11 +131,16 @@ export class TickLogReader implements LineSink {
     // By the kind's length first: one comparison of bytes for the common kinds.
     switch (kindEnd - start) {
       case 4:
-        if (fieldEquals(buf, start, kindEnd, TICK)) return this.tick(buf, start, end);
+        if (fieldEquals(buf, start, kindEnd, TICK)) {
+          this.tick(buf, start, end);
+          return;
+        }
         break;
       case 13:
-        if (buf[start] === 99 && fieldEquals(buf, start, kindEnd, CODE_CREATION))
-          return this.codeCreation(buf, start, end);
+        if (buf[start] === 99 && fieldEquals(buf, start, kindEnd, CODE_CREATION)) {
+          this.codeCreation(buf, start, end);
+          return;
+        }
         if (fieldEquals(buf, start, kindEnd, SCRIPT_SOURCE)) return;
         break;
       case 16:
