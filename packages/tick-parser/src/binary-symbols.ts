@@ -1,4 +1,5 @@
 import { open, stat } from 'node:fs/promises';
+import { listAndCacheElfTable, readCachedElfTable } from './elf-symbol-cache.js';
 import { readElfSymbols } from './elf-symbols.js';
 import { runTool } from './run-tool.js';
 import { prepareCacheDir, readCachedSymbols, writeCachedSymbols } from './symbol-disk-cache.js';
@@ -16,9 +17,9 @@ export interface SymbolToolOptions {
   /** Time limit per tool run (default 60 s). */
   toolTimeoutMs?: number;
   /**
-   * Directory for symbol tables read with nm, kept across runs (keyed by path + size + mtime;
-   * private to the user, mode 0700); tables read from ELF files directly are not kept. Default:
-   * none, nm reads every binary every run.
+   * Directory for symbol tables kept across runs (keyed by path + size + mtime, and build id for
+   * tables read from ELF files; private to the user, mode 0700): nm's output, or the sorted
+   * listing of an ELF file's code symbols. Default: none, every binary is read every run.
    */
   symbolCacheDir?: string;
 }
@@ -75,6 +76,12 @@ export async function readSymbolTable(
 ): Promise<SymbolTable> {
   const warnings: string[] = [];
   if (options.nm === undefined && options.objdump === undefined) {
+    const dir = cacheKey ? options.symbolCacheDir : undefined;
+    const problem = dir ? await prepareCacheDir(dir) : undefined;
+    if (dir && !problem) {
+      const cached = await readCachedElfTable(path, cacheKey!, dir);
+      if (cached) return cached;
+    }
     const elf = await readElfSymbols(path);
     if (!('error' in elf)) {
       const table: SymbolTable = {
@@ -92,7 +99,8 @@ export async function readSymbolTable(
       };
       if (table.count === 0) {
         warnings.push(`no code symbols in ${path} (stripped); its ticks are counted under the library name`);
-      }
+      } else if (problem) warnings.push(problem);
+      else if (dir) return listAndCacheElfTable(table, elf, cacheKey!, dir);
       return table;
     }
     if (elf.error !== 'not an ELF file')
@@ -229,4 +237,4 @@ async function readThroughDiskCache(
 }
 
 export type { SymbolTable } from './symbol-table.js';
-export { findSymbol, lookupSymbols, sortedSymbols, symbolName } from './symbol-table.js';
+export { findSymbol, loadSymbolNames, lookupSymbols, sortedSymbols, symbolName } from './symbol-table.js';

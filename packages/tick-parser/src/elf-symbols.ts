@@ -15,10 +15,27 @@ export interface ElfSymbols {
   names: Buffer;
   nameStarts: Int32Array;
   nameEnds: Int32Array;
+  /** Where `names` (the string table) lies in the file: for reading names later without it. */
+  namesOffset: number;
+  /** The GNU build id (hex), '' when the file has none. */
+  buildId: string;
+}
+
+/** What the headers of an ELF file say, without its symbol tables (see readElfHeaders). */
+export interface ElfHeaders {
+  elfType: 'exec' | 'dyn';
+  textOffsetMinusVma: number;
+  buildId: string;
+  /** The string table of `.symtab` and of `.dynsym` (file offset and size), when present. */
+  stringTables: Partial<Record<'.symtab' | '.dynsym', { offset: number; size: number }>>;
 }
 
 const SHT_SYMTAB = 2;
+const SHT_NOTE = 7;
 const SHT_DYNSYM = 11;
+const NT_GNU_BUILD_ID = 3;
+/** Larger notes are not build ids. */
+const MAX_NOTE_BYTES = 1024;
 const SHF_EXECINSTR = 0x4;
 const SHN_LORESERVE = 0xff00;
 const STT_SECTION = 3;
@@ -39,20 +56,30 @@ interface Section {
   entsize: number;
 }
 
-/**
- * Reads the code symbols of an ELF file the way `nm -n --defined-only` lists them as t/T/w/W/i:
- * defined symbols (not section or file symbols) in an executable section, with their sizes,
- * from `.symtab`, or from `.dynsym` when the file is stripped. Only the headers and those two
- * tables are read, with positioned reads. Every offset, size and count is checked against the
- * file, so a malformed file gives an error text, never a throw, a hang or a huge allocation.
- */
-export async function readElfSymbols(path: string): Promise<ElfSymbols | { error: string }> {
+/** Positioned reads of one open file, checked against its size. */
+type ReadAt = (offset: number, length: number, what: string) => Promise<Buffer>;
+
+/** The parsed headers of an open ELF file: its type, sections and how to read its fields. */
+interface Layout {
+  elfType: 'exec' | 'dyn';
+  textOffsetMinusVma: number;
+  buildId: string;
+  is64: boolean;
+  le: boolean;
+  sections: Section[];
+}
+
+/** Opens `path` and runs `use` with checked positioned reads; ElfErrors and I/O errors become text. */
+async function withElfFile<T>(
+  path: string,
+  use: (read: ReadAt, fileSize: number) => Promise<T>,
+): Promise<T | { error: string }> {
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
     handle = await open(path, 'r');
     const fileSize = (await handle.stat()).size;
     const fh = handle;
-    const read = async (offset: number, length: number, what: string): Promise<Buffer> => {
+    const read: ReadAt = async (offset, length, what) => {
       if (!Number.isSafeInteger(offset) || offset < 0 || length < 0 || offset + length > fileSize) {
         throw new ElfError(
           `${what} (offset ${offset}, ${length} bytes) lies outside the ${fileSize}-byte file`,
@@ -64,87 +91,50 @@ export async function readElfSymbols(path: string): Promise<ElfSymbols | { error
       if (bytesRead !== length) throw new ElfError(`${what} is cut short`);
       return buffer;
     };
+    return await use(read, fileSize);
+  } catch (error) {
+    if (error instanceof ElfError) return { error: error.message };
+    return { error: (error as NodeJS.ErrnoException).code ?? (error as Error).message };
+  } finally {
+    await handle?.close();
+  }
+}
 
-    const ident = await read(0, Math.min(64, fileSize), 'the ELF header');
-    if (ident.length < 4 || ident.readUInt32BE(0) !== 0x7f454c46) throw new ElfError('not an ELF file');
-    if (ident.length < 52) throw new ElfError('too short for an ELF header');
-    const is64 = ident[4] === 2;
-    if (ident[4] !== 1 && ident[4] !== 2) throw new ElfError(`unknown ELF class ${ident[4]}`);
-    if (ident[5] !== 1 && ident[5] !== 2) throw new ElfError(`unknown ELF data encoding ${ident[5]}`);
-    const le = ident[5] === 1;
-    if (is64 && ident.length < 64) throw new ElfError('too short for a 64-bit ELF header');
-    const u16 = (b: Buffer, o: number) => (le ? b.readUInt16LE(o) : b.readUInt16BE(o));
-    const u32 = (b: Buffer, o: number) => (le ? b.readUInt32LE(o) : b.readUInt32BE(o));
-    const u64 = (b: Buffer, o: number) =>
-      le
-        ? b.readUInt32LE(o) + b.readUInt32LE(o + 4) * 2 ** 32
-        : b.readUInt32BE(o) * 2 ** 32 + b.readUInt32BE(o + 4);
-    const word = is64 ? u64 : u32;
-
-    const type = u16(ident, 16);
-    if (type !== 2 && type !== 3)
-      throw new ElfError(`ELF type ${type} is neither an executable nor a shared object`);
-    const shoff = word(ident, is64 ? 0x28 : 0x20);
-    const shentsize = u16(ident, is64 ? 0x3a : 0x2e);
-    let shnum = u16(ident, is64 ? 0x3c : 0x30);
-    let shstrndx = u16(ident, is64 ? 0x3e : 0x32);
-    const minEntry = is64 ? 64 : 40;
-    if (shoff === 0) throw new ElfError('no section headers');
-    if (shentsize < minEntry) throw new ElfError(`section header size ${shentsize} is below ${minEntry}`);
-
-    const parse = (b: Buffer, o: number): Section =>
-      is64
-        ? {
-            type: u32(b, o + 4),
-            flags: u64(b, o + 8),
-            addr: u64(b, o + 16),
-            offset: u64(b, o + 24),
-            size: u64(b, o + 32),
-            link: u32(b, o + 40),
-            entsize: u64(b, o + 56),
-          }
-        : {
-            type: u32(b, o + 4),
-            flags: u32(b, o + 8),
-            addr: u32(b, o + 12),
-            offset: u32(b, o + 16),
-            size: u32(b, o + 20),
-            link: u32(b, o + 24),
-            entsize: u32(b, o + 36),
-          };
-    if (shnum === 0 || shstrndx === 0xffff) {
-      // Extended numbering: the real values are in section 0.
-      const first = parse(await read(shoff, shentsize, 'section header 0'), 0);
-      if (shnum === 0) shnum = first.size;
-      if (shstrndx === 0xffff) shstrndx = first.link;
+/**
+ * The headers of an ELF file (type, `.text` offset, build id, where the symbol tables' strings
+ * are), from a few small reads: what decides whether a cached symbol listing still fits the file.
+ */
+export async function readElfHeaders(path: string): Promise<ElfHeaders | { error: string }> {
+  return withElfFile(path, async (read, fileSize) => {
+    const layout = await readLayout(read, fileSize);
+    const stringTables: ElfHeaders['stringTables'] = {};
+    for (const [kind, source] of SYMBOL_TABLES) {
+      const symtab = layout.sections.find((s) => s.type === kind);
+      const strtab = symtab && layout.sections[symtab.link];
+      if (strtab) stringTables[source] = { offset: strtab.offset, size: strtab.size };
     }
-    if (shnum > Math.floor((fileSize - shoff) / shentsize)) {
-      throw new ElfError(`${shnum} section headers do not fit in the file`);
-    }
-    const table = await read(shoff, shnum * shentsize, 'the section header table');
-    const sections: Section[] = [];
-    for (let i = 0; i < shnum; i++) sections.push(parse(table, i * shentsize));
+    const { elfType, textOffsetMinusVma, buildId } = layout;
+    return { elfType, textOffsetMinusVma, buildId, stringTables };
+  });
+}
 
-    let textOffsetMinusVma = 0;
-    const names = sections[shstrndx];
-    if (names !== undefined && names.size > 0) {
-      const strings = await read(names.offset, names.size, 'the section name table');
-      const nameOffset = (i: number) => u32(table, i * shentsize);
-      for (let i = 0; i < shnum; i++) {
-        const at = nameOffset(i);
-        if (at < strings.length && strings.toString('latin1', at, strings.indexOf(0, at)) === '.text') {
-          textOffsetMinusVma = sections[i]!.offset - sections[i]!.addr;
-          break;
-        }
-      }
-    }
+const SYMBOL_TABLES = [
+  [SHT_SYMTAB, '.symtab'],
+  [SHT_DYNSYM, '.dynsym'],
+] as const;
 
-    const elfType = type === 2 ? 'exec' : 'dyn';
+/**
+ * Reads the code symbols of an ELF file the way `nm -n --defined-only` lists them as t/T/w/W/i:
+ * defined symbols (not section or file symbols) in an executable section, with their sizes,
+ * from `.symtab`, or from `.dynsym` when the file is stripped. Only the headers and those two
+ * tables are read, with positioned reads. Every offset, size and count is checked against the
+ * file, so a malformed file gives an error text, never a throw, a hang or a huge allocation.
+ */
+export async function readElfSymbols(path: string): Promise<ElfSymbols | { error: string }> {
+  return withElfFile(path, async (read, fileSize) => {
+    const { elfType, textOffsetMinusVma, buildId, is64, le, sections } = await readLayout(read, fileSize);
     let symbols: ElfSymbols | undefined;
-    for (const [kind, source] of [
-      [SHT_SYMTAB, '.symtab'],
-      [SHT_DYNSYM, '.dynsym'],
-    ] as const) {
+    for (const [kind, source] of SYMBOL_TABLES) {
       const symtab = sections.find((s) => s.type === kind);
       if (symtab === undefined) continue;
       const strtab = sections[symtab.link];
@@ -155,7 +145,7 @@ export async function readElfSymbols(path: string): Promise<ElfSymbols | { error
       const data = await read(symtab.offset, symtab.size, source);
       const strings = await read(strtab.offset, strtab.size, `${source}'s string table`);
       const found = collect(data, strings, entsize, is64, le, sections);
-      symbols = { elfType, textOffsetMinusVma, source, ...found };
+      symbols = { elfType, textOffsetMinusVma, source, ...found, namesOffset: strtab.offset, buildId };
       if (found.count > 0) break;
     }
     return (
@@ -169,14 +159,115 @@ export async function readElfSymbols(path: string): Promise<ElfSymbols | { error
         names: Buffer.alloc(0),
         nameStarts: new Int32Array(0),
         nameEnds: new Int32Array(0),
+        namesOffset: 0,
+        buildId,
       }
     );
-  } catch (error) {
-    if (error instanceof ElfError) return { error: error.message };
-    return { error: (error as NodeJS.ErrnoException).code ?? (error as Error).message };
-  } finally {
-    await handle?.close();
+  });
+}
+
+/** Reads the ELF header, the section headers and the section names; finds `.text` and the build id. */
+async function readLayout(read: ReadAt, fileSize: number): Promise<Layout> {
+  const ident = await read(0, Math.min(64, fileSize), 'the ELF header');
+  if (ident.length < 4 || ident.readUInt32BE(0) !== 0x7f454c46) throw new ElfError('not an ELF file');
+  if (ident.length < 52) throw new ElfError('too short for an ELF header');
+  const is64 = ident[4] === 2;
+  if (ident[4] !== 1 && ident[4] !== 2) throw new ElfError(`unknown ELF class ${ident[4]}`);
+  if (ident[5] !== 1 && ident[5] !== 2) throw new ElfError(`unknown ELF data encoding ${ident[5]}`);
+  const le = ident[5] === 1;
+  if (is64 && ident.length < 64) throw new ElfError('too short for a 64-bit ELF header');
+  const u16 = (b: Buffer, o: number) => (le ? b.readUInt16LE(o) : b.readUInt16BE(o));
+  const u32 = (b: Buffer, o: number) => (le ? b.readUInt32LE(o) : b.readUInt32BE(o));
+  const u64 = (b: Buffer, o: number) =>
+    le
+      ? b.readUInt32LE(o) + b.readUInt32LE(o + 4) * 2 ** 32
+      : b.readUInt32BE(o) * 2 ** 32 + b.readUInt32BE(o + 4);
+  const word = is64 ? u64 : u32;
+
+  const type = u16(ident, 16);
+  if (type !== 2 && type !== 3)
+    throw new ElfError(`ELF type ${type} is neither an executable nor a shared object`);
+  const shoff = word(ident, is64 ? 0x28 : 0x20);
+  const shentsize = u16(ident, is64 ? 0x3a : 0x2e);
+  let shnum = u16(ident, is64 ? 0x3c : 0x30);
+  let shstrndx = u16(ident, is64 ? 0x3e : 0x32);
+  const minEntry = is64 ? 64 : 40;
+  if (shoff === 0) throw new ElfError('no section headers');
+  if (shentsize < minEntry) throw new ElfError(`section header size ${shentsize} is below ${minEntry}`);
+
+  const parse = (b: Buffer, o: number): Section =>
+    is64
+      ? {
+          type: u32(b, o + 4),
+          flags: u64(b, o + 8),
+          addr: u64(b, o + 16),
+          offset: u64(b, o + 24),
+          size: u64(b, o + 32),
+          link: u32(b, o + 40),
+          entsize: u64(b, o + 56),
+        }
+      : {
+          type: u32(b, o + 4),
+          flags: u32(b, o + 8),
+          addr: u32(b, o + 12),
+          offset: u32(b, o + 16),
+          size: u32(b, o + 20),
+          link: u32(b, o + 24),
+          entsize: u32(b, o + 36),
+        };
+  if (shnum === 0 || shstrndx === 0xffff) {
+    // Extended numbering: the real values are in section 0.
+    const first = parse(await read(shoff, shentsize, 'section header 0'), 0);
+    if (shnum === 0) shnum = first.size;
+    if (shstrndx === 0xffff) shstrndx = first.link;
   }
+  if (shnum > Math.floor((fileSize - shoff) / shentsize)) {
+    throw new ElfError(`${shnum} section headers do not fit in the file`);
+  }
+  const table = await read(shoff, shnum * shentsize, 'the section header table');
+  const sections: Section[] = [];
+  for (let i = 0; i < shnum; i++) sections.push(parse(table, i * shentsize));
+
+  let textOffsetMinusVma = 0;
+  const names = sections[shstrndx];
+  if (names !== undefined && names.size > 0) {
+    const strings = await read(names.offset, names.size, 'the section name table');
+    const nameOffset = (i: number) => u32(table, i * shentsize);
+    for (let i = 0; i < shnum; i++) {
+      const at = nameOffset(i);
+      if (at < strings.length && strings.toString('latin1', at, strings.indexOf(0, at)) === '.text') {
+        textOffsetMinusVma = sections[i]!.offset - sections[i]!.addr;
+        break;
+      }
+    }
+  }
+  let buildId = '';
+  for (const note of sections) {
+    if (note.type !== SHT_NOTE || note.size < 16 || note.size > MAX_NOTE_BYTES) continue;
+    if (note.offset + note.size > fileSize) continue; // a bad note costs only the build id
+    const bytes = await read(note.offset, note.size, 'a note section');
+    buildId = findBuildId(bytes, u32);
+    if (buildId) break;
+  }
+  const elfType = type === 2 ? 'exec' : 'dyn';
+  return { elfType, textOffsetMinusVma, buildId, is64, le, sections };
+}
+
+/** The GNU build id in a note section's bytes (hex), or ''. */
+function findBuildId(bytes: Buffer, u32: (b: Buffer, o: number) => number): string {
+  for (let at = 0; at + 12 <= bytes.length; ) {
+    const nameSize = u32(bytes, at);
+    const descSize = u32(bytes, at + 4);
+    const type = u32(bytes, at + 8);
+    const desc = at + 12 + Math.ceil(nameSize / 4) * 4;
+    const next = desc + Math.ceil(descSize / 4) * 4;
+    if (nameSize > bytes.length || descSize > bytes.length || desc + descSize > bytes.length) return '';
+    if (type === NT_GNU_BUILD_ID && nameSize === 4 && bytes.toString('latin1', at + 12, at + 15) === 'GNU') {
+      return bytes.toString('hex', desc, desc + descSize);
+    }
+    at = next;
+  }
+  return '';
 }
 
 /**

@@ -9,6 +9,9 @@ export const SHARED_LIBRARY = word('shared-library');
 export const V8_VERSION = word('v8-version');
 export const NEW = word('new');
 export const CODE_RANGE = word('CodeRange');
+/** The two kinds that make most of a log's bytes and carry nothing for a CPU profile. */
+export const SCRIPT_SOURCE = word('script-source');
+export const CODE_SOURCE_INFO = word('code-source-info');
 
 /** Line kinds V8 writes that carry nothing for a CPU profile. */
 export const IGNORED_KINDS: ReadonlySet<string> = new Set([

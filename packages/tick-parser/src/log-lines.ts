@@ -1,3 +1,5 @@
+import { findByte } from './log-fields.js';
+
 /** Receives complete lines as byte ranges of a Buffer (without the trailing newline). */
 export interface LineSink {
   line(buf: Buffer, start: number, end: number): void;
@@ -24,7 +26,7 @@ export class LineSplitter {
     let pos = 0;
     const length = chunk.length;
     if (this.pending > 0 || this.discarding) {
-      const nl = chunk.indexOf(10);
+      const nl = findByte.call(chunk, 10);
       if (nl === -1) {
         this.keep(chunk, 0, length);
         return;
@@ -34,7 +36,7 @@ export class LineSplitter {
       pos = nl + 1;
     }
     while (pos < length) {
-      const nl = chunk.indexOf(10, pos);
+      const nl = findByte.call(chunk, 10, pos);
       if (nl === -1) {
         this.keep(chunk, pos, length);
         return;

@@ -1,3 +1,5 @@
+import { closeSync, openSync, readSync } from 'node:fs';
+
 /**
  * The code symbols of one binary file as read (nm's order or the ELF file's), aliases included;
  * addresses as in the file. Lookups go through `lookupSymbols` (many addresses in one pass, no
@@ -24,6 +26,17 @@ export interface SymbolTable {
   text: Buffer;
   nameStarts: Int32Array;
   nameEnds: Int32Array;
+  /**
+   * True when the table is already the sorted listing (see `sortedSymbols`): ascending starts,
+   * one symbol per address, every size > 0 reaching the symbol's end. Lookups are then binary
+   * searches. (Tables from the symbol cache directory.)
+   */
+  listed?: boolean;
+  /**
+   * Names not in memory: `text` is empty and symbol i's name starts at byte nameStarts[i] of
+   * this string table of the file, read when first asked for (see `loadSymbolNames`).
+   */
+  nameFile?: { path: string; offset: number; size: number; loaded: Map<number, string> };
   /** What went wrong or was guessed while reading it. */
   warnings: string[];
 }
@@ -155,6 +168,7 @@ export function lookupSymbols(table: SymbolTable, addresses: Float64Array): Int3
   const m = addresses.length;
   const found = new Int32Array(m).fill(-1);
   if (m === 0) return found;
+  if (table.listed) return lookupListed(table, addresses, found);
   const { starts, sizes, count } = table;
   const first = addresses[0]!;
   const last = addresses[m - 1]!;
@@ -211,6 +225,30 @@ export function lookupSymbols(table: SymbolTable, addresses: Float64Array): Int3
     // Without a size, the symbol reaches the next one, which lies above addr if there is one.
     const inside = size > 0 ? addr < start + size : highest > addr || addr === start;
     found[j] = inside ? current : -1;
+  }
+  return found;
+}
+
+/** lookupSymbols in a listed table: a binary search per address, from the previous answer on. */
+function lookupListed(table: SymbolTable, addresses: Float64Array, found: Int32Array): Int32Array {
+  const { starts, sizes, count } = table;
+  let from = 0;
+  for (let j = 0; j < addresses.length; j++) {
+    const addr = addresses[j]!;
+    // The last symbol starting at or below addr, at or after `from` (addresses ascend).
+    let lo = from;
+    let hi = count - 1;
+    let at = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (starts[mid]! <= addr) {
+        at = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    if (at < 0) continue;
+    from = at;
+    if (addr < starts[at]! + sizes[at]!) found[j] = at;
   }
   return found;
 }
@@ -305,11 +343,59 @@ export function sortOrder(values: Float64Array, n: number): Uint32Array {
   return order;
 }
 
-/** The demangled name of symbol `index`, without a symbol version suffix. */
+/** The (mangled) name of symbol `index`, without a symbol version suffix. */
 export function symbolName(table: SymbolTable, index: number): string {
+  const file = table.nameFile;
+  if (file) return file.loaded.get(index) ?? loadSymbolNames(table, [index]).get(index) ?? '';
   return table.text
     .toString('utf8', table.nameStarts[index]!, nameEnd(table, index))
     .replace(VERSION_SUFFIX, '');
+}
+
+/** Longest name read from a file (C++ names of templates run to a few KB). */
+const MAX_NAME_BYTES = 64 * 1024;
+
+/**
+ * Reads the names of `indices` from a table's `nameFile` (a no-op for names in memory): one
+ * positioned read per name, a few hundred of them for a log, instead of reading the whole string
+ * table (7.5 MB for node). A name that cannot be read (file gone, offset outside the table) is ''.
+ */
+export function loadSymbolNames(table: SymbolTable, indices: ArrayLike<number>): Map<number, string> {
+  const file = table.nameFile;
+  if (!file) return new Map();
+  const loaded = file.loaded;
+  let fd = -1;
+  try {
+    fd = openSync(file.path, 'r');
+  } catch {
+    // every name below stays ''
+  }
+  try {
+    let buffer = Buffer.allocUnsafe(512);
+    for (let k = 0; k < indices.length; k++) {
+      const index = indices[k]!;
+      if (index < 0 || loaded.has(index)) continue;
+      const at = table.nameStarts[index]!;
+      let name = '';
+      for (let want = 512; fd >= 0 && at >= 0 && at < file.size; want *= 4) {
+        const length = Math.min(want, file.size - at, MAX_NAME_BYTES);
+        if (buffer.length < length) buffer = Buffer.allocUnsafe(length);
+        const read = readSync(fd, buffer, 0, length, file.offset + at);
+        const end = buffer.indexOf(0);
+        if (end >= 0 && end < read) {
+          name = buffer.toString('utf8', 0, end);
+          break;
+        }
+        if (read < length || length >= MAX_NAME_BYTES || length === file.size - at) break;
+      }
+      loaded.set(index, name.replace(VERSION_SUFFIX, ''));
+    }
+  } catch {
+    // a read error leaves the remaining names unread (symbolName tries each once more)
+  } finally {
+    if (fd >= 0) closeSync(fd);
+  }
+  return loaded;
 }
 
 /** Index (in the table) of the listed symbol containing file address `addr`, or -1. */

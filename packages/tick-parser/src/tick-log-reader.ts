@@ -1,18 +1,33 @@
-import { lookupSymbols, SymbolCache, type SymbolToolOptions, symbolName } from './binary-symbols.js';
+import {
+  loadSymbolNames,
+  lookupSymbols,
+  SymbolCache,
+  type SymbolToolOptions,
+  symbolName,
+} from './binary-symbols.js';
 import { type CodeDescription, describeCode } from './code-description.js';
 import { DynamicCodeMap } from './code-map.js';
 import { demangle } from './demangle.js';
 import { readDemangled, writeDemangled } from './demangle-cache.js';
 import { type Library, LibraryMap, type Region } from './library-map.js';
 import { describeSkipped, type LogCounts, newLogCounts } from './log-counts.js';
-import { fieldEquals, parseHexField, parseIntField, splitFields, stringField } from './log-fields.js';
+import {
+  fieldEquals,
+  findByte,
+  parseHexField,
+  parseIntField,
+  splitFields,
+  stringField,
+} from './log-fields.js';
 import {
   CODE_CREATION,
   CODE_DELETE,
   CODE_MOVE,
   CODE_RANGE,
+  CODE_SOURCE_INFO,
   IGNORED_KINDS,
   NEW,
+  SCRIPT_SOURCE,
   SFI_MOVE,
   SHARED_LIBRARY,
   TICK,
@@ -47,6 +62,8 @@ const PENDING_BASE = FRAME_LIMIT / 2;
 const HANDLER = -2;
 /** Addresses of one library looked up together once its symbols are read (the rest at the end). */
 const LOOKUP_BATCH = 8192;
+/** Bound on the addresses whose frame is remembered between two code events (see `frameAt`). */
+const MAX_REMEMBERED = 1 << 16;
 
 /** Reads V8 `--prof` log lines into a Profile: the state machine behind `parseTickLog`. */
 export class TickLogReader implements LineSink {
@@ -68,6 +85,12 @@ export class TickLogReader implements LineSink {
   private readonly counts: LogCounts = newLogCounts();
   private readonly blob = new RemappedBuiltins();
   private readonly mangled = new Map<number, string>();
+  /**
+   * `resolve`'s answers since the last event that changed the code or library maps: samples
+   * mostly repeat the same few hundred return addresses, and a map lookup is cheaper than the
+   * search through code pages and libraries.
+   */
+  private readonly remembered = new Map<number, number>();
   private readonly demangler: string;
   private readonly toolTimeoutMs: number;
   private readonly symbolCacheDir: string | undefined;
@@ -103,11 +126,28 @@ export class TickLogReader implements LineSink {
     this.counts.lines++;
     if (end > start && buf[end - 1] === 13) end--; // CRLF
     if (end <= start) return;
-    const comma = buf.indexOf(44, start);
+    const comma = findByte.call(buf, 44, start);
     const kindEnd = comma === -1 || comma > end ? end : comma;
-    if (fieldEquals(buf, start, kindEnd, TICK)) this.tick(buf, start, end);
-    else if (fieldEquals(buf, start, kindEnd, CODE_CREATION)) this.codeCreation(buf, start, end);
-    else if (fieldEquals(buf, start, kindEnd, CODE_MOVE)) this.codeMove(buf, start, end);
+    // By the kind's length first: one comparison of bytes for the common kinds.
+    switch (kindEnd - start) {
+      case 4:
+        if (fieldEquals(buf, start, kindEnd, TICK)) {
+          this.tick(buf, start, end);
+          return;
+        }
+        break;
+      case 13:
+        if (buf[start] === 99 && fieldEquals(buf, start, kindEnd, CODE_CREATION)) {
+          this.codeCreation(buf, start, end);
+          return;
+        }
+        if (fieldEquals(buf, start, kindEnd, SCRIPT_SOURCE)) return;
+        break;
+      case 16:
+        if (fieldEquals(buf, start, kindEnd, CODE_SOURCE_INFO)) return;
+        break;
+    }
+    if (fieldEquals(buf, start, kindEnd, CODE_MOVE)) this.codeMove(buf, start, end);
     else if (fieldEquals(buf, start, kindEnd, CODE_DELETE)) this.codeDelete(buf, start, end);
     else if (fieldEquals(buf, start, kindEnd, SHARED_LIBRARY)) this.sharedLibrary(buf, start, end);
     else if (fieldEquals(buf, start, kindEnd, SFI_MOVE)) return;
@@ -172,7 +212,7 @@ export class TickLogReader implements LineSink {
         const entry = this.code.find(tos);
         if (!entry || this.descriptions[entry.desc].kind !== 'js') tos = 0;
       } else tos = 0;
-      const top = this.resolve(pc);
+      const top = this.frameAt(pc);
       if (top === HANDLER) handler = this.code.find(pc)!.desc;
       else if (top < 0) {
         this.counts.unaccounted++;
@@ -209,12 +249,29 @@ export class TickLogReader implements LineSink {
           continue;
         }
       }
-      const frame = this.resolve(addr);
+      let frame = this.remembered.get(addr);
+      if (frame === undefined) frame = this.frameAt(addr);
       if (frame >= 0) scratch[depth++] = frame;
     }
     // Only a handler on an otherwise empty stack stays, so that every tick has a sampled frame.
     if (depth === 0 && handler >= 0) scratch[depth++] = this.functionOfCode(handler);
     this.trie.add(scratch, depth);
+  }
+
+  /** `resolve(addr)`, remembered until the code or library maps change (see `forget`). */
+  private frameAt(addr: number): number {
+    let frame = this.remembered.get(addr);
+    if (frame === undefined) {
+      frame = this.resolve(addr);
+      if (this.remembered.size >= MAX_REMEMBERED) this.remembered.clear();
+      this.remembered.set(addr, frame);
+    }
+    return frame;
+  }
+
+  /** Forgets remembered frames: the code or library maps have changed. */
+  private forget(): void {
+    if (this.remembered.size > 0) this.remembered.clear();
   }
 
   /**
@@ -275,6 +332,14 @@ export class TickLogReader implements LineSink {
     const sorted = new Float64Array(waiting.length);
     for (let k = 0; k < order.length; k++) sorted[k] = fileAddrs[order[k]];
     const symbols = lookupSymbols(table, sorted);
+    // Names not in memory (a table from the cache directory) are read in one go.
+    if (table.nameFile) {
+      const unnamed: number[] = [];
+      for (let k = 0; k < symbols.length; k++) {
+        if (symbols[k] >= 0 && library.symbolFns![symbols[k]] < 0) unnamed.push(symbols[k]);
+      }
+      loadSymbolNames(table, unnamed);
+    }
     for (let k = 0; k < order.length; k++) {
       const index = waiting[order[k]];
       const symbol = symbols[k];
@@ -379,6 +444,7 @@ export class TickLogReader implements LineSink {
     }
     this.code.add(addr, size, desc);
     if (inBinary) this.blob.addBuiltin(addr, size);
+    this.forget();
   }
 
   private memoryChunk(buf: Buffer, start: number, end: number): void {
@@ -387,6 +453,7 @@ export class TickLogReader implements LineSink {
     const addr = parseIntField(buf, this.starts[2], this.ends[2]);
     const size = parseIntField(buf, this.starts[3], this.ends[3]);
     if (!Number.isNaN(addr) && addr > 0) this.blob.setCodeRange(addr, Number.isNaN(size) ? 0 : size);
+    this.forget();
   }
 
   private codeMove(buf: Buffer, start: number, end: number): void {
@@ -402,6 +469,7 @@ export class TickLogReader implements LineSink {
       return;
     }
     if (!this.code.move(from, to)) this.counts.unknownMoves++;
+    this.forget();
   }
 
   private codeDelete(buf: Buffer, start: number, end: number): void {
@@ -416,6 +484,7 @@ export class TickLogReader implements LineSink {
       return;
     }
     if (!this.code.delete(addr)) this.counts.unknownDeletes++;
+    this.forget();
   }
 
   private sharedLibrary(buf: Buffer, start: number, end: number): void {
@@ -433,6 +502,7 @@ export class TickLogReader implements LineSink {
       return;
     }
     this.libraries.add(path, from, to, Number.isNaN(slide) ? 0 : slide);
+    this.forget();
   }
 
   private version(buf: Buffer, start: number, end: number): void {

@@ -1,18 +1,29 @@
 import {
   chmodSync,
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import {
+  loadSymbolNames,
+  lookupSymbols,
+  readSymbolTable,
+  sortedSymbols,
+  symbolName,
+} from '../src/binary-symbols.js';
 import { parseTickLog, SymbolCache } from '../src/index.js';
 import { findOnPath } from '../src/record-plan.js';
+import { prng } from './helpers/prng.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hotpath-symcache-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -96,5 +107,86 @@ describe('symbol tables', () => {
       /symbol cache .*world-writable is not private to this user; not used/,
     );
     expect(readdirSync(open)).toEqual([]);
+  });
+});
+
+describe('ELF symbol listings in the cache directory', () => {
+  it('are written by the first run and read by later ones (names from the binary), with the same answers', async () => {
+    const cacheDir = join(dir, 'elf-cache');
+    const binary = join(dir, 'node-copy');
+    copyFileSync(process.execPath, binary);
+    const info = statSync(binary);
+    const key = `${binary}\u0000${info.size}\u0000${info.mtimeMs}`;
+    const plain = await readSymbolTable(binary);
+    const first = await readSymbolTable(binary, { symbolCacheDir: cacheDir }, key);
+    expect(first.listed).toBe(true);
+    expect(first.nameFile).toBeUndefined(); // names still in memory
+    const files = readdirSync(cacheDir).filter((f) => f.startsWith('elf-') && f.endsWith('.symbols'));
+    expect(files).toHaveLength(1);
+    expect(statSync(join(cacheDir, files[0]!)).mode & 0o077).toBe(0);
+    const again = await readSymbolTable(binary, { symbolCacheDir: cacheDir }, key);
+    expect(again.listed).toBe(true);
+    expect(again.nameFile).toBeDefined(); // from the cache file
+    expect(again.warnings).toEqual([]);
+    expect(again.elfType).toBe(plain.elfType);
+    expect(again.textOffsetMinusVma).toBe(plain.textOffsetMinusVma);
+    // The listing equals sortedSymbols of the plain table, names included.
+    const sorted = sortedSymbols(plain);
+    expect(Array.from(again.starts)).toEqual(Array.from(sorted.starts));
+    expect(Array.from(again.starts, (s, i) => s + again.sizes[i]!)).toEqual(Array.from(sorted.ends));
+    const rand = prng(7);
+    const picks = Array.from({ length: 300 }, () => Math.floor(rand() * sorted.starts.length));
+    loadSymbolNames(again, picks);
+    for (const k of picks) expect(symbolName(again, k)).toBe(symbolName(plain, sorted.symbols[k]!));
+    // Batch lookups answer as in the plain table, inside, at the ends and between symbols.
+    const addrs = new Float64Array(
+      picks.flatMap((k) => [sorted.starts[k]!, sorted.ends[k]! - 1, sorted.ends[k]!, sorted.starts[k]! - 1]),
+    ).sort();
+    const want = lookupSymbols(plain, addrs);
+    const got = lookupSymbols(again, addrs);
+    for (let j = 0; j < addrs.length; j++) {
+      const a = want[j]! < 0 ? undefined : symbolName(plain, want[j]!);
+      const b = got[j]! < 0 ? undefined : symbolName(again, got[j]!);
+      expect(b, addrs[j]!.toString(16)).toBe(a);
+    }
+  });
+
+  it('are not used for another build of the binary, a changed file or a damaged cache file', async () => {
+    const cacheDir = join(dir, 'elf-stale');
+    const binary = join(dir, 'node-stale');
+    copyFileSync(process.execPath, binary);
+    const keyOf = () => {
+      const info = statSync(binary);
+      return `${binary}\u0000${info.size}\u0000${info.mtimeMs}`;
+    };
+    await readSymbolTable(binary, { symbolCacheDir: cacheDir }, keyOf());
+    const [file] = readdirSync(cacheDir).filter((f) => f.startsWith('elf-'));
+    // Damaged: cut short, then garbage in the header.
+    const good = readFileSync(join(cacheDir, file!));
+    writeFileSync(join(cacheDir, file!), good.subarray(0, good.length - 8), { mode: 0o600 });
+    expect((await readSymbolTable(binary, { symbolCacheDir: cacheDir }, keyOf())).nameFile).toBeUndefined();
+    writeFileSync(join(cacheDir, file!), Buffer.concat([Buffer.from('{nonsense\n'), good]), { mode: 0o600 });
+    expect((await readSymbolTable(binary, { symbolCacheDir: cacheDir }, keyOf())).nameFile).toBeUndefined();
+    // Rewritten by the runs above: used again.
+    expect((await readSymbolTable(binary, { symbolCacheDir: cacheDir }, keyOf())).nameFile).toBeDefined();
+    // Same path, new content (another build id) and mtime: read afresh, not from the old listing.
+    const bytes = readFileSync(binary);
+    const id = bytes.indexOf(Buffer.from('GNU\u0000'));
+    if (id > 0) bytes[id + 4] = bytes[id + 4]! ^ 0xff;
+    writeFileSync(binary, bytes);
+    utimesSync(binary, new Date(), new Date(Date.now() + 5000));
+    const changed = await readSymbolTable(binary, { symbolCacheDir: cacheDir }, keyOf());
+    expect(changed.nameFile).toBeUndefined();
+    expect(changed.count).toBeGreaterThan(10_000);
+  });
+
+  it('make the report of a later run equal to the first one', async () => {
+    const cacheDir = join(dir, 'elf-report');
+    const first = await parseTickLog(log, { symbolCacheDir: cacheDir });
+    const again = await parseTickLog(log, { symbolCacheDir: cacheDir });
+    const uncached = await parseTickLog(log, {});
+    expect(first.functions.some((f) => f.kind === 'cpp')).toBe(true);
+    expect(again.functions).toEqual(first.functions);
+    expect(uncached.functions).toEqual(first.functions);
   });
 });
