@@ -176,7 +176,10 @@ async function overhead() {
       const [a, b] = guardedFirst ? [second, first] : [first, second];
       try {
         await Promise.all([wrk(first.port, 1), wrk(second.port, 1)]); // warm-up
-        const [outFirst, outSecond] = await Promise.all([wrk(first.port, duration), wrk(second.port, duration)]);
+        const [outFirst, outSecond] = await Promise.all([
+          wrk(first.port, duration),
+          wrk(second.port, duration),
+        ]);
         const [outA, outB] = guardedFirst ? [outSecond, outFirst] : [outFirst, outSecond];
         if (non2xx(outB) > 0) console.log(`  note: ${name} run ${i + 1} shed ${non2xx(outB)} requests`);
         r.base.push(rps(outA));
