@@ -310,7 +310,7 @@ export class AdmissionController {
     this.heartbeat.refresh();
     this.updateCost(elapsed);
     const stride = this.costMs > 0 ? Math.floor(this.maxDelay / 100 / this.costMs) : 1;
-    this.clockStride = stride > MAX_CLOCK_STRIDE ? MAX_CLOCK_STRIDE : stride < 1 ? 1 : stride;
+    this.clockStride = Math.max(1, Math.min(MAX_CLOCK_STRIDE, stride));
 
     let reason: OverloadReason | null = null;
     const lagging = this.lag > this.maxDelay;
