@@ -1,6 +1,8 @@
 import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { connect as connectTls, type TLSSocket } from 'node:tls';
+import { getSystemErrorName } from 'node:util';
+import { directWriter } from './direct-write.js';
 import type { TlsSettings } from './options.js';
 import {
   ERROR_CLOSED,
@@ -53,6 +55,8 @@ export interface ConnectionOwner {
   received(bytes: number): void;
   /** One read buffer shared by the connections of this thread (reads are handled synchronously). */
   readonly readBuffer: Buffer;
+  /** Plain TCP with one request in flight may write past the Writable stream (see direct-write). */
+  readonly directWrites: boolean;
 }
 
 /** Why a connect failed: the socket error, and whether it was the TLS handshake (TCP had connected). */
@@ -69,6 +73,8 @@ function noop(): void {}
  */
 export class Connection implements ResponseSink {
   private socket: Socket | TLSSocket | null = null;
+  /** Writes a request on the socket's handle, past its Writable; null: use socket.write. */
+  private write: ((data: Uint8Array) => number) | null = null;
   private readonly parser: WireParser;
   private readonly intended: Float64Array;
   private readonly sentAt: Float64Array;
@@ -198,6 +204,8 @@ export class Connection implements ResponseSink {
       this.slotNoBody[slot] = noBody ? 1 : 0;
       if (this.size === 0) this.parser.noBody = noBody;
       this.size++;
+      const write = this.write;
+      if (write !== null && write(request) === 0) continue;
       if (!corked && this.size < cap) {
         socket.cork();
         corked = true;
@@ -270,6 +278,15 @@ export class Connection implements ResponseSink {
   private onConnect(): void {
     this.isConnected = true;
     const socket = this.socket;
+    if (this.owner.directWrites && socket !== null && this.owner.tls === null) {
+      this.write = directWriter(socket, (code) => {
+        // a write queued in libuv failed later: end this socket as the stream would have
+        const name = getSystemErrorName(code);
+        socket.destroy(
+          Object.assign(new Error(`write ${name}`), { errno: code, code: name, syscall: 'write' }),
+        );
+      });
+    }
     this.owner.connected(this.owner.tls !== null && (socket as TLSSocket).isSessionReused());
     this.fill();
   }
@@ -309,6 +326,7 @@ export class Connection implements ResponseSink {
 
   private onClose(): void {
     this.socket = null;
+    this.write = null;
     if (this.stopped) return;
     if (!this.isConnected) {
       this.owner.connectFailed(this, { error: this.lastError, handshake: this.tcpConnected });
@@ -364,6 +382,7 @@ export class Connection implements ResponseSink {
   private drop(): void {
     const socket = this.socket;
     this.socket = null;
+    this.write = null;
     this.isConnected = false;
     if (socket === null) return;
     socket.removeAllListeners();

@@ -57,6 +57,11 @@ export class LoadEngine extends EventEmitter implements ConnectionOwner {
   readonly buildRequest: ((connection: number, sequence: number) => BuiltRequest) | null;
   readonly recorder = new Recorder();
   readonly readBuffer = Buffer.allocUnsafe(64 * 1024);
+  /**
+   * One request in flight per connection: requests go straight to the socket's handle
+   * (direct-write.ts) where this Node allows it. HOTPATH_LOAD_STREAM_WRITES=1 turns it off.
+   */
+  readonly directWrites: boolean;
   takenMeasured = false;
 
   private readonly connections: Connection[] = [];
@@ -91,6 +96,7 @@ export class LoadEngine extends EventEmitter implements ConnectionOwner {
     this.tls = options.target.kind === 'http' ? options.target.tls : null;
     this.buildRequest = protocol.buildRequest;
     this.pipelining = options.pipelining;
+    this.directWrites = options.pipelining === 1 && process.env.HOTPATH_LOAD_STREAM_WRITES !== '1';
     this.amount = options.amount ?? Number.POSITIVE_INFINITY;
     this.interval = options.rate === undefined ? 0 : 1000 / options.rate;
     this.done = new Promise((resolve, reject) => {

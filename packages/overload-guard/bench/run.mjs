@@ -1,14 +1,15 @@
 // Benchmarks of @hotpath/overload-guard against its anchors, in the same run:
 //  1. overhead: hello world, each guard (this one on node:http and Fastify, overload-protection,
-//     @fastify/under-pressure) against the same server without it, both at once (req/s, wrk);
-//     goal for this guard on node:http >= 0.99x;
+//     @fastify/under-pressure) against the same server without it, both at once (req/s, wrk),
+//     the order within a pair alternating run by run, beside an A/A pair (two unguarded
+//     node:http servers) as the noise floor; goal for this guard on node:http >= 0.99x;
 //  2. overload: a route burning 10 ms of CPU under 100 keep-alive connections — no guard,
 //     this guard (node:http and Fastify), overload-protection and @fastify/under-pressure:
 //     p99 of ACCEPTED requests, goodput (2xx/s) and share shed.
 // Server pinned to core 0 (taskset -c 0), load generator to core 1. Several runs, medians.
 //   node bench/run.mjs [--runs 5] [--duration 3] [--skip-overhead] [--skip-overload] [--only TEXT]
 // --only keeps the overhead pairs and overload variants whose name contains TEXT (and the
-// overload baseline 'no guard' of their framework).
+// overload baseline 'no guard' of their framework; the A/A pair runs with any node:http pair).
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
@@ -133,7 +134,12 @@ async function decisionCost() {
 // TIME on core 0 (one wrk each on core 1): the scheduler splits core 0 between them, so the
 // req/s ratio is the ratio of their per-request costs, and other work on the machine takes
 // its CPU from both alike. Back-to-back runs swing by 3x here when other work lands on core 0.
+// The pairs take turns run by run (every pair sees the same stretch of machine load), and the
+// order within a pair alternates: on odd runs the guarded server is started, and its wrk
+// launched, first. The A/A pair (two unguarded node:http servers through the same steps) is the
+// noise floor of the per-run ratio.
 const OVERHEAD_PAIRS = [
+  ['A/A: unguarded vs unguarded (node:http)', ['--framework', 'http'], ['--framework', 'http']],
   ['overload-guard (node:http)', ['--framework', 'http'], ['--framework', 'http', '--guard']],
   ['overload-protection (node:http)', ['--framework', 'http'], ['--framework', 'overload-protection']],
   ['overload-guard (fastify)', ['--framework', 'fastify'], ['--framework', 'fastify', '--guard']],
@@ -149,36 +155,57 @@ const OVERHEAD_PAIRS = [
 
 async function overhead() {
   console.log(
-    `\n## Overhead on hello world: guarded / unguarded req/s, both at once on core 0, wrk -t1 -c50 -d${duration}s each, ${runs} runs`,
+    `\n## Overhead on hello world: guarded / unguarded req/s, both at once on core 0, wrk -t1 -c50 -d${duration}s each, ${runs} runs, order alternated per run`,
   );
   const wrk = (port, seconds) => run('wrk', ['-t1', '-c50', `-d${seconds}s`, `http://127.0.0.1:${port}/`]);
   const rps = (out) => Number(/Requests\/sec:\s+([\d.]+)/.exec(out)[1]);
   const non2xx = (out) => Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
-  console.log(
-    '| guard | unguarded req/s (median) | guarded req/s (median) | ratio (median of runs) | runs |',
+  // the A/A pair runs whenever a node:http pair is selected (it is their noise floor)
+  const pairs = OVERHEAD_PAIRS.filter(
+    ([name]) =>
+      selected(name) ||
+      (name.startsWith('A/A') && OVERHEAD_PAIRS.some(([n]) => n.endsWith('(node:http)') && selected(n))),
   );
-  console.log('|---|---:|---:|---:|---|');
-  for (const [name, baseArgs, guardedArgs] of OVERHEAD_PAIRS.filter(([name]) => selected(name))) {
-    const base = [];
-    const guarded = [];
-    const ratios = [];
-    for (let i = 0; i < runs; i++) {
-      const a = await startServer([...baseArgs, '--cpu', '0']);
-      const b = await startServer([...guardedArgs, '--cpu', '0']);
+  const results = new Map(pairs.map(([name]) => [name, { base: [], guarded: [], ratios: [] }]));
+  for (let i = 0; i < runs; i++) {
+    const guardedFirst = i % 2 === 1;
+    for (const [name, baseArgs, guardedArgs] of pairs) {
+      const r = results.get(name);
+      const first = await startServer([...(guardedFirst ? guardedArgs : baseArgs), '--cpu', '0']);
+      const second = await startServer([...(guardedFirst ? baseArgs : guardedArgs), '--cpu', '0']);
+      const [a, b] = guardedFirst ? [second, first] : [first, second];
       try {
-        await Promise.all([wrk(a.port, 1), wrk(b.port, 1)]); // warm-up
-        const [outA, outB] = await Promise.all([wrk(a.port, duration), wrk(b.port, duration)]);
+        await Promise.all([wrk(first.port, 1), wrk(second.port, 1)]); // warm-up
+        const [outFirst, outSecond] = await Promise.all([
+          wrk(first.port, duration),
+          wrk(second.port, duration),
+        ]);
+        const [outA, outB] = guardedFirst ? [outSecond, outFirst] : [outFirst, outSecond];
         if (non2xx(outB) > 0) console.log(`  note: ${name} run ${i + 1} shed ${non2xx(outB)} requests`);
-        base.push(rps(outA));
-        guarded.push(rps(outB));
-        ratios.push(rps(outB) / rps(outA));
+        r.base.push(rps(outA));
+        r.guarded.push(rps(outB));
+        r.ratios.push(rps(outB) / rps(outA));
       } finally {
         await a.stop();
         await b.stop();
       }
     }
+  }
+  console.log(
+    '| guard | unguarded req/s (median) | guarded req/s (median) | ratio (median of runs) | runs (odd ones: guarded first) |',
+  );
+  console.log('|---|---:|---:|---:|---|');
+  for (const [name, r] of results) {
     console.log(
-      `| ${name} | ${fmt(median(base))} | ${fmt(median(guarded))} | ${fmt(median(ratios), 3)}x | ${ratios.map((r) => fmt(r, 3)).join(', ')} |`,
+      `| ${name} | ${fmt(median(r.base))} | ${fmt(median(r.guarded))} | ${fmt(median(r.ratios), 3)}x | ${r.ratios.map((x) => fmt(x, 3)).join(', ')} |`,
+    );
+  }
+  const aa = results.get(OVERHEAD_PAIRS[0][0]);
+  const og = results.get('overload-guard (node:http)');
+  if (aa && og) {
+    const spread = (xs) => `${fmt(Math.min(...xs), 3)}–${fmt(Math.max(...xs), 3)}`;
+    console.log(
+      `overload-guard (node:http): ${fmt(median(og.ratios), 3)}x (runs ${spread(og.ratios)}) beside the A/A noise floor ${fmt(median(aa.ratios), 3)}x (runs ${spread(aa.ratios)})`,
     );
   }
   console.log('goal for overload-guard (node:http): >= 0.99x');

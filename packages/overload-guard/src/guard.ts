@@ -157,6 +157,11 @@ export class OverloadGuard extends EventEmitter<GuardEventMap> {
       if (rule === 'excluded') return 'pass';
       if (rule === 'health') return 'health';
     }
+    return this.admit(res);
+  }
+
+  /** The limits' part of `decide`, for a request no path rule applies to. */
+  private admit(res: ServerResponse): 'pass' | 'shed' {
     const core = this.core;
     if (core.admit() !== null) return 'shed';
     if (core.concurrency !== undefined) this.track(res);
@@ -174,7 +179,8 @@ export class OverloadGuard extends EventEmitter<GuardEventMap> {
    * @internal
    */
   gate(req: IncomingMessage, res: ServerResponse): boolean {
-    const decision = this.decide(req.url ?? '/', res);
+    // the target is read (and matched) only when health or exempt paths are configured
+    const decision = this.paths.empty ? this.admit(res) : this.decide(req.url ?? '/', res);
     if (decision === 'pass') return true;
     if (decision === 'health') this.writeHealth(res);
     else if (this.options.onShed) this.options.onShed(req, res, this.shedReason);
