@@ -229,23 +229,27 @@ export function lookupSymbols(table: SymbolTable, addresses: Float64Array): Int3
   return found;
 }
 
+/** Index of the last of the ascending starts[lo..hi] that is <= addr, or -1 (binary search). */
+function lastAtOrBelow(starts: ArrayLike<number>, addr: number, lo: number, hi: number): number {
+  let at = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (starts[mid]! <= addr) {
+      at = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return at;
+}
+
 /** lookupSymbols in a listed table: a binary search per address, from the previous answer on. */
 function lookupListed(table: SymbolTable, addresses: Float64Array, found: Int32Array): Int32Array {
   const { starts, sizes, count } = table;
   let from = 0;
   for (let j = 0; j < addresses.length; j++) {
     const addr = addresses[j]!;
-    // The last symbol starting at or below addr, at or after `from` (addresses ascend).
-    let lo = from;
-    let hi = count - 1;
-    let at = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      if (starts[mid]! <= addr) {
-        at = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
+    // at or after `from`: addresses ascend
+    const at = lastAtOrBelow(starts, addr, from, count - 1);
     if (at < 0) continue;
     from = at;
     if (addr < starts[at]! + sizes[at]!) found[j] = at;
@@ -401,15 +405,6 @@ export function loadSymbolNames(table: SymbolTable, indices: ArrayLike<number>):
 /** Index (in the table) of the listed symbol containing file address `addr`, or -1. */
 export function findSymbol(sorted: SortedSymbols, addr: number): number {
   const { starts, ends } = sorted;
-  let lo = 0;
-  let hi = starts.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    if (starts[mid]! <= addr) {
-      found = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
+  const found = lastAtOrBelow(starts, addr, 0, starts.length - 1);
   return found >= 0 && addr < ends[found]! ? sorted.symbols[found]! : -1;
 }
