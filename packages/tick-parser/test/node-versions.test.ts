@@ -24,12 +24,13 @@ const candidates: { name: string; path: string | undefined }[] = [
   { name: 'node 24', path: process.env.HOTPATH_NODE24 ?? '/tmp/node24/node_modules/.bin/node' },
 ];
 
-const seen = new Set<string>();
+const seen = new Map<string, string>();
 const nodes = candidates.map(({ name, path }) => {
-  if (!path || !existsSync(path)) return { name, path: undefined, version: '' };
+  if (!path || !existsSync(path)) return { name, path: undefined, version: 'not installed' };
   const real = realpathSync(path);
-  if (seen.has(real)) return { name, path: undefined, version: '' };
-  seen.add(real);
+  const same = seen.get(real);
+  if (same) return { name, path: undefined, version: `the same binary as ${same}` };
+  seen.set(real, name);
   const version = execFileSync(real, ['--version'], { encoding: 'utf8' }).trim();
   return { name, path: real, version };
 });
@@ -55,7 +56,7 @@ async function compare(node: string, log: string): Promise<void> {
 
 describe.each(nodes)('JS self ticks equal --prof-process on a log of $name', ({ path, version }) => {
   it.skipIf(!path)(
-    `a JS-heavy script (${version || 'not installed'})`,
+    `a JS-heavy script (${version})`,
     async () => {
       const where = join(dir, `${version}-js`);
       mkdirSync(where);
@@ -65,7 +66,7 @@ describe.each(nodes)('JS self ticks equal --prof-process on a log of $name', ({ 
   );
 
   it.skipIf(!path)(
-    `a pbkdf2Sync server under load (${version || 'not installed'})`,
+    `a pbkdf2Sync server under load (${version})`,
     async () => {
       const where = join(dir, `${version}-server`);
       mkdirSync(where);
