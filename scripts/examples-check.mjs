@@ -6,7 +6,7 @@
 // packed here, as the examples' READMEs tell users to do. Also runs the install step of this
 // repository's .github/workflows/hotpath.yml in a checkout of HEAD, where the Action runs it.
 // Needs the packages built. Exits 1 when any check failed; bounded to 8 minutes.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -18,15 +18,22 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { get } from 'node:http';
-import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  createReport,
+  freePort,
+  memcacheExchange,
+  publicPackages,
+  run as runCommand,
+  waitForPort,
+} from './lib/checks.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const work = mkdtempSync(join(tmpdir(), 'hotpath-examples-check-'));
 const servers = new Set();
-const failed = [];
-let passed = 0;
+const report = createReport();
+const { check } = report;
 
 /** How to tell that each example's server answers: its first request and the good answer. */
 const probes = {
@@ -34,19 +41,6 @@ const probes = {
   'restify-etag': { http: '/seed/v1', status: 200, header: 'etag' },
   nodecached: { memcache: 'version\r\n', reply: /^VERSION \S+\r\n$/ },
 };
-
-function check(condition, what, detail = '') {
-  if (condition) {
-    passed++;
-    console.log(`  ok    ${what}`);
-  } else {
-    failed.push(what);
-    console.log(
-      `  FAIL  ${what}${detail ? `\n        ${detail.trim().split('\n').slice(-15).join('\n        ')}` : ''}`,
-    );
-  }
-  return condition;
-}
 
 function stop(child) {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
@@ -83,29 +77,7 @@ const deadline = setTimeout(() => {
 }, 480_000);
 deadline.unref();
 
-function run(file, args, { cwd, timeout = 300_000, env } = {}) {
-  return new Promise((resolve) => {
-    execFile(
-      file,
-      args,
-      { cwd, timeout, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
-      },
-    );
-  });
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
+const run = (file, args, options) => runCommand(file, args, { timeout: 300_000, ...options });
 
 function httpGet(port, path) {
   return new Promise((resolve) => {
@@ -118,48 +90,7 @@ function httpGet(port, path) {
   });
 }
 
-function memcacheGet(port, text) {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    let reply = '';
-    const timer = setTimeout(() => socket.destroy(), 5000);
-    socket.on('data', (chunk) => {
-      reply += chunk.toString('latin1');
-      if (reply.endsWith('\r\n')) socket.end();
-    });
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve(reply);
-    });
-    socket.on('error', () => {});
-    socket.write(text);
-  });
-}
-
-async function waitForPort(port, child, ms) {
-  const end = Date.now() + ms;
-  while (Date.now() < end && child.exitCode === null) {
-    const open = await new Promise((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => resolve(socket.end() && true));
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return false;
-}
-
-const workspacePackages = new Map(
-  readdirSync(join(root, 'packages'), { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && existsSync(join(root, 'packages', entry.name, 'package.json')))
-    .map((entry) => {
-      const dir = join(root, 'packages', entry.name);
-      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-      return [manifest.name, { dir, manifest }];
-    })
-    .filter(([, pkg]) => pkg.manifest.private !== true),
-);
+const workspacePackages = new Map(publicPackages(root).map((pkg) => [pkg.manifest.name, pkg]));
 const tarballs = new Map();
 async function tarballOf(name) {
   if (tarballs.has(name)) return tarballs.get(name);
@@ -244,7 +175,7 @@ for (const name of examples) {
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
-  const up = await waitForPort(port, child, 30_000);
+  const up = await waitForPort(port, 30_000, () => child.exitCode === null);
   if (check(up, `${name}: PORT=${port} npm start listens`, output)) {
     if (probe.http) {
       const res = await httpGet(port, probe.http);
@@ -254,7 +185,7 @@ for (const name of examples) {
         JSON.stringify(res),
       );
     } else {
-      const reply = await memcacheGet(port, probe.memcache);
+      const reply = await memcacheExchange(port, probe.memcache, '\r\n');
       check(
         probe.reply.test(reply),
         `${name}: ${JSON.stringify(probe.memcache)} answers ${JSON.stringify(reply)}`,
@@ -284,9 +215,11 @@ if (check(directory && installCommand, 'hotpath.yml names working-directory and 
 
 cleanup();
 clearTimeout(deadline);
-if (failed.length) {
-  console.log(`\nexamples-check: FAILED: ${failed.length} of ${passed + failed.length} checks:`);
-  for (const what of failed) console.log(`  - ${what}`);
+if (report.failed.length) {
+  console.log(
+    `\nexamples-check: FAILED: ${report.failed.length} of ${report.ok + report.failed.length} checks:`,
+  );
+  for (const what of report.failed) console.log(`  - ${what}`);
   process.exit(1);
 }
-console.log(`\nexamples-check: all ${passed} checks ok (${examples.length} examples)`);
+console.log(`\nexamples-check: all ${report.ok} checks ok (${examples.length} examples)`);

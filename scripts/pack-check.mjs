@@ -7,41 +7,25 @@
 // $HOTPATH_NODE22 / $HOTPATH_NODE24 when set and with each node binary given as an argument.
 // Needs the packages built (`pnpm build`). Prints one line per check and exits 1 when any failed.
 // Bounded: each command has a timeout, the whole run 6 minutes.
-import { execFile, spawn } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { connect, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  createReport,
+  freePort,
+  memcacheExchange,
+  publicPackages,
+  run as runCommand,
+  waitForPort,
+} from './lib/checks.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const work = mkdtempSync(join(tmpdir(), 'hotpath-pack-check-'));
 const children = new Set();
-const results = { ok: 0, failed: [] };
-
-function pass(what) {
-  results.ok++;
-  console.log(`  ok    ${what}`);
-}
-function fail(what, detail = '') {
-  results.failed.push(what);
-  console.log(
-    `  FAIL  ${what}${detail ? `\n        ${detail.trim().split('\n').slice(-12).join('\n        ')}` : ''}`,
-  );
-}
-function check(condition, what, detail) {
-  if (condition) pass(what);
-  else fail(what, detail);
-  return condition;
-}
+const results = createReport();
+const { fail, check } = results;
 
 function cleanup() {
   for (const child of children) child.kill('SIGKILL');
@@ -58,67 +42,8 @@ process.on('SIGINT', () => {
   process.exit(130);
 });
 
-/** Runs a command; resolves { code, stdout, stderr } (code null on timeout). */
-function run(file, args, { cwd = work, timeout = 60_000, env } = {}) {
-  return new Promise((resolve) => {
-    const child = execFile(
-      file,
-      args,
-      { cwd, timeout, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        children.delete(child);
-        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-        resolve({ code, stdout, stderr: error && code === null ? `${stderr}\n${error.message}` : stderr });
-      },
-    );
-    children.add(child);
-  });
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Connects until the port accepts or the time is up. */
-async function waitForPort(port, ms) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const open = await new Promise((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => resolve(socket.end() && true));
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return false;
-}
-
-/** Sends raw memcache text and reads until the reply ends with `until` (or 5 s). */
-function memcacheExchange(port, text, until) {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    let reply = '';
-    const timer = setTimeout(() => socket.destroy(), 5000);
-    socket.on('data', (chunk) => {
-      reply += chunk.toString('latin1');
-      if (reply.endsWith(until)) socket.end();
-    });
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve(reply);
-    });
-    socket.on('error', () => {});
-    socket.write(text);
-  });
-}
+/** Runs a command in the work folder (unless told otherwise), killed on cleanup. */
+const run = (file, args, options = {}) => runCommand(file, args, { cwd: work, ...options, children });
 
 // ---------------------------------------------------------------------------------------------
 console.log(`pack-check in ${work}`);
@@ -127,13 +52,7 @@ const project = join(work, 'project');
 mkdirSync(packDir);
 mkdirSync(project);
 
-const packages = readdirSync(join(root, 'packages'), { withFileTypes: true })
-  .filter((entry) => entry.isDirectory() && existsSync(join(root, 'packages', entry.name, 'package.json')))
-  .map((entry) => {
-    const dir = join(root, 'packages', entry.name);
-    return { dir, manifest: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) };
-  })
-  .filter((pkg) => pkg.manifest.private !== true);
+const packages = publicPackages(root);
 if (packages.length === 0) {
   console.error('pack-check: FAILED: no public package under packages/');
   process.exit(1);
