@@ -57,6 +57,7 @@ export { parseDuration } from './settings/duration.js';
 export { configJsonSchema } from './settings/json-schema.js';
 export {
   type CompareConfig,
+  type LoadConfig,
   type Profiler,
   type RequestSpec,
   resolveSettings,

@@ -62,7 +62,7 @@ const PENDING_BASE = FRAME_LIMIT / 2;
 const HANDLER = -2;
 /** Addresses of one library looked up together once its symbols are read (the rest at the end). */
 const LOOKUP_BATCH = 8192;
-/** Bound on the addresses whose frame is remembered between two code events (see `frameAt`). */
+/** Bound on the addresses whose frame is remembered between two code events (see `remember`). */
 const MAX_REMEMBERED = 1 << 16;
 
 /** Reads V8 `--prof` log lines into a Profile: the state machine behind `parseTickLog`. */
@@ -212,7 +212,7 @@ export class TickLogReader implements LineSink {
         const entry = this.code.find(tos);
         if (!entry || this.descriptions[entry.desc].kind !== 'js') tos = 0;
       } else tos = 0;
-      const top = this.frameAt(pc);
+      const top = this.remembered.get(pc) ?? this.remember(pc);
       if (top === HANDLER) handler = this.code.find(pc)!.desc;
       else if (top < 0) {
         this.counts.unaccounted++;
@@ -249,8 +249,7 @@ export class TickLogReader implements LineSink {
           continue;
         }
       }
-      let frame = this.remembered.get(addr);
-      if (frame === undefined) frame = this.frameAt(addr);
+      const frame = this.remembered.get(addr) ?? this.remember(addr);
       if (frame >= 0) scratch[depth++] = frame;
     }
     // Only a handler on an otherwise empty stack stays, so that every tick has a sampled frame.
@@ -258,14 +257,14 @@ export class TickLogReader implements LineSink {
     this.trie.add(scratch, depth);
   }
 
-  /** `resolve(addr)`, remembered until the code or library maps change (see `forget`). */
-  private frameAt(addr: number): number {
-    let frame = this.remembered.get(addr);
-    if (frame === undefined) {
-      frame = this.resolve(addr);
-      if (this.remembered.size >= MAX_REMEMBERED) this.remembered.clear();
-      this.remembered.set(addr, frame);
-    }
+  /**
+   * `resolve(addr)` for an address not in `remembered`, kept there until the code or library
+   * maps change (see `forget`). Callers look in `remembered` first.
+   */
+  private remember(addr: number): number {
+    const frame = this.resolve(addr);
+    if (this.remembered.size >= MAX_REMEMBERED) this.remembered.clear();
+    this.remembered.set(addr, frame);
     return frame;
   }
 

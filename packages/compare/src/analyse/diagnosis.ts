@@ -1,18 +1,14 @@
 import type { MonitorSummary } from '../measure/monitor-summary.js';
 
-/** Event-loop and memory findings of one side over all its rounds. */
-export interface SideHealth {
-  delayMean: number;
-  delayP99: number;
-  delayMax: number;
-  utilization: number;
-  /** Heap used at the start and end of the measured windows (means over rounds), bytes. */
-  heapStart: number;
-  heapEnd: number;
-  rssEnd: number;
-  /** Concatenated per-second heap readings of every round (bytes). */
-  heapSeries: number[];
-}
+/**
+ * Event-loop and memory findings of one side over all its rounds: the fields of a
+ * MonitorSummary, with heapStart/heapEnd/rssEnd as means over the rounds and heapSeries the
+ * concatenated per-second readings of every round.
+ */
+export type SideHealth = Pick<
+  MonitorSummary,
+  'delayMean' | 'delayP99' | 'delayMax' | 'utilization' | 'heapStart' | 'heapEnd' | 'rssEnd' | 'heapSeries'
+>;
 
 export interface Finding {
   kind: 'blocked-loop' | 'busy-loop' | 'memory-growth';

@@ -60,9 +60,8 @@ export interface Settings {
   scenarios: Scenario[];
 }
 
-/** A scenario as written in a config file or passed to compare(). */
-export interface ScenarioConfig {
-  name: string;
+/** The load of one scenario: at the top level of a config (the unnamed scenario) or in `scenarios`. */
+export interface LoadConfig {
   url?: string;
   method?: string;
   headers?: Record<string, string>;
@@ -70,11 +69,16 @@ export interface ScenarioConfig {
   connections?: number;
   pipelining?: number;
   rate?: number;
+}
+
+/** A scenario as written in a config file or passed to compare(). */
+export interface ScenarioConfig extends LoadConfig {
+  name: string;
   requests?: RequestSpec[];
 }
 
 /** The config-file object, which is also what compare() takes (plus its runtime options). */
-export interface CompareConfig {
+export interface CompareConfig extends LoadConfig {
   $schema?: string;
   start?: string;
   baseStart?: string;
@@ -87,13 +91,6 @@ export interface CompareConfig {
   setupCommand?: string;
   passEnv?: string[];
   readyTimeout?: number | string;
-  url?: string;
-  method?: string;
-  headers?: Record<string, string>;
-  body?: string;
-  connections?: number;
-  pipelining?: number;
-  rate?: number;
   duration?: number | string;
   warmup?: number | string;
   rounds?: number;
