@@ -77,7 +77,15 @@ export class Cache {
 
   /** Looks a key up for a get; counts hits and misses. */
   get(key: string, now: number): number {
-    const h = this.store.find(key, now);
+    return this.counted(this.store.find(key, now));
+  }
+
+  /** get, for the key kb[ks, ke) (the hot path: no string is made). */
+  getAt(kb: Uint8Array, ks: number, ke: number, now: number): number {
+    return this.counted(this.store.findAt(kb, ks, ke, now));
+  }
+
+  private counted(h: number): number {
     this.stats.cmdGet++;
     if (h === NIL) {
       this.stats.getMisses++;
@@ -121,21 +129,39 @@ export class Cache {
     cas: number,
     now: number,
   ): StoreResult {
+    const kb = Buffer.from(key, 'latin1');
+    return this.storeItemAt(mode, kb, 0, kb.length, src, start, end, flags, exptime, cas, now);
+  }
+
+  /** storeItem, for the key kb[ks, ke). */
+  storeItemAt(
+    mode: StoreMode,
+    kb: Uint8Array,
+    ks: number,
+    ke: number,
+    src: Buffer,
+    start: number,
+    end: number,
+    flags: number,
+    exptime: number,
+    cas: number,
+    now: number,
+  ): StoreResult {
     this.stats.cmdSet++;
     const store = this.store;
-    if (this.tooLarge(key.length, end - start)) {
-      if (mode === StoreMode.SET) store.delete(key);
+    if (this.tooLarge(ke - ks, end - start)) {
+      if (mode === StoreMode.SET) store.deleteAt(kb, ks, ke);
       return StoreResult.TOO_LARGE;
     }
     if (mode === StoreMode.SET && cas === 0) {
       // the common case needs no lookup first: write replaces whatever is there
-      return this.write(key, src, start, end, flags, expiryFromExptime(exptime, now), now);
+      return this.write(kb, ks, ke, src, start, end, flags, expiryFromExptime(exptime, now), now);
     }
-    const old = store.peekHandle(key, now);
+    const old = store.peekAt(kb, ks, ke, now);
     switch (mode) {
       case StoreMode.ADD:
         if (old !== NIL) {
-          store.find(key, now); // memcached bumps the existing item on a failed add
+          store.findAt(kb, ks, ke, now); // memcached bumps the existing item on a failed add
           return StoreResult.NOT_STORED;
         }
         break;
@@ -150,8 +176,18 @@ export class Cache {
         const oldValue = store.valueOf(old);
         const joined =
           mode === StoreMode.APPEND ? Buffer.concat([oldValue, part]) : Buffer.concat([part, oldValue]);
-        if (this.tooLarge(key.length, joined.length)) return StoreResult.TOO_LARGE;
-        return this.write(key, joined, 0, joined.length, store.flagsOf(old), store.expiresAtOf(old), now);
+        if (this.tooLarge(ke - ks, joined.length)) return StoreResult.TOO_LARGE;
+        return this.write(
+          kb,
+          ks,
+          ke,
+          joined,
+          0,
+          joined.length,
+          store.flagsOf(old),
+          store.expiresAtOf(old),
+          now,
+        );
       }
       case StoreMode.CAS:
         if (old === NIL) {
@@ -171,11 +207,13 @@ export class Cache {
           return StoreResult.EXISTS;
         }
     }
-    return this.write(key, src, start, end, flags, expiryFromExptime(exptime, now), now);
+    return this.write(kb, ks, ke, src, start, end, flags, expiryFromExptime(exptime, now), now);
   }
 
   private write(
-    key: string,
+    kb: Uint8Array,
+    ks: number,
+    ke: number,
     src: Buffer,
     start: number,
     end: number,
@@ -183,7 +221,7 @@ export class Cache {
     expiresAt: number,
     now: number,
   ): StoreResult {
-    const h = this.store.write(key, src, start, end, flags, expiresAt, now);
+    const h = this.store.writeAt(kb, ks, ke, src, start, end, flags, expiresAt, now);
     if (h === NIL) return StoreResult.NO_MEMORY;
     this.lastHandle = h;
     return StoreResult.STORED;
@@ -227,8 +265,9 @@ export class Cache {
     let text = next.toString();
     if (text.length < value.length) text = text.padEnd(value.length, ' ');
     const bytes = Buffer.from(text, 'latin1');
+    const kb = Buffer.from(key, 'latin1');
     if (
-      this.write(key, bytes, 0, bytes.length, store.flagsOf(h), store.expiresAtOf(h), now) !==
+      this.write(kb, 0, kb.length, bytes, 0, bytes.length, store.flagsOf(h), store.expiresAtOf(h), now) !==
       StoreResult.STORED
     ) {
       return DeltaResult.NOT_FOUND;

@@ -1,3 +1,4 @@
+import { hashKey, KEY_LENGTH_BYTE, KeyIndex } from './key-index.js';
 import { ITEM_HEADER_BYTES, NIL, SlabAllocator, type SlabClass } from './slab-allocator.js';
 
 /** A copy of one stored item, for callers off the hot path (tests, dumps, `me`). */
@@ -49,11 +50,15 @@ const W_FLAGS = 6;
 const W_VLEN = 7;
 const W_BUMPED = 8;
 const W_STORED = 9;
-const B_KLEN = 14;
+const B_KLEN = KEY_LENGTH_BYTE;
 const B_BITS = 15;
 const OFFSET_MASK = 0x1ffff;
 /** cas values wrap at 2^48 (to 1). */
 const CAS_LIMIT = 2 ** 48;
+/** Longest key an item can hold (its length is one byte of the chunk). */
+const KEY_LIMIT = 255;
+/** Characters that do not fit in one byte: string keys are byte strings (latin1). */
+const NOT_LATIN1 = /[^\u0000-\u00ff]/;
 
 /** Something value bytes can be copied into (the connection's OutputBuffer). */
 export interface ByteSink {
@@ -62,19 +67,23 @@ export interface ByteSink {
 }
 
 /**
- * The item store: a Map finds an item's handle by key; keys, values and metadata live in
- * slab chunks (see SlabAllocator), so an item costs the JavaScript heap one Map entry and its
- * key string, nothing else. Each size class keeps its own LRU list through the chunk headers;
+ * The item store: keys, values and metadata live in slab chunks (see SlabAllocator), and a
+ * KeyIndex finds an item's handle from its key's bytes, so storing or finding an item creates
+ * no JavaScript object at all. Each size class keeps its own LRU list through the chunk headers;
  * a class with no free chunk and no page left evicts its least recently used item, as
  * memcached does. The byte limit (key + value + 48 per item) also holds for tiny limits.
  * Expired items are dropped lazily on access and by `sweep`, which a server calls on a timer.
  *
- * Hot paths use handles (`find`, `write`, the accessors); `get`/`set`/`entries` return copies.
+ * Hot paths pass keys as bytes (`findAt`, `writeAt`: a range of the request they came in) and
+ * read items through handles and the accessors. The methods that take a string key treat it as a
+ * byte string (one byte per character, as `latin1`); `get`/`set`/`entries` return copies.
  */
 export class LruStore {
   readonly limitBytes: number;
   readonly slabs: SlabAllocator;
-  private readonly items = new Map<string, number>();
+  private readonly index: KeyIndex;
+  /** A string key's bytes, for the methods that take string keys. */
+  private readonly keyScratch = Buffer.allocUnsafeSlow(KEY_LIMIT);
   /** Per LRU (one per class, then one for large items): most and least recently used handles. */
   private readonly newest: Int32Array;
   private readonly oldest: Int32Array;
@@ -89,7 +98,9 @@ export class LruStore {
   private nextCas = 0;
   /** Items stored at or before this time are invalid once it has passed (delayed flush_all). */
   private flushAt = 0;
-  private sweepCursor: Iterator<number> | undefined;
+  /** Where the next sweep starts: a slot of the index, valid while its generation holds. */
+  private sweepSlot = 0;
+  private sweepGeneration = -1;
   evictions = 0;
   evictedUnfetched = 0;
   expiredUnfetched = 0;
@@ -102,6 +113,7 @@ export class LruStore {
     }
     this.limitBytes = limitBytes;
     this.slabs = new SlabAllocator({ limitBytes, ...options });
+    this.index = new KeyIndex(this.slabs);
     const lrus = this.slabs.classes.length + 1;
     this.newest = new Int32Array(lrus).fill(NIL);
     this.oldest = new Int32Array(lrus).fill(NIL);
@@ -114,7 +126,7 @@ export class LruStore {
   }
 
   get size(): number {
-    return this.items.size;
+    return this.index.size;
   }
 
   get usedBytes(): number {
@@ -131,7 +143,13 @@ export class LruStore {
    * moves to the recent end at most once per BUMP_INTERVAL_SECONDS: hot keys stay put.
    */
   find(key: string, now: number): number {
-    const h = this.peekHandle(key, now);
+    const n = this.keyBytes(key);
+    return n < 0 ? NIL : this.findAt(this.keyScratch, 0, n, now);
+  }
+
+  /** find, for the key kb[ks, ke). */
+  findAt(kb: Uint8Array, ks: number, ke: number, now: number): number {
+    const h = this.peekAt(kb, ks, ke, now);
     if (h === NIL) return NIL;
     const words = this.slabs.u32[h >>> 17]!;
     const w = (h & OFFSET_MASK) * 2;
@@ -146,8 +164,14 @@ export class LruStore {
 
   /** Like find, without touching the LRU order. */
   peekHandle(key: string, now: number): number {
-    const h = this.items.get(key);
-    if (h === undefined) return NIL;
+    const n = this.keyBytes(key);
+    return n < 0 ? NIL : this.peekAt(this.keyScratch, 0, n, now);
+  }
+
+  /** peekHandle, for the key kb[ks, ke). */
+  peekAt(kb: Uint8Array, ks: number, ke: number, now: number): number {
+    const h = this.index.find(kb, ks, ke, hashKey(kb, ks, ke));
+    if (h === NIL) return NIL;
     if (this.isDead(h, now)) {
       this.reclaim(h);
       return NIL;
@@ -168,17 +192,40 @@ export class LruStore {
     expiresAt: number,
     now: number,
   ): number {
-    if (key.length > 255) throw new RangeError(`a key is at most 255 bytes here, got ${key.length}`);
-    const old = this.items.get(key);
-    if (old !== undefined) this.free(old);
+    const n = this.keyBytes(key);
+    if (n < 0) {
+      throw new RangeError(
+        `a key is at most ${KEY_LIMIT} characters, each below U+0100, got ${JSON.stringify(key.slice(0, 300))}`,
+      );
+    }
+    return this.writeAt(this.keyScratch, 0, n, src, start, end, flags, expiresAt, now);
+  }
+
+  /** write, for the key kb[ks, ke) (at most 255 bytes). */
+  writeAt(
+    kb: Uint8Array,
+    ks: number,
+    ke: number,
+    src: Buffer,
+    start: number,
+    end: number,
+    flags: number,
+    expiresAt: number,
+    now: number,
+  ): number {
+    const klen = ke - ks;
+    if (klen > KEY_LIMIT) throw new RangeError(`a key is at most ${KEY_LIMIT} bytes here, got ${klen}`);
+    const hash = hashKey(kb, ks, ke);
+    const old = this.index.find(kb, ks, ke, hash);
+    if (old !== NIL) {
+      this.index.remove(old, hash);
+      this.free(old);
+    }
     const vlen = end - start;
-    const size = ITEM_HEADER_BYTES + key.length + vlen;
+    const size = ITEM_HEADER_BYTES + klen + vlen;
     const lru = this.slabs.classFor(size);
     const h = this.allocate(lru, size, now);
-    if (h === NIL) {
-      if (old !== undefined) this.items.delete(key);
-      return NIL;
-    }
+    if (h === NIL) return NIL;
     const page = h >>> 17;
     const d = h & OFFSET_MASK;
     const off = d * 8;
@@ -187,7 +234,7 @@ export class LruStore {
     const u = this.slabs.u32[page]!;
     const b = this.slabs.bytes[page]!;
     f[d + F_EXPIRES] = expiresAt;
-    u[w + W_PACKED] = key.length << 16; // item bits 0
+    u[w + W_PACKED] = klen << 16; // item bits 0
     this.newCas(u, w);
     u[w + W_FLAGS] = flags;
     u[w + W_VLEN] = vlen;
@@ -195,11 +242,12 @@ export class LruStore {
     u[w + W_BUMPED] = seconds;
     u[w + W_STORED] = seconds;
     const l = lru < 0 ? this.slabs.classes.length : lru;
-    b.write(key, off + ITEM_HEADER_BYTES, key.length, 'latin1');
-    src.copy(b, off + ITEM_HEADER_BYTES + key.length, start, end);
-    this.items.set(key, h); // replaces old's Map entry in place
+    const keyAt = off + ITEM_HEADER_BYTES;
+    for (let i = 0; i < klen; i++) b[keyAt + i] = kb[ks + i]!;
+    src.copy(b, keyAt + klen, start, end);
+    this.index.insert(h, hash);
     this.link(h);
-    const counted = ITEM_OVERHEAD_BYTES + key.length + vlen;
+    const counted = ITEM_OVERHEAD_BYTES + klen + vlen;
     this.counts[l]!++;
     this.requestedBy[l]! += counted;
     this.bytes += counted;
@@ -255,10 +303,25 @@ export class LruStore {
   }
 
   delete(key: string): boolean {
-    const h = this.items.get(key);
-    if (h === undefined) return false;
+    const n = this.keyBytes(key);
+    return n >= 0 && this.deleteAt(this.keyScratch, 0, n);
+  }
+
+  /** delete, for the key kb[ks, ke). */
+  deleteAt(kb: Uint8Array, ks: number, ke: number): boolean {
+    const h = this.index.find(kb, ks, ke, hashKey(kb, ks, ke));
+    if (h === NIL) return false;
     this.remove(h);
     return true;
+  }
+
+  /**
+   * Puts a string key's bytes in keyScratch; returns their count, or -1 when the key cannot be
+   * an item's (longer than 255 characters, or a character above U+00FF).
+   */
+  private keyBytes(key: string): number {
+    if (key.length > KEY_LIMIT || NOT_LATIN1.test(key)) return -1;
+    return this.keyScratch.write(key, 0, key.length, 'latin1');
   }
 
   /** Gives a live item a new expiry; returns its handle, or NIL when missing. */
@@ -394,7 +457,7 @@ export class LruStore {
   /** flush_all: at `at` (ms; <= now means now) every item stored up to then becomes invalid. */
   flush(at: number, now = Date.now()): void {
     if (at <= now) {
-      this.items.clear();
+      this.index.clear();
       this.slabs.reset();
       this.newest.fill(NIL);
       this.oldest.fill(NIL);
@@ -402,27 +465,37 @@ export class LruStore {
       this.requestedBy.fill(0);
       this.bytes = 0;
       this.flushAt = 0;
-      this.sweepCursor = undefined;
     } else {
       this.flushAt = at;
     }
   }
 
-  /** Drops up to `budget` expired items, resuming where the previous sweep stopped. Returns how many. */
+  /** Looks at up to `budget` items, dropping the expired ones, from where the previous sweep stopped. Returns how many it dropped. */
   sweep(now = Date.now(), budget = 10_000): number {
+    const index = this.index;
+    if (this.sweepGeneration !== index.generation) {
+      // the table was rebuilt since the last sweep: its slots hold other items now
+      this.sweepGeneration = index.generation;
+      this.sweepSlot = 0;
+    }
     let dropped = 0;
-    for (let i = 0; i < budget; i++) {
-      if (this.sweepCursor === undefined) this.sweepCursor = this.items.values();
-      const next = this.sweepCursor.next();
-      if (next.done) {
-        this.sweepCursor = undefined;
-        break;
+    // budget counts items looked at; empty slots are skipped (a step ends at the table's end)
+    for (let seen = 0; seen < budget && this.sweepSlot < index.slotCount; ) {
+      const h = index.handleAt(this.sweepSlot);
+      if (h === NIL) {
+        this.sweepSlot++;
+        continue;
       }
-      if (this.isDead(next.value, now)) {
-        this.reclaim(next.value);
+      seen++;
+      if (this.isDead(h, now)) {
+        // removal moves a later entry into this slot: look at it again
+        this.reclaim(h);
         dropped++;
+      } else {
+        this.sweepSlot++;
       }
     }
+    if (this.sweepSlot >= index.slotCount) this.sweepSlot = 0;
     return dropped;
   }
 
@@ -464,13 +537,13 @@ export class LruStore {
     }
   }
 
-  /** Drops an item: its Map entry, its LRU links and its chunk. */
+  /** Drops an item: its index entry, its LRU links and its chunk. */
   private remove(h: number): void {
-    this.items.delete(this.keyOf(h));
+    this.index.remove(h, this.index.hashOf(h));
     this.free(h);
   }
 
-  /** Unlinks an item and returns its chunk; its Map entry stays (the caller replaces or deletes it). */
+  /** Unlinks an item and returns its chunk; its index entry stays (the caller removes it first). */
   private free(h: number): void {
     const l = this.lruOf(h);
     const b = this.slabs.bytes[h >>> 17]!;

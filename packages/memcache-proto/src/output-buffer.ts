@@ -75,11 +75,11 @@ export class OutputBuffer {
 
   /**
    * The text protocol's `VALUE <key> <flags> <bytes>[ <cas>]\r\n` line (no cas when `cas` is
-   * negative) in one reservation,
+   * negative), the key being kb[ks, ke), in one reservation,
    * written byte by byte (a handful of small Buffer calls cost more than the bytes).
    */
-  valueLine(key: string, flags: number, bytes: number, cas: number): void {
-    this.reserve(6 + key.length + 24 + 18 + 2);
+  valueLine(kb: Uint8Array, ks: number, ke: number, flags: number, bytes: number, cas: number): void {
+    this.reserve(6 + (ke - ks) + 24 + 18 + 2);
     const slab = this.slab;
     const start = this.end;
     let p = start;
@@ -89,7 +89,7 @@ export class OutputBuffer {
     slab[p++] = 85; // U
     slab[p++] = 69; // E
     slab[p++] = 32;
-    p += slab.write(key, p, 'latin1');
+    for (let i = ks; i < ke; i++) slab[p++] = kb[i]!;
     slab[p++] = 32;
     p = writeDecimal(slab, p, flags);
     slab[p++] = 32;

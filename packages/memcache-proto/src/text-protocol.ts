@@ -278,17 +278,26 @@ function runGet(
     }
     const s = i;
     i = keyEnd(buf, i, lineEnd);
-    const key = buf.toString('latin1', s, i);
-    const h = touch ? cache.getAndTouch(key, exptime, now) : cache.get(key, now);
-    if (h !== NIL) writeValue(out, cache, key, h, withCas);
+    const h = touch
+      ? cache.getAndTouch(buf.toString('latin1', s, i), exptime, now)
+      : cache.getAt(buf, s, i, now);
+    if (h !== NIL) writeValue(out, cache, buf, s, i, h, withCas);
   }
   out.bytes(END);
 }
 
-/** One `VALUE <key> <flags> <bytes>[ <cas>]` block of a get reply. */
-function writeValue(out: OutputBuffer, cache: Cache, key: string, h: number, withCas: boolean): void {
+/** One `VALUE <key> <flags> <bytes>[ <cas>]` block of a get reply; the key is buf[s, e). */
+function writeValue(
+  out: OutputBuffer,
+  cache: Cache,
+  buf: Buffer,
+  s: number,
+  e: number,
+  h: number,
+  withCas: boolean,
+): void {
   const store = cache.store;
-  out.valueLine(key, store.flagsOf(h), store.valueLength(h), withCas ? store.casOf(h) : -1);
+  out.valueLine(buf, s, e, store.flagsOf(h), store.valueLength(h), withCas ? store.casOf(h) : -1);
   store.copyValue(h, out);
   out.crlf();
 }
@@ -301,9 +310,8 @@ function getOne(conn: Session, buf: Buffer, s: number, e: number, withCas: boole
     conn.reply('CLIENT_ERROR bad command line format\r\n');
     return;
   }
-  const key = buf.toString('latin1', s, e);
-  const h = conn.cache.get(key, conn.now());
-  if (h !== NIL) writeValue(conn.out, conn.cache, key, h, withCas);
+  const h = conn.cache.getAt(buf, s, e, conn.now());
+  if (h !== NIL) writeValue(conn.out, conn.cache, buf, s, e, h, withCas);
   conn.out.bytes(END);
 }
 
@@ -333,7 +341,7 @@ function runStore(conn: Session, buf: Buffer, ntok: number, mode: StoreMode, nex
   const cache = conn.cache;
   if (cache.tooLarge(keyLen, vlen)) {
     cache.stats.cmdSet++;
-    if (mode === StoreMode.SET) cache.store.delete(buf.toString('latin1', t[2], t[3]));
+    if (mode === StoreMode.SET) cache.store.deleteAt(buf, t[2]!, t[3]!);
     conn.reply('SERVER_ERROR object too large for cache\r\n');
     return next + vlen + 2; // the connection skips the data
   }
@@ -346,9 +354,11 @@ function runStore(conn: Session, buf: Buffer, ntok: number, mode: StoreMode, nex
     conn.reply('CLIENT_ERROR bad data chunk\r\n');
     return dataEnd;
   }
-  const result = cache.storeItem(
+  const result = cache.storeItemAt(
     mode,
-    buf.toString('latin1', t[2], t[3]),
+    buf,
+    t[2]!,
+    t[3]!,
     buf,
     next,
     next + vlen,
