@@ -16,10 +16,26 @@ const PROTOCOL_TEXT = 1;
 const PROTOCOL_BINARY = 2;
 
 /**
+ * Connections with replies waiting for the end of this event-loop turn (see Connection.defer),
+ * and whether a flush of them is scheduled.
+ */
+const deferred: Connection[] = [];
+let flushScheduled = false;
+
+/** Writes the replies of every connection that read this turn (a setImmediate callback). */
+function flushDeferred(): void {
+  flushScheduled = false;
+  // a connection deferred while this runs is written by this loop too
+  for (let i = 0; i < deferred.length; i++) deferred[i]!.flushTurn();
+  deferred.length = 0;
+}
+
+/**
  * One client connection: input framing (chunks are joined only when a command can be
- * complete), protocol detection (binary when the first byte is 0x80), one batched write
- * per read, and backpressure (reading pauses while output is over the cap). The protocol
- * handlers see it only through the narrow `Session` interface.
+ * complete), protocol detection (binary when the first byte is 0x80), replies written in one
+ * batch per read at the end of the event-loop turn, and backpressure (reading pauses while
+ * output is over the cap). The protocol handlers see it only through the narrow `Session`
+ * interface.
  */
 export class Connection implements Session {
   readonly cache: Cache;
@@ -47,6 +63,8 @@ export class Connection implements Session {
   private directPending = 0;
   /** A write request object for direct writes, reused while every write completes at once. */
   private writeReq: WriteReq | undefined;
+  /** This read's replies wait for the end of the event-loop turn (see defer). */
+  private waiting = false;
 
   /**
    * Starts reading from the socket (which may have been created paused). With `sharedInput`,
@@ -172,9 +190,10 @@ export class Connection implements Session {
 
   /**
    * Runs the commands in buf (nothing else is buffered) and keeps what is left of it: a view
-   * when buf is ours to keep, a copy when it is the shared input buffer. Reading pauses as soon
-   * as the socket holds more unsent output than the cap, checked after every read, so a client
-   * that never reads its replies cannot grow the server's memory by more than one read's output.
+   * when buf is ours to keep, a copy when it is the shared input buffer. Replies are written at
+   * the end of the turn, or at once when they fill a batch. Reading pauses as soon as the socket
+   * holds more unsent output than the cap, checked after every write, so a client that never
+   * reads its replies cannot grow the server's memory by more than one read's output.
    */
   private process(buf: Buffer, owned: boolean): void {
     if (this.protocol === PROTOCOL_UNKNOWN) this.protocol = buf[0] === 0x80 ? PROTOCOL_BINARY : PROTOCOL_TEXT;
@@ -189,14 +208,13 @@ export class Connection implements Session {
         pos = buf.length;
       }
       const full = this.outputFull();
-      this.flush();
-      if (this.closing) break;
-      if (this.socket.writableLength + this.directPending > this.settings.maxOutputBytes) {
-        this.blocked = true;
-        this.socket.pause();
+      if (!full && !this.closing) {
+        // everything this read held is done: reply at the end of the turn
+        this.defer();
         break;
       }
-      if (pos >= buf.length || !full) break;
+      this.flush();
+      if (this.closing || this.overCap() || pos >= buf.length) break;
     }
     if (this.closing) {
       if (!this.socket.destroyed) this.socket.end();
@@ -211,8 +229,47 @@ export class Connection implements Session {
     }
   }
 
+  /**
+   * Leaves this read's replies for the end of the event-loop turn, after every connection that
+   * is ready has been read, as Redis writes its replies before it next waits for events. A
+   * client with many connections then gets its replies in one burst and wakes once for them,
+   * instead of once per reply; each connection still gets one write per read.
+   */
+  private defer(): void {
+    if (this.waiting || this.out.pending === 0) return;
+    this.waiting = true;
+    deferred.push(this);
+    if (!flushScheduled) {
+      flushScheduled = true;
+      setImmediate(flushDeferred);
+    }
+  }
+
+  /** Writes the replies defer left, then applies the output cap. */
+  flushTurn(): void {
+    if (!this.waiting) return;
+    if (this.socket.destroyed) {
+      this.waiting = false;
+      this.out.take();
+      return;
+    }
+    this.flush();
+    this.overCap();
+  }
+
+  /** Pauses reading while the socket holds more unsent output than the cap; returns whether it did. */
+  private overCap(): boolean {
+    if (this.blocked || this.socket.writableLength + this.directPending <= this.settings.maxOutputBytes) {
+      return this.blocked;
+    }
+    this.blocked = true;
+    this.socket.pause();
+    return true;
+  }
+
   /** Writes everything queued as one batch. */
   private flush(): void {
+    this.waiting = false;
     const parts = this.out.take();
     if (parts === undefined) return;
     let bytes = 0;
