@@ -273,7 +273,8 @@ export class Connection implements Session {
     const parts = this.out.take();
     if (parts === undefined) return;
     let bytes = 0;
-    for (const part of parts) bytes += part.length;
+    if (Array.isArray(parts)) for (const part of parts) bytes += part.length;
+    else bytes = parts.length;
     this.cache.stats.bytesWritten += bytes;
     if (
       this.direct &&
@@ -284,8 +285,8 @@ export class Connection implements Session {
       if (this.directPending === 0) this.out.written();
       return;
     }
-    if (parts.length === 1) {
-      this.socket.write(parts[0]!);
+    if (!Array.isArray(parts)) {
+      this.socket.write(parts);
     } else {
       this.socket.cork();
       for (const part of parts) this.socket.write(part);
@@ -302,12 +303,12 @@ export class Connection implements Session {
    * behind it in libuv, and directPending counts the bytes for backpressure until it completes.
    * Returns false (nothing written) when the socket has no handle; the stream path reports that.
    */
-  private writeDirect(parts: Buffer[], bytes: number): boolean {
+  private writeDirect(parts: Buffer | Buffer[], bytes: number): boolean {
     const binding = directWriteBinding()!;
     const handle = (this.socket as unknown as { _handle?: DirectHandle | null })._handle;
     if (handle == null || this.socket.destroyed) return false;
     const req = this.writeReq ?? new binding.WriteWrap();
-    const err = parts.length === 1 ? handle.writeBuffer(req, parts[0]!) : handle.writev(req, parts, true);
+    const err = Array.isArray(parts) ? handle.writev(req, parts, true) : handle.writeBuffer(req, parts);
     if (err !== 0) {
       this.writeReq = req;
       this.closing = true;

@@ -78,7 +78,7 @@ export class OutputBuffer {
    * negative), the key being kb[ks, ke), in one reservation,
    * written byte by byte (a handful of small Buffer calls cost more than the bytes).
    */
-  valueLine(kb: Uint8Array, ks: number, ke: number, flags: number, bytes: number, cas: number): void {
+  valueLine(kb: Buffer, ks: number, ke: number, flags: number, bytes: number, cas: number): void {
     this.reserve(6 + (ke - ks) + 24 + 18 + 2);
     const slab = this.slab;
     const start = this.end;
@@ -89,7 +89,11 @@ export class OutputBuffer {
     slab[p++] = 85; // U
     slab[p++] = 69; // E
     slab[p++] = 32;
-    for (let i = ks; i < ke; i++) slab[p++] = kb[i]!;
+    if (ke - ks > 32) {
+      p += kb.copy(slab, p, ks, ke);
+    } else {
+      for (let i = ks; i < ke; i++) slab[p++] = kb[i]!;
+    }
     slab[p++] = 32;
     p = writeDecimal(slab, p, flags);
     slab[p++] = 32;
@@ -102,6 +106,20 @@ export class OutputBuffer {
     slab[p++] = 10;
     this.end = p;
     this.pending += p - start;
+  }
+
+  /** Appends `END\r\n` (the end of a get reply). */
+  getEnd(): void {
+    this.reserve(5);
+    const slab = this.slab;
+    const p = this.end;
+    slab[p] = 69; // E
+    slab[p + 1] = 78; // N
+    slab[p + 2] = 68; // D
+    slab[p + 3] = 13;
+    slab[p + 4] = 10;
+    this.end = p + 5;
+    this.pending += 5;
   }
 
   /** Appends `\r\n`. */
@@ -138,12 +156,21 @@ export class OutputBuffer {
     this.pending += 8;
   }
 
-  /** Returns everything queued since the last call, or undefined when nothing is. */
-  take(): Buffer[] | undefined {
+  /**
+   * Returns everything queued since the last call: one Buffer when it is one region of the slab
+   * (the common case: no array is made), else the parts in order; undefined when nothing is.
+   */
+  take(): Buffer | Buffer[] | undefined {
     if (this.pending === 0) return undefined;
-    this.cut();
-    const out = this.parts;
-    this.parts = [];
+    let out: Buffer | Buffer[];
+    if (this.parts.length === 0) {
+      out = this.slab.subarray(this.start, this.end);
+      this.start = this.end;
+    } else {
+      this.cut();
+      out = this.parts;
+      this.parts = [];
+    }
     this.pending = 0;
     if (this.slab.length - this.end < 512) {
       this.slab = Buffer.allocUnsafeSlow(SLAB_BYTES);

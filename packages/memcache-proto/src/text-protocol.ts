@@ -283,7 +283,7 @@ function runGet(
       : cache.getAt(buf, s, i, now);
     if (h !== NIL) writeValue(out, cache, buf, s, i, h, withCas);
   }
-  out.bytes(END);
+  out.getEnd();
 }
 
 /** One `VALUE <key> <flags> <bytes>[ <cas>]` block of a get reply; the key is buf[s, e). */
@@ -302,8 +302,6 @@ function writeValue(
   out.crlf();
 }
 
-const END = Buffer.from('END\r\n');
-
 /** `get <key>` / `gets <key>`: the one key's bounds come from the tokenizer, nothing is rescanned. */
 function getOne(conn: Session, buf: Buffer, s: number, e: number, withCas: boolean): void {
   if (e - s > KEY_MAX_LENGTH) {
@@ -312,7 +310,7 @@ function getOne(conn: Session, buf: Buffer, s: number, e: number, withCas: boole
   }
   const h = conn.cache.getAt(buf, s, e, conn.now());
   if (h !== NIL) writeValue(conn.out, conn.cache, buf, s, e, h, withCas);
-  conn.out.bytes(END);
+  conn.out.getEnd();
 }
 
 /** The end of the key starting at i: the next space or the line end. */
