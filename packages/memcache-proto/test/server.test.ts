@@ -85,6 +85,42 @@ describe('hotpath-memcached server', () => {
     expect(server.cache.stats.rejectedConnections).toBe(1);
   });
 
+  it('gives each of many connections that send in the same turn its own replies, in order', async () => {
+    const server = await start();
+    const count = 40;
+    const sockets = await Promise.all(
+      Array.from(
+        { length: count },
+        () =>
+          new Promise<net.Socket>((resolve, reject) => {
+            const s = net.connect(server.port, '127.0.0.1', () => resolve(s));
+            s.on('error', reject);
+          }),
+      ),
+    );
+    const expected = sockets.map((_, i) => {
+      const value = `value-${i}-${'v'.repeat(i * 37)}`;
+      return {
+        request: `set k${i} ${i} 0 ${value.length}\r\n${value}\r\nget k${i}\r\nget missing\r\nversion\r\n`,
+        reply: `STORED\r\nVALUE k${i} ${i} ${value.length}\r\n${value}\r\nEND\r\nEND\r\nVERSION ${server.settings.version}\r\n`,
+      };
+    });
+    const replies = sockets.map(
+      (s, i) =>
+        new Promise<string>((resolve) => {
+          let got = '';
+          s.on('data', (chunk) => {
+            got += chunk.toString('latin1');
+            if (got.length >= expected[i]!.reply.length) resolve(got);
+          });
+        }),
+    );
+    // all requests leave in one tick, so the server reads them in the same few event-loop turns
+    for (const [i, s] of sockets.entries()) s.write(expected[i]!.request);
+    expect(await Promise.all(replies)).toEqual(expected.map((e) => e.reply));
+    for (const s of sockets) s.destroy();
+  });
+
   it('closes idle connections after the idle timeout', async () => {
     const server = await start({ idleTimeoutSeconds: 1 });
     const s = net.connect(server.port, '127.0.0.1');
