@@ -169,8 +169,7 @@ export function processBinary(conn: Session, buf: Buffer, pos: number): number {
       error(conn, opcode, Status.E2BIG, opaque);
       if (opcode === Opcode.SET || opcode === Opcode.SETQ) {
         const keyStart = pos + HEADER + extrasLength;
-        if (end >= keyStart + keyLength)
-          conn.cache.store.delete(buf.toString('latin1', keyStart, keyStart + keyLength));
+        if (end >= keyStart + keyLength) conn.cache.store.deleteAt(buf, keyStart, keyStart + keyLength);
       }
       pos += HEADER + bodyLength; // past the end: the connection skips the rest of the body
       continue;
@@ -238,7 +237,9 @@ function runRequest(
         invalid(conn, opcode, opaque);
         return;
       }
-      const h = touch ? cache.getAndTouch(key(), buf.readUInt32BE(extras), now) : cache.get(key(), now);
+      const h = touch
+        ? cache.getAndTouch(key(), buf.readUInt32BE(extras), now)
+        : cache.getAt(buf, keyStart, valueStart, now);
       const withKey =
         opcode === Opcode.GETK ||
         opcode === Opcode.GETKQ ||
@@ -278,33 +279,19 @@ function runRequest(
         respondStore(conn, opcode, StoreResult.NOT_FOUND, opaque, quiet, mode);
         return;
       }
-      const valueEnd = valueStart + valueLength;
-      let result: StoreResult;
-      if (mode === StoreMode.REPLACE && cas !== 0) {
-        result = cache.storeItem(
-          StoreMode.CAS,
-          key(),
-          buf,
-          valueStart,
-          valueEnd,
-          buf.readUInt32BE(extras),
-          buf.readUInt32BE(extras + 4),
-          cas,
-          now,
-        );
-      } else {
-        result = cache.storeItem(
-          mode,
-          key(),
-          buf,
-          valueStart,
-          valueEnd,
-          buf.readUInt32BE(extras),
-          buf.readUInt32BE(extras + 4),
-          cas,
-          now,
-        );
-      }
+      const result = cache.storeItemAt(
+        mode === StoreMode.REPLACE && cas !== 0 ? StoreMode.CAS : mode,
+        buf,
+        keyStart,
+        valueStart,
+        buf,
+        valueStart,
+        valueStart + valueLength,
+        buf.readUInt32BE(extras),
+        buf.readUInt32BE(extras + 4),
+        cas,
+        now,
+      );
       respondStore(conn, opcode, result, opaque, quiet, mode);
       return;
     }
@@ -318,7 +305,19 @@ function runRequest(
       }
       const mode =
         opcode === Opcode.APPEND || opcode === Opcode.APPENDQ ? StoreMode.APPEND : StoreMode.PREPEND;
-      const result = cache.storeItem(mode, key(), buf, valueStart, valueStart + valueLength, 0, 0, cas, now);
+      const result = cache.storeItemAt(
+        mode,
+        buf,
+        keyStart,
+        valueStart,
+        buf,
+        valueStart,
+        valueStart + valueLength,
+        0,
+        0,
+        cas,
+        now,
+      );
       respondStore(conn, opcode, result, opaque, quiet, mode);
       return;
     }

@@ -62,14 +62,7 @@ export class OutputBuffer {
   range(data: Buffer, start: number, end: number): void {
     const n = end - start;
     this.reserve(n);
-    if (n <= 32) {
-      const slab = this.slab;
-      let p = this.end;
-      for (let i = start; i < end; i++) slab[p++] = data[i]!;
-    } else {
-      data.copy(this.slab, this.end, start, end);
-    }
-    this.end += n;
+    this.end = copyBytes(this.slab, this.end, data, start, end);
     this.pending += n;
   }
 
@@ -89,11 +82,7 @@ export class OutputBuffer {
     slab[p++] = 85; // U
     slab[p++] = 69; // E
     slab[p++] = 32;
-    if (ke - ks > 32) {
-      p += kb.copy(slab, p, ks, ke);
-    } else {
-      for (let i = ks; i < ke; i++) slab[p++] = kb[i]!;
-    }
+    p = copyBytes(slab, p, kb, ks, ke);
     slab[p++] = 32;
     p = writeDecimal(slab, p, flags);
     slab[p++] = 32;
@@ -187,6 +176,16 @@ export class OutputBuffer {
   written(): void {
     if (this.pending === 0) this.start = this.end = 0;
   }
+}
+
+/**
+ * Copies src[start, end) to target at pos; returns the position after it. Short runs are copied
+ * byte by byte: below about 32 bytes that beats `copy`'s fixed cost.
+ */
+function copyBytes(target: Buffer, pos: number, src: Buffer, start: number, end: number): number {
+  if (end - start > 32) return pos + src.copy(target, pos, start, end);
+  for (let i = start; i < end; i++) target[pos++] = src[i]!;
+  return pos;
 }
 
 /** Writes a non-negative integer below 2^53 in decimal at pos; returns the position after it. */
