@@ -62,14 +62,18 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
       join(app, 'hotpath.config.json'),
       JSON.stringify({
         baseStart: `node ${JSON.stringify(join(FIXTURES, 'routes-server.cjs'))}`,
-        headStart: `HASH_ITERATIONS=6000 node ${JSON.stringify(join(FIXTURES, 'routes-server.cjs'))}`,
+        headStart: `HASH_ITERATIONS=20000 node ${JSON.stringify(join(FIXTURES, 'routes-server.cjs'))}`,
         duration: '700ms',
         warmup: '200ms',
         rounds: 6,
         connections: 2,
-        // Head's /hash costs 3× the CPU (+60 % or more on every metric); a 25 % threshold keeps
-        // /static's noise out of the verdict while the other test packages run beside this one.
-        threshold: 25,
+        // Head's /hash costs 10× the CPU: req/s −85 % or more, CPU per request +500 % or more. On a
+        // busy 2-core CI machine /static's round-to-round noise reached ±70 % on req/s and far more
+        // on p99 (sub-millisecond latencies), so the verdict here uses req/s and CPU per request
+        // with a 70 % threshold: wide margins on both sides of what this test is about, one
+        // verdict per scenario.
+        threshold: 70,
+        metrics: ['requestsPerSecond', 'cpuPerRequest'],
         scenarios: [
           { name: 'hash', url: '/hash' },
           { name: 'static', url: '/static', connections: 1 },
