@@ -266,3 +266,43 @@ describe('markdown from hostile text', () => {
     expect(md).toContain('Settings and environment');
   });
 });
+
+describe('analyse: hotter functions need growth beyond noise', () => {
+  const settings = resolveSettings({ config: { start: 'node server.js', url: '/auth', rounds: 3 } });
+  const base = profile({ '(idle)': 100, handler: 100, writev: 60, parse: 40 });
+  const run = (heads: Profile[]) =>
+    analyse(
+      {
+        ...measurements,
+        base: [1, 2, 3].map((r) => roundResult('base', r, 45, 21, base)),
+        head: heads.map((p, i) => roundResult('head', i + 1, 45, 21, p)),
+      },
+      {
+        settings,
+        sides: {
+          base: { command: 'node server.js', cwd: '/b' },
+          head: { command: 'node server.js', cwd: '/h' },
+        },
+      },
+    ).scenarios[0]!.hotFunctions!;
+
+  it('does not flag a share that grew in the merged profiles when its per-round interval spans zero', () => {
+    // parse: +47 points in one pair, −10 and 0 in the others; merged it grew by 23 points.
+    const hot = run([
+      profile({ '(idle)': 100, handler: 100, writev: 60, parse: 400 }),
+      profile({ '(idle)': 100, handler: 100, writev: 60, parse: 10 }),
+      base,
+    ]);
+    const parse = hot.rows.find((f) => f.name === 'parse')!;
+    expect(parse.delta).toBeGreaterThan(0.2);
+    expect(parse.ci![0]).toBeLessThan(0);
+    expect(parse).toMatchObject({ flagged: false, reason: undefined, significant: false });
+    expect(hot.flagged).toEqual([]);
+  });
+
+  it('flags the same growth when every pair shows it', () => {
+    const grown = profile({ '(idle)': 100, handler: 100, writev: 60, parse: 400 });
+    const hot = run([grown, grown, grown]);
+    expect(hot.flagged.map((f) => [f.name, f.reason, f.significant])).toEqual([['parse', 'grew', true]]);
+  });
+});

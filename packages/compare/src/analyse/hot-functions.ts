@@ -36,6 +36,11 @@ export interface HotFunctionDiff {
 const MIN_NEW_SHARE = 0.01;
 const TOP = 10;
 
+/** Absent from base, among head's 10 hottest with at least 1 % of its samples. */
+export function isNewInTop(f: Pick<HotFunction, 'status' | 'headRank' | 'headShare'>): boolean {
+  return f.status === 'new' && f.headRank > 0 && f.headRank <= TOP && f.headShare >= MIN_NEW_SHARE;
+}
+
 /** hotpath's own probe: its frames are measurement overhead, not the user's code. */
 export function isProbeFrame(file: string): boolean {
   return file.endsWith('/dist/probe.cjs');
@@ -103,7 +108,7 @@ export function diffHotFunctions(base: Profile, head: Profile, hotThreshold: num
         if (index >= 0) caller = dominantCaller(side, index);
       }
       const grew = f.delta >= hotThreshold - 1e-12 && hotThreshold > 0;
-      const isNew = f.status === 'new' && headRank > 0 && headRank <= TOP && f.headShare >= MIN_NEW_SHARE;
+      const isNew = isNewInTop({ status: f.status, headRank, headShare: f.headShare });
       return {
         name: f.name,
         file: f.file,
