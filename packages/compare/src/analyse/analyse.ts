@@ -6,7 +6,7 @@ import type { ScenarioRound } from '../measure/round.js';
 import { functionLabel } from '../render/format.js';
 import type { Scenario, Settings } from '../settings/schema.js';
 import { type Diagnosis, diagnose } from './diagnosis.js';
-import { diffHotFunctions, type HotFunctionDiff, isNewInTop } from './hot-functions.js';
+import { diffHotFunctions, flagOf, type HotFunctionDiff } from './hot-functions.js';
 import { pairedDifference, tQuantile } from './statistics.js';
 import { judgeMetrics, type MetricVerdict, type RoundMetrics, type RoundPair } from './verdict.js';
 
@@ -236,11 +236,7 @@ function functionIntervals(
     // Growth past the threshold in the merged profiles is flagged only when the per-pair
     // interval is above zero too: otherwise it is sampling noise, and a report that marks it
     // hotter (🔥, the summary's hot functions) raises a false alarm even while the verdict passes.
-    if (f.reason === 'grew' && !(d.ci[0] > 0)) {
-      const isNew = isNewInTop(f);
-      f.flagged = isNew;
-      f.reason = isNew ? 'new-in-top-10' : undefined;
-    }
+    if (f.reason === 'grew' && !(d.ci[0] > 0)) Object.assign(f, flagOf(false, f));
   }
   diff.flagged = diff.flagged.filter((f) => f.flagged);
 }

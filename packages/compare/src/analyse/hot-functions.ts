@@ -36,9 +36,17 @@ export interface HotFunctionDiff {
 const MIN_NEW_SHARE = 0.01;
 const TOP = 10;
 
-/** Absent from base, among head's 10 hottest with at least 1 % of its samples. */
-export function isNewInTop(f: Pick<HotFunction, 'status' | 'headRank' | 'headShare'>): boolean {
-  return f.status === 'new' && f.headRank > 0 && f.headRank <= TOP && f.headShare >= MIN_NEW_SHARE;
+/**
+ * Whether a function is flagged, and why: it grew (past the threshold; analyse also asks for an
+ * interval above zero), or it is absent from base and among head's 10 hottest with at least 1 %
+ * of its samples.
+ */
+export function flagOf(
+  grew: boolean,
+  f: Pick<HotFunction, 'status' | 'headRank' | 'headShare'>,
+): Pick<HotFunction, 'flagged' | 'reason'> {
+  const isNew = f.status === 'new' && f.headRank > 0 && f.headRank <= TOP && f.headShare >= MIN_NEW_SHARE;
+  return { flagged: grew || isNew, reason: grew ? 'grew' : isNew ? 'new-in-top-10' : undefined };
 }
 
 /** hotpath's own probe: its frames are measurement overhead, not the user's code. */
@@ -108,7 +116,6 @@ export function diffHotFunctions(base: Profile, head: Profile, hotThreshold: num
         if (index >= 0) caller = dominantCaller(side, index);
       }
       const grew = f.delta >= hotThreshold - 1e-12 && hotThreshold > 0;
-      const isNew = isNewInTop({ status: f.status, headRank, headShare: f.headShare });
       return {
         name: f.name,
         file: f.file,
@@ -120,8 +127,7 @@ export function diffHotFunctions(base: Profile, head: Profile, hotThreshold: num
         status: f.status,
         headRank,
         caller,
-        flagged: grew || isNew,
-        reason: grew ? 'grew' : isNew ? 'new-in-top-10' : undefined,
+        ...flagOf(grew, { status: f.status, headRank, headShare: f.headShare }),
       };
     });
   return {
