@@ -303,7 +303,7 @@ export class Connection implements Session {
    * behind it in libuv, and directPending counts the bytes for backpressure until it completes.
    * Returns false (nothing written) when the socket has no handle; the stream path reports that.
    */
-  private writeDirect(parts: Buffer | Buffer[], bytes: number): boolean {
+  private writeDirect(parts: Uint8Array | Uint8Array[], bytes: number): boolean {
     const binding = directWriteBinding()!;
     const handle = (this.socket as unknown as { _handle?: DirectHandle | null })._handle;
     if (handle == null || this.socket.destroyed) return false;
@@ -423,8 +423,8 @@ interface WriteReq {
 
 /** The write methods of a stream handle (TCPWrap, PipeWrap). */
 interface DirectHandle {
-  writeBuffer(req: WriteReq, data: Buffer): number;
-  writev(req: WriteReq, chunks: Buffer[], allBuffers: boolean): number;
+  writeBuffer(req: WriteReq, data: Uint8Array): number;
+  writev(req: WriteReq, chunks: Uint8Array[], allBuffers: boolean): number;
 }
 
 interface DirectWriteBinding {

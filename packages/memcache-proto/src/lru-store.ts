@@ -382,6 +382,29 @@ export class LruStore {
     return this.slabs.classOf(h);
   }
 
+  /** The page holding item h: its bytes (from offset 0), and the ArrayBuffer under them. */
+  pageOf(h: number): Buffer {
+    return this.slabs.bytes[h >>> 17]!;
+  }
+
+  bufferOf(h: number): ArrayBuffer {
+    return this.slabs.buffers[h >>> 17]!;
+  }
+
+  /** Where item h's key starts in its page; the value follows the key. */
+  keyOffsetOf(h: number): number {
+    return (h & OFFSET_MASK) * 8 + ITEM_HEADER_BYTES;
+  }
+
+  keyLengthOf(h: number): number {
+    return this.slabs.bytes[h >>> 17]![(h & OFFSET_MASK) * 8 + B_KLEN]!;
+  }
+
+  /** Whether item h has a buffer of its own (too large for any class), never written again. */
+  isLarge(h: number): boolean {
+    return this.slabs.classOf(h) === this.slabs.classes.length;
+  }
+
   /** Copies the item's value into sink (a large item's own buffer is passed by reference). */
   copyValue(h: number, sink: ByteSink): void {
     const b = this.slabs.bytes[h >>> 17]!;

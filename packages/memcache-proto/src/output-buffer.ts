@@ -1,5 +1,7 @@
 const SLAB_BYTES = 64 * 1024;
 const BIG_VALUE_BYTES = 16 * 1024;
+/** Runs up to this long are copied byte by byte: below it that beats making a view to copy from. */
+const SHORT_COPY_BYTES = 32;
 
 /**
  * Collects one read's replies into as few Buffers as possible. Small pieces are copied into a
@@ -9,17 +11,24 @@ const BIG_VALUE_BYTES = 16 * 1024;
  */
 export class OutputBuffer {
   private slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+  /** The slab's ArrayBuffer (the slab starts at its offset 0): regions are handed out as views of it. */
+  private slabBuffer = this.slab.buffer;
   /** Start of the not yet handed out region of the slab. */
   private start = 0;
   private end = 0;
-  private parts: Buffer[] = [];
+  private parts: Uint8Array[] = [];
   /** Bytes queued since the last take(). */
   pending = 0;
 
   private reserve(bytes: number): void {
     if (this.end + bytes <= this.slab.length) return;
     this.cut();
-    this.slab = Buffer.allocUnsafeSlow(Math.max(SLAB_BYTES, bytes));
+    this.newSlab(Math.max(SLAB_BYTES, bytes));
+  }
+
+  private newSlab(bytes: number): void {
+    this.slab = Buffer.allocUnsafeSlow(bytes);
+    this.slabBuffer = this.slab.buffer;
     this.start = 0;
     this.end = 0;
   }
@@ -27,7 +36,7 @@ export class OutputBuffer {
   /** Moves the slab's filled region into parts. */
   private cut(): void {
     if (this.end > this.start) {
-      this.parts.push(this.slab.subarray(this.start, this.end));
+      this.parts.push(new Uint8Array(this.slabBuffer, this.start, this.end - this.start));
       this.start = this.end;
     }
   }
@@ -67,12 +76,25 @@ export class OutputBuffer {
   }
 
   /**
-   * The text protocol's `VALUE <key> <flags> <bytes>[ <cas>]\r\n` line (no cas when `cas` is
-   * negative), the key being kb[ks, ke), in one reservation,
-   * written byte by byte (a handful of small Buffer calls cost more than the bytes).
+   * A get reply's `VALUE <key> <flags> <bytes>[ <cas>]\r\n<value>\r\n` block (no cas when `cas`
+   * is negative) in one reservation. The key is `keyLength` bytes at `keyStart` of `page`, the
+   * value follows it; `buffer` is the ArrayBuffer under `page`, which starts at its offset 0.
+   * Bytes are copied through views of `buffer` (cheaper than Buffer.copy and subarray, which
+   * each look the ArrayBuffer up again); short keys byte by byte. A big value of a buffer that
+   * is never written again (`byReference`) is queued as a view instead of copied.
    */
-  valueLine(kb: Buffer, ks: number, ke: number, flags: number, bytes: number, cas: number): void {
-    this.reserve(6 + (ke - ks) + 24 + 18 + 2);
+  valueBlock(
+    page: Uint8Array,
+    buffer: ArrayBuffer,
+    keyStart: number,
+    keyLength: number,
+    flags: number,
+    valueLength: number,
+    cas: number,
+    byReference: boolean,
+  ): void {
+    const shared = byReference && valueLength >= BIG_VALUE_BYTES;
+    this.reserve(6 + keyLength + 24 + 18 + 2 + (shared ? 0 : valueLength + 2));
     const slab = this.slab;
     const start = this.end;
     let p = start;
@@ -82,15 +104,33 @@ export class OutputBuffer {
     slab[p++] = 85; // U
     slab[p++] = 69; // E
     slab[p++] = 32;
-    p = copyBytes(slab, p, kb, ks, ke);
+    if (keyLength <= SHORT_COPY_BYTES) {
+      for (let i = keyStart, e = keyStart + keyLength; i < e; i++) slab[p++] = page[i]!;
+    } else {
+      slab.set(new Uint8Array(buffer, keyStart, keyLength), p);
+      p += keyLength;
+    }
     slab[p++] = 32;
     p = writeDecimal(slab, p, flags);
     slab[p++] = 32;
-    p = writeDecimal(slab, p, bytes);
+    p = writeDecimal(slab, p, valueLength);
     if (cas >= 0) {
       slab[p++] = 32;
       p = writeDecimal(slab, p, cas);
     }
+    slab[p++] = 13;
+    slab[p++] = 10;
+    const valueStart = keyStart + keyLength;
+    if (shared) {
+      this.end = p;
+      this.pending += p - start + valueLength;
+      this.cut();
+      this.parts.push(new Uint8Array(buffer, valueStart, valueLength));
+      this.crlf();
+      return;
+    }
+    slab.set(new Uint8Array(buffer, valueStart, valueLength), p);
+    p += valueLength;
     slab[p++] = 13;
     slab[p++] = 10;
     this.end = p;
@@ -149,11 +189,11 @@ export class OutputBuffer {
    * Returns everything queued since the last call: one Buffer when it is one region of the slab
    * (the common case: no array is made), else the parts in order; undefined when nothing is.
    */
-  take(): Buffer | Buffer[] | undefined {
+  take(): Uint8Array | Uint8Array[] | undefined {
     if (this.pending === 0) return undefined;
-    let out: Buffer | Buffer[];
+    let out: Uint8Array | Uint8Array[];
     if (this.parts.length === 0) {
-      out = this.slab.subarray(this.start, this.end);
+      out = new Uint8Array(this.slabBuffer, this.start, this.end - this.start);
       this.start = this.end;
     } else {
       this.cut();
@@ -161,10 +201,7 @@ export class OutputBuffer {
       this.parts = [];
     }
     this.pending = 0;
-    if (this.slab.length - this.end < 512) {
-      this.slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
-      this.start = this.end = 0;
-    }
+    if (this.slab.length - this.end < 512) this.newSlab(SLAB_BYTES);
     return out;
   }
 
@@ -183,7 +220,7 @@ export class OutputBuffer {
  * byte by byte: below about 32 bytes that beats `copy`'s fixed cost.
  */
 function copyBytes(target: Buffer, pos: number, src: Buffer, start: number, end: number): number {
-  if (end - start > 32) return pos + src.copy(target, pos, start, end);
+  if (end - start > SHORT_COPY_BYTES) return pos + src.copy(target, pos, start, end);
   for (let i = start; i < end; i++) target[pos++] = src[i]!;
   return pos;
 }

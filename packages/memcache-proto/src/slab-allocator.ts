@@ -56,6 +56,8 @@ export class SlabAllocator {
   readonly limitBytes: number;
   /** The bytes, words (Int32 and Uint32) and doubles of every page, by page index. */
   readonly bytes: Buffer[] = [];
+  /** Each page's ArrayBuffer (its bytes start at offset 0): views over it are the cheapest to make. */
+  readonly buffers: ArrayBuffer[] = [];
   readonly i32: Int32Array[] = [];
   readonly u32: Uint32Array[] = [];
   readonly f64: Float64Array[] = [];
@@ -171,6 +173,7 @@ export class SlabAllocator {
     this.mallocedBytes -= this.bytes[page]!.length;
     const empty = EMPTY_PAGE;
     this.bytes[page] = empty.bytes;
+    this.buffers[page] = EMPTY_BUFFER;
     this.i32[page] = empty.i32;
     this.u32[page] = empty.u32;
     this.f64[page] = empty.f64;
@@ -183,6 +186,7 @@ export class SlabAllocator {
     const page = this.freePageIndexes.pop() ?? this.bytes.length;
     this.pageClass[page] = owner;
     this.bytes[page] = bytes;
+    this.buffers[page] = buffer;
     this.i32[page] = new Int32Array(buffer, 0, size >>> 2);
     this.u32[page] = new Uint32Array(buffer, 0, size >>> 2);
     this.f64[page] = new Float64Array(buffer, 0, size >>> 3);

@@ -1,5 +1,6 @@
 import { parseFlags, parseI32, parseU32, parseU64 } from './ascii-numbers.js';
-import { type Cache, DeltaResult, StoreMode } from './cache.js';
+import { DeltaResult, StoreMode } from './cache.js';
+import type { LruStore } from './lru-store.js';
 import { processMetaCommand } from './meta-protocol.js';
 import type { OutputBuffer } from './output-buffer.js';
 import { KEY_MAX_LENGTH } from './protocol-limits.js';
@@ -281,25 +282,23 @@ function runGet(
     const h = touch
       ? cache.getAndTouch(buf.toString('latin1', s, i), exptime, now)
       : cache.getAt(buf, s, i, now);
-    if (h !== NIL) writeValue(out, cache, buf, s, i, h, withCas);
+    if (h !== NIL) writeValue(out, cache.store, h, withCas);
   }
   out.getEnd();
 }
 
-/** One `VALUE <key> <flags> <bytes>[ <cas>]` block of a get reply; the key is buf[s, e). */
-function writeValue(
-  out: OutputBuffer,
-  cache: Cache,
-  buf: Buffer,
-  s: number,
-  e: number,
-  h: number,
-  withCas: boolean,
-): void {
-  const store = cache.store;
-  out.valueLine(buf, s, e, store.flagsOf(h), store.valueLength(h), withCas ? store.casOf(h) : -1);
-  store.copyValue(h, out);
-  out.crlf();
+/** One `VALUE <key> <flags> <bytes>[ <cas>]` block of a get reply, key and value read from the item. */
+function writeValue(out: OutputBuffer, store: LruStore, h: number, withCas: boolean): void {
+  out.valueBlock(
+    store.pageOf(h),
+    store.bufferOf(h),
+    store.keyOffsetOf(h),
+    store.keyLengthOf(h),
+    store.flagsOf(h),
+    store.valueLength(h),
+    withCas ? store.casOf(h) : -1,
+    store.isLarge(h),
+  );
 }
 
 /** `get <key>` / `gets <key>`: the one key's bounds come from the tokenizer, nothing is rescanned. */
@@ -309,7 +308,7 @@ function getOne(conn: Session, buf: Buffer, s: number, e: number, withCas: boole
     return;
   }
   const h = conn.cache.getAt(buf, s, e, conn.now());
-  if (h !== NIL) writeValue(conn.out, conn.cache, buf, s, e, h, withCas);
+  if (h !== NIL) writeValue(conn.out, conn.cache.store, h, withCas);
   conn.out.getEnd();
 }
 

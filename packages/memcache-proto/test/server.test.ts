@@ -15,6 +15,41 @@ afterEach(async () => {
 });
 
 describe('hotpath-memcached server', () => {
+  it('answers get and gets byte for byte for keys and values of every length', async () => {
+    const server = await start({ itemSizeMax: 2 << 20 });
+    // keys around the byte-by-byte / view boundary (32), with bytes above 0x7f; values empty,
+    // small, a class chunk of 20 000 bytes (copied) and a 700 000-byte item of its own (queued by reference)
+    const keys = [1, 31, 32, 33, 64, 250].map((n, i) =>
+      Array.from({ length: n }, (_, j) =>
+        String.fromCharCode(j % 3 === 2 ? 0xa0 + ((i + j) % 90) : 97 + ((i + j) % 26)),
+      ).join(''),
+    );
+    const values = ['', 'v', 'w'.repeat(20_000), '\u00ff'.repeat(700_000), 'x\r\ny', 'z'.repeat(33)];
+    const sets = keys
+      .map((k, i) => `set ${k} ${i * 1000} 0 ${values[i]!.length}\r\n${values[i]}\r\n`)
+      .join('');
+    expect(await exchange(server.port, sets)).toBe(`${'STORED\r\n'.repeat(keys.length)}MN\r\n`);
+    const blocks = (cas: string[] | undefined) =>
+      keys
+        .map(
+          (k, i) =>
+            `VALUE ${k} ${i * 1000} ${values[i]!.length}${cas ? ` ${cas[i]}` : ''}\r\n${values[i]}\r\n`,
+        )
+        .join('');
+    expect(await exchange(server.port, `get ${keys.join(' ')}\r\n`)).toBe(
+      `${blocks(undefined)}END\r\nMN\r\n`,
+    );
+    const gets = await exchange(server.port, `gets ${keys.join(' ')}\r\n`);
+    const cas = [...gets.matchAll(/^VALUE \S+ \d+ \d+ (\d+)\r$/gm)].map((m) => m[1]!);
+    expect(new Set(cas).size).toBe(keys.length);
+    expect(gets).toBe(`${blocks(cas)}END\r\nMN\r\n`);
+    for (const [i, k] of keys.entries()) {
+      expect(await exchange(server.port, `get ${k}\r\n`)).toBe(
+        `VALUE ${k} ${i * 1000} ${values[i]!.length}\r\n${values[i]}\r\nEND\r\nMN\r\n`,
+      );
+    }
+  });
+
   it('listens on 127.0.0.1 unless told otherwise', async () => {
     const server = createServer({ port: 0 });
     servers.push(server);
