@@ -27,7 +27,9 @@ http.createServer((req, res) => {
 }).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('auth server ready'));
 `;
 
-const FAST = { duration: '1', warmup: '0.5', rounds: '4', connections: '1' };
+// 6 rounds: with 4, one round slowed by a neighbour on the shared machine widened the paired
+// interval across zero once in seven runs of the first test (regressed 'false' at -40 %).
+const FAST = { duration: '1', warmup: '0.5', rounds: '6', connections: '1' };
 
 describe('the bundled Action, run as GitHub runs it', () => {
   let root: string;
@@ -53,7 +55,7 @@ describe('the bundled Action, run as GitHub runs it', () => {
     });
     expect(first.stdout.match(/::error::.*/)?.[0], first.stdout).toBeUndefined();
     expect(first.code).toBe(0);
-    expect(first.outputs.regressed).toBe('true');
+    expect(first.outputs.regressed, first.summary).toBe('true');
     expect(Number(first.outputs['throughput-change'])).toBeLessThan(-10);
     expect(existsSync(first.outputs.report)).toBe(true);
     expect(github.comments).toHaveLength(1);
@@ -99,7 +101,7 @@ describe('the bundled Action, run as GitHub runs it', () => {
           inputs: { start: 'node server.js', url: '/auth', ...FAST },
         });
         expect(result.stdout.match(/::error::.*/)?.[0], result.stdout).toBeUndefined();
-        expect(result.outputs.regressed).toBe('true');
+        expect(result.outputs.regressed, result.summary).toBe('true');
         expect(fresh.comments[0].body).toMatch(/pbkdf2/);
         expect(fresh.comments[0].body).toMatch(/server Node v24\./);
       } finally {
@@ -132,7 +134,7 @@ http.createServer((req, res) => res.end(String(work()))).listen(Number(process.e
     });
     expect(result.stdout.match(/::error::.*/)?.[0], result.stdout).toBeUndefined();
     expect(result.code).toBe(0);
-    expect(result.outputs.regressed).toBe('false');
+    expect(result.outputs.regressed, result.summary).toBe('false');
     expect(result.summary).not.toMatch(/\*\*regressed\*\*/);
     const report = JSON.parse(readFileSync(result.outputs.report!, 'utf8'));
     for (const scenario of report.scenarios) {
@@ -186,7 +188,7 @@ require('node:http').createServer((req, res) => {
         },
       });
       expect(result.stdout.match(/::error::.*/)?.[0], result.stdout).toBeUndefined();
-      expect(result.outputs.regressed).toBe('true');
+      expect(result.outputs.regressed, result.summary).toBe('true');
       const body = fresh.comments[0]!.body;
       expect(body).toContain('| | Scenario | Requests/s | Latency p99 | Hotter functions |');
       expect(body).toMatch(/^\| 🔴 \| `hash` \|/m);

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { onTestFinished } from 'vitest';
 
 export const ACTION_BUNDLE = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
 
@@ -59,6 +60,9 @@ export async function runAction(options: {
   onSpawn?: (child: import('node:child_process').ChildProcess) => void;
 }): Promise<ActionRun> {
   const work = mkdtempSync(join(tmpdir(), 'hotpath-action-run-'));
+  // the runner's files (event, outputs, summary, RUNNER_TEMP with the report) last as long as
+  // the test that reads them, as a job's do on GitHub
+  onTestFinished(() => rmSync(work, { recursive: true, force: true }));
   const eventPath = join(work, 'event.json');
   writeFileSync(eventPath, JSON.stringify(options.event ?? pullRequestEvent(options.repo)));
   const outputPath = join(work, 'output');
