@@ -1,5 +1,6 @@
 // `pnpm test`: every package's tests through turbo (which builds first), then one closing
-// line for the whole workspace: "tests: N passed, N failed".
+// line for the whole workspace: "tests: N passed, N failed". A failing package does not stop
+// the others (turbo --continue), so the closing line counts every package's tests.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,7 +20,7 @@ for (const dir of packages) rmSync(results(dir), { force: true });
 
 const turbo = spawnSync(
   'pnpm',
-  ['exec', 'turbo', 'run', 'test', '--concurrency=1', ...process.argv.slice(2)],
+  ['exec', 'turbo', 'run', 'test', '--concurrency=1', '--continue', ...process.argv.slice(2)],
   {
     cwd: root,
     stdio: 'inherit',
@@ -40,6 +41,7 @@ for (const dir of packages) {
   failed += json.numFailedTests;
   skipped += json.numPendingTests + (json.numTodoTests ?? 0);
 }
-if (missing.length) console.log(`no test results from: ${missing.join(', ')}`);
+if (missing.length)
+  console.log(`no test results from: ${missing.join(', ')} (its build or its test run failed)`);
 console.log(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(turbo.status ?? 1);

@@ -88,13 +88,20 @@ async function installV8Profiler(
   dir: string,
   env: NodeJS.ProcessEnv,
   warnings: string[],
+  signal: AbortSignal,
 ): Promise<string | undefined> {
   if (env.HOTPATH_V8_PROFILER_INSTALL === 'false') return undefined;
   mkdirSync(dir, { recursive: true });
   const { exit, output } = await runCommand(
     `npm install --no-save --no-package-lock --no-audit --no-fund --prefix . v8-profiler-next@${V8_PROFILER_VERSION}`,
-    { cwd: dir, env: allowlistedEnvironment(env), timeoutMs: 240_000 },
+    { cwd: dir, env: allowlistedEnvironment(env), timeoutMs: 240_000, signal },
   );
+  // A cancelled job: runCommand has stopped npm and everything it started.
+  if (signal.aborted)
+    throw new HotpathCompareError(
+      'HP_COMPARE_ABORTED',
+      `installing v8-profiler-next was aborted (${String(signal.reason?.message ?? signal.reason)})`,
+    );
   if (exit.code !== 0) {
     warnings.push(
       `v8-profiler-next ${V8_PROFILER_VERSION} could not be installed for this Node (${output.last(1)[0] ?? `exit ${exit.code}`}); profiled with node:inspector instead`,
@@ -122,7 +129,7 @@ async function measurePullRequest(
   try {
     const extraEnv: Record<string, string> = {};
     if (settings.profiler === 'cpuprofile') {
-      const path = await installV8Profiler(join(work, 'v8-profiler'), process.env, warnings);
+      const path = await installV8Profiler(join(work, 'v8-profiler'), process.env, warnings, signal);
       if (path) extraEnv.HOTPATH_V8_PROFILER_PATH = path;
     }
     log(`hotpath: base ${pr.baseSha.slice(0, 12)} vs head ${headSha.slice(0, 12)}`);

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leftAlive, serversRunning } from '../../compare/test/helpers/processes.js';
 import { makeRepo, runAction } from './helpers/action-run.js';
 import { type FakeGitHub, startFakeGitHub } from './helpers/fake-github.js';
 
@@ -101,28 +102,16 @@ require('node:http').createServer((req, res) => res.end('ok')).listen(Number(pro
   it('a cancelled job (SIGTERM) stops every server and removes the worktrees', async () => {
     const ok = `require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.env.PORT), '127.0.0.1');`;
     const repo = makeRepo(join(root, 'cancel'), { 'server.js': ok }, { 'server.js': `${ok}\n// head` });
-    const servers = () =>
-      readdirSync('/proc')
-        .filter((p) => /^\d+$/.test(p))
-        .filter((p) => {
-          try {
-            return (
-              readFileSync(`/proc/${p}/environ`, 'utf8').includes(`HOTPATH_PROBE_DIR=`) &&
-              readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('server.js')
-            );
-          } catch {
-            return false;
-          }
-        });
-    let sawServer = false;
+    const servers = () => serversRunning('server.js', 'HOTPATH_PROBE_DIR=');
+    const seen: number[] = [];
     const run = await runAction({
       repo,
       apiUrl: github.url,
       inputs: { start: 'node server.js', duration: '60', warmup: '0', rounds: '1', connections: '1' },
       onSpawn: (child) => {
         const poll = setInterval(() => {
-          if (servers().length > 0) {
-            sawServer = true;
+          seen.push(...servers());
+          if (seen.length > 0) {
             clearInterval(poll);
             child.kill('SIGTERM');
           }
@@ -130,8 +119,10 @@ require('node:http').createServer((req, res) => res.end('ok')).listen(Number(pro
         child.once('exit', () => clearInterval(poll));
       },
     });
-    expect(sawServer).toBe(true);
+    expect(seen.length).toBeGreaterThan(0);
     expect(run.stdout).toMatch(/::error::HP_COMPARE_ABORTED: .*SIGTERM/);
+    // The Action exits only after every server has ended, its last thread included.
+    expect(leftAlive(seen)).toEqual([]);
     expect(servers()).toEqual([]);
     const worktrees = execFileSync('git', ['worktree', 'list'], { cwd: repo.dir, encoding: 'utf8' })
       .trim()

@@ -14,6 +14,8 @@ export const ERROR_CODES = {
   HP_COMPARE_BASE_NOT_FOUND: 'the base commit is not in the clone and could not be fetched',
   HP_COMPARE_LOAD_FAILED: 'the load generator failed',
   HP_COMPARE_ABORTED: 'the comparison was aborted (AbortSignal, SIGINT or SIGTERM)',
+  HP_COMPARE_STOP_FAILED:
+    'a process that a round or command started was still alive after SIGTERM, the grace period, SIGKILL and the wait after it',
   HP_COMPARE_RESULTS:
     'a results folder holds no results, results that do not have the expected shape, or shards that do not fit together',
 } as const;

@@ -1,8 +1,9 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leftAlive, serversRunning } from './helpers/processes.js';
 import { CLI_BIN, FIXTURES, makeRepo } from './helpers/repo.js';
 
 const cli = (args: string[], cwd = FIXTURES) =>
@@ -176,26 +177,20 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
     child.stderr.on('data', (c) => {
       stderr += c;
     });
-    // Wait until a server is up (a process whose cwd is one of the worktrees).
-    const servers = () =>
-      readdirSync('/proc')
-        .filter((p) => /^\d+$/.test(p))
-        .filter((p) => {
-          try {
-            return (
-              readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('server.js') &&
-              readFileSync(`/proc/${p}/environ`, 'utf8').includes('HOTPATH_PROBE_CONTROL')
-            );
-          } catch {
-            return false;
-          }
-        });
+    // Wait until a server is up (a process started by hotpath, with the probe's control address).
+    const servers = () => serversRunning('server.js', 'HOTPATH_PROBE_CONTROL');
     const deadline = Date.now() + 30_000;
-    while (servers().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect(servers().length).toBeGreaterThan(0);
+    let seen: number[] = [];
+    while (seen.length === 0 && Date.now() < deadline) {
+      seen = servers();
+      if (seen.length === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(seen.length).toBeGreaterThan(0);
     child.kill('SIGINT');
     const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
     expect(code, stderr).toBe(130);
+    // The CLI exits only after every server has ended, its last thread included.
+    expect(leftAlive(seen)).toEqual([]);
     expect(servers()).toEqual([]);
     expect(
       execFileSync('git', ['worktree', 'list'], { cwd: repo.dir, encoding: 'utf8' }).trim().split('\n'),

@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { HotpathCompareError } from '../errors.js';
+import { liveness, type ProcessEntry, processTable } from './process-table.js';
 
 /** The one shell every command from the inputs runs through. */
 export const SHELL = '/bin/sh';
@@ -99,89 +101,63 @@ export function spawnInGroup(command: string, options: SpawnOptions): GroupProce
 const MARKER = 'HOTPATH_PROCESS_GROUP';
 
 /**
- * Linux: live processes whose environment carries `marker` — those that escaped the process
- * group and the tree by daemonising (setsid, double fork) but kept the environment.
+ * Linux: processes whose environment carries `marker` — those that escaped the process group
+ * and the tree by daemonising (setsid, double fork) but kept the environment.
  */
-function marked(marker: string): number[] {
+function marked(marker: string, table: readonly ProcessEntry[]): ProcessEntry[] {
   const needle = Buffer.from(`${MARKER}=${marker}\0`);
-  const found: number[] = [];
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return found;
-  }
-  for (const name of entries) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+  return table.filter((entry) => {
+    if (entry.pid === process.pid) return false;
     try {
-      if (readFileSync(`/proc/${name}/environ`).includes(needle)) found.push(Number(name));
+      return readFileSync(`/proc/${entry.pid}/environ`).includes(needle);
     } catch {
-      // not ours to read, or gone
+      return false; // not ours to read, or gone
     }
-  }
-  return found;
+  });
 }
 
-/** Linux: every live descendant of `root` (children that left the group included). */
-function descendants(root: number): number[] {
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return [];
+/** Every process of `table` below `root` (children that left the group included). */
+function descendants(root: number, table: readonly ProcessEntry[]): ProcessEntry[] {
+  const children = new Map<number, ProcessEntry[]>();
+  for (const entry of table) {
+    const list = children.get(entry.ppid);
+    if (list) list.push(entry);
+    else children.set(entry.ppid, [entry]);
   }
-  const parentOf = new Map<number, number>();
-  for (const name of entries) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      // pid (comm) state ppid ...; comm may contain spaces and parentheses.
-      const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (rest[0] === 'Z') continue;
-      parentOf.set(Number(name), Number(rest[1]));
-    } catch {
-      // the process went away while we looked
-    }
-  }
-  const found: number[] = [];
+  const found: ProcessEntry[] = [];
   const queue = [root];
-  while (queue.length > 0) {
-    const pid = queue.shift()!;
-    for (const [child, parent] of parentOf) {
-      if (parent === pid && !found.includes(child)) {
-        found.push(child);
-        queue.push(child);
-      }
+  for (let pid = queue.shift(); pid !== undefined; pid = queue.shift()) {
+    for (const child of children.get(pid) ?? []) {
+      found.push(child);
+      queue.push(child.pid);
     }
   }
   return found;
 }
 
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-  } catch {
-    return false;
-  }
-  // kill(0) succeeds on zombies too: look for a live member where /proc is available.
-  try {
-    for (const name of readdirSync('/proc')) {
-      if (!/^\d+$/.test(name)) continue;
-      try {
-        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-        const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        if (Number(rest[2]) === pgid && rest[0] !== 'Z') return true;
-      } catch {
-        // gone
-      }
-    }
-    return false;
-  } catch {
-    return true;
-  }
+/** SIGTERM, then this long for the tree to exit before SIGKILL. */
+export const STOP_GRACE_MS = 3000;
+/** After SIGKILL, this long for the last thread of every process to end. */
+export const STOP_KILL_WAIT_MS = 2000;
+/** How often the stop sequence looks again. */
+const STOP_POLL_MS = 25;
+/**
+ * The longest stopGroup takes with the default grace: SIGTERM, grace, SIGKILL, wait, the reap
+ * of the shell (and the /proc scans in between). Past it, it resolves naming the survivors.
+ */
+export const STOP_BOUND_MS = STOP_GRACE_MS + STOP_KILL_WAIT_MS + 8 * STOP_POLL_MS;
+
+/** How a stop ended. */
+export interface StopResult {
+  /** Processes still alive (or still exiting) at the bound: empty when the stop succeeded. */
+  survivors: number[];
+  /** The sequence needed SIGKILL (something outlived the grace after SIGTERM). */
+  killed: boolean;
+  /** Every process the stop tracked: the group, its tree, the marked. */
+  tracked: number[];
 }
 
-function signal(pids: readonly number[], pgid: number, sig: NodeJS.Signals): void {
+function send(pids: Iterable<number>, pgid: number, sig: NodeJS.Signals): void {
   try {
     process.kill(-pgid, sig);
   } catch {
@@ -199,45 +175,60 @@ function signal(pids: readonly number[], pgid: number, sig: NodeJS.Signals): voi
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Stops the whole tree: SIGTERM to the process group and every descendant, then SIGKILL
- * after `graceMs`; resolves once no member is left alive and the shell has been reaped.
+ * Stops the whole tree: SIGTERM to the process group, every descendant and every process that
+ * carries the group's marker; SIGKILL to what is left after `graceMs`; then waits up to
+ * STOP_KILL_WAIT_MS. A process counts as stopped only once its last thread has ended (see
+ * liveness), so its ports are closed when this resolves with no `survivors`.
  */
-export async function stopGroup(proc: GroupProcess, graceMs = 3000): Promise<void> {
-  if (proc.pid <= 0) return;
-  const tree = [...new Set([...descendants(proc.pid), ...marked(proc.marker)])];
-  signal(tree, proc.pid, 'SIGTERM');
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline) {
-    if (!groupAlive(proc.pid) && tree.every((pid) => !isAlive(pid))) break;
-    await sleep(50);
+export async function stopGroup(proc: GroupProcess, graceMs = STOP_GRACE_MS): Promise<StopResult> {
+  if (proc.pid <= 0) return { survivors: [], killed: false, tracked: [] };
+  // pid → start time: a pid the kernel reuses for someone else's process is never counted.
+  const tracked = new Map<number, number | undefined>();
+  const look = (): number[] => {
+    const table = processTable();
+    if (table) {
+      const found = [
+        ...table.filter((entry) => entry.pgid === proc.pid),
+        ...descendants(proc.pid, table),
+        ...marked(proc.marker, table),
+      ];
+      for (const entry of found) if (!tracked.has(entry.pid)) tracked.set(entry.pid, entry.startTime);
+    } else if (!tracked.has(proc.pid)) tracked.set(proc.pid, undefined);
+    return [...tracked].filter(([pid, start]) => liveness(pid, start) !== 'gone').map(([pid]) => pid);
+  };
+  const until = async (deadline: number): Promise<number[]> => {
+    for (let left = look(); ; left = look()) {
+      if (left.length === 0 || Date.now() >= deadline) return left;
+      await sleep(STOP_POLL_MS);
+    }
+  };
+  send(look(), proc.pid, 'SIGTERM');
+  let left = await until(Date.now() + graceMs);
+  const killed = left.length > 0;
+  if (killed) {
+    send(left, proc.pid, 'SIGKILL');
+    left = await until(Date.now() + STOP_KILL_WAIT_MS);
   }
-  const left = [...new Set([...tree, ...descendants(proc.pid), ...marked(proc.marker)])].filter(isAlive);
-  if (groupAlive(proc.pid) || left.length > 0) {
-    signal(left, proc.pid, 'SIGKILL');
-    const hard = Date.now() + 2000;
-    while (Date.now() < hard && (groupAlive(proc.pid) || left.some(isAlive))) await sleep(25);
-  }
-  await Promise.race([proc.exited, sleep(2000)]);
+  // The shell is our child: let Node reap it (its 'exit' event) before reporting.
+  if (!left.includes(proc.pid)) await Promise.race([proc.exited, sleep(4 * STOP_POLL_MS)]);
+  return { survivors: left, killed, tracked: [...tracked.keys()] };
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return true;
-  }
+/** HP_COMPARE_STOP_FAILED naming the survivors of `stop`; `failure`, what the stop followed. */
+export function survivorsError(stop: StopResult, who: string, failure?: unknown): HotpathCompareError {
+  const after = failure instanceof Error ? ` (stopping after: ${failure.message})` : '';
+  const many = stop.survivors.length > 1;
+  return new HotpathCompareError(
+    'HP_COMPARE_STOP_FAILED',
+    `${who}: process${many ? 'es' : ''} ${stop.survivors.join(', ')} ${many ? 'were' : 'was'} still alive after SIGTERM, ${STOP_GRACE_MS} ms, SIGKILL and ${STOP_KILL_WAIT_MS} ms${after}`,
+    failure === undefined ? undefined : { cause: failure },
+  );
 }
 
-/** Synchronous last resort (process 'exit' handlers): SIGKILL the group. */
+/** Synchronous last resort (process 'exit' handlers): SIGKILL the group and the marked. */
 export function killGroupNow(proc: GroupProcess): void {
   if (proc.pid <= 0) return;
-  for (const pid of marked(proc.marker)) {
+  for (const { pid } of marked(proc.marker, processTable() ?? [])) {
     try {
       process.kill(pid, 'SIGKILL');
     } catch {
@@ -252,7 +243,11 @@ export function killGroupNow(proc: GroupProcess): void {
   }
 }
 
-/** Runs a command to completion through the shell; resolves with its exit and output tail. */
+/**
+ * Runs a command to completion through the shell; resolves with its exit and output tail once
+ * every process it started has ended (what it left running in its group or tree is stopped).
+ * Rejects with HP_COMPARE_STOP_FAILED when something survives that stop.
+ */
 export async function runCommand(
   command: string,
   options: SpawnOptions & { timeoutMs?: number; signal?: AbortSignal },
@@ -273,18 +268,21 @@ export async function runCommand(
   const first = await Promise.race([proc.exited, timeout]);
   if (timer) clearTimeout(timer);
   if (onAbort) options.signal?.removeEventListener('abort', onAbort);
-  process.removeListener('exit', onExit);
+  let exit: Exit;
+  let grace = 1000;
   if (first === 'aborted') {
     proc.output.push('(aborted)\n');
-    await stopGroup(proc, 1000);
-    return { exit: { code: null, signal: 'SIGTERM' }, output: proc.output };
-  }
-  if (first === 'timeout') {
+    exit = { code: null, signal: 'SIGTERM' };
+  } else if (first === 'timeout') {
     proc.output.push(`(timed out after ${Math.round((options.timeoutMs ?? 0) / 1000)} s)\n`);
-    await stopGroup(proc, 1000);
-    return { exit: { code: null, signal: 'SIGKILL' }, output: proc.output };
+    exit = { code: null, signal: 'SIGKILL' };
+  } else {
+    // Children the command left behind in its group are not ours to keep.
+    exit = first;
+    grace = 500;
   }
-  // Children the command left behind in its group are not ours to keep.
-  await stopGroup(proc, 500);
-  return { exit: first, output: proc.output };
+  const stop = await stopGroup(proc, grace);
+  process.removeListener('exit', onExit);
+  if (stop.survivors.length > 0) throw survivorsError(stop, `command ${JSON.stringify(command)}`);
+  return { exit, output: proc.output };
 }

@@ -9,7 +9,15 @@ import { type LoadResult, runLoad } from './load.js';
 import { withRelativeLocations } from './locations.js';
 import { type MonitorSummary, readMonitorFile } from './monitor-summary.js';
 import { ProbeControl, type ProbeReport } from './probe-control.js';
-import { type GroupProcess, killGroupNow, runCommand, spawnInGroup, stopGroup } from './process-group.js';
+import {
+  type GroupProcess,
+  killGroupNow,
+  runCommand,
+  type StopResult,
+  spawnInGroup,
+  stopGroup,
+  survivorsError,
+} from './process-group.js';
 import { type Profile, readCpuProfiles, readProfLogs } from './profiles.js';
 import { freePort, waitUntilReady } from './readiness.js';
 
@@ -185,6 +193,12 @@ async function runRoundOnce(
   const proc = spawnInGroup(command, { cwd: spec.cwd, env });
   const onExit = () => killGroupNow(proc);
   process.once('exit', onExit);
+  // The round settles only after every process it started has ended (or is named a survivor).
+  let stopped: StopResult | undefined;
+  const stop = async (failure?: unknown): Promise<void> => {
+    stopped ??= await stopGroup(proc);
+    if (stopped.survivors.length > 0) throw survivorsError(stopped, `${spec.side} round ${round}`, failure);
+  };
   try {
     const ready = await untilAborted(waitUntilReady(port, proc.exited, settings.readyTimeout * 1000), signal);
     if (ready.state === 'exited') {
@@ -255,6 +269,8 @@ async function runRoundOnce(
       await control.start(index + 1);
       log(`${spec.side} round ${round}:${label} measuring ${settings.duration} s`);
       const result = await runLoad({ ...load, duration: settings.duration });
+      // Aborted: no profile to wait for (the probe may take long to write one); stop now.
+      throwIfAborted(signal);
       const reports = await control.stop();
       throwIfAborted(signal);
       if (proc.exit() !== null) {
@@ -277,7 +293,7 @@ async function runRoundOnce(
       }
       windows.push({ scenario, load: result, reports });
     }
-    await stopGroup(proc);
+    await stop();
     const scenarios: ScenarioRound[] = [];
     const pids = new Set<number>();
     let serverNode: string | undefined;
@@ -321,8 +337,11 @@ async function runRoundOnce(
       });
     }
     return { side: spec.side, round, scenarios, pids: [...pids], serverNode, warnings };
+  } catch (err) {
+    if (!stopped) await stop(err);
+    throw err;
   } finally {
-    await stopGroup(proc);
+    if (!stopped) await stopGroup(proc);
     process.removeListener('exit', onExit);
     await control.close();
     if (!context.keepDir) rmSync(dir, { recursive: true, force: true });
