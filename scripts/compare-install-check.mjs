@@ -102,7 +102,7 @@ require('node:http').createServer((req, res) => {
     `import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { compare } from '@hotpath/compare';
+import { compare, render } from '@hotpath/compare';
 
 const config = JSON.parse(readFileSync('hotpath.config.json', 'utf8'));
 const servers = () =>
@@ -118,8 +118,10 @@ test('compare() flags the slower scenario only', { timeout: 180_000 }, async () 
   const events = [];
   const report = await compare({ ...config, out: 'api-report', onProgress: (e) => events.push(e) });
   assert.equal(report.scenarios[0].name, 'hash');
-  assert.equal(report.scenarios[0].regressed, true, report.scenarios[0].summary);
-  assert.equal(report.scenarios[1].regressed, false, report.scenarios[1].summary);
+  const { summary } = render(report);
+  assert.equal(report.scenarios[0].regressed, true, summary);
+  assert.equal(report.scenarios[1].regressed, false, summary);
+  assert.match(render(report).markdown, /^### /);
   assert.ok(events.some((e) => e.phase === 'measure'));
 });
 

@@ -2,7 +2,7 @@
 // (src/inputs.ts). `node scripts/action-yml.mjs --write` rewrites action.yml; the test
 // test/action-yml.test.ts fails when the committed file differs from what this renders.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { inputOf, SETTINGS } from '@hotpath/compare';
+import { inputOf, SETTINGS } from '@hotpath/compare/internal';
 import { ACTION_INPUTS } from '../dist/lib/inputs.js';
 
 const yamlString = (text) => `'${String(text).replace(/'/g, "''")}'`;

@@ -1,4 +1,4 @@
-import { inputOf, SETTINGS, type SettingSpec } from '@hotpath/compare';
+import { inputOf, SETTINGS, type SettingSpec } from '@hotpath/compare/internal';
 import { z } from 'zod';
 import { HotpathActionError } from './errors.js';
 

@@ -4,80 +4,33 @@ import { join, resolve } from 'node:path';
 import * as core from '@actions/core';
 import * as github from '@actions/github';
 import {
-  allowlistedEnvironment,
-  analyse,
-  commentMarker,
-  findResults,
   HotpathCompareError,
-  loadConfig,
-  mergeShards,
+  measure,
   parseShard,
-  type Report,
-  readShard,
-  renderMarkdown,
-  resolveSettings,
-  runCommand,
-  runMeasurements,
+  readShards,
+  report,
   type Settings,
-  writeReportFiles,
-  writeResults,
+  type Shard,
+  writeReport,
+  writeShard,
 } from '@hotpath/compare';
+import { allowlistedEnvironment, runCommand } from '@hotpath/compare/internal';
 import { uploadReportArtifact } from './artifact-upload.js';
 import { HotpathActionError } from './errors.js';
 import { gitHead } from './git.js';
 import {
-  findStickyComment,
-  isReadOnlyTokenError,
-  octokitComments,
   type PullRequest,
   pullRequestFromEvent,
   pullRequestOfRun,
-  tokenIdentity,
   triggeringRunFromEvent,
-  upsertStickyComment,
 } from './github.js';
-import { type ActionOptions, readActionOptions, settingInputs } from './inputs.js';
+import { type ActionOptions, readActionOptions } from './inputs.js';
 import { logSafe, withCommandsStopped } from './log.js';
+import { publish, serverUrl } from './publish.js';
+import { measureSettings, reportRules } from './settings.js';
 
 /** The exact v8-profiler-next the Action installs at run time (a native addon, built for the job's Node). */
 export const V8_PROFILER_VERSION = '1.10.0';
-
-/** Setting keys that decide the verdict: in report mode they come from the report job, never from results. */
-const VERDICT_KEYS = ['threshold', 'hotThreshold', 'metrics', 'failOn', 'failOnRegression'] as const;
-
-/** Reads every setting input once (core.getInput: INPUT_<NAME>), plus the config file it names. */
-export async function readSettings(
-  workspace: string,
-  options: ActionOptions,
-  base?: unknown,
-): Promise<Settings> {
-  const overrides: Record<string, unknown> = {};
-  for (const [input, key] of settingInputs()) {
-    const value = core.getInput(input);
-    if (value !== '') overrides[key] = value;
-  }
-  const loaded = options.config ? await loadConfig(resolve(workspace, options.config)) : undefined;
-  let config = loaded?.config;
-  if (base !== undefined) {
-    // Report mode: what was measured (scenarios, rounds, windows) from the results, the rules of
-    // the verdict from this job's own config and inputs.
-    const own = (loaded?.config ?? {}) as Record<string, unknown>;
-    const measured = { ...(base as Record<string, unknown>) };
-    for (const key of VERDICT_KEYS) {
-      delete measured[key];
-      if (own[key] !== undefined) measured[key] = own[key];
-    }
-    config = measured;
-    for (const key of Object.keys(overrides))
-      if (!(VERDICT_KEYS as readonly string[]).includes(key)) delete overrides[key];
-  }
-  return resolveSettings({
-    config,
-    configName: base !== undefined ? 'the results' : loaded ? `config file ${options.config}` : undefined,
-    overrides,
-    overridesSource: 'input',
-  });
-}
 
 /**
  * Installs v8-profiler-next for the Node on PATH (the one the workflow set up) into a private
@@ -111,7 +64,6 @@ async function installV8Profiler(
   return join(dir, 'node_modules', 'v8-profiler-next');
 }
 
-const serverUrl = () => process.env.GITHUB_SERVER_URL ?? 'https://github.com';
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 /** Measures base and head of the pull request (modes measure and all). Runs PR code: no API call. */
@@ -119,15 +71,16 @@ async function measurePullRequest(
   workspace: string,
   settings: Settings,
   pr: PullRequest,
-  warnings: string[],
+  shard: string,
   signal: AbortSignal,
-) {
+): Promise<Shard> {
   const temp = process.env.RUNNER_TEMP ?? tmpdir();
   // Head is what the workflow checked out (for pull_request: the merge of head into base).
   const headSha = await gitHead(workspace);
   const work = mkdtempSync(join(temp, 'hotpath-'));
   try {
     const extraEnv: Record<string, string> = {};
+    const warnings: string[] = [];
     if (settings.profiler === 'cpuprofile') {
       const path = await installV8Profiler(join(work, 'v8-profiler'), process.env, warnings, signal);
       if (path) extraEnv.HOTPATH_V8_PROFILER_PATH = path;
@@ -135,12 +88,14 @@ async function measurePullRequest(
     log(`hotpath: base ${pr.baseSha.slice(0, 12)} vs head ${headSha.slice(0, 12)}`);
     // Everything the PR's code prints from here on is inert in the log.
     return await withCommandsStopped(log, () =>
-      runMeasurements(settings, {
+      measure(settings, {
         baseDir: workspace,
         allowlistEnv: true,
         refs: { base: { ref: pr.baseRef, sha: pr.baseSha }, head: { ref: pr.headRef, sha: headSha } },
         extraEnv,
         signal,
+        shard: parseShard(shard),
+        warnings,
         onProgress: (e) => log(logSafe(e.message)),
       }),
     );
@@ -186,115 +141,15 @@ async function reportTarget(
   return { pr: pullRequestFromEvent(eventName, payload), runId: Number(process.env.GITHUB_RUN_ID ?? 0) };
 }
 
-/** Links to the results artifacts of a run (what report mode merged), through the API. */
-async function resultsArtifactLinks(
-  octokit: ReturnType<typeof github.getOctokit>,
-  pr: PullRequest,
-  runId: number,
-): Promise<string[]> {
-  if (!runId) return [];
-  try {
-    const { data } = await octokit.rest.actions.listWorkflowRunArtifacts({
-      owner: pr.owner,
-      repo: pr.repo,
-      run_id: runId,
-      per_page: 100,
-    });
-    return data.artifacts
-      .filter((a) => /^hotpath[\w.-]*$/.test(a.name) && Number.isSafeInteger(a.id))
-      .map(
-        (a) =>
-          `[${a.name.replace(/[^\w.-]/g, '')}](${serverUrl()}/${pr.owner}/${pr.repo}/actions/runs/${runId}/artifacts/${a.id})`,
-      );
-  } catch {
-    return [];
-  }
-}
+/** Source links point at the PR's head commit, in the fork for a fork's PR. */
+const linksOf = (pr: PullRequest) => ({
+  repositoryUrl: pr.fromFork ? pr.headRepositoryUrl : `${serverUrl()}/${pr.owner}/${pr.repo}`,
+  sha: pr.headSha,
+});
 
-/** The first lines of the comment: the commits compared, the artifact, how to reproduce. */
-function preamble(report: Report, pr: PullRequest, options: ActionOptions, artifacts: string[]): string[] {
-  const sha = (s: string | undefined) => (s && /^[0-9a-f]{7,64}$/.test(s) ? s.slice(0, 12) : '?');
-  const base = report.sides.base.sha;
-  const head = report.sides.head.sha;
-  const shards =
-    report.shards > 1
-      ? ` · ${report.shards} shards, ${report.rounds} rounds per side`
-      : ` · ${report.rounds} rounds per side`;
-  const config = options.config && /^[\w./-]+$/.test(options.config) ? ` --config ${options.config}` : '';
-  return [
-    `Compared base \`${sha(base)}\` with head \`${sha(head)}\` (PR #${pr.number})${shards}.`,
-    ...(artifacts.length ? [`Results: ${artifacts.join(', ')}.`] : []),
-    `Reproduce locally: \`npx -p @hotpath/compare hotpath compare --base ${sha(base)} --head ${sha(head)}${config}\``,
-  ];
-}
+const reportDir = () => join(process.env.RUNNER_TEMP ?? tmpdir(), 'hotpath-report');
 
-function shouldComment(mode: ActionOptions['comment'], report: Report, hasEarlier: boolean): boolean {
-  if (mode === 'never') return false;
-  if (mode === 'always' || hasEarlier) return true;
-  if (mode === 'on-regression') return report.regressed;
-  return report.regressed || report.improved;
-}
-
-/** Job summary, outputs, sticky comment, failure (modes report and all). Runs no PR code. */
-async function publish(
-  report: Report,
-  reportPath: string,
-  pr: PullRequest,
-  options: ActionOptions,
-  links: string[],
-  runId: number,
-) {
-  const token = options['github-token'];
-  const octokit = token ? github.getOctokit(token) : undefined;
-  const artifacts = octokit && links.length === 0 ? await resultsArtifactLinks(octokit, pr, runId) : links;
-  const markdown = renderMarkdown(report, {
-    marker: true,
-    commentKey: options['comment-key'],
-    preamble: preamble(report, pr, options, artifacts),
-  });
-  core.setOutput('regressed', String(report.regressed));
-  core.setOutput('throughput-change', (report.throughputChange * 100).toFixed(2));
-  core.setOutput('report', reportPath);
-  core.setOutput('shards', String(report.shards));
-  if (process.env.GITHUB_STEP_SUMMARY) await core.summary.addRaw(markdown).write();
-
-  let commentUrl = '';
-  if (!octokit) {
-    core.warning('hotpath: no github-token, so no pull-request comment (the job summary has the report)');
-  } else if (options.comment !== 'never') {
-    const marker = commentMarker(options['comment-key']);
-    try {
-      const api = octokitComments(octokit, pr);
-      const author = await tokenIdentity(octokit);
-      const earlier = await findStickyComment(api, marker, author);
-      if (shouldComment(options.comment, report, earlier !== undefined)) {
-        const result = await upsertStickyComment(api, marker, markdown, author);
-        commentUrl = result.url;
-        core.info(`hotpath: ${result.action} comment ${result.url}`);
-      } else {
-        core.info(`hotpath: no comment (comment: ${options.comment}, nothing to report)`);
-      }
-    } catch (err) {
-      if (isReadOnlyTokenError(err)) {
-        core.warning(
-          `hotpath: the token cannot comment on this pull request (${logSafe((err as Error).message)}); a fork PR's pull_request token is read-only: measure there and comment from a workflow_run job (mode report), as the README shows`,
-        );
-      } else {
-        throw new HotpathActionError(
-          'HP_ACTION_GITHUB_API',
-          `writing the comment failed: ${(err as Error).message}`,
-          { cause: err },
-        );
-      }
-    }
-  }
-  core.setOutput('comment-url', commentUrl);
-  await withCommandsStopped(log, async () => log(logSafe(report.summary)));
-  if (report.regressed && report.settings.failOnRegression)
-    core.setFailed('hotpath: a scenario regressed (see the summary)');
-}
-
-/** The Action: modes measure, report and all. */
+/** The Action: modes measure, report and all — the GitHub edge around measure → report → render. */
 export async function run(): Promise<void> {
   // A cancelled job sends SIGINT, then SIGTERM: stop every server, remove every worktree, then exit.
   const stop = new AbortController();
@@ -305,85 +160,39 @@ export async function run(): Promise<void> {
     const options = readActionOptions((name) => core.getInput(name));
     const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd();
     const resultsDir = resolve(workspace, options.results);
-    const warnings: string[] = [];
 
     if (options.mode === 'measure') {
       refuseUnsafeEvent(options);
-      const shard = parseShard(options.shard);
-      const settings = await readSettings(workspace, options);
+      const settings = await measureSettings(workspace, options);
       const pr = pullRequestFromEvent(github.context.eventName, github.context.payload);
-      const { measurements, sides } = await measurePullRequest(
-        workspace,
-        settings,
-        pr,
-        warnings,
-        stop.signal,
-      );
-      const folder = writeResults(resultsDir, { shard, settings, sides, measurements, warnings });
+      const shard = await measurePullRequest(workspace, settings, pr, options.shard, stop.signal);
+      const folder = writeShard(resultsDir, shard);
       core.setOutput('results', folder);
       core.info(
-        `hotpath: shard ${shard.index}/${shard.total} wrote its results to ${folder}; upload ${options.results} as an artifact for the report job`,
+        `hotpath: shard ${shard.shard.index}/${shard.shard.total} wrote its results to ${folder}; upload ${options.results} as an artifact for the report job`,
       );
       return;
     }
 
     if (options.mode === 'report') {
-      const files = findResults(resultsDir);
-      if (files.length === 0)
-        throw new HotpathCompareError(
-          'HP_COMPARE_RESULTS',
-          `no hotpath-results.json below ${resultsDir}: download the measure jobs' artifacts there`,
-        );
-      let measured: unknown;
-      const shards = files.map((file) =>
-        readShard(file, (raw) => {
-          measured ??= raw;
-          return resolveSettings({ config: raw, configName: `results ${file}` });
-        }),
-      );
-      const merged = mergeShards(shards);
-      const settings = await readSettings(workspace, options, measured);
+      const shards = readShards([resultsDir]);
       const token = options['github-token'];
       const { pr, runId } = await reportTarget(token ? github.getOctokit(token) : undefined);
-      const report = analyse(merged.measurements, {
-        settings,
-        sides: merged.sides,
-        shards: merged.shards,
-        links: {
-          repositoryUrl: pr.fromFork ? pr.headRepositoryUrl : `${serverUrl()}/${pr.owner}/${pr.repo}`,
-          sha: pr.headSha,
-        },
-        warnings: merged.warnings,
-      });
-      const out = writeReportFiles(
-        join(process.env.RUNNER_TEMP ?? tmpdir(), 'hotpath-report'),
-        report,
-        merged.measurements,
-      );
-      core.info(`hotpath: merged ${merged.shards} shard(s), ${report.rounds} rounds per side`);
-      await publish(report, out.report, pr, options, [], runId);
+      const rules = await reportRules(workspace, options);
+      const result = report(shards, { ...rules, links: linksOf(pr) });
+      const out = writeReport(reportDir(), result);
+      core.info(`hotpath: merged ${result.shards} shard(s), ${result.rounds} rounds per side`);
+      await publish(result, out.report, pr, options, [], runId);
       return;
     }
 
     // all: measure and report in one step (same-repository pull requests, no secrets in the job).
     refuseUnsafeEvent(options);
-    const settings = await readSettings(workspace, options);
+    const settings = await measureSettings(workspace, options);
     const pr = pullRequestFromEvent(github.context.eventName, github.context.payload);
-    const { measurements, sides } = await measurePullRequest(workspace, settings, pr, warnings, stop.signal);
-    const report = analyse(measurements, {
-      settings,
-      sides,
-      links: {
-        repositoryUrl: pr.fromFork ? pr.headRepositoryUrl : `${serverUrl()}/${pr.owner}/${pr.repo}`,
-        sha: pr.headSha,
-      },
-      warnings,
-    });
-    const files = writeReportFiles(
-      join(process.env.RUNNER_TEMP ?? tmpdir(), 'hotpath-report'),
-      report,
-      measurements,
-    );
+    const shard = await measurePullRequest(workspace, settings, pr, options.shard, stop.signal);
+    const result = report([shard], { links: linksOf(pr) });
+    const files = writeReport(reportDir(), result);
     for (const note of files.notes) core.warning(`hotpath: ${logSafe(note)}`);
     const links: string[] = [];
     if (options['upload-artifact']) {
@@ -398,7 +207,7 @@ export async function run(): Promise<void> {
         core.warning(`hotpath: the report files were not uploaded as an artifact: ${logSafe(upload.reason)}`);
       }
     }
-    await publish(report, files.report, pr, options, links, 0);
+    await publish(result, files.report, pr, options, links, 0);
   } catch (err) {
     if (err instanceof HotpathActionError || err instanceof HotpathCompareError)
       core.setFailed(`${err.code}: ${err.message}`);

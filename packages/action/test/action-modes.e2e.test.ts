@@ -1,7 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_BIN } from '../../compare/test/helpers/repo.js';
 import { makeRepo, runAction, type TempRepo } from './helpers/action-run.js';
 import { type FakeGitHub, startFakeGitHub } from './helpers/fake-github.js';
 
@@ -52,6 +54,7 @@ describe('two jobs: measure without a token (matrix shards), report from the res
         repo,
         apiUrl: github.url,
         noToken: true,
+        env: { RUNNER_NAME: `runner-${shard[0]}` },
         inputs: { ...FAST, mode: 'measure', shard, results: join(results, `hotpath-results-${shard[0]}`) },
       });
       expect(run.stdout.match(/::error::.*/)?.[0], run.stdout).toBeUndefined();
@@ -126,6 +129,28 @@ describe('two jobs: measure without a token (matrix shards), report from the res
       `npx -p @hotpath/compare hotpath compare --base ${repo.baseSha.slice(0, 12)} --head ${repo.headSha.slice(0, 12)}`,
     );
     expect(github.comments.find((c) => c.id === 1)?.body).toBe('<!-- hotpath-report -->\nfake all-clear');
+    // The machines that measured (one line per runner), not the report job's.
+    expect(body).toContain('- **measured on 2 machines**:');
+    expect(body).toMatch(/^ {2}- `runner-1`: Node v\d+/m);
+    expect(body).toMatch(/^ {2}- `runner-2`: Node v\d+/m);
+
+    // The CLI's `hotpath report` on the same shards goes through the same report(): same JSON,
+    // but for what only the Action adds (source links) and where the files went.
+    const cli = spawnSync(
+      process.execPath,
+      [CLI_BIN, 'report', results, '--json', '--out', join(root, 'cli-report')],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(cli.status, cli.stderr).toBe(0);
+    const comparable = (text: string) => {
+      const json = JSON.parse(text) as { links?: unknown; settings: { out?: string } };
+      delete json.links;
+      delete json.settings.out;
+      return json;
+    };
+    expect(comparable(cli.stdout)).toEqual(comparable(readFileSync(first.outputs.report ?? '', 'utf8')));
 
     const second = await report();
     expect(second.code).toBe(0);

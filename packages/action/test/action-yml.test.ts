@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { SETTINGS, type SettingSpec } from '@hotpath/compare';
+import { SETTINGS, type SettingSpec } from '@hotpath/compare/internal';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs script without types
 import { renderActionYml } from '../scripts/action-yml.mjs';

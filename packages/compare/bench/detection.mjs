@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { analyse, mergeShards, resolveSettings, runMeasurements } from '../dist/index.js';
+import { report as makeReport, measure, resolveSettings } from '../dist/index.js';
 
 const { values } = parseArgs({
   options: {
@@ -95,22 +95,15 @@ process.once('SIGTERM', () => process.exit(143));
 async function comparison(headSha, shards) {
   const measured = [];
   for (let i = 1; i <= shards; i++) {
-    const { measurements, sides } = await runMeasurements(settings, {
-      baseDir: dir,
-      refs: { base: { sha: base }, head: { sha: headSha } },
-    });
-    for (const r of [...measurements.base, ...measurements.head]) r.shard = i;
-    measured.push({
-      shard: { index: i, total: shards },
-      sides,
-      settings,
-      measurements,
-      environment: {},
-      warnings: [],
-    });
+    measured.push(
+      await measure(settings, {
+        baseDir: dir,
+        refs: { base: { sha: base }, head: { sha: headSha } },
+        shard: { index: i, total: shards },
+      }),
+    );
   }
-  const merged = mergeShards(measured);
-  const report = analyse(merged.measurements, { settings, sides: merged.sides, shards });
+  const report = makeReport(measured);
   const s = report.scenarios[0];
   const functions = (s.hotFunctions?.flagged ?? []).filter((f) => f.reason === 'grew' && f.significant);
   const flagged = report.regressed || functions.length > 0;

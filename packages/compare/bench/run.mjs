@@ -10,10 +10,10 @@
 // The servers are pinned to core 0 and this process (the load generator) to core 1.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { pairedDifference } from '../dist/analyse/statistics.js';
-import { probePath } from '../dist/index.js';
 import { runLoad } from '../dist/measure/load.js';
+import { probePath } from '../dist/measure/probe-path.js';
 import { runRound } from '../dist/measure/round.js';
+import { pairedDifference } from '../dist/report/statistics.js';
 import { resolveSettings } from '../dist/settings/schema.js';
 
 const hasTaskset = spawnSync('taskset', ['-V']).status === 0;

@@ -1,7 +1,7 @@
 // Rewrites the settings table of README.md from the settings table in the code (between the
 // table's header and the next blank line). A test fails when the README lacks a setting.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { flagOf, inputOf, SETTINGS } from '../dist/index.js';
+import { flagOf, inputOf, SETTINGS } from '../dist/internal.js';
 
 const HEADER = '| setting (config / API) | flag | Action input | default | meaning |';
 const unitOf = (s) => {

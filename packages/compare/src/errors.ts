@@ -1,3 +1,5 @@
+import type { Side } from './model.js';
+
 /** Stable error codes of @hotpath/compare; each one is documented in the package README. */
 export const ERROR_CODES = {
   HP_COMPARE_INVALID_SETTING:
@@ -21,8 +23,6 @@ export const ERROR_CODES = {
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
-
-export type Side = 'base' | 'head';
 
 /** Base class of every error this package throws on purpose. */
 export class HotpathCompareError extends Error {

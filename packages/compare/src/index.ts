@@ -1,60 +1,41 @@
-// The public API of @hotpath/compare. Everything else is internal.
+// The public API of @hotpath/compare: the pipeline's stages and their artifacts.
+//   compare(options)            measure → report → report files, in one call (for tests)
+//   measure(settings, runtime)  → Shard        base and head under load in interleaved rounds
+//   report(shards, rules)       → Report       statistics, verdict, hot functions (pure)
+//   render(report)              → text forms   summary, terminal, markdown, JSON (pure)
+// Everything else is internal; what only the Action needs is in '@hotpath/compare/internal'.
 
+export { type CompareOptions, compare } from './compare.js';
+export { ERROR_CODES, type ErrorCode, HotpathCompareError } from './errors.js';
+export { type MeasureRuntime, measure, type ProgressEvent } from './measure/measure.js';
 export type {
+  Diagnosis,
+  Finding,
+  HotFunction,
+  HotFunctionDiff,
+  Machine,
+  Measurements,
+  MetricName,
+  MetricStatus,
+  MetricVerdict,
   Report,
   ReportSettings,
+  RoundResult,
   RoundRow,
   ScenarioReport,
+  Shard,
+  ShardId,
+  Side,
+  SideHealth,
   SideInfo,
   SourceLinks,
-} from './analyse/analyse.js';
-export { analyse, roundPairs } from './analyse/analyse.js';
-export type { Diagnosis, Finding, SideHealth } from './analyse/diagnosis.js';
-export type { HotFunction, HotFunctionDiff } from './analyse/hot-functions.js';
-export {
-  compareSamples,
-  type Difference,
-  differenceOfMeans,
-  type MetricComparison,
-} from './analyse/statistics.js';
-export type { MetricName, MetricStatus, MetricVerdict } from './analyse/verdict.js';
-export {
-  type CompareOptions,
-  type CompareRuntime,
-  type ComparisonOutcome,
-  compare,
-  type MeasuredSides,
-  type ProgressEvent,
-  probePath,
-  type RunOptions,
-  runComparison,
-  runMeasurements,
-} from './compare.js';
-export { ERROR_CODES, type ErrorCode, HotpathCompareError, type Side } from './errors.js';
-export { allowlistedEnvironment, untrustedEnvironment } from './measure/environment.js';
-export { runCommand } from './measure/process-group.js';
-export { type WrittenFiles, writeReportFiles } from './render/files.js';
-export {
-  COMMENT_MARKER,
-  codeSpan,
-  commentMarker,
-  escapeText,
-  MAX_COMMENT_LENGTH,
-  renderMarkdown,
-} from './render/markdown.js';
-export { renderTerminal } from './render/terminal.js';
-export {
-  findResults,
-  mergeShards,
-  RESULTS_FILE,
-  readShard,
-  type ShardResults,
-  writeResults,
-} from './results/results.js';
-export { parseShard, type ShardId, shardFolder } from './results/shard.js';
-export { CONFIG_NAMES, findConfig, loadConfig } from './settings/config-file.js';
-export { parseDuration } from './settings/duration.js';
-export { configJsonSchema } from './settings/json-schema.js';
+} from './model.js';
+export { type WrittenFiles, writeReport } from './render/files.js';
+export type { MarkdownOptions } from './render/markdown.js';
+export { type RenderOptions, render } from './render/render.js';
+export { report } from './report/report.js';
+export type { ReportRules } from './report/shards.js';
+export { findConfig, loadConfig } from './settings/config-file.js';
 export {
   type CompareConfig,
   type LoadConfig,
@@ -65,4 +46,5 @@ export {
   type ScenarioConfig,
   type Settings,
 } from './settings/schema.js';
-export { flagOf, inputOf, SETTINGS, type SettingSpec } from './settings/table.js';
+export { readShards, writeShard } from './shard/file.js';
+export { parseShard } from './shard/id.js';

@@ -84,7 +84,7 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
     const r = cli(['compare', '--json'], app);
     expect(r.status, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
-    expect(report.schema).toBe('hotpath-report/2');
+    expect(report.schema).toBe('hotpath-report/3');
     expect(report.scenarios.map((s: { name: string; regressed: boolean }) => [s.name, s.regressed])).toEqual([
       ['hash', true],
       ['static', false],
@@ -141,7 +141,13 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
     expect(report.scenarios[0].pairs).toBe(6);
     expect(report.settings.threshold).toBe(5);
     expect(report.scenarios[0].regressed).toBe(true);
-    expect(merged.stderr).toContain('merged 2 shard(s)');
+    expect(merged.stderr).toContain('merged 2 shards');
+    // A flag that would change what was measured is refused: the results fix it.
+    const refused = cli(['report', results, '--duration', '9']);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(
+      /^hotpath: --duration describes the measurement, which the results fix; hotpath report takes only --threshold, /,
+    );
     const empty = cli(['report', join(dir, 'nothing')]);
     expect(empty.status).toBe(1);
     expect(empty.stderr).toMatch(/^hotpath: HP_COMPARE_RESULTS: no hotpath-results.json below/);
@@ -219,7 +225,7 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
     expect(r.stdout).toMatch(/^Requests\/s\s+\S+\s+\S+/m);
     expect(r.stdout).toMatch(/pbkdf2Sync/);
     const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
-    expect(report.schema).toBe('hotpath-report/2');
+    expect(report.schema).toBe('hotpath-report/3');
     expect(report.scenarios[0].rounds.map((x: { side: string }) => x.side)).toEqual([
       'base',
       'head',

@@ -1,12 +1,13 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { probePath } from '@hotpath/compare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { probePath } from '../src/measure/probe-path.js';
 import { STOP_BOUND_MS } from '../src/measure/process-group.js';
 import { listenersOf, liveness } from '../src/measure/process-table.js';
 import { canConnect } from '../src/measure/readiness.js';
-import { type RoundResult, runRound } from '../src/measure/round.js';
+import { runRound } from '../src/measure/round.js';
+import type { RoundResult } from '../src/model.js';
 import { resolveSettings } from '../src/settings/schema.js';
 
 const FIXTURES = new URL('./fixtures/', import.meta.url).pathname;

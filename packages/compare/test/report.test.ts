@@ -1,15 +1,15 @@
 import type { Profile } from '@hotpath/tick-parser';
 import { describe, expect, it } from 'vitest';
-import { analyse } from '../src/analyse/analyse.js';
-import { diagnose } from '../src/analyse/diagnosis.js';
-import { diffHotFunctions } from '../src/analyse/hot-functions.js';
-import type { Measurements } from '../src/measure/measure.js';
-import type { MonitorSummary } from '../src/measure/monitor-summary.js';
-import type { RoundResult } from '../src/measure/round.js';
+import type { Measurements, MonitorSummary, RoundResult } from '../src/model.js';
 import { shortLocation } from '../src/render/format.js';
 import { COMMENT_MARKER, codeSpan, escapeText, renderMarkdown, sourceLink } from '../src/render/markdown.js';
 import { renderTerminal } from '../src/render/terminal.js';
+import { runSummary } from '../src/render/words.js';
+import { diagnose } from '../src/report/diagnosis.js';
+import { diffHotFunctions } from '../src/report/hot-functions.js';
+import { report as makeReport } from '../src/report/report.js';
 import { resolveSettings } from '../src/settings/schema.js';
+import { shardOf } from './helpers/shards.js';
 
 const APP = 'app/server.js';
 
@@ -174,14 +174,15 @@ const measurements: Measurements = {
 
 describe('analyse + renderMarkdown', () => {
   const settings = resolveSettings({ config: { start: 'node server.js', url: '/auth', rounds: 3 } });
-  const report = analyse(measurements, {
-    settings,
-    sides: {
-      base: { command: 'node server.js', cwd: '/b', ref: 'main' },
-      head: { command: 'node server.js', cwd: '/h' },
-    },
-    links: { repositoryUrl: 'https://github.com/o/r', sha: 'abc123' },
-  });
+  const report = makeReport(
+    [
+      shardOf(measurements, settings, {
+        base: { command: 'node server.js', cwd: '/b', ref: 'main' },
+        head: { command: 'node server.js', cwd: '/h' },
+      }),
+    ],
+    { links: { repositoryUrl: 'https://github.com/o/r', sha: 'abc123' } },
+  );
 
   it('decides regressed and names the hot function in the verdict line', () => {
     expect(report.regressed).toBe(true);
@@ -189,8 +190,8 @@ describe('analyse + renderMarkdown', () => {
     expect(report.scenarios).toHaveLength(1);
     expect(report.scenarios[0]?.regressed).toBe(true);
     expect(report.throughputChange).toBeCloseTo(Math.cbrt(23 * 24 * 22) / Math.cbrt(45 * 44 * 46) - 1, 5);
-    expect(report.summary).toMatch(/^Regression: Requests\/s −?-?4\d\.\d %/);
-    expect(report.summary).toContain('run (native, from pbkdf2Sync)');
+    expect(runSummary(report)).toMatch(/^Regression: Requests\/s −?-?4\d\.\d %/);
+    expect(runSummary(report)).toContain('run (native, from pbkdf2Sync)');
   });
 
   it('renders one document with marker, metrics, hot functions, rounds and a chart', () => {
@@ -205,7 +206,9 @@ describe('analyse + renderMarkdown', () => {
     expect(md).toContain('```mermaid');
     expect(md).toContain('<details><summary>Rounds</summary>');
     expect(md).toContain('| 1 | base 1 | 45 |');
-    expect(md).toContain('server Node v20.20.2');
+    expect(md).toContain('**server**: Node v20.20.2');
+    // The machine that measured (the shard's), not the one that renders.
+    expect(md).toContain('**measured on**: `recorder`: Node v20.20.2, linux x64, 2 CPUs (Recorded CPU)');
   });
 
   it('renders a terminal report without colour codes when asked', () => {
@@ -232,10 +235,9 @@ describe('analyse + renderMarkdown', () => {
 });
 
 describe('markdown from hostile text', () => {
-  const report = analyse(measurements, {
-    settings: resolveSettings({ config: { start: 'node server.js', url: '/auth', rounds: 3 } }),
-    sides: { base: { command: 'node server.js', cwd: '/b' }, head: { command: 'node server.js', cwd: '/h' } },
-  });
+  const report = makeReport([
+    shardOf(measurements, resolveSettings({ config: { start: 'node server.js', url: '/auth', rounds: 3 } })),
+  ]);
   it('code spans hold any text on one line, backticks and pipes included', () => {
     expect(codeSpan('a`b')).toBe('``a`b``');
     expect(codeSpan('`x`')).toBe('`` `x` ``');
@@ -271,20 +273,16 @@ describe('analyse: hotter functions need growth beyond noise', () => {
   const settings = resolveSettings({ config: { start: 'node server.js', url: '/auth', rounds: 3 } });
   const base = profile({ '(idle)': 100, handler: 100, writev: 60, parse: 40 });
   const run = (heads: Profile[]) =>
-    analyse(
-      {
-        ...measurements,
-        base: [1, 2, 3].map((r) => roundResult('base', r, 45, 21, base)),
-        head: heads.map((p, i) => roundResult('head', i + 1, 45, 21, p)),
-      },
-      {
-        settings,
-        sides: {
-          base: { command: 'node server.js', cwd: '/b' },
-          head: { command: 'node server.js', cwd: '/h' },
+    makeReport([
+      shardOf(
+        {
+          ...measurements,
+          base: [1, 2, 3].map((r) => roundResult('base', r, 45, 21, base)),
+          head: heads.map((p, i) => roundResult('head', i + 1, 45, 21, p)),
         },
-      },
-    ).scenarios[0]!.hotFunctions!;
+        settings,
+      ),
+    ]).scenarios[0]!.hotFunctions!;
 
   it('does not flag a share that grew in the merged profiles when its per-round interval spans zero', () => {
     // parse: +47 points in one pair, −10 and 0 in the others; merged it grew by 23 points.

@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  compareSamples,
-  pairedDifference,
-  tCdf,
-  tQuantile,
-  tQuantile975,
-} from '../src/analyse/statistics.js';
+import { compareSamples, pairedDifference, tCdf, tQuantile, tQuantile975 } from '../src/report/statistics.js';
 
 describe('tQuantile975', () => {
   it.each([

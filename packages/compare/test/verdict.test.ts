@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { roundPairs } from '../src/analyse/analyse.js';
-import { judgeMetrics, type RoundMetrics } from '../src/analyse/verdict.js';
+import type { RoundMetrics } from '../src/model.js';
+import { roundPairs } from '../src/report/scenario.js';
+import { judgeMetrics } from '../src/report/verdict.js';
 
 const ALL = ['requestsPerSecond', 'p50', 'p90', 'p99', 'errorRate', 'cpuPerRequest'] as const;
 /** judgeMetrics on base round k paired with head round k, at one test's 95 % level. */

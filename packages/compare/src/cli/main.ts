@@ -1,19 +1,25 @@
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import { analyse } from '../analyse/analyse.js';
-import { probePath, runComparison } from '../compare.js';
 import { HotpathCompareError } from '../errors.js';
-import { measureOne } from '../measure/measure.js';
-import { writeReportFiles } from '../render/files.js';
+import { measure } from '../measure/measure.js';
+import { probePath } from '../measure/probe-path.js';
+import { measureOne } from '../measure/rounds.js';
+import type { Report } from '../model.js';
+import { type WrittenFiles, writeReport } from '../render/files.js';
 import { renderMarkdown } from '../render/markdown.js';
-import { writeProfileOnly } from '../render/profile-report.js';
+import { renderProfileText, writeProfileReport } from '../render/profile-report.js';
+import { renderJson } from '../render/render.js';
 import { renderTerminal } from '../render/terminal.js';
-import { findResults, mergeShards, readShard, writeResults } from '../results/results.js';
-import { parseShard } from '../results/shard.js';
+import { profileReport } from '../report/profile.js';
+import { report } from '../report/report.js';
+import { isReporterKey, REPORTER_KEYS } from '../report/shards.js';
 import { findConfig, loadConfig } from '../settings/config-file.js';
 import { configJsonSchema } from '../settings/json-schema.js';
 import { resolveSettings } from '../settings/schema.js';
+import { flagOf, SETTINGS, type SettingSpec } from '../settings/table.js';
+import { readShards, writeShard } from '../shard/file.js';
+import { parseShard } from '../shard/id.js';
 import { parseCommandLine, UsageError, usage } from './args.js';
 
 function version(): string {
@@ -79,32 +85,35 @@ export async function main(argv: string[], signal?: AbortSignal): Promise<number
       settings,
       { probePath: probePath(), env: process.env, log: ui.log, signal },
     ).finally(() => ui.done());
-    const written = writeProfileOnly(resolve(baseDir, settings.out), rounds, settings);
-    process.stdout.write(parsed.json ? `${JSON.stringify(written.summary, null, 2)}\n` : written.text);
-    process.stderr.write(`files: ${written.dir}\n`);
+    const found = profileReport(rounds, settings);
+    const dir = writeProfileReport(resolve(baseDir, settings.out), found);
+    const { profile: _profile, ...summary } = found;
+    process.stdout.write(parsed.json ? `${JSON.stringify(summary, null, 2)}\n` : renderProfileText(found));
+    process.stderr.write(`files: ${dir}\n`);
     return 0;
   }
 
-  const shard = parsed.shard ? parseShard(parsed.shard) : { index: 1, total: 1 };
-  const { report, files, measurements, sides } = await runComparison(settings, {
+  const shard = await measure(settings, {
     signal,
     baseDir,
+    shard: parsed.shard ? parseShard(parsed.shard) : undefined,
     onProgress: (e) => ui.log(e.message),
   }).finally(() => ui.done());
   if (parsed.results) {
-    const folder = writeResults(resolve(parsed.results), {
-      shard,
-      settings,
-      sides,
-      measurements,
-      warnings: [],
-    });
-    process.stderr.write(`raw results (shard ${shard.index}/${shard.total}): ${folder}\n`);
+    const folder = writeShard(resolve(parsed.results), shard);
+    process.stderr.write(`raw results (shard ${shard.shard.index}/${shard.shard.total}): ${folder}\n`);
   }
+  const result = report([shard]);
+  const files = writeReport(resolve(baseDir, settings.out), result);
+  return output(result, files, parsed);
+}
+
+/** Writes what both `compare` and `report` print; the exit status of the verdict. */
+function output(result: Report, files: WrittenFiles, parsed: ReturnType<typeof parseCommandLine>): number {
   if (parsed.markdown)
-    writeFileSync(resolve(parsed.markdown), renderMarkdown(report, { maxLength: Number.POSITIVE_INFINITY }));
-  if (parsed.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-  else process.stdout.write(renderTerminal(report, { color: process.stdout.isTTY && !process.env.NO_COLOR }));
+    writeFileSync(resolve(parsed.markdown), renderMarkdown(result, { maxLength: Number.POSITIVE_INFINITY }));
+  if (parsed.json) process.stdout.write(renderJson(result));
+  else process.stdout.write(renderTerminal(result, { color: process.stdout.isTTY && !process.env.NO_COLOR }));
   const written = [
     files.report,
     files.markdown,
@@ -112,43 +121,35 @@ export async function main(argv: string[], signal?: AbortSignal): Promise<number
   ]
     .filter(Boolean)
     .map((f) => `  ${f}`);
-  process.stderr.write(`\nfiles in ${files.dir}:\n${written.join('\n')}\n`);
+  const merged = result.shards > 1 ? `merged ${result.shards} shards; ` : '';
+  process.stderr.write(`\n${merged}files in ${files.dir}:\n${written.join('\n')}\n`);
   for (const note of files.notes) process.stderr.write(`note: ${note}\n`);
-  return report.regressed && settings.failOnRegression ? 1 : 0;
+  return result.regressed && result.settings.failOnRegression ? 1 : 0;
 }
 
-/** `hotpath report DIR...`: merges every shard found below the folders, analyses, renders. */
+/**
+ * `hotpath report DIR...`: every shard found below the folders through the one report() — the
+ * same precedence as the Action's report mode: what was measured from the results, the verdict's
+ * rules (and --out) from this command line; a flag that would change the measurement is refused.
+ */
 async function runReport(parsed: ReturnType<typeof parseCommandLine>): Promise<number> {
-  const files = parsed.folders.flatMap((dir) => findResults(resolve(dir)));
-  if (files.length === 0)
-    throw new HotpathCompareError(
-      'HP_COMPARE_RESULTS',
-      `no hotpath-results.json below ${parsed.folders.join(', ')}`,
+  const refused = Object.keys(parsed.overrides).filter((key) => !isReporterKey(key));
+  if (refused.length > 0) {
+    const flags = (keys: readonly string[]) =>
+      keys
+        .map((key) => {
+          const spec = (SETTINGS as readonly SettingSpec[]).find((s) => s.key === key);
+          return spec ? `--${flagOf(spec)}` : key;
+        })
+        .join(', ');
+    throw new UsageError(
+      `${flags(refused)} describe${refused.length > 1 ? '' : 's'} the measurement, which the results fix; hotpath report takes only ${flags(REPORTER_KEYS)}`,
     );
-  const shards = files.map((file) =>
-    readShard(file, (raw) => resolveSettings({ config: raw, configName: `results ${file}` })),
-  );
-  const merged = mergeShards(shards);
-  // The verdict's rules come from this command line; what was measured, from the results.
-  const settings = resolveSettings({
-    config: merged.settings,
-    configName: 'the results',
-    overrides: parsed.overrides,
-    overridesSource: 'flag',
-  });
-  const result = analyse(merged.measurements, {
-    settings,
-    sides: merged.sides,
-    shards: merged.shards,
-    warnings: merged.warnings,
-  });
-  const written = writeReportFiles(resolve(settings.out), result, merged.measurements);
-  if (parsed.markdown)
-    writeFileSync(resolve(parsed.markdown), renderMarkdown(result, { maxLength: Number.POSITIVE_INFINITY }));
-  if (parsed.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  else process.stdout.write(renderTerminal(result, { color: process.stdout.isTTY && !process.env.NO_COLOR }));
-  process.stderr.write(`\nmerged ${merged.shards} shard(s); files in ${written.dir}\n`);
-  return result.regressed && settings.failOnRegression ? 1 : 0;
+  }
+  const shards = readShards(parsed.folders.map((dir) => resolve(dir)));
+  const result = report(shards, { overrides: parsed.overrides, overridesSource: 'flag' });
+  const files = writeReport(resolve(result.settings.out), result);
+  return output(result, files, parsed);
 }
 
 /** The `hotpath` bin: SIGINT/SIGTERM abort the run (everything is cleaned up), then exit 130/143. */

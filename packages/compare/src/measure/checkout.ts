@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { formatTail, HotpathCompareError, type Side } from '../errors.js';
+import { formatTail, HotpathCompareError } from '../errors.js';
+import type { Side } from '../model.js';
 import { throwIfAborted } from './abort.js';
 import { untrustedEnvironment } from './environment.js';
 import { runCommand } from './process-group.js';

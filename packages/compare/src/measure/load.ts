@@ -1,19 +1,6 @@
 import { run } from '@hotpath/load-client';
 import { HotpathCompareError } from '../errors.js';
-
-/** What one load run measured (the part of @hotpath/load-client's RunResult the engine uses). */
-export interface LoadResult {
-  /** Measured seconds. */
-  duration: number;
-  requests: { total: number; mean: number; perSecond: number[] };
-  latency: { mean: number; p50: number; p90: number; p99: number; max: number };
-  statusCodes: Record<string, number>;
-  non2xx: number;
-  errors: number;
-  errorsByKind: Record<string, number>;
-  /** HdrHistogram of latencies (µs), compressed base64, as @hotpath/load-client serialises it. */
-  histogram?: string;
-}
+import type { LoadResult } from '../model.js';
 
 export interface LoadOptions {
   url: string;

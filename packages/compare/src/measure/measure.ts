@@ -1,62 +1,166 @@
-import type { Side } from '../errors.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { HotpathCompareError } from '../errors.js';
+import type { Shard, ShardId, Side, SideInfo } from '../model.js';
 import type { Settings } from '../settings/schema.js';
-import { type RoundContext, type RoundResult, runRound, type ServerSpec } from './round.js';
+import { throwIfAborted } from './abort.js';
+import {
+  addWorktree,
+  defaultBase,
+  gitRoot,
+  installPlan,
+  mapIntoCheckout,
+  prepareCheckout,
+  removeWorktree,
+  resolveCommit,
+} from './checkout.js';
+import { allowlistedEnvironment } from './environment.js';
+import { thisMachine } from './machine.js';
+import { probePath } from './probe-path.js';
+import type { RoundContext, ServerSpec } from './round.js';
+import { measureRounds } from './rounds.js';
 
-export interface ComparisonPlan {
-  base: ServerSpec;
-  head: ServerSpec;
-  settings: Settings;
+/** A step of a running comparison, for progress displays. */
+export interface ProgressEvent {
+  phase: 'prepare' | 'measure' | 'analyse';
+  message: string;
 }
 
-/** Raw measurements of a whole comparison, before any statistics. */
-export interface Measurements {
-  base: RoundResult[];
-  head: RoundResult[];
-  /** Order the rounds ran in, e.g. ['base', 'head', 'base', 'head']. */
-  order: Side[];
-  /** Scenario names, in the order each round measures them. */
-  scenarios: string[];
-  startedAt: string;
-  finishedAt: string;
-}
-
-/** The round order: B H B H … (`rounds` of each). */
-export function interleave(rounds: number): Side[] {
-  const order: Side[] = [];
-  for (let i = 0; i < rounds; i++) order.push('base', 'head');
-  return order;
+/** What a caller adds to the settings of a measurement (the CLI, the Action, compare()). */
+export interface MeasureRuntime {
+  /** Aborts the measurement: every process is stopped, every worktree and temp dir removed. */
+  signal?: AbortSignal;
+  /** Called with each step (checkouts, installs, rounds, scenarios). */
+  onProgress?: (event: ProgressEvent) => void;
+  /** Environment the commands start from (default process.env; tokens are always removed). */
+  env?: NodeJS.ProcessEnv;
+  /** Extra variables for the servers (e.g. HOTPATH_V8_PROFILER_PATH). */
+  extraEnv?: Record<string, string>;
+  /** Commits the caller already resolved (the Action: the PR's base and head). */
+  refs?: Partial<Record<Side, { ref?: string; sha?: string }>>;
+  /** Directory that relative settings (cwd) resolve against (default process.cwd()). */
+  baseDir?: string;
+  /**
+   * Give the commands only an allowlist of the environment plus `passEnv` (the Action, where
+   * the job may hold secrets). Otherwise they get the environment minus tokens and secrets.
+   */
+  allowlistEnv?: boolean;
+  /** Which shard of a matrix this is (default 1/1). */
+  shard?: ShardId;
+  /** Warnings the shard carries (e.g. the profiler could not be installed). */
+  warnings?: string[];
 }
 
 /**
- * Runs every round of both sides, interleaved B H B H …; each round starts the side's server
- * once and measures every scenario in turn.
+ * The measure stage: checkouts (git worktrees for refs, or two start commands in one tree),
+ * install and build, interleaved rounds B H B H … Returns the Shard: raw rounds, what each side
+ * ran, the settings and the machine that measured; no statistics. Leaves no process, worktree or
+ * temp dir behind, on success, error or abort.
  */
-export async function measure(plan: ComparisonPlan, context: RoundContext): Promise<Measurements> {
-  const startedAt = new Date().toISOString();
-  const order = interleave(plan.settings.rounds);
-  const results: Record<Side, RoundResult[]> = { base: [], head: [] };
-  for (const side of order) {
-    const round = results[side].length + 1;
-    results[side].push(await runRound(plan[side], round, plan.settings, context));
+export async function measure(settings: Settings, runtime: MeasureRuntime = {}): Promise<Shard> {
+  const options = runtime;
+  const { signal } = options;
+  const env = options.allowlistEnv
+    ? allowlistedEnvironment(options.env ?? process.env, settings.passEnv)
+    : (options.env ?? process.env);
+  const progress = (phase: ProgressEvent['phase']) => (message: string) =>
+    options.onProgress?.({ phase, message });
+  const baseDir = options.baseDir ?? process.cwd();
+  const cwd = resolve(baseDir, settings.cwd);
+  const cleanups: (() => Promise<void> | void)[] = [];
+  try {
+    throwIfAborted(signal);
+    let specs: Record<Side, ServerSpec>;
+    let sides: Record<Side, SideInfo>;
+    if (settings.baseStart !== undefined || settings.headStart !== undefined) {
+      if (!settings.baseStart || !settings.headStart)
+        throw new HotpathCompareError(
+          'HP_COMPARE_INVALID_SETTING',
+          'baseStart and headStart go together: give both commands (or "start" with git refs)',
+        );
+      if (settings.base || settings.head)
+        throw new HotpathCompareError(
+          'HP_COMPARE_INVALID_SETTING',
+          'base/head (git refs) and baseStart/headStart (two commands in one tree) exclude each other',
+        );
+      const root = await gitRoot(cwd).catch(() => cwd);
+      specs = {
+        base: { side: 'base', command: settings.baseStart, cwd, root },
+        head: { side: 'head', command: settings.headStart, cwd, root },
+      };
+      sides = { base: { command: settings.baseStart, cwd }, head: { command: settings.headStart, cwd } };
+    } else {
+      if (!settings.start)
+        throw new HotpathCompareError(
+          'HP_COMPARE_INVALID_SETTING',
+          'missing "start" (the command that starts your server), or "baseStart" and "headStart"',
+        );
+      const start = settings.start;
+      const root = await gitRoot(cwd);
+      const log = progress('prepare');
+      const wanted: Record<Side, { ref?: string; sha?: string }> = {
+        base: options.refs?.base ?? { ref: settings.base },
+        head: options.refs?.head ?? { ref: settings.head },
+      };
+      if (!wanted.base.sha)
+        wanted.base.sha = wanted.base.ref
+          ? await resolveCommit(root, wanted.base.ref)
+          : await defaultBase(root);
+      if (!wanted.head.sha && wanted.head.ref) wanted.head.sha = await resolveCommit(root, wanted.head.ref);
+      const temp = mkdtempSync(join(tmpdir(), 'hotpath-worktrees-'));
+      cleanups.push(() => rmSync(temp, { recursive: true, force: true }));
+      specs = {} as Record<Side, ServerSpec>;
+      sides = {} as Record<Side, SideInfo>;
+      for (const side of ['base', 'head'] as const) {
+        throwIfAborted(signal);
+        const sha = wanted[side].sha;
+        let appDir = cwd;
+        let tree = root;
+        if (sha) {
+          tree = join(temp, side);
+          log(`${side}: git worktree ${sha.slice(0, 12)}`);
+          await addWorktree(root, sha, tree);
+          cleanups.unshift(() => removeWorktree(root, tree));
+          appDir = mapIntoCheckout(root, cwd, tree);
+        }
+        const steps: { label: 'install' | 'build'; command: string; cwd: string }[] = [];
+        const install = installPlan(settings.install, appDir, tree);
+        if (install && sha) steps.push({ label: 'install', ...install });
+        if (settings.build && sha) steps.push({ label: 'build', command: settings.build, cwd: appDir });
+        await prepareCheckout(side, steps, env, log, signal, settings.passEnv);
+        specs[side] = { side, command: start, cwd: appDir, root: tree, workingTree: !sha };
+        sides[side] = {
+          command: start,
+          cwd: appDir,
+          ref: wanted[side].ref ?? (sha ? undefined : 'working tree'),
+          sha,
+        };
+      }
+    }
+    const context: RoundContext = {
+      probePath: probePath(),
+      env,
+      extraEnv: options.extraEnv,
+      log: progress('measure'),
+      signal,
+    };
+    const measurements = await measureRounds({ base: specs.base, head: specs.head, settings }, context);
+    return {
+      shard: runtime.shard ?? { index: 1, total: 1 },
+      sides,
+      settings,
+      measurements,
+      machine: thisMachine(options.env ?? process.env),
+      warnings: [...(runtime.warnings ?? [])],
+    };
+  } finally {
+    for (const cleanup of cleanups) {
+      try {
+        await cleanup();
+      } catch {
+        // best effort: the next cleanup still runs
+      }
+    }
   }
-  return {
-    base: results.base,
-    head: results.head,
-    order,
-    scenarios: plan.settings.scenarios.map((s) => s.name),
-    startedAt,
-    finishedAt: new Date().toISOString(),
-  };
-}
-
-/** Profiles one side only (`hotpath profile`). */
-export async function measureOne(
-  spec: ServerSpec,
-  settings: Settings,
-  context: RoundContext,
-): Promise<RoundResult[]> {
-  const results: RoundResult[] = [];
-  for (let round = 1; round <= settings.rounds; round++)
-    results.push(await runRound(spec, round, settings, context));
-  return results;
 }

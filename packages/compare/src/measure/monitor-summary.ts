@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { MonitorSummary } from '../model.js';
 
 /** One event-loop monitor reading as the probe wrote it (fields of overload-guard's snapshot). */
 interface Reading {
@@ -6,28 +7,6 @@ interface Reading {
   eventLoopUtilization: number;
   heapUsedBytes: number;
   rssBytes: number;
-}
-
-/** The event-loop and memory picture of one server process over the measured window. */
-export interface MonitorSummary {
-  pid: number;
-  durationMs: number;
-  /** CPU time (user + system, all threads) of the process over the window, µs. */
-  cpuMicros: number;
-  /** Mean event-loop delay (ms), averaged over the per-second readings. */
-  delayMean: number;
-  /** Worst per-second p99 delay (ms). */
-  delayP99: number;
-  delayMax: number;
-  /** Mean event-loop utilisation, 0..1. */
-  utilization: number;
-  heapStart: number;
-  heapEnd: number;
-  heapMax: number;
-  rssStart: number;
-  rssEnd: number;
-  /** Heap used at each reading (bytes), for the memory-growth chart. */
-  heapSeries: number[];
 }
 
 /** Summarises the probe's `<pid>.monitor.json` readings; pure apart from reading the file. */

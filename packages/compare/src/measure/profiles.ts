@@ -17,10 +17,11 @@ export function readCpuProfiles(paths: readonly string[]): { profile?: Profile; 
     }
   }
   if (profiles.length === 0) return { warnings };
-  return { profile: profiles.length === 1 ? profiles[0] : mergeProfiles(profiles), warnings };
+  return { profile: merge(profiles), warnings };
 }
 
-export function merge(profiles: readonly Profile[]): Profile | undefined {
+/** One profile of several (cluster processes of one window). */
+function merge(profiles: readonly Profile[]): Profile | undefined {
   if (profiles.length === 0) return undefined;
   return profiles.length === 1 ? profiles[0] : mergeProfiles(profiles);
 }

@@ -1,13 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { formatTail, HotpathCompareError, type Side } from '../errors.js';
+import { formatTail, HotpathCompareError } from '../errors.js';
+import type { LoadResult, MonitorSummary, Profile, RoundResult, ScenarioRound, Side } from '../model.js';
 import type { Scenario, Settings } from '../settings/schema.js';
 import { throwIfAborted, untilAborted } from './abort.js';
 import { untrustedEnvironment, withProbePreloaded } from './environment.js';
-import { type LoadResult, runLoad } from './load.js';
+import { runLoad } from './load.js';
 import { withRelativeLocations } from './locations.js';
-import { type MonitorSummary, readMonitorFile } from './monitor-summary.js';
+import { readMonitorFile } from './monitor-summary.js';
 import { ProbeControl, type ProbeReport } from './probe-control.js';
 import {
   type GroupProcess,
@@ -18,7 +19,7 @@ import {
   stopGroup,
   survivorsError,
 } from './process-group.js';
-import { type Profile, readCpuProfiles, readProfLogs } from './profiles.js';
+import { readCpuProfiles, readProfLogs } from './profiles.js';
 import { freePort, waitUntilReady } from './readiness.js';
 
 /** How to start one side's server. */
@@ -58,30 +59,6 @@ export interface RoundContext {
   keepDir?: string;
   /** Stops the round: the server's whole tree is stopped and HP_COMPARE_ABORTED thrown. */
   signal?: AbortSignal;
-}
-
-/** What one scenario measured in one round of one side. */
-export interface ScenarioRound {
-  scenario: string;
-  load: LoadResult;
-  profile?: Profile;
-  monitors: MonitorSummary[];
-  /** Profiler that ran in each server process for this window. */
-  profilers: string[];
-}
-
-/** Everything one round (one server start) of one side measured, per scenario. */
-export interface RoundResult {
-  side: Side;
-  round: number;
-  /** Which shard measured it (merged results); rounds pair within a shard. */
-  shard?: number;
-  scenarios: ScenarioRound[];
-  /** Server processes that the probe attached to. */
-  pids: number[];
-  /** Node version of the server process, as its probe reported it. */
-  serverNode?: string;
-  warnings: string[];
 }
 
 /** Resolves the `url` setting against the server's port (`$PORT` is replaced in full URLs). */

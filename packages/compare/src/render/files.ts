@@ -1,9 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { renderDiffFlameGraph, renderFlameGraph, toFolded } from '@hotpath/tick-parser';
-import { type Report, sideProfiles } from '../analyse/analyse.js';
-import type { Measurements } from '../measure/measure.js';
+import type { Report } from '../model.js';
 import { renderMarkdown } from './markdown.js';
+import { renderJson } from './render.js';
 
 /** The profile files of one scenario. */
 export interface ScenarioFiles {
@@ -36,7 +36,7 @@ export function fileSlug(name: string, index: number): string {
  * graphs (head, and base → head differential) into `dir`. With one scenario the profile files
  * have no prefix (`base.folded`); with several, each starts with the scenario's number and name.
  */
-export function writeReportFiles(dir: string, report: Report, measurements: Measurements): WrittenFiles {
+export function writeReport(dir: string, report: Report): WrittenFiles {
   const out = resolve(dir);
   mkdirSync(out, { recursive: true });
   const files: WrittenFiles = {
@@ -46,7 +46,7 @@ export function writeReportFiles(dir: string, report: Report, measurements: Meas
     scenarios: [],
     notes: [],
   };
-  writeFileSync(files.report, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(files.report, renderJson(report));
   writeFileSync(files.markdown, renderMarkdown(report, { maxLength: Number.POSITIVE_INFINITY }));
   // Extra files never sink a run: a renderer that fails leaves a note in `files.notes`.
   const attempt = (what: string, write: () => void) => {
@@ -56,12 +56,11 @@ export function writeReportFiles(dir: string, report: Report, measurements: Meas
       files.notes.push(`${what} could not be written: ${(err as Error).message}`);
     }
   };
-  const many = measurements.scenarios.length > 1;
-  measurements.scenarios.forEach((scenario, index) => {
+  const many = report.scenarios.length > 1;
+  report.scenarios.forEach(({ name: scenario, profiles }, index) => {
     const prefix = many ? `${fileSlug(scenario, index)}.` : '';
     const written: ScenarioFiles = { scenario, folded: {} };
     files.scenarios.push(written);
-    const profiles = sideProfiles(measurements, scenario);
     for (const side of ['base', 'head'] as const) {
       const profile = profiles[side];
       if (!profile) continue;

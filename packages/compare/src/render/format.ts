@@ -1,4 +1,4 @@
-import type { MetricVerdict } from '../analyse/verdict.js';
+import type { MetricVerdict } from '../model.js';
 
 /** Number formatting shared by the markdown and terminal renderings. */
 export function formatValue(m: Pick<MetricVerdict, 'metric'>, value: number): string {
@@ -63,8 +63,12 @@ export function shortLocation(file: string, line: number): string {
   return line > 0 ? `${path}:${line}` : path;
 }
 
-/** A function's name; native frames without a file also name their JS caller. */
-export function functionLabel(f: {
+/**
+ * How a hot function is named on screen: its name, and for a native frame without a file the JS
+ * function that called it (`run (native, from pbkdf2Sync)`). Not tick-parser's functionLabel,
+ * which names a profile entry with its location.
+ */
+export function displayName(f: {
   name: string;
   file: string;
   kind: string;

@@ -1,15 +1,15 @@
-import { type Report, type ScenarioReport, type SourceLinks, summarise } from '../analyse/analyse.js';
-import type { HotFunction } from '../analyse/hot-functions.js';
+import type { HotFunction, Machine, Report, ScenarioReport, SourceLinks } from '../model.js';
 import {
+  displayName,
   formatChange,
   formatInterval,
   formatValue,
-  functionLabel,
   points,
   STATUS_TEXT,
   share,
   shortLocation,
 } from './format.js';
+import { metricsSummary, scenarioSummary } from './words.js';
 
 /** Hidden marker that identifies hotpath's sticky comment (`key` separates several workflows). */
 export function commentMarker(key = ''): string {
@@ -81,16 +81,17 @@ function verdictIcon(x: { regressed: boolean; improved: boolean }): string {
 
 /** The verdict line of a scenario in markdown: hotpath's own words, PR names in code spans. */
 function scenarioTitle(s: ScenarioReport): string {
-  const hot = (s.hotFunctions?.flagged ?? []).slice(0, 3).map((f) => codeSpan(functionLabel(f), 80));
+  const hot = (s.hotFunctions?.flagged ?? []).slice(0, 3).map((f) => codeSpan(displayName(f), 80));
   const byMetrics = s.metrics.some((m) => m.inVerdict && m.status === 'regressed');
   if (s.regressed && !byMetrics) return `Regression: hotter functions: ${hot.join(', ')}`;
-  const own = escapeText(summarise(s.metrics));
+  const own = escapeText(metricsSummary(s.metrics));
   return hot.length ? `${own}; hotter: ${hot.join(', ')}` : own;
 }
 
 /** The title line of the document. */
 function title(report: Report): string {
-  if (report.scenarios.length === 1) return scenarioTitle(report.scenarios[0]!);
+  const [only] = report.scenarios;
+  if (only && report.scenarios.length === 1) return scenarioTitle(only);
   const list = (pick: (s: ScenarioReport) => boolean) =>
     report.scenarios.filter(pick).map((s) => codeSpan(s.name, 60));
   const n = report.scenarios.length;
@@ -129,7 +130,7 @@ function hotTable(report: Report, scenario: ScenarioReport): string[] {
     const link = at ? sourceLink(at, report.links) : undefined;
     const whereCell = where ? (link ? `[${codeSpan(where)}](${link})` : codeSpan(where)) : escapeText(f.kind);
     const mark = f.flagged ? (f.reason === 'new-in-top-10' ? '🆕' : '🔥') : '';
-    const name = f.flagged ? `**${codeSpan(functionLabel(f))}**` : codeSpan(functionLabel(f));
+    const name = f.flagged ? `**${codeSpan(displayName(f))}**` : codeSpan(displayName(f));
     return `| ${mark} | ${name} | ${whereCell} | ${share(f.baseShare)} → ${share(f.headShare)} | ${points(f.delta)} |`;
   };
   for (const f of hot.rows) lines.push(row(f));
@@ -205,7 +206,7 @@ function scenariosTable(report: Report): string[] {
       const text = formatChange(m, m.change);
       return m.status === 'regressed' ? `**${text}**` : text;
     };
-    const hot = (s.hotFunctions?.flagged ?? []).slice(0, 2).map((f) => codeSpan(functionLabel(f), 60));
+    const hot = (s.hotFunctions?.flagged ?? []).slice(0, 2).map((f) => codeSpan(displayName(f), 60));
     lines.push(
       `| ${verdictIcon(s)} | ${codeSpan(s.name, 80)} | ${cell('requestsPerSecond')} | ${cell('p99')} | ${hot.join(', ') || '—'} |`,
     );
@@ -230,15 +231,25 @@ function settingsLines(report: Report): string[] {
     `- **statistics**: ${report.shards > 1 ? `${report.shards} shards merged, ` : ''}${report.rounds} rounds per side; each base round is paired with the head round after it and the intervals are paired t intervals on the per-pair log-ratios, simultaneous 95 % over ${report.statistics.tests} tests (each at ${((1 - report.statistics.alpha) * 100).toFixed(2)} %, Bonferroni)`,
     `- **verdict rules**: a scenario regresses when a metric of ${s.metrics.map((m) => codeSpan(m)).join(', ')} has an interval excluding 0 and a change beyond ${s.threshold} %${s.failOn === 'metrics' ? '' : `${s.failOn === 'both' ? ', or' : '; only'} when a function's self-time share grows by ≥ ${s.hotThreshold} points with an interval above 0`}; functions are flagged at ≥ ${s.hotThreshold} points; the run regresses when any scenario does`,
     `- **profiler**: ${s.profiler} — ran: base ${env.profilers.base.map((p) => escapeText(p)).join(', ') || 'none'}, head ${env.profilers.head.map((p) => escapeText(p)).join(', ') || 'none'}`,
-    `- **environment**: ${env.serverNode ? `server Node ${escapeText(env.serverNode)}, ` : ''}runner Node ${env.node}, ${env.platform}, ${env.cpus} CPUs (${escapeText(env.cpuModel)})`,
+    ...(env.serverNode ? [`- **server**: Node ${escapeText(env.serverNode, 60)}`] : []),
+    ...machineLines(env.machines),
   ];
+}
+
+/** Where the rounds ran: one line per distinct machine (shards may run on several runners). */
+function machineLines(machines: readonly Machine[]): string[] {
+  const one = (m: Machine) =>
+    `${m.name ? `${codeSpan(m.name, 100)}: ` : ''}Node ${escapeText(m.node, 40)}, ${escapeText(m.platform, 60)}, ${m.cpus} CPUs (${escapeText(m.cpuModel, 120)})`;
+  const [only] = machines;
+  if (only && machines.length === 1) return [`- **measured on**: ${one(only)}`];
+  return [`- **measured on ${machines.length} machines**:`, ...machines.map((m) => `  - ${one(m)}`)];
 }
 
 function scenarioSection(report: Report, s: ScenarioReport, many: boolean): string[] {
   const out: string[] = [];
   if (many)
     out.push(
-      `#### ${verdictIcon(s)} ${codeSpan(s.name, 80)} — ${escapeText(s.summary)}`,
+      `#### ${verdictIcon(s)} ${codeSpan(s.name, 80)} — ${escapeText(scenarioSummary(s))}`,
       '',
       `Load: ${codeSpan(s.target)}`,
       '',

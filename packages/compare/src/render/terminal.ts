@@ -1,14 +1,15 @@
-import type { Report, ScenarioReport } from '../analyse/analyse.js';
+import type { Report, ScenarioReport } from '../model.js';
 import {
+  displayName,
   formatChange,
   formatInterval,
   formatValue,
-  functionLabel,
   points,
   STATUS_TEXT,
   share,
   shortLocation,
 } from './format.js';
+import { runSummary, scenarioSummary } from './words.js';
 
 const codes = { red: 31, green: 32, yellow: 33, dim: 2, bold: 1 } as const;
 
@@ -30,7 +31,7 @@ export function renderTerminal(report: Report, options: { color?: boolean } = {}
   const mark = (x: { regressed: boolean; improved: boolean }) =>
     x.regressed ? paint('red', '✗') : x.improved ? paint('green', '✓') : '•';
   const lines: string[] = [];
-  lines.push(`${mark(report)} ${paint('bold', plain(report.summary))}`, '');
+  lines.push(`${mark(report)} ${paint('bold', plain(runSummary(report)))}`, '');
   const many = report.scenarios.length > 1;
   if (many) {
     lines.push(
@@ -41,7 +42,7 @@ export function renderTerminal(report: Report, options: { color?: boolean } = {}
         const m = s.metrics.find((x) => x.metric === name);
         return m ? formatChange(m, m.change) : '—';
       };
-      const hot = (s.hotFunctions?.flagged ?? []).slice(0, 2).map((f) => plain(functionLabel(f)));
+      const hot = (s.hotFunctions?.flagged ?? []).slice(0, 2).map((f) => plain(displayName(f)));
       lines.push(
         `${mark(s)} ${pad(plain(s.name).slice(0, 26), 26)} ${pad(change('requestsPerSecond'), 10, true)} ${pad(change('p99'), 10, true)}  ${hot.join(', ') || '—'}`,
       );
@@ -56,6 +57,13 @@ export function renderTerminal(report: Report, options: { color?: boolean } = {}
       `profiler: base ${env.profilers.base.join(', ') || 'none'}, head ${env.profilers.head.join(', ') || 'none'} · ${report.rounds} rounds × ${report.settings.duration} s per side and scenario${report.shards > 1 ? ` from ${report.shards} shards` : ''} · paired intervals, simultaneous 95 % over ${report.statistics.tests} tests`,
     ),
   );
+  for (const m of env.machines)
+    lines.push(
+      paint(
+        'dim',
+        `measured on ${m.name ? `${plain(m.name)}: ` : ''}Node ${plain(m.node)}, ${plain(m.platform)}, ${m.cpus} CPUs (${plain(m.cpuModel)})`,
+      ),
+    );
   for (const w of report.warnings) lines.push(paint('yellow', `warning: ${plain(w)}`));
   return `${lines.join('\n')}\n`;
 }
@@ -66,7 +74,8 @@ function scenarioLines(
   paint: (code: keyof typeof codes, text: string) => string,
 ): string[] {
   const lines: string[] = [];
-  if (many) lines.push(paint('bold', `── ${plain(s.name)} (${plain(s.target)}): ${plain(s.summary)}`));
+  if (many)
+    lines.push(paint('bold', `── ${plain(s.name)} (${plain(s.target)}): ${plain(scenarioSummary(s))}`));
   const widths = [14, 12, 12, 10, 20];
   lines.push(
     paint(
@@ -109,7 +118,7 @@ function scenarioLines(
       const at = f.file ? f : f.caller;
       const where = at ? plain(shortLocation(at.file, at.line)) : '';
       lines.push(
-        `  ${flag} ${pad(`${share(f.baseShare)} → ${share(f.headShare)}`, 18, true)} ${pad(points(f.delta), 11, true)}  ${plain(functionLabel(f))}${where ? paint('dim', `  ${where}`) : ''}`,
+        `  ${flag} ${pad(`${share(f.baseShare)} → ${share(f.headShare)}`, 18, true)} ${pad(points(f.delta), 11, true)}  ${plain(displayName(f))}${where ? paint('dim', `  ${where}`) : ''}`,
       );
     }
     lines.push('');

@@ -1,10 +1,5 @@
 import { HotpathCompareError } from '../errors.js';
-
-/** Which part of a matrix of measuring jobs this is: `1/4` is the first of four. */
-export interface ShardId {
-  index: number;
-  total: number;
-}
+import type { ShardId } from '../model.js';
 
 /** Parses `i/n` (1 <= i <= n <= 256); throws HP_COMPARE_INVALID_SETTING naming the value. */
 export function parseShard(text: string): ShardId {

@@ -1,30 +1,15 @@
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import type { Profile } from '@hotpath/tick-parser';
-import type { SideInfo } from '../analyse/analyse.js';
-import { HotpathCompareError, type Side } from '../errors.js';
-import type { Measurements } from '../measure/measure.js';
-import type { RoundResult } from '../measure/round.js';
-import type { Settings } from '../settings/schema.js';
+import { HotpathCompareError } from '../errors.js';
+import type { Profile, RoundResult, Shard, Side } from '../model.js';
+import { resolveSettings } from '../settings/schema.js';
+import { shardFolder } from './id.js';
 import { profileSchema, type ResultsFile, resultsSchema } from './schema.js';
-import { type ShardId, shardFolder } from './shard.js';
 
 /** The name of a shard's results file; the report finds every one below a folder. */
 export const RESULTS_FILE = 'hotpath-results.json';
 
 const MAX_FILE_BYTES = 256 * 1024 * 1024;
-
-export interface ShardResults {
-  shard: ShardId;
-  sides: Record<Side, SideInfo>;
-  settings: Settings;
-  measurements: Measurements;
-  environment: ResultsFile['environment'];
-  warnings: string[];
-  /** Where the shard's results were read from. */
-  path?: string;
-}
 
 /**
  * Writes one shard's raw results into `<dir>/shard-<i>-of-<n>/`: hotpath-results.json (per
@@ -32,7 +17,7 @@ export interface ShardResults {
  * data, what each side ran, the settings, the shard) and one profile file per round and scenario.
  * Returns the shard's folder.
  */
-export function writeResults(dir: string, results: Omit<ShardResults, 'environment' | 'path'>): string {
+export function writeShard(dir: string, results: Shard): string {
   const folder = join(resolve(dir), shardFolder(results.shard));
   mkdirSync(join(folder, 'profiles'), { recursive: true });
   const rounds = (side: Side) =>
@@ -52,12 +37,7 @@ export function writeResults(dir: string, results: Omit<ShardResults, 'environme
     shard: results.shard,
     sides: results.sides,
     settings: results.settings as unknown as Record<string, unknown>,
-    environment: {
-      node: process.version,
-      platform: `${process.platform} ${process.arch}`,
-      cpus: cpus().length,
-      cpuModel: cpus()[0]?.model ?? 'unknown',
-    },
+    environment: results.machine,
     warnings: results.warnings,
     order: results.measurements.order,
     scenarios: results.measurements.scenarios,
@@ -71,7 +51,7 @@ export function writeResults(dir: string, results: Omit<ShardResults, 'environme
 }
 
 /** Every results file below `dir`, at any depth (as download-artifact lays artifacts out). */
-export function findResults(dir: string, depth = 8): string[] {
+export function findShards(dir: string, depth = 8): string[] {
   const found: string[] = [];
   const walk = (current: string, level: number) => {
     let entries: import('node:fs').Dirent[];
@@ -108,13 +88,18 @@ function readJson(path: string, what: string): unknown {
 }
 
 /** Reads and checks one shard's results (untrusted data: see schema.ts). */
-export function readShard(path: string, settingsOf: (raw: unknown) => Settings): ShardResults {
+export function readShard(path: string): Shard {
   const parsed = resultsSchema.safeParse(readJson(path, 'results file'));
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    const issue = parsed.error.issues[0];
+    if (!issue)
+      throw new HotpathCompareError(
+        'HP_COMPARE_RESULTS',
+        `results file ${path} does not have the expected shape`,
+      );
     throw new HotpathCompareError(
       'HP_COMPARE_RESULTS',
-      `results file ${path} does not have the expected shape at ${issue.path.join('.') || '(top)'}: ${issue.message}`,
+      `results file ${path} does not have the expected shape at ${issue.path.map(String).join('.') || '(top)'}: ${issue.message}`,
     );
   }
   const data = parsed.data;
@@ -137,12 +122,12 @@ export function readShard(path: string, settingsOf: (raw: unknown) => Settings):
       shard: data.shard.index,
       scenarios: r.scenarios.map((s) => ({ ...s, profile: profileOf(s.profile) })),
     }));
-  const settings = settingsOf(data.settings);
+  const settings = resolveSettings({ config: data.settings, configName: `results ${path}` });
   return {
     shard: data.shard,
     sides: data.sides,
     settings,
-    environment: data.environment,
+    machine: data.environment,
     warnings: data.warnings,
     path,
     measurements: {
@@ -157,49 +142,12 @@ export function readShard(path: string, settingsOf: (raw: unknown) => Settings):
 }
 
 /**
- * Merges shards into one set of measurements: every round keeps its shard, so the statistics
- * pair each base round with its neighbouring head round within that shard. The shards must
- * have measured the same commits and the same scenarios.
+ * Every shard below `dirs` (at any depth, as download-artifact lays artifacts out), read and
+ * checked; HP_COMPARE_RESULTS when there is none.
  */
-export function mergeShards(shards: readonly ShardResults[]): ShardResults & { shards: number } {
-  const first = shards[0];
-  if (!first) throw new HotpathCompareError('HP_COMPARE_RESULTS', 'no results to merge');
-  for (const s of shards.slice(1)) {
-    const same = (side: Side) => s.sides[side].sha === first.sides[side].sha;
-    if (!same('base') || !same('head'))
-      throw new HotpathCompareError(
-        'HP_COMPARE_RESULTS',
-        `shard ${s.shard.index}/${s.shard.total} measured other commits (base ${s.sides.base.sha ?? '?'}, head ${s.sides.head.sha ?? '?'}) than shard ${first.shard.index}/${first.shard.total} (base ${first.sides.base.sha ?? '?'}, head ${first.sides.head.sha ?? '?'})`,
-      );
-    if (s.measurements.scenarios.join('\u0000') !== first.measurements.scenarios.join('\u0000'))
-      throw new HotpathCompareError(
-        'HP_COMPARE_RESULTS',
-        `shard ${s.shard.index}/${s.shard.total} measured other scenarios than shard ${first.shard.index}/${first.shard.total}`,
-      );
-  }
-  const seen = new Set<string>();
-  for (const s of shards) {
-    const key = `${s.shard.index}/${s.shard.total}`;
-    if (seen.has(key))
-      throw new HotpathCompareError('HP_COMPARE_RESULTS', `shard ${key} appears twice in the results`);
-    seen.add(key);
-  }
-  const all = (side: Side) => shards.flatMap((s) => s.measurements[side]);
-  const times = shards.map((s) => s.measurements);
-  return {
-    ...first,
-    shards: shards.length,
-    warnings: [...new Set(shards.flatMap((s) => s.warnings))],
-    measurements: {
-      base: all('base'),
-      head: all('head'),
-      order: shards.flatMap((s) => s.measurements.order),
-      scenarios: first.measurements.scenarios,
-      startedAt: times.map((t) => t.startedAt).sort()[0]!,
-      finishedAt: times
-        .map((t) => t.finishedAt)
-        .sort()
-        .at(-1)!,
-    },
-  };
+export function readShards(dirs: readonly string[]): Shard[] {
+  const files = dirs.flatMap((dir) => findShards(dir));
+  if (files.length === 0)
+    throw new HotpathCompareError('HP_COMPARE_RESULTS', `no ${RESULTS_FILE} below ${dirs.join(', ')}`);
+  return files.map(readShard);
 }

@@ -1,37 +1,5 @@
 import { diffProfiles, type FunctionDiff, type Profile } from '@hotpath/tick-parser';
-
-export interface HotFunction {
-  name: string;
-  file: string;
-  kind: string;
-  /** 1-based line in head (base when the function vanished). */
-  line: number;
-  /** Self-time share, 0..1. */
-  baseShare: number;
-  headShare: number;
-  /** headShare - baseShare (0..1; 0.05 = 5 percentage points). */
-  delta: number;
-  status: 'new' | 'vanished' | 'changed';
-  /** Rank by self time among head's functions (1 = hottest), 0 when absent. */
-  headRank: number;
-  /** For native frames without a source file: the JS function that called it most. */
-  caller?: { name: string; file: string; line: number };
-  flagged: boolean;
-  reason?: 'grew' | 'new-in-top-10';
-  /** Interval of the per-round-pair growth of the share (when there are two pairs or more). */
-  ci?: [number, number];
-  /** The interval excludes zero: more than sampling noise. */
-  significant?: boolean;
-}
-
-export interface HotFunctionDiff {
-  /** Top 10 by |Δ| (bookkeeping entries such as (idle) and (program) left out). */
-  rows: HotFunction[];
-  /** Every flagged function (a subset of what rows would show without the cut). */
-  flagged: HotFunction[];
-  baseTotal: number;
-  headTotal: number;
-}
+import type { HotFunction, HotFunctionDiff } from '../model.js';
 
 const MIN_NEW_SHARE = 0.01;
 const TOP = 10;

@@ -84,6 +84,7 @@ export const resultsSchema = z.object({
     platform: text(100),
     cpus: count,
     cpuModel: text(300),
+    name: text(200).optional(),
   }),
   warnings: z.array(text()).max(1000),
   order: z.array(z.enum(['base', 'head'])).max(10_000),

@@ -1,28 +1,4 @@
-import type { MonitorSummary } from '../measure/monitor-summary.js';
-
-/**
- * Event-loop and memory findings of one side over all its rounds: the fields of a
- * MonitorSummary, with heapStart/heapEnd/rssEnd as means over the rounds and heapSeries the
- * concatenated per-second readings of every round.
- */
-export type SideHealth = Pick<
-  MonitorSummary,
-  'delayMean' | 'delayP99' | 'delayMax' | 'utilization' | 'heapStart' | 'heapEnd' | 'rssEnd' | 'heapSeries'
->;
-
-export interface Finding {
-  kind: 'blocked-loop' | 'busy-loop' | 'memory-growth';
-  side: 'base' | 'head';
-  /** Only head shows it (a likely effect of the change). */
-  newInHead: boolean;
-  message: string;
-}
-
-export interface Diagnosis {
-  base?: SideHealth;
-  head?: SideHealth;
-  findings: Finding[];
-}
+import type { Diagnosis, Finding, MonitorSummary, SideHealth } from '../model.js';
 
 /** p99 event-loop delay above which the loop counts as blocked (ms). */
 export const BLOCKED_P99_MS = 100;

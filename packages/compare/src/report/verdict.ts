@@ -1,40 +1,5 @@
+import type { MetricName, MetricStatus, MetricVerdict, RoundMetrics } from '../model.js';
 import { pairedDifference } from './statistics.js';
-
-/** Per-round numbers of one side, in the order the rounds ran. */
-export interface RoundMetrics {
-  requestsPerSecond: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  /** Failed requests (socket errors + non-2xx) over all requests, 0..1. */
-  errorRate: number;
-  /** Server CPU time (all processes, all threads) per request in the window, µs; NaN without probe. */
-  cpuPerRequest: number;
-}
-
-export type MetricName = 'requestsPerSecond' | 'p50' | 'p90' | 'p99' | 'errorRate' | 'cpuPerRequest';
-
-export type MetricStatus = 'regressed' | 'improved' | 'within-threshold' | 'not-significant';
-
-export interface MetricVerdict {
-  metric: MetricName;
-  label: string;
-  unit: string;
-  /** Which direction is good. */
-  better: 'higher' | 'lower';
-  base: number;
-  head: number;
-  /** Relative change (head - base) / base; for errorRate the absolute change in rate. */
-  change: number;
-  /** Interval of `change` (level 1 − alpha, corrected for the number of tests in the run). */
-  ci: [number, number];
-  significant: boolean;
-  status: MetricStatus;
-  /** The metric can make the run regress (the `metrics` setting); otherwise it is shown only. */
-  inVerdict: boolean;
-  /** Round pairs the interval is built on. */
-  pairs: number;
-}
 
 export const METRICS: readonly {
   metric: MetricName;

@@ -1,0 +1,11 @@
+// @hotpath/compare/internal — not part of the public API and not under semver: what the
+// GitHub Action (packages/action) and the repository's own scripts need from the engine's
+// insides. Anything here may change in any release.
+
+export { allowlistedEnvironment } from './measure/environment.js';
+export { runCommand } from './measure/process-group.js';
+export { stillAlive } from './measure/process-table.js';
+export { codeSpan, commentMarker, escapeText, MAX_COMMENT_LENGTH } from './render/markdown.js';
+export { isReporterKey, REPORTER_KEYS } from './report/shards.js';
+export { configJsonSchema } from './settings/json-schema.js';
+export { flagOf, inputOf, SETTINGS, type SettingSpec } from './settings/table.js';

@@ -1,0 +1,311 @@
+// The artifacts of the pipeline, as types: what measure() makes (a Shard of rounds), what
+// report() makes of shards (a Report), and the parts both carry. No behaviour lives here; every
+// stage imports its input and output types from this one module.
+import type { Profile } from '@hotpath/tick-parser';
+import type { MetricName, Scenario, Settings } from './settings/schema.js';
+
+export type { MetricName, Profile };
+
+/** base: the reference (the PR's base branch); head: the change. */
+export type Side = 'base' | 'head';
+
+/** What one side ran: the start command, and ref/sha when known. */
+export interface SideInfo {
+  command: string;
+  cwd: string;
+  ref?: string;
+  sha?: string;
+}
+
+/** Where a report's source links point (head's commit on GitHub). */
+export interface SourceLinks {
+  /** e.g. https://github.com/owner/repo */
+  repositoryUrl: string;
+  sha: string;
+}
+
+/** The machine a shard was measured on (never the machine that reports, when they differ). */
+export interface Machine {
+  /** Node that ran hotpath's rounds (the load generator and the probe's control). */
+  node: string;
+  platform: string;
+  cpus: number;
+  cpuModel: string;
+  /** The runner's name where the CI gives one (GitHub: RUNNER_NAME), else the host name. */
+  name?: string;
+}
+
+// ── measure: rounds ────────────────────────────────────────────────────────────────────────
+
+/** What one load run measured (the part of @hotpath/load-client's RunResult the engine uses). */
+export interface LoadResult {
+  /** Measured seconds. */
+  duration: number;
+  requests: { total: number; mean: number; perSecond: number[] };
+  latency: { mean: number; p50: number; p90: number; p99: number; max: number };
+  statusCodes: Record<string, number>;
+  non2xx: number;
+  errors: number;
+  errorsByKind: Record<string, number>;
+  /** HdrHistogram of latencies (µs), compressed base64, as @hotpath/load-client serialises it. */
+  histogram?: string;
+}
+
+/** The event-loop and memory picture of one server process over the measured window. */
+export interface MonitorSummary {
+  pid: number;
+  durationMs: number;
+  /** CPU time (user + system, all threads) of the process over the window, µs. */
+  cpuMicros: number;
+  /** Mean event-loop delay (ms), averaged over the per-second readings. */
+  delayMean: number;
+  /** Worst per-second p99 delay (ms). */
+  delayP99: number;
+  delayMax: number;
+  /** Mean event-loop utilisation, 0..1. */
+  utilization: number;
+  heapStart: number;
+  heapEnd: number;
+  heapMax: number;
+  rssStart: number;
+  rssEnd: number;
+  /** Heap used at each reading (bytes), for the memory-growth chart. */
+  heapSeries: number[];
+}
+
+/** What one scenario measured in one round of one side. */
+export interface ScenarioRound {
+  scenario: string;
+  load: LoadResult;
+  profile?: Profile;
+  monitors: MonitorSummary[];
+  /** Profiler that ran in each server process for this window. */
+  profilers: string[];
+}
+
+/** Everything one round (one server start) of one side measured, per scenario. */
+export interface RoundResult {
+  side: Side;
+  round: number;
+  /** Which shard measured it (merged results); rounds pair within a shard. */
+  shard?: number;
+  scenarios: ScenarioRound[];
+  /** Server processes that the probe attached to. */
+  pids: number[];
+  /** Node version of the server process, as its probe reported it. */
+  serverNode?: string;
+  warnings: string[];
+}
+
+/** Raw measurements of a whole comparison, before any statistics. */
+export interface Measurements {
+  base: RoundResult[];
+  head: RoundResult[];
+  /** Order the rounds ran in, e.g. ['base', 'head', 'base', 'head']. */
+  order: Side[];
+  /** Scenario names, in the order each round measures them. */
+  scenarios: string[];
+  startedAt: string;
+  finishedAt: string;
+}
+
+/** Which part of a matrix of measuring jobs this is: `1/4` is the first of four. */
+export interface ShardId {
+  index: number;
+  total: number;
+}
+
+/** What measure() makes: one job's rounds, with what it ran, how and where. */
+export interface Shard {
+  shard: ShardId;
+  sides: Record<Side, SideInfo>;
+  settings: Settings;
+  measurements: Measurements;
+  /** The machine that measured it. */
+  machine: Machine;
+  warnings: string[];
+  /** Where it was read from (report mode). */
+  path?: string;
+}
+
+// ── report: statistics and verdict ────────────────────────────────────────────────────────
+
+/** Per-round numbers of one side, in the order the rounds ran. */
+export interface RoundMetrics {
+  requestsPerSecond: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  /** Failed requests (socket errors + non-2xx) over all requests, 0..1. */
+  errorRate: number;
+  /** Server CPU time (all processes, all threads) per request in the window, µs; NaN without probe. */
+  cpuPerRequest: number;
+}
+
+export type MetricStatus = 'regressed' | 'improved' | 'within-threshold' | 'not-significant';
+
+export interface MetricVerdict {
+  metric: MetricName;
+  label: string;
+  unit: string;
+  /** Which direction is good. */
+  better: 'higher' | 'lower';
+  base: number;
+  head: number;
+  /** Relative change (head - base) / base; for errorRate the absolute change in rate. */
+  change: number;
+  /** Interval of `change` (level 1 − alpha, corrected for the number of tests in the run). */
+  ci: [number, number];
+  significant: boolean;
+  status: MetricStatus;
+  /** The metric can make the run regress (the `metrics` setting); otherwise it is shown only. */
+  inVerdict: boolean;
+  /** Round pairs the interval is built on. */
+  pairs: number;
+}
+
+export interface HotFunction {
+  name: string;
+  file: string;
+  kind: string;
+  /** 1-based line in head (base when the function vanished). */
+  line: number;
+  /** Self-time share, 0..1. */
+  baseShare: number;
+  headShare: number;
+  /** headShare - baseShare (0..1; 0.05 = 5 percentage points). */
+  delta: number;
+  status: 'new' | 'vanished' | 'changed';
+  /** Rank by self time among head's functions (1 = hottest), 0 when absent. */
+  headRank: number;
+  /** For native frames without a source file: the JS function that called it most. */
+  caller?: { name: string; file: string; line: number };
+  flagged: boolean;
+  reason?: 'grew' | 'new-in-top-10';
+  /** Interval of the per-round-pair growth of the share (when there are two pairs or more). */
+  ci?: [number, number];
+  /** The interval excludes zero: more than sampling noise. */
+  significant?: boolean;
+}
+
+export interface HotFunctionDiff {
+  /** Top 10 by |Δ| (bookkeeping entries such as (idle) and (program) left out). */
+  rows: HotFunction[];
+  /** Every flagged function (a subset of what rows would show without the cut). */
+  flagged: HotFunction[];
+  baseTotal: number;
+  headTotal: number;
+}
+
+/**
+ * Event-loop and memory findings of one side over all its rounds: the fields of a
+ * MonitorSummary, with heapStart/heapEnd/rssEnd as means over the rounds and heapSeries the
+ * concatenated per-second readings of every round.
+ */
+export type SideHealth = Pick<
+  MonitorSummary,
+  'delayMean' | 'delayP99' | 'delayMax' | 'utilization' | 'heapStart' | 'heapEnd' | 'rssEnd' | 'heapSeries'
+>;
+
+export interface Finding {
+  kind: 'blocked-loop' | 'busy-loop' | 'memory-growth';
+  side: Side;
+  /** Only head shows it (a likely effect of the change). */
+  newInHead: boolean;
+  message: string;
+}
+
+export interface Diagnosis {
+  base?: SideHealth;
+  head?: SideHealth;
+  findings: Finding[];
+}
+
+export interface RoundRow extends RoundMetrics {
+  side: Side;
+  round: number;
+  /** The shard that measured it (1 without a matrix). */
+  shard: number;
+  requests: number;
+  errors: number;
+  non2xx: number;
+  profilers: string[];
+}
+
+/** The verdict and details of one scenario. */
+export interface ScenarioReport {
+  name: string;
+  /** What the scenario loads: `GET /path`, or the requests in turn. */
+  target: string;
+  regressed: boolean;
+  improved: boolean;
+  /** Base/head round pairs the statistics are built on (all shards). */
+  pairs: number;
+  metrics: MetricVerdict[];
+  /** Relative change of requests per second, head vs base, as a fraction (-0.1 = −10 %). */
+  throughputChange: number;
+  hotFunctions?: HotFunctionDiff;
+  /** A significant growth of a function decided the verdict (failOn functions or both). */
+  functionsRegressed: boolean;
+  diagnosis: Diagnosis;
+  rounds: RoundRow[];
+  /**
+   * The profile of each side merged over its rounds (folded stacks, flame graphs). Not part of
+   * report.json (render leaves it out): it is as large as the profiles.
+   */
+  profiles: { base?: Profile; head?: Profile };
+}
+
+/** Settings as the report echoes them: in the table's units, headers by name, body as a flag. */
+export type ReportSettings = Omit<Settings, 'scenarios'> & {
+  scenarios: (Omit<Scenario, 'headers' | 'body' | 'requests'> & {
+    headers: string[];
+    body: boolean;
+    requests?: number;
+  })[];
+};
+
+/** What report() makes of one or more shards. */
+export interface Report {
+  /** Some scenario regressed. */
+  regressed: boolean;
+  /** Some scenario improved and none regressed. */
+  improved: boolean;
+  scenarios: ScenarioReport[];
+  /** The lowest throughput change over the scenarios, as a fraction. */
+  throughputChange: number;
+  /** How the intervals were made: paired log-ratios, Bonferroni over `tests` at family level 95 %. */
+  statistics: { method: 'paired-t'; tests: number; alpha: number; familyLevel: 0.95 };
+  /** Shards merged (1 without a matrix) and rounds per side over all shards. */
+  shards: number;
+  rounds: number;
+  order: Side[];
+  sides: { base: SideInfo; head: SideInfo };
+  settings: ReportSettings;
+  environment: {
+    /** The machines that measured, one per distinct machine (shards on several runners). */
+    machines: Machine[];
+    /** Node running the servers (from the probe). */
+    serverNode?: string;
+    profilers: Record<Side, string[]>;
+  };
+  links?: SourceLinks;
+  warnings: string[];
+  startedAt: string;
+  finishedAt: string;
+}
+
+// ── profile: one side only (`hotpath profile`) ──────────────────────────────────────────
+
+/** What `hotpath profile` found on one side: load per round, hottest functions, event loop. */
+export interface ProfileReport {
+  schema: 'hotpath-profile/1';
+  rounds: (RoundMetrics & { round: number; scenario: string })[];
+  profilers: string[];
+  topFunctions: { name: string; file: string; line: number; kind: string; share: number }[];
+  eventLoop?: SideHealth;
+  warnings: string[];
+  settings: ReportSettings;
+  /** Merged over every round and scenario (not in profile.json). */
+  profile?: Profile;
+}

@@ -1,0 +1,42 @@
+import type { Report } from '../model.js';
+import { type MarkdownOptions, renderMarkdown } from './markdown.js';
+import { renderTerminal } from './terminal.js';
+import { runSummary, scenarioSummary } from './words.js';
+
+/** The version of report.json's shape; bumped on every change a reader must know about. */
+export const REPORT_SCHEMA = 'hotpath-report/3';
+
+/**
+ * The report as report.json holds it: the Report with its one-line summaries (the run's and
+ * each scenario's), without the merged profiles (they are in the folded stacks and flame graphs).
+ */
+export function reportJson(report: Report) {
+  return {
+    schema: REPORT_SCHEMA,
+    summary: runSummary(report),
+    ...report,
+    scenarios: report.scenarios.map(({ profiles: _profiles, ...s }) => ({
+      summary: scenarioSummary(s),
+      ...s,
+    })),
+  };
+}
+
+/** report.json's text. */
+export const renderJson = (report: Report): string => `${JSON.stringify(reportJson(report), null, 2)}\n`;
+
+export interface RenderOptions {
+  /** ANSI colours in the terminal text. */
+  color?: boolean;
+  markdown?: MarkdownOptions;
+}
+
+/** Every text form of a report: the one-line summary, the terminal, markdown and JSON. Pure. */
+export function render(report: Report, options: RenderOptions = {}) {
+  return {
+    summary: runSummary(report),
+    terminal: renderTerminal(report, { color: options.color }),
+    markdown: renderMarkdown(report, options.markdown),
+    json: renderJson(report),
+  };
+}
