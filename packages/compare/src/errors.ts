@@ -1,5 +1,3 @@
-import type { Side } from './model.js';
-
 /** Stable error codes of @hotpath/compare; each one is documented in the package README. */
 export const ERROR_CODES = {
   HP_COMPARE_INVALID_SETTING:
@@ -28,9 +26,9 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 export class HotpathCompareError extends Error {
   readonly code: ErrorCode;
   /** Which server the error is about, when it is about one. */
-  readonly side?: Side;
+  readonly side?: 'base' | 'head';
 
-  constructor(code: ErrorCode, message?: string, options?: { cause?: unknown; side?: Side }) {
+  constructor(code: ErrorCode, message?: string, options?: { cause?: unknown; side?: 'base' | 'head' }) {
     super(message ?? ERROR_CODES[code], options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'HotpathCompareError';
     this.code = code;

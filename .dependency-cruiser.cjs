@@ -1,0 +1,73 @@
+// The architecture's rules, checked in CI (pnpm lint:deps): the dependency direction between
+// packages, the stage order inside @hotpath/compare, and no import circle anywhere (type-only
+// imports included). A change that breaks one fails the build, not a review.
+const compare = '^packages/compare/src/';
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'No import circle, type-only ones included.',
+      from: { path: '^packages/[^/]+/src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'libraries-know-nothing-of-compare-or-github',
+      severity: 'error',
+      comment: 'tick-parser, memcache-proto, load-client and overload-guard stand alone.',
+      from: { path: '^packages/(tick-parser|memcache-proto|load-client|overload-guard)/src/' },
+      to: { path: '(^packages/(compare|action)/|@hotpath/compare|@actions/)' },
+    },
+    {
+      name: 'only-the-action-knows-github',
+      severity: 'error',
+      from: { path: compare },
+      to: { path: '(@actions/|^packages/action/)' },
+    },
+    {
+      name: 'settings-below-all',
+      severity: 'error',
+      comment: 'settings may use errors and itself only.',
+      from: { path: `${compare}settings/` },
+      to: { path: `${compare}(model|measure|report|render|shard|cli|compare|index|internal)` },
+    },
+    {
+      name: 'model-is-types-of-settings-only',
+      severity: 'error',
+      from: { path: `${compare}model\\.ts$` },
+      to: { path: `${compare}(measure|report|render|shard|cli|compare|index|internal)` },
+    },
+    {
+      name: 'measure-before-report-and-render',
+      severity: 'error',
+      from: { path: `${compare}measure/` },
+      to: { path: `${compare}(report|render|shard|cli)/|${compare}(compare|index|internal)\\.ts$` },
+    },
+    {
+      name: 'report-never-reaches-back-or-forward',
+      severity: 'error',
+      comment: 'report turns shards into a Report: it reads no measure code and writes no text.',
+      from: { path: `${compare}report/` },
+      to: { path: `${compare}(measure|render|shard|cli)/|${compare}(compare|index|internal)\\.ts$` },
+    },
+    {
+      name: 'render-never-reaches-back',
+      severity: 'error',
+      comment: 'render takes a Report and nothing else of the pipeline.',
+      from: { path: `${compare}render/` },
+      to: { path: `${compare}(measure|report|shard|cli)/|${compare}(compare|index|internal)\\.ts$` },
+    },
+    {
+      name: 'shard-files-are-an-edge',
+      severity: 'error',
+      from: { path: `${compare}shard/` },
+      to: { path: `${compare}(measure|report|render|cli)/|${compare}(compare|index|internal)\\.ts$` },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.base.json' },
+    exclude: { path: '(^|/)(dist|test|bench|scripts|node_modules)/' },
+  },
+};
