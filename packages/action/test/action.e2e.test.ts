@@ -103,7 +103,7 @@ describe('the bundled Action, run as GitHub runs it', () => {
         expect(result.stdout.match(/::error::.*/)?.[0], result.stdout).toBeUndefined();
         expect(result.outputs.regressed, result.summary).toBe('true');
         expect(fresh.comments[0].body).toMatch(/pbkdf2/);
-        expect(fresh.comments[0].body).toMatch(/server Node v24\./);
+        expect(fresh.comments[0].body).toMatch(/\*\*server\*\*: Node v24\./);
       } finally {
         await fresh.close();
       }

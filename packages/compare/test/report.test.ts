@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Profile } from '@hotpath/tick-parser';
 import { describe, expect, it } from 'vitest';
 import type { Measurements, MonitorSummary, RoundResult } from '../src/model.js';
@@ -9,6 +12,7 @@ import { diagnose } from '../src/report/diagnosis.js';
 import { diffHotFunctions } from '../src/report/hot-functions.js';
 import { report as makeReport } from '../src/report/report.js';
 import { resolveSettings } from '../src/settings/schema.js';
+import { readShards, writeShard } from '../src/shard/file.js';
 import { shardOf } from './helpers/shards.js';
 
 const APP = 'app/server.js';
@@ -302,5 +306,42 @@ describe('analyse: hotter functions need growth beyond noise', () => {
     const grown = profile({ '(idle)': 100, handler: 100, writev: 60, parse: 400 });
     const hot = run([grown, grown, grown]);
     expect(hot.flagged.map((f) => [f.name, f.reason, f.significant])).toEqual([['parse', 'grew', true]]);
+  });
+});
+
+describe('report() on recorded settings', () => {
+  // The name hotpath makes for an unnamed scenario holds the URL, query string included, which
+  // the rule for names users write refuses: report() and readShard must take it back as it is.
+  const settings = resolveSettings({
+    config: { start: 'node server.js', url: '/auth?username=demo&password=secret', rounds: 3 },
+  });
+  const named = (m: Measurements, name: string): Measurements => ({
+    ...m,
+    scenarios: [name],
+    base: m.base.map((r) => ({ ...r, scenarios: r.scenarios.map((s) => ({ ...s, scenario: name })) })),
+    head: m.head.map((r) => ({ ...r, scenarios: r.scenarios.map((s) => ({ ...s, scenario: name })) })),
+  });
+  const recorded = named(measurements, 'GET /auth?username=demo&password=secret');
+
+  it('keeps the generated name of an unnamed scenario, in memory and through a results file', () => {
+    expect(settings.scenarios[0]?.name).toBe('GET /auth?username=demo&password=secret');
+    const direct = makeReport([shardOf(recorded, settings)]);
+    expect(direct.scenarios[0]?.name).toBe('GET /auth?username=demo&password=secret');
+    const dir = mkdtempSync(join(tmpdir(), 'hotpath-recorded-'));
+    try {
+      writeShard(dir, shardOf(recorded, settings));
+      const [read] = readShards([dir]);
+      expect(read?.settings.scenarios[0]?.name).toBe('GET /auth?username=demo&password=secret');
+      expect(makeReport(read ? [read] : [], { overrides: { threshold: '5' } }).settings.threshold).toBe(5);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('still refuses a recorded name with control characters, naming it', () => {
+    const bad = { ...settings, scenarios: settings.scenarios.map((s) => ({ ...s, name: 'a\u001b[31mb' })) };
+    expect(() => makeReport([shardOf(named(measurements, 'a\u001b[31mb'), bad)])).toThrow(
+      /invalid "scenarios\[0\]\.name" in the results: expected text of 1 to 2000 characters without control characters/,
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { HotpathCompareError } from '../errors.js';
 import type { Machine, Shard, Side } from '../model.js';
-import { type RawValues, resolveSettings, type Settings } from '../settings/schema.js';
+import { type RawValues, resolveRecordedSettings, type Settings } from '../settings/schema.js';
 
 /**
  * The settings a report decides, whoever measured: the verdict's rules and where files go.
@@ -48,7 +48,7 @@ export function reportSettings(measured: Settings, rules: ReportRules): Settings
     );
   const config: Record<string, unknown> = { ...measured };
   for (const key of REPORTER_KEYS) if (rules.config?.[key] !== undefined) config[key] = rules.config[key];
-  return resolveSettings({
+  return resolveRecordedSettings({
     config,
     configName: rules.configName ? `the results with ${rules.configName}` : 'the results',
     overrides: rules.overrides,

@@ -268,3 +268,39 @@ export function resolveSettings(sources: SettingsSources): Settings {
   for (const key of SCENARIO_KEYS) delete settings[key];
   return settings;
 }
+
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * Settings that hotpath itself recorded (a Shard's, a results file's) read back like a config —
+ * except a scenario's name, which may be the one hotpath made for an unnamed scenario
+ * (`GET /auth?user=ana`, up to any URL's length) and which the rule for names users write would
+ * refuse. Such a name must still be text of 1 to 2000 characters without control characters.
+ */
+export function resolveRecordedSettings(sources: SettingsSources): Settings {
+  const raw = sources.config as { scenarios?: unknown } | undefined;
+  const listed = raw && typeof raw === 'object' && Array.isArray(raw.scenarios) ? raw.scenarios : undefined;
+  if (!listed) return resolveSettings(sources);
+  const names = listed.map((s: unknown) =>
+    s && typeof s === 'object' ? (s as { name?: unknown }).name : undefined,
+  );
+  const where = sources.configName ?? 'the config';
+  names.forEach((name, i) => {
+    if (typeof name !== 'string' || name.length === 0 || name.length > 2000 || CONTROL.test(name))
+      throw new HotpathCompareError(
+        'HP_COMPARE_INVALID_SETTING',
+        `invalid "scenarios[${i}].name" in ${where}: expected text of 1 to 2000 characters without control characters, got ${show(name)}`,
+      );
+  });
+  const placeholders = listed.map((s: unknown, i: number) => ({
+    ...(s as object),
+    name: `scenario ${i + 1}`,
+  }));
+  const settings = resolveSettings({ ...sources, config: { ...(raw as object), scenarios: placeholders } });
+  if (new Set(names).size !== names.length)
+    throw new HotpathCompareError(
+      'HP_COMPARE_INVALID_SETTING',
+      `invalid "scenarios" in ${where}: a name is used twice`,
+    );
+  return { ...settings, scenarios: settings.scenarios.map((s, i) => ({ ...s, name: String(names[i]) })) };
+}

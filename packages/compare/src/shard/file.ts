@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { join, relative, resolve } from 'node:path';
 import { HotpathCompareError } from '../errors.js';
 import type { Profile, RoundResult, Shard, Side } from '../model.js';
-import { resolveSettings } from '../settings/schema.js';
+import { resolveRecordedSettings } from '../settings/schema.js';
 import { shardFolder } from './id.js';
 import { profileSchema, type ResultsFile, resultsSchema } from './schema.js';
 
@@ -122,7 +122,7 @@ export function readShard(path: string): Shard {
       shard: data.shard.index,
       scenarios: r.scenarios.map((s) => ({ ...s, profile: profileOf(s.profile) })),
     }));
-  const settings = resolveSettings({ config: data.settings, configName: `results ${path}` });
+  const settings = resolveRecordedSettings({ config: data.settings, configName: `results ${path}` });
   return {
     shard: data.shard,
     sides: data.sides,
