@@ -103,10 +103,10 @@ export function stillAlive(pids: readonly number[]): number[] {
 }
 
 /**
- * Linux: the processes listening on TCP `port` (any address), from /proc/net/tcp{,6} and the
- * socket links in /proc/<pid>/fd. For diagnostics: who holds a port that should be closed.
+ * Linux: the listening TCP sockets on `port` (any address) as `socket:[inode]`, from
+ * /proc/net/tcp{,6}: a read of two files, fast enough to look while a process is exiting.
  */
-export function listenersOf(port: number): number[] {
+export function listeningSockets(port: number): Set<string> {
   const inodes = new Set<string>();
   const hex = port.toString(16).toUpperCase().padStart(4, '0');
   for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
@@ -124,6 +124,15 @@ export function listenersOf(port: number): number[] {
       if (local?.endsWith(`:${hex}`) && cols[3] === '0A' && inode) inodes.add(`socket:[${inode}]`);
     }
   }
+  return inodes;
+}
+
+/**
+ * Linux: the processes listening on TCP `port` (any address), from /proc/net/tcp{,6} and the
+ * socket links in /proc/<pid>/fd. For diagnostics: who holds a port that should be closed.
+ */
+export function listenersOf(port: number): number[] {
+  const inodes = listeningSockets(port);
   if (inodes.size === 0) return [];
   const found: number[] = [];
   for (const entry of processTable() ?? []) {
