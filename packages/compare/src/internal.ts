@@ -4,7 +4,6 @@
 
 export { allowlistedEnvironment } from './measure/environment.js';
 export { runCommand } from './measure/process-group.js';
-export { stillAlive } from './measure/process-table.js';
 export { codeSpan, commentMarker, escapeText, MAX_COMMENT_LENGTH } from './render/markdown.js';
 export { isReporterKey, REPORTER_KEYS } from './report/shards.js';
 export { configJsonSchema } from './settings/json-schema.js';

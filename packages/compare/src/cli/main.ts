@@ -8,7 +8,7 @@ import { measureOne } from '../measure/rounds.js';
 import type { Report } from '../model.js';
 import { type WrittenFiles, writeReport } from '../render/files.js';
 import { renderMarkdown } from '../render/markdown.js';
-import { renderProfileText, writeProfileReport } from '../render/profile-report.js';
+import { profileJson, renderProfileText, writeProfileReport } from '../render/profile-report.js';
 import { renderJson } from '../render/render.js';
 import { renderTerminal } from '../render/terminal.js';
 import { profileReport } from '../report/profile.js';
@@ -87,8 +87,9 @@ export async function main(argv: string[], signal?: AbortSignal): Promise<number
     ).finally(() => ui.done());
     const found = profileReport(rounds, settings);
     const dir = writeProfileReport(resolve(baseDir, settings.out), found);
-    const { profile: _profile, ...summary } = found;
-    process.stdout.write(parsed.json ? `${JSON.stringify(summary, null, 2)}\n` : renderProfileText(found));
+    process.stdout.write(
+      parsed.json ? `${JSON.stringify(profileJson(found), null, 2)}\n` : renderProfileText(found),
+    );
     process.stderr.write(`files: ${dir}\n`);
     return 0;
   }

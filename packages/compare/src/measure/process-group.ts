@@ -151,10 +151,6 @@ export const STOP_BOUND_MS = STOP_GRACE_MS + STOP_KILL_WAIT_MS + 8 * STOP_POLL_M
 export interface StopResult {
   /** Processes still alive (or still exiting) at the bound: empty when the stop succeeded. */
   survivors: number[];
-  /** The sequence needed SIGKILL (something outlived the grace after SIGTERM). */
-  killed: boolean;
-  /** Every process the stop tracked: the group, its tree, the marked. */
-  tracked: number[];
 }
 
 function send(pids: Iterable<number>, pgid: number, sig: NodeJS.Signals): void {
@@ -181,7 +177,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * liveness), so its ports are closed when this resolves with no `survivors`.
  */
 export async function stopGroup(proc: GroupProcess, graceMs = STOP_GRACE_MS): Promise<StopResult> {
-  if (proc.pid <= 0) return { survivors: [], killed: false, tracked: [] };
+  if (proc.pid <= 0) return { survivors: [] };
   // pid → start time: a pid the kernel reuses for someone else's process is never counted.
   const tracked = new Map<number, number | undefined>();
   const look = (): number[] => {
@@ -204,14 +200,13 @@ export async function stopGroup(proc: GroupProcess, graceMs = STOP_GRACE_MS): Pr
   };
   send(look(), proc.pid, 'SIGTERM');
   let left = await until(Date.now() + graceMs);
-  const killed = left.length > 0;
-  if (killed) {
+  if (left.length > 0) {
     send(left, proc.pid, 'SIGKILL');
     left = await until(Date.now() + STOP_KILL_WAIT_MS);
   }
   // The shell is our child: let Node reap it (its 'exit' event) before reporting.
   if (!left.includes(proc.pid)) await Promise.race([proc.exited, sleep(4 * STOP_POLL_MS)]);
-  return { survivors: left, killed, tracked: [...tracked.keys()] };
+  return { survivors: left };
 }
 
 /** HP_COMPARE_STOP_FAILED naming the survivors of `stop`; `failure`, what the stop followed. */

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /** One process as /proc/<pid>/stat shows it (Linux). */
 export interface ProcessEntry {
@@ -23,14 +23,19 @@ function parseStat(pid: number, text: string): ProcessEntry | undefined {
   return { pid, ppid: Number(ppid), pgid: Number(pgid), state, startTime: Number(startTime) };
 }
 
-/** One process's entry, or undefined when it is gone (or there is no /proc). */
-export function processEntry(pid: number): ProcessEntry | undefined {
+function readStat(path: string, pid: number): ProcessEntry | undefined {
   try {
-    return parseStat(pid, readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    return parseStat(pid, readFileSync(path, 'utf8'));
   } catch {
     return undefined;
   }
 }
+
+/** One process's entry, or undefined when it is gone (or there is no /proc). */
+export const processEntry = (pid: number): ProcessEntry | undefined => readStat(`/proc/${pid}/stat`, pid);
+
+/** Linux, where /proc tells a zombie from a live process. */
+const HAS_PROC = existsSync('/proc/self/stat');
 
 /** Every process in /proc; undefined where there is no /proc (not Linux). */
 export function processTable(): ProcessEntry[] | undefined {
@@ -67,15 +72,7 @@ export function liveness(pid: number, startTime?: number): Liveness {
     if ((err as NodeJS.ErrnoException).code !== 'EPERM') return 'gone';
   }
   const entry = processEntry(pid);
-  if (!entry) {
-    let linux = true;
-    try {
-      readdirSync('/proc/self');
-    } catch {
-      linux = false;
-    }
-    return linux ? 'gone' : 'alive';
-  }
+  if (!entry) return HAS_PROC ? 'gone' : 'alive';
   if (startTime !== undefined && entry.startTime !== startTime) return 'gone';
   if (!ended(entry.state)) return 'alive';
   let tasks: string[];
@@ -86,13 +83,9 @@ export function liveness(pid: number, startTime?: number): Liveness {
   }
   for (const task of tasks) {
     if (Number(task) === pid) continue;
-    try {
-      const text = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
-      const state = text.slice(text.lastIndexOf(')') + 2, text.lastIndexOf(')') + 3);
-      if (!ended(state)) return 'exiting';
-    } catch {
-      // that thread ended while we looked
-    }
+    // A thread that ended while we looked has no stat left.
+    const thread = readStat(`/proc/${pid}/task/${task}/stat`, Number(task));
+    if (thread && !ended(thread.state)) return 'exiting';
   }
   return 'gone';
 }

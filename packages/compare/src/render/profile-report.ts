@@ -24,12 +24,18 @@ export function renderProfileText(report: ProfileReport): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** profile.json's content: the ProfileReport without the merged profile (that is in the files). */
+export function profileJson(report: ProfileReport): Omit<ProfileReport, 'profile'> {
+  const { profile: _profile, ...json } = report;
+  return json;
+}
+
 /** Writes profile.json, head.folded and head-flamegraph.svg into `dir`; returns the folder. */
 export function writeProfileReport(dir: string, report: ProfileReport): string {
   const out = resolve(dir);
   mkdirSync(out, { recursive: true });
-  const { profile, ...json } = report;
-  writeFileSync(join(out, 'profile.json'), `${JSON.stringify(json, null, 2)}\n`);
+  const { profile } = report;
+  writeFileSync(join(out, 'profile.json'), `${JSON.stringify(profileJson(report), null, 2)}\n`);
   if (profile) {
     writeFileSync(join(out, 'head.folded'), toFolded(profile));
     writeFileSync(

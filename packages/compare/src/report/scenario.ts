@@ -1,5 +1,6 @@
 import { crossProfileKey, mergeProfiles } from '@hotpath/tick-parser';
 import type {
+  HotFunction,
   HotFunctionDiff,
   Measurements,
   Profile,
@@ -106,8 +107,8 @@ function withFunctionIntervals(
   const perPair = pairs.map(([b, h]) => [shares(b.profile), shares(h.profile)] as const);
   const tested = new Set([...diff.rows, ...diff.flagged].filter((f) => f.reason === 'grew'));
   const perTest = tested.size > 0 ? alpha / tested.size : alpha;
-  const judged = new Map<string, import('../model.js').HotFunction>();
-  const judge = (f: import('../model.js').HotFunction) => {
+  const judged = new Map<string, HotFunction>();
+  const judge = (f: HotFunction) => {
     const key = crossProfileKey(f);
     const known = judged.get(key);
     if (known) return known;

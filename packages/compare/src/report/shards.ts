@@ -1,5 +1,5 @@
 import { HotpathCompareError } from '../errors.js';
-import type { Machine, Shard, Side } from '../model.js';
+import type { Machine, Shard, Side, SourceLinks } from '../model.js';
 import { type RawValues, resolveRecordedSettings, type Settings } from '../settings/schema.js';
 
 /**
@@ -30,7 +30,7 @@ export interface ReportRules {
   overrides?: RawValues;
   overridesSource?: 'flag' | 'input';
   /** Where source links point (the Action: the PR's head commit). */
-  links?: import('../model.js').SourceLinks;
+  links?: SourceLinks;
   /** Warnings to carry into the report. */
   warnings?: string[];
 }
@@ -46,6 +46,8 @@ export function reportSettings(measured: Settings, rules: ReportRules): Settings
       'HP_COMPARE_INVALID_SETTING',
       `${extra.join(', ')} describe${extra.length > 1 ? '' : 's'} the measurement, which the results already fix; a report decides only ${REPORTER_KEYS.join(', ')}`,
     );
+  // report() is public: a Shard may come from any caller, so its settings are checked again
+  // (recorded names as hotpath makes them), with the reporter's keys laid over them.
   const config: Record<string, unknown> = { ...measured };
   for (const key of REPORTER_KEYS) if (rules.config?.[key] !== undefined) config[key] = rules.config[key];
   return resolveRecordedSettings({
