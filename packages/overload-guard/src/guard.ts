@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import type { Decision } from './adapters/context.js';
 import { type ExpressMiddleware, expressAdapter } from './adapters/express.js';
 import { type FastifyGuardPlugin, fastifyAdapter } from './adapters/fastify.js';
 import { type HttpHandler, httpAdapter } from './adapters/http.js';
@@ -49,15 +50,9 @@ export interface GuardEventMap {
 }
 
 /**
- * The admission decision for one request, which every adapter translates into its framework's
- * terms: `pass` (call the next handler), `health` (answer the health endpoint: `healthResponse()`),
- * `shed` (answer `onShed` or the prepared 503; the reason is `shedReason`).
- */
-export type Decision = 'pass' | 'health' | 'shed';
-
-/**
  * Admission control for HTTP servers. Created by `createGuard`; the adapters (`http`,
- * `express`, `koa`, `fastify`, `restify`) share one decision core.
+ * `express`, `koa`, `fastify`, `restify`) share one decision core, which they reach through the
+ * narrow `AdapterContext` (adapters/context.ts) that this class satisfies.
  */
 export class OverloadGuard extends EventEmitter<GuardEventMap> {
   /** Validated options with defaults applied. */
