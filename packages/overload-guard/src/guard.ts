@@ -80,8 +80,9 @@ export class OverloadGuard extends EventEmitter<GuardEventMap> {
     const core = this.core;
     const start = this.startSymbol;
     this.onResponseClose = function onResponseClose(this: ServerResponse) {
-      const startedAt = (this as unknown as Record<symbol, number>)[start];
-      core.concurrency?.release(performance.now() - startedAt);
+      // track() sets the start before it adds this listener; without one the latency is unknown (0)
+      const startedAt = (this as unknown as Partial<Record<symbol, number>>)[start];
+      core.concurrency?.release(startedAt === undefined ? 0 : performance.now() - startedAt);
     };
     this.fastify = fastifyAdapter(this);
   }
