@@ -196,8 +196,9 @@ export function parseCpuProfile(json: string | unknown): Profile {
     while (current !== undefined && guard++ <= byId.size) {
       const node = byId.get(current);
       if (node === undefined) break;
-      const isRoot = !parent.has(current);
-      if (!isRoot || current === nodeId) path.push(idOf(node));
+      // The root ("(root)") is left out, unless it is the sampled node itself: the first one.
+      // (Not `current === nodeId`: an id of NaN, which a hand-made profile can have, equals nothing.)
+      if (parent.has(current) || path.length === 0) path.push(idOf(node));
       current = parent.get(current);
     }
     if (guard > byId.size + 1) cyclic = true;
