@@ -93,7 +93,8 @@ export function durationFlag(
   const expected = `a time ${min === 'positive' ? '> 0' : '>= 0'} such as 10, 10s, 500ms or 2m`;
   const match = DURATION.exec(value.trim());
   if (match === null) throw invalidOption(flag, value, expected);
-  const seconds = Number(match[1]) * (UNIT_SECONDS[match[2] ?? 's'] as number);
+  const unit = UNIT_SECONDS[match[2] ?? 's'];
+  const seconds = unit === undefined ? Number.NaN : Number(match[1]) * unit;
   if (!Number.isFinite(seconds) || (min === 'positive' && seconds <= 0))
     throw invalidOption(flag, value, expected);
   if (timer && seconds > MAX_TIMER_SECONDS)
@@ -130,7 +131,8 @@ export function parseCli(argv: string[]): CliCommand {
   const { values, positionals } = parsed;
   if (values.help) return { kind: 'help' };
   if (values.version) return { kind: 'version' };
-  if (positionals.length !== 1) {
+  const [url] = positionals;
+  if (url === undefined || positionals.length !== 1) {
     throw new HotpathLoadError(
       'HP_LOAD_INVALID_OPTION',
       positionals.length === 0
@@ -162,7 +164,7 @@ export function parseCli(argv: string[]): CliCommand {
   if (op !== undefined && op !== 'get' && op !== 'set' && op !== 'mix')
     throw invalidOption('--mc-op', op, 'get, set or mix');
   const options: RunOptions = {
-    url: positionals[0],
+    url,
     connections: integerFlag('-c', values.connections, 'a whole number of connections >= 1'),
     duration: durationFlag('-d', values.duration, 'positive', true),
     amount: integerFlag('-n', values.amount, 'a whole number of requests >= 1'),

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { connect as connectTls, type TLSSocket } from 'node:tls';
 import { getSystemErrorName } from 'node:util';
 import { directWriter } from './direct-write.js';
+import { HotpathLoadError } from './errors.js';
 import type { TlsSettings } from './options.js';
 import {
   ERROR_CLOSED,
@@ -185,8 +186,20 @@ export class Connection implements ResponseSink {
       let request: Buffer;
       let noBody: boolean;
       if (owner.buildRequest === null) {
-        request = this.requests[index];
-        noBody = this.noBodies[index];
+        // The set is never empty (options.ts and protocol.ts refuse that) and nextRequest
+        // cycles through it, so this check, one comparison beside a socket write, never fails.
+        const ready = this.requests[index];
+        if (ready === undefined) {
+          owner.abortWith(
+            new HotpathLoadError(
+              'HP_LOAD_INVALID_REQUEST',
+              `connection ${this.index} has no request ${index}`,
+            ),
+          );
+          break;
+        }
+        request = ready;
+        noBody = this.noBodies[index] === true;
       } else {
         try {
           const built = owner.buildRequest(this.index, this.sequence++);
@@ -229,7 +242,7 @@ export class Connection implements ResponseSink {
 
   /** Time the oldest request in flight was written, or -1. */
   oldestSentAt(): number {
-    return this.size === 0 ? -1 : this.sentAt[this.head];
+    return this.size === 0 ? -1 : (this.sentAt[this.head] ?? -1);
   }
 
   /** Every request in flight timed out: count them and start over on a new socket. */
@@ -249,16 +262,17 @@ export class Connection implements ResponseSink {
   }
 
   onResponse(status: number, close: boolean): void {
-    if (this.size === 0) {
+    const slot = this.head;
+    const intended = this.intended[slot]; // a number: slots are below the ring's length
+    if (this.size === 0 || intended === undefined) {
       this.onParseError('response without a request');
       return;
     }
     const cap = this.intended.length;
-    const slot = this.head;
     this.head = slot + 1 === cap ? 0 : slot + 1;
     this.size--;
     if (this.size > 0) this.parser.noBody = this.slotNoBody[this.head] === 1;
-    this.owner.response(status, this.arrival - this.intended[slot], this.measured[slot] === 1);
+    this.owner.response(status, this.arrival - intended, this.measured[slot] === 1);
     if (close && !this.stopped) {
       // Graceful close: the requests behind this one were never handled; send them again.
       this.parser.halted = true;
@@ -369,12 +383,13 @@ export class Connection implements ResponseSink {
   private giveBackInFlight(): void {
     const cap = this.intended.length;
     // Keep the cycle of requests in step: the first unanswered request goes out again next.
-    if (this.size > 0) this.nextRequest = this.requestIndex[this.head];
+    if (this.size > 0) this.nextRequest = this.requestIndex[this.head] ?? this.nextRequest;
     while (this.size > 0) {
       const slot = this.head;
       this.head = slot + 1 === cap ? 0 : slot + 1;
       this.size--;
-      this.owner.giveBack(this.intended[slot], this.measured[slot] === 1);
+      // (slots are below the ring's length; an unknown intended time would mean "now")
+      this.owner.giveBack(this.intended[slot] ?? performance.now(), this.measured[slot] === 1);
     }
     this.head = 0;
   }

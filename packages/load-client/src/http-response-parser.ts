@@ -259,9 +259,10 @@ export class HttpResponseParser implements WireParser {
       this.fail('malformed status line');
       return;
     }
-    const d0 = buf[start + 9] - 48;
-    const d1 = buf[start + 10] - 48;
-    const d2 = buf[start + 11] - 48;
+    // (inside the line: end - start >= 12; a missing byte would read as NUL, no digit)
+    const d0 = (buf[start + 9] ?? 0) - 48;
+    const d1 = (buf[start + 10] ?? 0) - 48;
+    const d2 = (buf[start + 11] ?? 0) - 48;
     if (d0 < 1 || d0 > 9 || d1 < 0 || d1 > 9 || d2 < 0 || d2 > 9) {
       this.fail('malformed status code');
       return;
@@ -290,7 +291,7 @@ export class HttpResponseParser implements WireParser {
       }
       let n = 0;
       for (let i = v; i < ve; i++) {
-        const d = buf[i] - 48;
+        const d = (buf[i] ?? 0) - 48;
         if (d < 0 || d > 9 || n > 1e15) {
           this.fail('malformed Content-Length');
           return;
@@ -340,7 +341,7 @@ export class HttpResponseParser implements WireParser {
     let size = 0;
     let digits = 0;
     for (let i = start; i < end; i++) {
-      const c = buf[i];
+      const c = buf[i] ?? 0; // (i < end, inside the buffer; NUL is no digit)
       let d: number;
       if (c >= 48 && c <= 57) d = c - 48;
       else if (c >= 97 && c <= 102) d = c - 87;
@@ -373,7 +374,8 @@ function equalsLower(buf: Buffer, start: number, lower: Buffer): boolean {
   for (let i = 0; i < lower.length; i++) {
     const b = buf[start + i];
     const t = lower[i];
-    if (b !== t && (t < 97 || t > 122 || (b | 0x20) !== t)) return false;
+    if (b === t) continue;
+    if (b === undefined || t === undefined || t < 97 || t > 122 || (b | 0x20) !== t) return false;
   }
   return true;
 }

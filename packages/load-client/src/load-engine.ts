@@ -160,8 +160,9 @@ export class LoadEngine extends EventEmitter implements ConnectionOwner {
     if (measuring && this.reserved >= this.amount) return -1;
     let intended = now;
     if (this.interval > 0) {
-      if (this.retryQueue.length > 0) {
-        intended = this.retryQueue.shift()!;
+      const retry = this.retryQueue.shift();
+      if (retry !== undefined) {
+        intended = retry;
       } else {
         intended = this.scheduleStart + this.issued * this.interval;
         if (intended > now) return -1;
@@ -260,7 +261,7 @@ export class LoadEngine extends EventEmitter implements ConnectionOwner {
     this.rotate = start + 1 === n ? 0 : start + 1;
     const now = performance.now();
     for (let i = 0; i < n; i++) {
-      connections[(start + i) % n].fill(now);
+      connections[(start + i) % n]?.fill(now);
     }
     const next = this.scheduleStart + this.issued * this.interval;
     const wait = next - now;

@@ -171,9 +171,8 @@ export class MemcacheReplyParser implements WireParser {
         if (field === 2) {
           bytes = 0;
           let digits = 0;
-          while (i < end && buf[i] >= 48 && buf[i] <= 57) {
-            bytes = bytes * 10 + buf[i] - 48;
-            i++;
+          for (let c = buf[i]; i < end && c !== undefined && c >= 48 && c <= 57; c = buf[++i]) {
+            bytes = bytes * 10 + c - 48;
             digits++;
           }
           if (digits === 0 || digits > 10) bytes = -1;

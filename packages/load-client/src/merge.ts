@@ -127,9 +127,10 @@ export function parseRunResult(value: unknown, name: string): RunResult {
   const throughput = r.throughput as Record<string, unknown> | undefined;
   if (typeof r.url !== 'string') fail(`"url" is ${describe(r.url)}, expected a string`);
   if (r.histogramUnit !== 'us') fail(`"histogramUnit" is ${describe(r.histogramUnit)}, expected "us"`);
-  if (typeof r.histogram !== 'string' || r.histogram === '') fail('"histogram" is missing');
+  const histogram =
+    typeof r.histogram === 'string' && r.histogram !== '' ? r.histogram : fail('"histogram" is missing');
   try {
-    decodeHistogram(r.histogram as string);
+    decodeHistogram(histogram);
   } catch {
     fail('"histogram" is not a serialised HdrHistogram');
   }

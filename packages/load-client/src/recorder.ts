@@ -114,9 +114,13 @@ export class Recorder {
     this.responses++;
     this.outcomes++;
     this.secondResponses++;
-    this.statusCounts[status]++;
+    // Counts start at 0. (A status outside 0..999 or a fractional latency has no slot: the
+    // write is dropped, as typed arrays drop it; the parser only passes three-digit statuses,
+    // and latencies are whole µs.)
+    this.statusCounts[status] = (this.statusCounts[status] ?? 0) + 1;
     if (latencyUs < DIRECT_US) {
-      this.direct[Math.max(latencyUs, 1)]++;
+      const us = Math.max(latencyUs, 1);
+      this.direct[us] = (this.direct[us] ?? 0) + 1;
       this.directCount++;
     } else this.histogram.recordValue(latencyUs);
   }
@@ -126,7 +130,7 @@ export class Recorder {
     if (this.directCount > 0) {
       const direct = this.direct;
       for (let us = 1; us < DIRECT_US; us++) {
-        const count = direct[us] as number;
+        const count = direct[us] ?? 0;
         if (count > 0) {
           this.histogram.recordValueWithCount(us, count);
           direct[us] = 0;
@@ -141,7 +145,7 @@ export class Recorder {
     this.errors++;
     this.outcomes++;
     this.secondErrors++;
-    this.errorCounts[kind]++;
+    this.errorCounts[kind] = (this.errorCounts[kind] ?? 0) + 1;
     if (this.errorMessages[kind] === null) this.errorMessages[kind] = message;
   }
 
@@ -170,20 +174,25 @@ export class Recorder {
 
   statusCodes(): Record<string, number> {
     const out: Record<string, number> = {};
-    for (let i = 0; i < 1000; i++) if (this.statusCounts[i] > 0) out[String(i)] = this.statusCounts[i];
+    this.statusCounts.forEach((count, status) => {
+      if (count > 0) out[String(status)] = count;
+    });
     return out;
   }
 
   non2xx(): number {
     let n = 0;
-    for (let i = 0; i < 1000; i++) if (i < 200 || i > 299) n += this.statusCounts[i];
+    this.statusCounts.forEach((count, status) => {
+      if (status < 200 || status > 299) n += count;
+    });
     return n;
   }
 
   errorsByKind(): Record<string, number> {
     const out: Record<string, number> = {};
     ERROR_KINDS.forEach((kind, i) => {
-      if (this.errorCounts[i] > 0) out[kind] = this.errorCounts[i];
+      const count = this.errorCounts[i] ?? 0;
+      if (count > 0) out[kind] = count;
     });
     return out;
   }

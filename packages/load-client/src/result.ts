@@ -95,7 +95,9 @@ export function addCounts(into: Record<string, number>, from: Record<string, num
 
 /** Adds `from` into `into` second by second (second i of each is the same second of the run). */
 export function addSeries(into: number[], from: number[]): void {
-  for (let i = 0; i < from.length; i++) into[i] = (into[i] ?? 0) + (from[i] as number);
+  from.forEach((value, i) => {
+    into[i] = (into[i] ?? 0) + value;
+  });
 }
 
 /** Keeps the first message of each kind. */

@@ -38,7 +38,7 @@ const round2 = (n: number) => Math.round(n * 100) / 100;
 export function nearestRank(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return 0;
   const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
-  return sorted[Math.min(rank, sorted.length) - 1] as number;
+  return sorted[Math.min(rank, sorted.length) - 1] ?? 0; // (rank is 1..length)
 }
 
 export function seriesStats(series: readonly number[]): SeriesStats {
@@ -53,8 +53,8 @@ export function seriesStats(series: readonly number[]): SeriesStats {
     samples: n,
     mean: round2(mean),
     stdev: n === 0 ? 0 : round2(Math.sqrt(squares / n)),
-    min: n === 0 ? 0 : (sorted[0] as number),
-    max: n === 0 ? 0 : (sorted[n - 1] as number),
+    min: sorted[0] ?? 0, // 0 for no samples, as the other figures
+    max: sorted[n - 1] ?? 0,
     p1: 0,
     p2_5: 0,
     p10: 0,

@@ -1,4 +1,6 @@
-// Benchmarks of @hotpath/overload-guard against its anchors, in the same run:
+// Benchmarks of @hotpath/overload-guard against its anchors, in the same run (first, in this
+// process: the cost of a monitor snapshot and a guard decision, and what the monitor reads for
+// a loop blocked 60 ms at a time):
 //  1. overhead: hello world, each guard (this one on node:http and Fastify, overload-protection,
 //     @fastify/under-pressure) against the same server without it, both at once (req/s, wrk),
 //     the order within a pair alternating run by run, beside an A/A pair (two unguarded
@@ -101,6 +103,32 @@ function snapshotCost() {
   const ns = Number(process.hrtime.bigint() - start) / n;
   monitor.close();
   return ns;
+}
+
+// What the monitor reads for a known load, in this process: five turns each blocked 60 ms
+// (delay max and p99 should be near 60 ms), then 200 ms idle; the unit tests only check the
+// order of these (busy above idle), since the figures move with the machine's load.
+async function monitorReadings() {
+  const resolution = 5;
+  const monitor = createMonitor({ resolution, sampleInterval: 0 });
+  const burn = (ms) => {
+    const end = Date.now() + ms;
+    while (Date.now() < end) {
+      // busy: the event loop cannot turn
+    }
+  };
+  monitor.snapshot();
+  for (let i = 0; i < 5; i++) {
+    burn(60);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  const busy = monitor.snapshot();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const idle = monitor.snapshot();
+  monitor.close();
+  console.log(
+    `monitor, 5 turns blocked 60 ms (resolution ${resolution} ms): delay max ${fmt(busy.eventLoopDelay.max, 1)} ms, p99 ${fmt(busy.eventLoopDelay.p99, 1)} ms, utilisation ${fmt(busy.eventLoopUtilization, 2)}; then 200 ms idle: delay max ${fmt(idle.eventLoopDelay.max, 1)} ms, utilisation ${fmt(idle.eventLoopUtilization, 2)}, window ${fmt(idle.windowMs)} ms`,
+  );
 }
 
 // The guard's own CPU per request, without any network: the decision within one loop turn,
@@ -284,6 +312,7 @@ console.log(
   `# @hotpath/overload-guard bench — node ${process.version}, ${hasTaskset ? 'server on core 0, load on core 1' : 'no taskset: unpinned'}`,
 );
 console.log(`monitor.snapshot(): ${fmt(snapshotCost())} ns per call`);
+await monitorReadings();
 await decisionCost();
 if (!values['skip-overhead']) await overhead();
 if (!values['skip-overload']) await overload();

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import type { Decision } from './adapters/context.js';
 import { type ExpressMiddleware, expressAdapter } from './adapters/express.js';
 import { type FastifyGuardPlugin, fastifyAdapter } from './adapters/fastify.js';
 import { type HttpHandler, httpAdapter } from './adapters/http.js';
@@ -49,15 +50,9 @@ export interface GuardEventMap {
 }
 
 /**
- * The admission decision for one request, which every adapter translates into its framework's
- * terms: `pass` (call the next handler), `health` (answer the health endpoint: `healthResponse()`),
- * `shed` (answer `onShed` or the prepared 503; the reason is `shedReason`).
- */
-export type Decision = 'pass' | 'health' | 'shed';
-
-/**
  * Admission control for HTTP servers. Created by `createGuard`; the adapters (`http`,
- * `express`, `koa`, `fastify`, `restify`) share one decision core.
+ * `express`, `koa`, `fastify`, `restify`) share one decision core, which they reach through the
+ * narrow `AdapterContext` (adapters/context.ts) that this class satisfies.
  */
 export class OverloadGuard extends EventEmitter<GuardEventMap> {
   /** Validated options with defaults applied. */
@@ -85,8 +80,9 @@ export class OverloadGuard extends EventEmitter<GuardEventMap> {
     const core = this.core;
     const start = this.startSymbol;
     this.onResponseClose = function onResponseClose(this: ServerResponse) {
-      const startedAt = (this as unknown as Record<symbol, number>)[start];
-      core.concurrency?.release(performance.now() - startedAt);
+      // track() sets the start before it adds this listener; without one the latency is unknown (0)
+      const startedAt = (this as unknown as Partial<Record<symbol, number>>)[start];
+      core.concurrency?.release(startedAt === undefined ? 0 : performance.now() - startedAt);
     };
     this.fastify = fastifyAdapter(this);
   }

@@ -34,7 +34,7 @@ export class UtilizationWindow {
     const size = this.readings.length;
     let oldest = (this.next - this.filled + size) % size;
     // skip readings older than the window, but keep at least the newest one
-    for (let i = 0; i < this.filled - 1 && now - this.times[oldest] > this.windowMs; i++) {
+    for (let i = 0; i < this.filled - 1 && now - (this.times[oldest] ?? now) > this.windowMs; i++) {
       oldest = (oldest + 1) % size;
     }
     return performance.eventLoopUtilization(performance.eventLoopUtilization(), this.readings[oldest])

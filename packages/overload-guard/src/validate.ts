@@ -8,7 +8,13 @@ import { describeValue, HotpathGuardError } from './errors.js';
 export function parseOptions<T extends z.ZodType>(schema: T, input: unknown, owner: string): z.output<T> {
   const result = schema.safeParse(input ?? {});
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
+  const issue = result.error.issues[0];
+  if (issue === undefined) {
+    throw new HotpathGuardError(
+      'HP_GUARD_INVALID_OPTION',
+      `${owner}: invalid options ${describeValue(input)}`,
+    );
+  }
   if (issue.code === 'unrecognized_keys') {
     const where = issue.path.length ? ` in ${issue.path.map(String).join('.')}` : '';
     throw new HotpathGuardError(

@@ -34,7 +34,7 @@ async function listen(server: Server): Promise<number> {
   return portOf(server);
 }
 
-const frameworks: Record<string, Start> = {
+const frameworks = {
   'node:http': (guard) => listen(createServer(guard.http((req, res) => res.end(`node:http ${req.url}`)))),
   express: async (guard) => {
     const app = express();
@@ -81,7 +81,7 @@ const frameworks: Record<string, Start> = {
     cleanup.push(() => closeServer(server.server));
     return portOf(server.server);
   },
-};
+} satisfies Record<string, Start>;
 
 async function overloadedGuard(options: GuardOptions = {}): Promise<OverloadGuard> {
   const guard = createGuard({ maxRssBytes: 1, exclude: ['/open'], healthPath: '/health', ...options });
@@ -137,7 +137,7 @@ describe.each(Object.entries(frameworks))('%s adapter against the real framework
 describe('fastify route opt-out', () => {
   it('never sheds a route whose config says overloadGuard: false', async () => {
     const guard = await overloadedGuard();
-    const port = await frameworks.fastify!(guard);
+    const port = await frameworks.fastify(guard);
     expect((await get(port, '/')).status).toBe(503);
     expect(await get(port, '/opt-out')).toMatchObject({ status: 200, body: 'fastify /opt-out' });
   });
@@ -217,7 +217,9 @@ describe.each(Object.entries({ ...frameworks, 'fastify, lenient router': lenient
       async (how) => {
         const guard = await overloadedGuard();
         const port = await start(guard);
-        const routed = routedByFramework[name]!.includes(how);
+        const routes = routedByFramework[name];
+        if (!routes) throw new Error(`routedByFramework has no entry for ${name}`);
+        const routed = routes.includes(how);
         // the guard's health endpoint (answered by the guard: 503 with its status, since it sheds)
         const health = await rawGet(port, spell('/health', how));
         expect(health.body).not.toContain('HP_GUARD_OVERLOADED');

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import * as built from '@hotpath/overload-guard';
 import { describe, expect, it } from 'vitest';
 import { GUARD_ERROR_CODES } from '../src/errors.js';
@@ -30,16 +32,31 @@ describe('the package', () => {
     }
   });
 
-  it('exports the public API from the built package by its name', () => {
+  it('exports the public API from the built package by its name', async () => {
     expect(Object.keys(built).sort()).toEqual(
       ['GUARD_ERROR_CODES', 'HotpathGuardError', 'OverloadGuard', 'createGuard', 'createMonitor'].sort(),
     );
     const guard = built.createGuard();
     try {
-      for (const adapter of ['http', 'express', 'koa', 'restify'] as const)
-        expect(typeof guard[adapter]).toBe('function');
-      expect(typeof guard.fastify).toBe('function');
       expect(guard).toBeInstanceOf(built.OverloadGuard);
+      // Every adapter of the built package lets a request through while the loop is idle.
+      const req = new IncomingMessage(new Socket());
+      req.url = '/';
+      const res = new ServerResponse(req);
+      const passed: string[] = [];
+      guard.http(() => passed.push('http'))(req, res);
+      guard.express()(req, res, () => passed.push('express'));
+      guard.restify()(req, res, (value) => passed.push(`restify ${value}`));
+      await guard.koa()(
+        { req, res, url: '/', method: 'GET', status: 404, body: undefined, type: '', set: () => {} },
+        async () => passed.push('koa'),
+      );
+      const hooks: string[] = [];
+      guard.fastify({ addHook: (name) => hooks.push(name), route: () => undefined }, {}, () =>
+        passed.push('fastify'),
+      );
+      expect(passed).toEqual(['http', 'express', 'restify undefined', 'koa', 'fastify']);
+      expect(hooks).toEqual(['onRoute']);
     } finally {
       guard.close();
     }

@@ -76,10 +76,11 @@ export async function readSymbolTable(
 ): Promise<SymbolTable> {
   const warnings: string[] = [];
   if (options.nm === undefined && options.objdump === undefined) {
-    const dir = cacheKey ? options.symbolCacheDir : undefined;
-    const problem = dir ? await prepareCacheDir(dir) : undefined;
-    if (dir && !problem) {
-      const cached = await readCachedElfTable(path, cacheKey!, dir);
+    const cache =
+      cacheKey && options.symbolCacheDir ? { key: cacheKey, dir: options.symbolCacheDir } : undefined;
+    const problem = cache ? await prepareCacheDir(cache.dir) : undefined;
+    if (cache && !problem) {
+      const cached = await readCachedElfTable(path, cache.key, cache.dir);
       if (cached) return cached;
     }
     const elf = await readElfSymbols(path);
@@ -100,7 +101,7 @@ export async function readSymbolTable(
       if (table.count === 0) {
         warnings.push(`no code symbols in ${path} (stripped); its ticks are counted under the library name`);
       } else if (problem) warnings.push(problem);
-      else if (dir) return listAndCacheElfTable(table, elf, cacheKey!, dir);
+      else if (cache) return listAndCacheElfTable(table, elf, cache.key, cache.dir);
       return table;
     }
     if (elf.error !== 'not an ELF file')
@@ -161,10 +162,11 @@ async function readSymbolTableWithTools(
       );
     } else {
       for (const line of headers.stdout.toString('utf8').split('\n')) {
-        const parts = line.trim().split(/\s+/);
-        if (parts[1] === '.text' && parts.length >= 6) {
-          const vma = Number.parseInt(parts[3], 16);
-          const offset = Number.parseInt(parts[5], 16);
+        // "Idx Name Size VMA LMA File-off Algn"
+        const [, name, , vmaHex, , offsetHex] = line.trim().split(/\s+/);
+        if (name === '.text' && vmaHex !== undefined && offsetHex !== undefined) {
+          const vma = Number.parseInt(vmaHex, 16);
+          const offset = Number.parseInt(offsetHex, 16);
           if (Number.isFinite(vma) && Number.isFinite(offset)) shift = offset - vma;
         }
       }

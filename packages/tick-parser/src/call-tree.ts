@@ -41,7 +41,9 @@ export function buildBottomUpTree(profile: Profile): CallTreeNode {
     root.total += count;
     let node = root;
     for (let i = frames.length - 1; i >= 0; i--) {
-      node = child(node, frames[i]);
+      const fn = frames[i];
+      if (fn === undefined) continue; // a hole in a hand-made stack (arrays the parsers build have none)
+      node = child(node, fn);
       node.total += count;
     }
     node.self += count;

@@ -159,7 +159,8 @@ function bad(message: string): never {
 /** node:util parseArgs errors as one readable line, the same wording in every hotpath CLI. */
 function usageLine(error: unknown): string {
   const e = error as { code?: string; message?: string };
-  const message = String(e.message ?? error).split('\n')[0]!;
+  const text = String(e.message ?? error);
+  const message = text.split('\n', 1)[0] ?? text;
   const quoted = /'([^']+)'/.exec(message)?.[1];
   if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${quoted ?? message} (see --help)`;
   if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
@@ -193,7 +194,8 @@ export function parseCliOptions(argv: string[]): CliOptions {
   const v = parsed.values as Record<string, string | boolean | undefined>;
   const help = v.help === true;
   if (help) return { file: '', json: false, folded: false, speedscope: false, symbols: true, help };
-  if (parsed.positionals.length !== 1) {
+  const [file] = parsed.positionals;
+  if (file === undefined || parsed.positionals.length !== 1) {
     bad(
       `expected exactly one input file, got ${parsed.positionals.length === 0 ? 'none' : parsed.positionals.map((p) => `"${p}"`).join(', ')} (see --help)`,
     );
@@ -212,7 +214,7 @@ export function parseCliOptions(argv: string[]): CliOptions {
     );
   }
   return {
-    file: parsed.positionals[0],
+    file,
     json: v.json === true,
     folded: v.folded === true,
     speedscope: v.speedscope === true,

@@ -52,12 +52,14 @@ export async function runRecord(options: RecordCliOptions): Promise<number> {
   };
   const profiles: Profile[] = [];
   for (const log of result.logs) profiles.push(await parseTickLog(log, tickOptions));
-  const profile = profiles.length === 1 ? profiles[0] : mergeProfiles(profiles);
+  const [only] = profiles;
+  const profile = only && profiles.length === 1 ? only : mergeProfiles(profiles);
+  const [onlyLog] = result.logs;
   const title = options.command.join(' ');
   const report = options.json
     ? `${JSON.stringify(toJsonReport(profile, { top: options.top }), null, 2)}\n`
     : renderTextReport(profile, {
-        fileName: result.logs.length === 1 ? basename(result.logs[0]) : `${result.logs.length} logs`,
+        fileName: onlyLog && result.logs.length === 1 ? basename(onlyLog) : `${result.logs.length} logs`,
         top: options.top,
       });
   await Promise.all([

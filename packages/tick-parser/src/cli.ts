@@ -58,13 +58,13 @@ async function main(argv: string[]): Promise<number> {
   ]);
   const format = options.flamegraph?.toLowerCase().endsWith('.svg') ? 'svg' : 'html';
   let out: string;
-  if (base) {
+  if (base && options.diff !== undefined) {
     const diff = diffProfiles(base, head, { limit: options.top });
     out = options.json
       ? `${JSON.stringify(diff, null, 2)}\n`
-      : renderDiffText(diff, basename(options.diff!), basename(options.file));
+      : renderDiffText(diff, basename(options.diff), basename(options.file));
     if (options.flamegraph) {
-      const title = `${basename(options.diff!)} → ${basename(options.file)} (red: hotter, blue: cooler)`;
+      const title = `${basename(options.diff)} → ${basename(options.file)} (red: hotter, blue: cooler)`;
       await writeFile(options.flamegraph, renderDiffFlameGraph(base, head, { format, title }));
     }
   } else {

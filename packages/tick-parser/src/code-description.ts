@@ -49,7 +49,7 @@ export function describeCode(
     const match = LOCATION.exec(location);
     return {
       name,
-      file: match ? match[1] : location,
+      file: match?.[1] ?? location,
       line: match ? Number(match[2]) : 0,
       column: match?.[3] ? Number(match[3]) : 0,
       kind: 'js',

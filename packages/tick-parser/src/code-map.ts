@@ -1,9 +1,11 @@
+import type { CodeDescription } from './code-description.js';
+
 /** One piece of generated code from a `code-creation` event. */
 export interface CodeEntry {
   start: number;
   size: number;
-  /** Index into the reader's table of code descriptions (name, kind, tier). */
-  desc: number;
+  /** What the code is (name, kind, tier); shared by all code with the same description. */
+  desc: CodeDescription;
 }
 
 /** log2 of the page size used to index entries; 64 KiB pages. */
@@ -28,7 +30,7 @@ export class DynamicCodeMap {
     return this.byStart.size;
   }
 
-  add(start: number, size: number, desc: number): void {
+  add(start: number, size: number, desc: CodeDescription): void {
     const end = start + Math.max(size, 1);
     this.removeOverlapping(start, end);
     const entry: CodeEntry = { start, size: Math.max(size, 1), desc };
@@ -61,19 +63,19 @@ export class DynamicCodeMap {
   find(addr: number): CodeEntry | undefined {
     const list = this.pages.get(pageOf(addr));
     if (!list) return undefined;
+    // The last entry starting at or below addr, kept as the search narrows (mid is always inside the list).
     let lo = 0;
     let hi = list.length - 1;
-    let found = -1;
+    let found: CodeEntry | undefined;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      if (list[mid].start <= addr) {
-        found = mid;
+      const entry = list[mid];
+      if (entry !== undefined && entry.start <= addr) {
+        found = entry;
         lo = mid + 1;
       } else hi = mid - 1;
     }
-    if (found < 0) return undefined;
-    const entry = list[found];
-    return addr < entry.start + entry.size ? entry : undefined;
+    return found !== undefined && addr < found.start + found.size ? found : undefined;
   }
 
   private removeOverlapping(start: number, end: number): void {
@@ -83,8 +85,10 @@ export class DynamicCodeMap {
       // A page's entries are sorted by start and do not overlap, so their ends are sorted too:
       // the ones overlapping [start, end) are the run that ends at the last one starting before
       // `end`, found by binary search instead of a scan of the page.
-      for (let i = insertionIndex(list, end) - 1; i >= 0 && list[i].start + list[i].size > start; i--) {
-        this.unlink(list[i]);
+      for (let i = insertionIndex(list, end) - 1; i >= 0; i--) {
+        const entry = list[i];
+        if (entry === undefined || entry.start + entry.size <= start) break;
+        this.unlink(entry);
       }
     }
   }
@@ -107,7 +111,8 @@ function insertionIndex(list: CodeEntry[], start: number): number {
   let hi = list.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (list[mid].start < start) lo = mid + 1;
+    const entry = list[mid];
+    if (entry !== undefined && entry.start < start) lo = mid + 1;
     else hi = mid;
   }
   return lo;

@@ -37,13 +37,15 @@ interface CpuProfileJson {
   endTime: number;
 }
 
-function isCpuProfile(value: unknown): value is CpuProfileJson {
-  if (typeof value !== 'object' || value === null) return false;
-  const v = value as CpuProfileJson;
-  return (
-    typeof v.startTime === 'number' &&
-    (Array.isArray(v.nodes) || (typeof v.head === 'object' && v.head !== null))
-  );
+/** The nodes of a .cpuprofile (its `nodes`, or its `head` tree flattened), or undefined when `value` is not one. */
+function profileNodes(value: unknown): { profile: CpuProfileJson; nodes: unknown[] } | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const profile = value as CpuProfileJson;
+  if (typeof profile.startTime !== 'number') return undefined;
+  if (Array.isArray(profile.nodes)) return { profile, nodes: profile.nodes };
+  if (typeof profile.head === 'object' && profile.head !== null)
+    return { profile, nodes: flattenTree(profile.head) };
+  return undefined;
 }
 
 /** Turns the nested `head` format into the flat `nodes` format. */
@@ -51,8 +53,7 @@ function flattenTree(head: TreeNode): CpuProfileNode[] {
   const nodes: CpuProfileNode[] = [];
   const pending: TreeNode[] = [head];
   const seen = new Set<TreeNode>();
-  while (pending.length > 0) {
-    const node = pending.pop()!;
+  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
     if (typeof node !== 'object' || node === null || seen.has(node)) continue;
     seen.add(node);
     const children = (Array.isArray(node.children) ? node.children : []).filter(
@@ -125,14 +126,15 @@ export function parseCpuProfile(json: string | unknown): Profile {
       );
     }
   }
-  if (!isCpuProfile(value)) {
+  const parsed = profileNodes(value);
+  if (!parsed) {
     throw new HotpathTicksError(
       'HP_TICKS_BAD_CPUPROFILE',
       'not a .cpuprofile: expected an object with "nodes" (array) and "startTime" (number)',
     );
   }
+  const { profile, nodes } = parsed;
   const warnings: string[] = [];
-  const nodes = Array.isArray(value.nodes) ? value.nodes : flattenTree(value.head!);
   const byId = new Map<number, CpuProfileNode>();
   let malformed = 0;
   for (const node of nodes) {
@@ -150,9 +152,9 @@ export function parseCpuProfile(json: string | unknown): Profile {
 
   // Hit counts per node: the samples array is exact; hitCount is the fallback.
   const hits = new Map<number, number>();
-  if (Array.isArray(value.samples) && value.samples.length > 0) {
+  if (Array.isArray(profile.samples) && profile.samples.length > 0) {
     let unknown = 0;
-    for (const id of value.samples as unknown[]) {
+    for (const id of profile.samples as unknown[]) {
       if (typeof id === 'number' && byId.has(id)) hits.set(id, (hits.get(id) ?? 0) + 1);
       else unknown++;
     }
@@ -190,20 +192,24 @@ export function parseCpuProfile(json: string | unknown): Profile {
     path.length = 0;
     let current: number | undefined = nodeId;
     let guard = 0;
+    // Every id here is in byId: the sampled ones were checked, and parents are nodes.
     while (current !== undefined && guard++ <= byId.size) {
-      const node = byId.get(current)!;
-      const isRoot = !parent.has(current);
-      if (!isRoot || current === nodeId) path.push(idOf(node));
+      const node = byId.get(current);
+      if (node === undefined) break;
+      // The root ("(root)") is left out, unless it is the sampled node itself: the first one.
+      // (Not `current === nodeId`: an id of NaN, which a hand-made profile can have, equals nothing.)
+      if (parent.has(current) || path.length === 0) path.push(idOf(node));
       current = parent.get(current);
     }
     if (guard > byId.size + 1) cyclic = true;
     path.reverse();
-    if (byId.get(nodeId)!.callFrame.functionName === '(garbage collector)') gcTicks += count;
+    if (byId.get(nodeId)?.callFrame.functionName === '(garbage collector)') gcTicks += count;
     builder.addStack(path, path.length, count);
   }
   if (cyclic) warnings.push('the node tree has a cycle; stacks were cut where it repeats');
 
   const meta: ProfileMeta = { gcTicks };
-  if (typeof value.endTime === 'number') meta.durationMicros = Math.max(0, value.endTime - value.startTime);
+  if (typeof profile.endTime === 'number')
+    meta.durationMicros = Math.max(0, profile.endTime - profile.startTime);
   return builder.build('cpuprofile', warnings, meta);
 }

@@ -74,7 +74,8 @@ export function diffProfiles(base: Profile, head: Profile, options: DiffOptions 
     const headShare = head.totalTicks > 0 ? headSelf / head.totalTicks : 0;
     const delta = headShare - baseShare;
     if (Math.abs(delta) < minDelta) continue;
-    const ref = (h ?? b)!;
+    const ref = h ?? b;
+    if (!ref) continue; // (every key is in one of the two maps)
     functions.push({
       name: ref.name,
       file: ref.file,

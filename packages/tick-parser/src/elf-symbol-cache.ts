@@ -121,15 +121,11 @@ export async function listAndCacheElfTable(
 ): Promise<SymbolTable> {
   const sorted = sortedSymbols(table);
   const count = sorted.starts.length;
-  const sizes = new Float64Array(count);
-  const nameStarts = new Int32Array(count);
-  const nameEnds = new Int32Array(count);
-  for (let k = 0; k < count; k++) {
-    const symbol = sorted.symbols[k]!;
-    sizes[k] = sorted.ends[k]! - sorted.starts[k]!;
-    nameStarts[k] = table.nameStarts[symbol]!;
-    nameEnds[k] = table.nameEnds[symbol]!;
-  }
+  // (starts, ends and symbols have `count` entries each, and every symbol is one of the table's)
+  const sizes = sorted.ends.map((end, k) => end - (sorted.starts[k] ?? end));
+  // 0 is the empty name of an ELF string table, and a name end of 0 means "not looked for yet"
+  const nameStarts = Int32Array.from(sorted.symbols, (symbol) => table.nameStarts[symbol] ?? 0);
+  const nameEnds = Int32Array.from(sorted.symbols, (symbol) => table.nameEnds[symbol] ?? 0);
   const listed: SymbolTable = {
     ...table,
     count,

@@ -233,10 +233,10 @@ async function readLayout(read: ReadAt, fileSize: number): Promise<Layout> {
   if (names !== undefined && names.size > 0) {
     const strings = await read(names.offset, names.size, 'the section name table');
     const nameOffset = (i: number) => u32(table, i * shentsize);
-    for (let i = 0; i < shnum; i++) {
+    for (const [i, section] of sections.entries()) {
       const at = nameOffset(i);
       if (at < strings.length && strings.toString('latin1', at, strings.indexOf(0, at)) === '.text') {
-        textOffsetMinusVma = sections[i]!.offset - sections[i]!.addr;
+        textOffsetMinusVma = section.offset - section.addr;
         break;
       }
     }
@@ -288,8 +288,7 @@ function collect(
   const data = !le || table.byteOffset % 4 !== 0 ? Buffer.from(table) : table;
   if (!le) toLittleEndian(data, total, entsize, is64);
   const words = new Uint32Array(data.buffer, data.byteOffset, data.length >>> 2);
-  const executable = new Uint8Array(sections.length);
-  for (let i = 0; i < sections.length; i++) executable[i] = sections[i]!.flags & SHF_EXECINSTR ? 1 : 0;
+  const executable = Uint8Array.from(sections, (section) => (section.flags & SHF_EXECINSTR ? 1 : 0));
   // Elf64_Sym: name, info, other, shndx, value, size; Elf32_Sym: name, value, size, info, other, shndx.
   const infoAt = is64 ? 4 : 12;
   const shndxWord = is64 ? 1 : 3;
@@ -301,18 +300,20 @@ function collect(
   const nameStarts = new Int32Array(total);
   const nameEnds = new Int32Array(total);
   const sectionCount = Math.min(sections.length, SHN_LORESERVE);
+  // Every word of the `total` whole entries lies in `words` (entsize was checked by the caller); a
+  // word outside would read as 0, which is no section and no name: the entry would be skipped.
   let n = 0;
   for (let e = 0, w = 0; e < total; e++, w += stride) {
-    const shndx = words[w + shndxWord]! >>> 16;
+    const shndx = (words[w + shndxWord] ?? 0) >>> 16;
     if (shndx === 0 || shndx >= sectionCount || executable[shndx] === 0) continue;
-    const kind = data[w * 4 + infoAt]! & 0xf;
+    const kind = (data[w * 4 + infoAt] ?? 0) & 0xf;
     if (kind === STT_SECTION || kind === STT_FILE || kind === STT_TLS) continue;
-    const name = words[w]!;
+    const name = words[w] ?? 0;
     if (name === 0 || name >= strings.length || strings[name] === 0) continue;
     if (strings[name] === 36 && isMappingSymbol(strings, name)) continue;
     // 64-bit fields as numbers: exact below 2^53, which addresses and sizes are.
-    starts[n] = words[w + valueWord]! + (is64 ? words[w + valueWord + 1]! * 2 ** 32 : 0);
-    sizes[n] = words[w + sizeWord]! + (is64 ? words[w + sizeWord + 1]! * 2 ** 32 : 0);
+    starts[n] = (words[w + valueWord] ?? 0) + (is64 ? (words[w + valueWord + 1] ?? 0) * 2 ** 32 : 0);
+    sizes[n] = (words[w + sizeWord] ?? 0) + (is64 ? (words[w + sizeWord + 1] ?? 0) * 2 ** 32 : 0);
     nameStarts[n] = name;
     n++;
   }

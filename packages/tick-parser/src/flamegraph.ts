@@ -1,5 +1,5 @@
 import { buildTopDownTree, type CallTreeNode, sortedChildren } from './call-tree.js';
-import { crossProfileKey, functionLabel } from './function-label.js';
+import { crossProfileKey, functionLabel, UNKNOWN_FRAME } from './function-label.js';
 import type { FunctionKind, Profile } from './model.js';
 
 export interface FlameGraphOptions {
@@ -176,8 +176,8 @@ export function renderFlameGraph(profile: Profile, options: FlameGraphOptions = 
   const labels = profile.functions.map(functionLabel);
   const frames: Frame[] = [];
   const maxDepth = layout(buildTopDownTree(profile), width, options.minFrameWidth ?? 0.3, (node, frame) => {
-    frame.label = labels[node.fn];
-    frame.kind = profile.functions[node.fn].kind;
+    frame.label = labels[node.fn] ?? UNKNOWN_FRAME.name;
+    frame.kind = (profile.functions[node.fn] ?? UNKNOWN_FRAME).kind;
     frames.push(frame);
   });
   const svg = renderSvg(
@@ -223,8 +223,8 @@ export function renderDiffFlameGraph(base: Profile, head: Profile, options: Flam
     const headShare = head.totalTicks > 0 ? node.self / head.totalTicks : 0;
     const before = baseSelf.get(path) ?? 0;
     const baseShare = base.totalTicks > 0 ? before / base.totalTicks : 0;
-    frame.label = labels[node.fn];
-    frame.kind = head.functions[node.fn].kind;
+    frame.label = labels[node.fn] ?? UNKNOWN_FRAME.name;
+    frame.kind = (head.functions[node.fn] ?? UNKNOWN_FRAME).kind;
     frame.delta = headShare - baseShare;
     frame.note = `self share ${(100 * baseShare).toFixed(2)}% → ${(100 * headShare).toFixed(2)}%`;
     frames.push(frame);

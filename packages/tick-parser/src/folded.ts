@@ -1,4 +1,4 @@
-import { functionLabel } from './function-label.js';
+import { functionLabel, UNKNOWN_FRAME } from './function-label.js';
 import type { Profile } from './model.js';
 
 /** A frame label safe for the folded format: no `;`, no line breaks. */
@@ -15,9 +15,9 @@ export function toFolded(profile: Profile): string {
   const lines: string[] = [];
   for (const stack of profile.stacks) {
     let line = '';
-    for (let i = 0; i < stack.frames.length; i++) {
+    for (const [i, fn] of stack.frames.entries()) {
       if (i > 0) line += ';';
-      line += names[stack.frames[i]];
+      line += names[fn] ?? UNKNOWN_FRAME.name;
     }
     lines.push(`${line} ${stack.count}\n`);
   }

@@ -13,6 +13,21 @@ export function functionLabel(fn: FunctionEntry): string {
   return fn.name;
 }
 
+/**
+ * What reports show for a stack frame whose index is not one of the profile's functions. The
+ * parsers never write such a frame; a Profile put together by hand may, and it then reads as
+ * unknown code instead of breaking the report.
+ */
+export const UNKNOWN_FRAME: Readonly<FunctionEntry> = Object.freeze({
+  name: '(unknown)',
+  file: '',
+  line: 0,
+  column: 0,
+  kind: 'unknown',
+  self: 0,
+  total: 0,
+});
+
 /** The identity of a function inside one profile: kind, name, file and position. */
 export function functionKey(fn: Pick<FunctionEntry, 'kind' | 'name' | 'file' | 'line' | 'column'>): string {
   return `${fn.kind}\u0000${fn.name}\u0000${fn.file}\u0000${fn.line}\u0000${fn.column}`;

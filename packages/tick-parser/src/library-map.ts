@@ -1,11 +1,16 @@
 import { loadSymbols, type SymbolCache, type SymbolTable, type SymbolToolOptions } from './binary-symbols.js';
 
+/** A library's symbol table, once read, and the function id of each of its symbols. */
+export interface LibrarySymbols {
+  table: SymbolTable;
+  /** Function id per symbol index (-1 until first sampled). */
+  fns: Int32Array;
+}
+
 /** A binary named by `shared-library` events, with its symbols once `nm` has read them. */
 export interface Library {
   path: string;
-  table?: SymbolTable;
-  /** Function id per symbol index (-1 until first sampled). */
-  symbolFns?: Int32Array;
+  symbols?: LibrarySymbols;
   /** Function id of "somewhere in this library, no symbol" (-1 until needed). */
   libraryFn: number;
   /** False when symbols will never come (disabled, pseudo file like [vdso], load failed). */
@@ -14,8 +19,16 @@ export interface Library {
   requested: boolean;
   /** Frame id per sampled process address: a pending id until its symbol is looked up, then a function id. */
   frames: Map<number, number>;
-  /** Pending addresses (indices into the reader's list) not looked up yet. */
-  waiting: number[];
+  /** Sampled addresses whose symbol is not looked up yet. */
+  waiting: PendingFrame[];
+}
+
+/** A sampled library address whose symbol is looked up later, in a batch with others. */
+export interface PendingFrame {
+  addr: number;
+  region: Region;
+  /** Its function id once looked up, -1 before. */
+  fn: number;
 }
 
 /** One executable mapping of a library: [start, end) in the process, and how to get file addresses. */
@@ -55,7 +68,11 @@ export class LibraryMap {
     }
     const region: Region = { start, end, slide, library };
     let i = this.regions.length;
-    while (i > 0 && this.regions[i - 1].start > start) i--;
+    while (i > 0) {
+      const before = this.regions[i - 1];
+      if (before === undefined || before.start <= start) break;
+      i--;
+    }
     this.regions.splice(i, 0, region);
   }
 
@@ -66,20 +83,21 @@ export class LibraryMap {
     let hi = regions.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      if (regions[mid].start <= addr) lo = mid + 1;
+      const region = regions[mid];
+      if (region !== undefined && region.start <= addr) lo = mid + 1;
       else hi = mid - 1;
     }
     for (let i = hi; i >= 0; i--) {
       const region = regions[i];
+      if (region === undefined) break;
       if (addr < region.end) return region;
       if (hi - i > 8) break; // overlapping mappings are few; do not scan far
     }
     return undefined;
   }
 
-  /** File address of `addr` inside `region`, for symbol lookup. */
-  static fileAddress(region: Region, addr: number): number {
-    const table = region.library.table!;
+  /** File address of `addr` inside `region`, for symbol lookup in `table`, its library's symbols. */
+  static fileAddress(table: SymbolTable, region: Region, addr: number): number {
     if (table.elfType === 'exec') return addr - region.slide;
     return addr - region.start - region.slide + table.textOffsetMinusVma;
   }
@@ -107,14 +125,14 @@ export class LibraryMap {
   /** Warnings of all symbol tables, once each. */
   warnings(): string[] {
     const out = new Set<string>();
-    for (const library of this.libraries.values()) for (const w of library.table?.warnings ?? []) out.add(w);
+    for (const library of this.libraries.values())
+      for (const w of library.symbols?.table.warnings ?? []) out.add(w);
     return [...out];
   }
 
   private async load(library: Library): Promise<void> {
     const table = await loadSymbols(library.path, this.cache, this.tools);
-    library.table = table;
-    library.symbolFns = new Int32Array(table.count).fill(-1);
+    library.symbols = { table, fns: new Int32Array(table.count).fill(-1) };
     if (table.count === 0) library.resolvable = false;
   }
 }

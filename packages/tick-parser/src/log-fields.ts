@@ -89,14 +89,17 @@ export function parseIntField(buf: Buffer, start: number, end: number): number {
   if (end - pos > 2 && buf[pos] === 48 && (buf[pos + 1] === 120 || buf[pos + 1] === 88)) {
     pos += 2;
     for (; pos < end; pos++) {
-      const d = HEX_DIGIT[buf[pos]];
+      // Per digit of every log line: a check here cost 3 % of a short log's (unoptimised) parse.
+      // biome-ignore lint/style/noNonNullAssertion: pos < end, a field of a line inside buf, and HEX_DIGIT has all 256 bytes (past them d would be undefined and the value NaN, as for a bad digit)
+      const d = HEX_DIGIT[buf[pos]!]!;
       if (d < 0) return Number.NaN;
       value = value * 16 + d;
     }
     return sign * value;
   }
   for (; pos < end; pos++) {
-    const c = buf[pos] - 48;
+    // biome-ignore lint/style/noNonNullAssertion: pos < end, a field of a line inside buf (past it c would be NaN, and so the value; see the hex loop above)
+    const c = buf[pos]! - 48;
     if (c < 0 || c > 9) return Number.NaN;
     value = value * 10 + c;
   }
@@ -115,7 +118,8 @@ export function parseHexField(buf: Buffer, start: number, end: number): number {
   if (pos >= end || end - pos > 20) return Number.NaN;
   let value = 0;
   for (; pos < end; pos++) {
-    const d = HEX_DIGIT[buf[pos]];
+    // biome-ignore lint/style/noNonNullAssertion: as in parseIntField: pos < end inside buf, HEX_DIGIT has all 256 bytes (past them the value is NaN); every stack frame of every tick comes here
+    const d = HEX_DIGIT[buf[pos]!]!;
     if (d < 0) return Number.NaN;
     value = value * 16 + d;
   }

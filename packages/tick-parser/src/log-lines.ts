@@ -78,7 +78,8 @@ export class LineSplitter {
     if (this.discarding) {
       this.sink.oversized(this.pending);
     } else if (this.pending > 0) {
-      const line = this.pieces.length === 1 ? this.pieces[0] : Buffer.concat(this.pieces, this.pending);
+      const [only] = this.pieces;
+      const line = only && this.pieces.length === 1 ? only : Buffer.concat(this.pieces, this.pending);
       this.sink.line(line, 0, line.length);
     }
     this.pieces = [];

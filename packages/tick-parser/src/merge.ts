@@ -1,3 +1,4 @@
+import { UNKNOWN_FRAME } from './function-label.js';
 import type { Profile, ProfileMeta } from './model.js';
 import { ProfileBuilder } from './profile-builder.js';
 
@@ -25,14 +26,14 @@ export function mergeProfiles(profiles: readonly Profile[]): Profile {
     });
     for (const stack of profile.stacks) {
       scratch.length = 0;
-      for (const frame of stack.frames) scratch.push(ids[frame]);
+      for (const frame of stack.frames) scratch.push(ids[frame] ?? builder.internFunction(UNKNOWN_FRAME));
       builder.addStack(scratch, scratch.length, stack.count);
     }
     for (const warning of profile.warnings) warnings.push(warning);
     gcTicks += profile.meta?.gcTicks ?? 0;
     unaccountedTicks += profile.meta?.unaccountedTicks ?? 0;
   }
-  const source = profiles.length > 0 ? profiles[0].source : 'cpuprofile';
+  const source = profiles[0]?.source ?? 'cpuprofile';
   const meta: ProfileMeta = { gcTicks, unaccountedTicks };
   return builder.build(source, [...new Set(warnings)], meta);
 }

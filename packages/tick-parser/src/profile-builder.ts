@@ -32,8 +32,8 @@ export class ProfileBuilder {
     return id;
   }
 
-  /** The fields a function was interned with. */
-  fieldsOf(id: number): FunctionFields {
+  /** The fields a function was interned with (undefined for an id this builder did not give). */
+  fieldsOf(id: number): FunctionFields | undefined {
     return this.fields[id];
   }
 
@@ -46,8 +46,12 @@ export class ProfileBuilder {
   /** Adds `count` samples of a stack given root first; identical stacks are merged. */
   addStack(frames: ArrayLike<number>, length: number, count: number): void {
     if (count <= 0 || length <= 0) return;
-    const copy = new Array<number>(length);
-    for (let i = 0; i < length; i++) copy[i] = frames[i];
+    const copy: number[] = [];
+    for (let i = 0; i < length; i++) {
+      const frame = frames[i];
+      if (frame === undefined) break; // `length` beyond the frames given
+      copy.push(frame);
+    }
     const key = copy.join(',');
     const existing = this.stacks.get(key);
     if (existing) existing.count += count;
@@ -61,44 +65,41 @@ export class ProfileBuilder {
     const stamp = new Int32Array(n).fill(-1);
     let totalTicks = 0;
     let stackNo = 0;
+    // Every frame of a stack is an id this builder gave (below n): the counts start at 0.
     for (const stack of this.stacks.values()) {
       const { frames, count } = stack;
       totalTicks += count;
-      self[frames[frames.length - 1]] += count;
+      const top = frames.at(-1);
+      if (top !== undefined) self[top] = (self[top] ?? 0) + count;
       for (const id of frames) {
         if (stamp[id] === stackNo) continue; // recursion: count a function once per sample
         stamp[id] = stackNo;
-        total[id] += count;
+        total[id] = (total[id] ?? 0) + count;
       }
       stackNo++;
     }
-    const used: FunctionEntry[] = [];
-    const oldIds: number[] = [];
-    for (let id = 0; id < n; id++) {
-      if (total[id] === 0) continue;
-      const entry: FunctionEntry = { ...this.fields[id], self: self[id], total: total[id] };
+    const used: { entry: FunctionEntry; label: string; id: number }[] = [];
+    for (const [id, fields] of this.fields.entries()) {
+      const entry: FunctionEntry = { ...fields, self: self[id] ?? 0, total: total[id] ?? 0 };
+      if (entry.total === 0) continue;
       const tierSet = this.tiers[id];
       if (tierSet && tierSet.size > 0) entry.tiers = [...tierSet].sort();
-      used.push(entry);
-      oldIds.push(id);
+      used.push({ entry, label: functionLabel(entry), id });
     }
-    const order = used.map((_, i) => i);
-    const labels = used.map(functionLabel);
-    order.sort(
+    used.sort(
       (a, b) =>
-        used[b].self - used[a].self ||
-        used[b].total - used[a].total ||
-        (labels[a] < labels[b] ? -1 : labels[a] > labels[b] ? 1 : 0),
+        b.entry.self - a.entry.self ||
+        b.entry.total - a.entry.total ||
+        (a.label < b.label ? -1 : a.label > b.label ? 1 : 0),
     );
     const remap = new Int32Array(n).fill(-1);
-    const functions: FunctionEntry[] = new Array(order.length);
-    for (let rank = 0; rank < order.length; rank++) {
-      functions[rank] = used[order[rank]];
-      remap[oldIds[order[rank]]] = rank;
-    }
+    const functions = used.map(({ entry, id }, rank) => {
+      remap[id] = rank;
+      return entry;
+    });
     const stacks: StackSample[] = [];
     for (const stack of this.stacks.values()) {
-      const frames = stack.frames.map((id) => remap[id]);
+      const frames = stack.frames.map((id) => remap[id] ?? -1);
       stacks.push({ frames, count: stack.count });
     }
     stacks.sort((a, b) => b.count - a.count);

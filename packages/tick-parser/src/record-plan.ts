@@ -1,5 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { basename, delimiter, join } from 'node:path';
+import { HotpathTicksError } from './errors.js';
 
 /** The log file template handed to V8; it writes `isolate-<address>-<pid>-v8.log` beside it. */
 export const LOG_NAME = 'v8.log';
@@ -48,6 +49,12 @@ export function profilerFlags(dir: string): string[] {
 
 export function planRecording(command: string[], dir: string, env: NodeJS.ProcessEnv): RecordPlan {
   const [file, ...rest] = command;
+  if (file === undefined || file === '') {
+    throw new HotpathTicksError(
+      'HP_TICKS_BAD_OPTION',
+      `no command to record: expected the program and its arguments, e.g. ["node", "app.js"], got ${JSON.stringify(command)}`,
+    );
+  }
   if (isNodeCommand(file)) return { kind: 'node', file, args: [...profilerFlags(dir), ...rest] };
   return { kind: 'path', file, args: rest, realNode: findOnPath('node', env.PATH) ?? process.execPath };
 }

@@ -62,9 +62,10 @@ export async function recordCommand(options: RecordOptions): Promise<RecordResul
     });
     const running = () => child.pid !== undefined && child.exitCode === null && child.signalCode === null;
     const pass = (signal: NodeJS.Signals) => {
-      if (!running()) return;
+      const pid = child.pid;
+      if (pid === undefined || !running()) return;
       try {
-        process.kill(-child.pid!, signal);
+        process.kill(-pid, signal);
       } catch {
         child.kill(signal); // the group is gone: the command alone
       }

@@ -1,5 +1,5 @@
 import { buildBottomUpTree, buildTopDownTree, type CallTreeNode, sortedChildren } from './call-tree.js';
-import { functionLabel } from './function-label.js';
+import { functionLabel, UNKNOWN_FRAME } from './function-label.js';
 import type { FunctionEntry, Profile } from './model.js';
 import { summarize } from './summary.js';
 
@@ -55,7 +55,7 @@ function treeSection(
     const share = parentTotal > 0 ? (node.total * 100) / parentTotal : 0;
     if (share < cutoff) return;
     out.push(
-      `  ${String(node.total).padStart(5)}  ${share.toFixed(1).padStart(5)}%  ${' '.repeat(indent)}${labels[node.fn]}`,
+      `  ${String(node.total).padStart(5)}  ${share.toFixed(1).padStart(5)}%  ${' '.repeat(indent)}${labels[node.fn] ?? UNKNOWN_FRAME.name}`,
     );
     if (indent < 2 * depth) for (const c of sortedChildren(node)) visit(c, node.total, indent + 2);
     if (indent === 0) out.push('');

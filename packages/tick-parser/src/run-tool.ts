@@ -28,15 +28,16 @@ export async function runTool(
       resolve({ stdout: Buffer.alloc(0), error: (error as Error).message, missing: true });
       return;
     }
-    if (input) {
-      child.stdin!.on('error', () => undefined); // the tool may exit before reading everything
-      child.stdin!.end(input);
+    // stdin is a pipe when there is input; stdout and stderr always are
+    if (input && child.stdin) {
+      child.stdin.on('error', () => undefined); // the tool may exit before reading everything
+      child.stdin.end(input);
     }
     const chunks: Buffer[] = [];
     let bytes = 0;
     let stderr = '';
     let tooBig = false;
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
       if (bytes > MAX_TOOL_OUTPUT) {
         tooBig = true;
@@ -45,7 +46,7 @@ export async function runTool(
       }
       chunks.push(chunk);
     });
-    child.stderr!.on('data', (chunk: Buffer) => {
+    child.stderr?.on('data', (chunk: Buffer) => {
       if (stderr.length < 4096) stderr += chunk.toString('utf8');
     });
     child.on('error', (error: NodeJS.ErrnoException) => {

@@ -25,20 +25,22 @@ export class StackTrie {
   add(top: Int32Array, length: number): void {
     let node = 0;
     for (let i = length - 1; i >= 0; i--) {
-      const key = node * FRAME_LIMIT + top[i];
+      const frame = top[i];
+      if (frame === undefined) continue; // only when length > top.length
+      const key = node * FRAME_LIMIT + frame;
       let child = this.edges.get(key);
       if (child === undefined) {
         if (this.used >= this.maxNodes) {
+          // Full: the sample keeps its sampled frame only (top[0], there since top[i] is).
           this.truncated++;
-          node = this.child(0, top[0]);
-          this.counts[node]++;
-          return;
+          node = this.child(0, top[0] ?? frame);
+          break;
         }
-        child = this.create(node, top[i], key);
+        child = this.create(node, frame, key);
       }
       node = child;
     }
-    this.counts[node]++;
+    this.counts[node] = (this.counts[node] ?? 0) + 1;
   }
 
   /** Calls `visit(frames, length, count)` once per distinct stack, frames root first. */
@@ -46,26 +48,33 @@ export class StackTrie {
     const path = new Int32Array(this.maxDepth());
     for (let node = 1; node < this.used; node++) {
       const count = this.counts[node];
-      if (count === 0) continue;
+      if (!count) continue;
+      // From the node up to the root (node 0, also where a walk off the arrays would end), then turned round.
       let depth = 0;
-      for (let n = node; n !== 0; n = this.parents[n]) depth++;
-      let i = depth;
-      for (let n = node; n !== 0; n = this.parents[n]) path[--i] = this.frames[n];
-      visit(path, depth, count);
+      for (let n = node; n !== 0; n = this.parents[n] ?? 0) {
+        const frame = this.frames[n];
+        if (frame === undefined) break;
+        path[depth++] = frame;
+      }
+      visit(path.subarray(0, depth).reverse(), depth, count);
     }
   }
 
   /** Rewrites every frame id through `map` (e.g. pending addresses → resolved functions). */
   remapFrames(map: (frame: number) => number): void {
-    for (let node = 1; node < this.used; node++) this.frames[node] = map(this.frames[node]);
+    const frames = this.frames.subarray(1, this.used);
+    frames.forEach((frame, k) => {
+      frames[k] = map(frame);
+    });
   }
 
   private maxDepth(): number {
     let max = 1;
     const depth = new Int32Array(this.used);
     for (let node = 1; node < this.used; node++) {
-      depth[node] = depth[this.parents[node]] + 1; // parents are created before children
-      if (depth[node] > max) max = depth[node];
+      const d = (depth[this.parents[node] ?? 0] ?? 0) + 1; // parents are created before children
+      depth[node] = d;
+      if (d > max) max = d;
     }
     return max;
   }

@@ -44,7 +44,9 @@ export interface SymbolTable {
 /** `name@@GLIBC_2.2.5` → `name` (symbol versions of dynamic symbols). */
 const VERSION_SUFFIX = /@@?[A-Za-z0-9_.]+$/;
 
-function hexValue(c: number): number {
+/** The value of byte `c` as a hexadecimal digit, -1 for any other byte or none (past the end). */
+function hexValue(c: number | undefined): number {
+  if (c === undefined) return -1;
   if (c >= 48 && c <= 57) return c - 48;
   if (c >= 97 && c <= 102) return c - 87;
   if (c >= 65 && c <= 70) return c - 55;
@@ -52,7 +54,7 @@ function hexValue(c: number): number {
 }
 
 /** Code symbol types of nm: text (t/T), weak (w/W), indirect functions (i). */
-function isCodeType(c: number): boolean {
+function isCodeType(c: number | undefined): boolean {
   return c === 116 || c === 84 || c === 119 || c === 87 || c === 105 || c === 73;
 }
 
@@ -132,8 +134,13 @@ export function buildTable(
  */
 function preferred(table: SymbolTable, a: number, b: number): boolean {
   const { starts, sizes } = table;
-  if (starts[a] !== starts[b]) return starts[a]! > starts[b]!;
-  if (sizes[a] !== sizes[b]) return sizes[a]! > sizes[b]!;
+  // a symbol index outside the table (none is) would compare as -Infinity: never preferred
+  const startA = starts[a] ?? Number.NEGATIVE_INFINITY;
+  const startB = starts[b] ?? Number.NEGATIVE_INFINITY;
+  if (startA !== startB) return startA > startB;
+  const sizeA = sizes[a] ?? Number.NEGATIVE_INFINITY;
+  const sizeB = sizes[b] ?? Number.NEGATIVE_INFINITY;
+  if (sizeA !== sizeB) return sizeA > sizeB;
   return table.source === 'elf' ? nameBefore(table, a, b) : a < b;
 }
 
@@ -141,15 +148,20 @@ function preferred(table: SymbolTable, a: number, b: number): boolean {
 function nameBefore(table: SymbolTable, a: number, b: number): boolean {
   const text = table.text;
   return (
-    text.compare(text, table.nameStarts[b]!, nameEnd(table, b), table.nameStarts[a]!, nameEnd(table, a)) < 0
+    text.compare(text, nameStart(table, b), nameEnd(table, b), nameStart(table, a), nameEnd(table, a)) < 0
   );
+}
+
+/** Where symbol `index`'s name starts in the text (the text's end for an index outside the table). */
+function nameStart(table: SymbolTable, index: number): number {
+  return table.nameStarts[index] ?? table.text.length;
 }
 
 /** Where symbol `index`'s name ends in the text (in an ELF string table: found on first use). */
 function nameEnd(table: SymbolTable, index: number): number {
-  let end = table.nameEnds[index]!;
+  let end = table.nameEnds[index] ?? table.text.length;
   if (end === 0) {
-    end = table.text.indexOf(0, table.nameStarts[index]!);
+    end = table.text.indexOf(0, nameStart(table, index));
     if (end === -1) end = table.text.length;
     table.nameEnds[index] = end;
   }
@@ -167,61 +179,68 @@ function nameEnd(table: SymbolTable, index: number): number {
 export function lookupSymbols(table: SymbolTable, addresses: Float64Array): Int32Array {
   const m = addresses.length;
   const found = new Int32Array(m).fill(-1);
-  if (m === 0) return found;
+  const first = addresses[0];
+  const last = addresses[m - 1];
+  if (first === undefined || last === undefined) return found;
   if (table.listed) return lookupListed(table, addresses, found);
   const { starts, sizes, count } = table;
-  const first = addresses[0]!;
-  const last = addresses[m - 1]!;
   // Where a symbol falls among the addresses: buckets of equal width over [first, last] each know
   // the first address at or above their start, which leaves a binary search over a few addresses.
   const buckets = Math.min(4 * m, 1 << 20);
   const width = Math.floor((last - first) / buckets) + 1;
-  const firstAbove = bucketStarts(addresses, buckets, width);
+  const firstAbove = bucketStarts(addresses, first, buckets, width);
   // best[j]: among the symbols starting in (addresses[j - 1], addresses[j]], the preferred one
   // (see `preferred`). Aliases of equal size are set aside and compared by name afterwards: a
   // rarely taken call in this loop costs more than the loop.
   const best = found;
-  const ties: number[] = [];
+  const ties: [slot: number, symbol: number][] = [];
   const byName = table.source === 'elf';
   let highest = Number.NEGATIVE_INFINITY;
   for (let i = 0; i < count; i++) {
-    const start = starts[i]!;
+    const start = starts[i];
+    if (start === undefined) break; // the arrays have `count` entries
     if (start > highest) highest = start;
     if (start > last) continue;
     let lo = 0;
     let hi = 0;
     if (start > first) {
+      // b < buckets since start <= last; beyond the buckets no address is at or above: m
       const b = Math.floor((start - first) / width);
-      lo = firstAbove[b]!;
-      hi = firstAbove[b + 1]!;
+      lo = firstAbove[b] ?? m;
+      hi = firstAbove[b + 1] ?? m;
     }
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (addresses[mid]! < start) lo = mid + 1;
+      const addr = addresses[mid];
+      if (addr !== undefined && addr < start) lo = mid + 1;
       else hi = mid;
     }
-    const other = best[lo]!;
-    if (other < 0 || start > starts[other]!) best[lo] = i;
-    else if (start === starts[other]) {
-      if (sizes[i]! > sizes[other]!) best[lo] = i;
-      else if (byName && sizes[i] === sizes[other]) ties.push(lo, i);
+    const other = best[lo] ?? -1;
+    const otherStart = other < 0 ? undefined : starts[other];
+    if (otherStart === undefined || start > otherStart) best[lo] = i;
+    else if (start === otherStart) {
+      // aliases: the larger wins (sizes are 0 when unknown)
+      const size = sizes[i] ?? 0;
+      const otherSize = sizes[other] ?? 0;
+      if (size > otherSize) best[lo] = i;
+      else if (byName && size === otherSize) ties.push([lo, i]);
     }
   }
   // Ties still standing (same address and size as the final choice), in table order.
-  for (let k = 0; k < ties.length; k += 2) {
-    const lo = ties[k]!;
-    const i = ties[k + 1]!;
-    const other = best[lo]!;
+  for (const [lo, i] of ties) {
+    const other = best[lo] ?? -1;
     if (starts[i] === starts[other] && sizes[i] === sizes[other] && nameBefore(table, i, other)) best[lo] = i;
   }
   // Symbol of addresses[j]: the last best at or before j (the starts of best[] ascend with j).
   let current = -1;
   for (let j = 0; j < m; j++) {
-    if (best[j]! >= 0) current = best[j]!;
+    const chosen = best[j] ?? -1;
+    if (chosen >= 0) current = chosen;
     if (current < 0) continue;
-    const addr = addresses[j]!;
-    const start = starts[current]!;
-    const size = sizes[current]!;
+    const addr = addresses[j];
+    const start = starts[current];
+    const size = sizes[current];
+    if (addr === undefined || start === undefined || size === undefined) continue;
     // Without a size, the symbol reaches the next one, which lies above addr if there is one.
     const inside = size > 0 ? addr < start + size : highest > addr || addr === start;
     found[j] = inside ? current : -1;
@@ -234,7 +253,8 @@ function lastAtOrBelow(starts: ArrayLike<number>, addr: number, lo: number, hi: 
   let at = -1;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
-    if (starts[mid]! <= addr) {
+    const start = starts[mid];
+    if (start !== undefined && start <= addr) {
       at = mid;
       lo = mid + 1;
     } else hi = mid - 1;
@@ -246,29 +266,31 @@ function lastAtOrBelow(starts: ArrayLike<number>, addr: number, lo: number, hi: 
 function lookupListed(table: SymbolTable, addresses: Float64Array, found: Int32Array): Int32Array {
   const { starts, sizes, count } = table;
   let from = 0;
-  for (let j = 0; j < addresses.length; j++) {
-    const addr = addresses[j]!;
+  addresses.forEach((addr, j) => {
     // at or after `from`: addresses ascend
     const at = lastAtOrBelow(starts, addr, from, count - 1);
-    if (at < 0) continue;
+    if (at < 0) return;
     from = at;
-    if (addr < starts[at]! + sizes[at]!) found[j] = at;
-  }
+    const start = starts[at];
+    const size = sizes[at];
+    if (start !== undefined && size !== undefined && addr < start + size) found[j] = at;
+  });
   return found;
 }
 
 /**
- * For each of `buckets` ranges of `width` from addresses[0] on, the index of the first address at
- * or above the range's start. (A function of its own, so the optimizing compiler's on-stack
- * replacement of this loop does not leave the main loop of lookupSymbols compiled without feedback.)
+ * For each of `buckets` ranges of `width` from `first` (= addresses[0]) on, the index of the first
+ * address at or above the range's start. (A function of its own, so the optimizing compiler's
+ * on-stack replacement of this loop does not leave the main loop of lookupSymbols compiled without
+ * feedback.)
  */
-function bucketStarts(addresses: Float64Array, buckets: number, width: number): Int32Array {
+function bucketStarts(addresses: Float64Array, first: number, buckets: number, width: number): Int32Array {
   const firstAbove = new Int32Array(buckets + 1);
-  const m = addresses.length;
-  const first = addresses[0]!;
-  for (let b = 0, j = 0; b <= buckets; b++) {
+  let j = 0;
+  let next = addresses[0];
+  for (let b = 0; b <= buckets; b++) {
     const at = first + b * width;
-    while (j < m && addresses[j]! < at) j++;
+    while (next !== undefined && next < at) next = addresses[++j];
     firstAbove[b] = j;
   }
   return firstAbove;
@@ -285,26 +307,33 @@ export interface SortedSymbols {
 /** The sorted listing of a table (a full sort: for listings and checks; lookups use lookupSymbols). */
 export function sortedSymbols(table: SymbolTable): SortedSymbols {
   const { starts: rawStart, sizes: rawSize, count: n } = table;
-  const order = sortOrder(rawStart, n);
   const starts = new Float64Array(n);
   const ends = new Float64Array(n);
   const symbols = new Int32Array(n);
   let kept = 0;
-  let k = 0;
-  while (k < n) {
-    let best = order[k]!;
-    const start = rawStart[best]!;
-    let next = k + 1;
-    for (; next < n && rawStart[order[next]!] === start; next++) {
-      if (preferred(table, order[next]!, best)) best = order[next]!;
-    }
-    const size = rawSize[best]!;
+  // The symbols at one address (aliases) follow each other in `order`: the address of the group
+  // being read and its preferred symbol (-1 before the first), listed once the next address comes.
+  let best = -1;
+  let start = 0;
+  const list = (next: number): void => {
+    const size = rawSize[best] ?? 0; // 0: unknown, the symbol reaches the next one
     starts[kept] = start;
-    ends[kept] = size > 0 ? start + size : next < n ? rawStart[order[next]!]! : start + 1;
+    ends[kept] = size > 0 ? start + size : next;
     symbols[kept] = best;
     kept++;
-    k = next;
+  };
+  for (const symbol of sortOrder(rawStart, n)) {
+    const at = rawStart[symbol];
+    if (at === undefined) continue; // (every index in the order is one of the table's)
+    if (best >= 0 && at === start) {
+      if (preferred(table, symbol, best)) best = symbol;
+      continue;
+    }
+    if (best >= 0) list(at);
+    best = symbol;
+    start = at;
   }
+  if (best >= 0) list(start + 1);
   return {
     starts: starts.subarray(0, kept),
     ends: ends.subarray(0, kept),
@@ -318,33 +347,25 @@ export function sortedSymbols(table: SymbolTable): SortedSymbols {
  * value·2^k + index does it without calling a comparator a million times.
  */
 export function sortOrder(values: Float64Array, n: number): Uint32Array {
-  const order = new Uint32Array(n);
+  const head = values.subarray(0, n);
   let sorted = true;
   let max = 0;
   let wholeNonNegative = true;
-  for (let i = 0; i < n; i++) {
-    const value = values[i]!;
+  for (const value of head) {
     if (value < max) sorted = false;
     else max = value;
     if (!(value >= 0 && value === Math.floor(value))) wholeNonNegative = false;
   }
-  if (sorted) {
-    for (let i = 0; i < n; i++) order[i] = i;
-    return order;
-  }
+  if (sorted) return Uint32Array.from(head.keys());
   const scale = 2 ** Math.ceil(Math.log2(n + 1));
   if (!wholeNonNegative || max * scale + scale > Number.MAX_SAFE_INTEGER) {
-    for (let i = 0; i < n; i++) order[i] = i;
-    return order.sort((a, b) => values[a]! - values[b]! || a - b);
+    const pairs = Array.from(head, (value, i): [value: number, index: number] => [value, i]);
+    pairs.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    return Uint32Array.from(pairs, ([, index]) => index);
   }
-  const keys = new Float64Array(n);
-  for (let i = 0; i < n; i++) keys[i] = values[i]! * scale + i;
+  const keys = head.map((value, i) => value * scale + i);
   keys.sort();
-  for (let i = 0; i < n; i++) {
-    const key = keys[i]!;
-    order[i] = key - Math.floor(key / scale) * scale;
-  }
-  return order;
+  return Uint32Array.from(keys, (key) => key - Math.floor(key / scale) * scale);
 }
 
 /** The (mangled) name of symbol `index`, without a symbol version suffix. */
@@ -352,7 +373,7 @@ export function symbolName(table: SymbolTable, index: number): string {
   const file = table.nameFile;
   if (file) return file.loaded.get(index) ?? loadSymbolNames(table, [index]).get(index) ?? '';
   return table.text
-    .toString('utf8', table.nameStarts[index]!, nameEnd(table, index))
+    .toString('utf8', nameStart(table, index), nameEnd(table, index))
     .replace(VERSION_SUFFIX, '');
 }
 
@@ -364,7 +385,7 @@ const MAX_NAME_BYTES = 64 * 1024;
  * positioned read per name, a few hundred of them for a log, instead of reading the whole string
  * table (7.5 MB for node). A name that cannot be read (file gone, offset outside the table) is ''.
  */
-export function loadSymbolNames(table: SymbolTable, indices: ArrayLike<number>): Map<number, string> {
+export function loadSymbolNames(table: SymbolTable, indices: Iterable<number>): Map<number, string> {
   const file = table.nameFile;
   if (!file) return new Map();
   const loaded = file.loaded;
@@ -376,10 +397,9 @@ export function loadSymbolNames(table: SymbolTable, indices: ArrayLike<number>):
   }
   try {
     let buffer = Buffer.allocUnsafe(512);
-    for (let k = 0; k < indices.length; k++) {
-      const index = indices[k]!;
+    for (const index of indices) {
       if (index < 0 || loaded.has(index)) continue;
-      const at = table.nameStarts[index]!;
+      const at = table.nameStarts[index] ?? -1; // outside the table: unreadable, ''
       let name = '';
       for (let want = 512; fd >= 0 && at >= 0 && at < file.size; want *= 4) {
         const length = Math.min(want, file.size - at, MAX_NAME_BYTES);
@@ -406,5 +426,7 @@ export function loadSymbolNames(table: SymbolTable, indices: ArrayLike<number>):
 export function findSymbol(sorted: SortedSymbols, addr: number): number {
   const { starts, ends } = sorted;
   const found = lastAtOrBelow(starts, addr, 0, starts.length - 1);
-  return found >= 0 && addr < ends[found]! ? sorted.symbols[found]! : -1;
+  const end = ends[found];
+  const symbol = sorted.symbols[found];
+  return end !== undefined && symbol !== undefined && addr < end ? symbol : -1;
 }

@@ -2,6 +2,7 @@ import {
   loadSymbolNames,
   lookupSymbols,
   SymbolCache,
+  type SymbolTable,
   type SymbolToolOptions,
   symbolName,
 } from './binary-symbols.js';
@@ -9,7 +10,7 @@ import { type CodeDescription, describeCode } from './code-description.js';
 import { DynamicCodeMap } from './code-map.js';
 import { demangle } from './demangle.js';
 import { readDemangled, writeDemangled } from './demangle-cache.js';
-import { type Library, LibraryMap, type Region } from './library-map.js';
+import { type Library, LibraryMap, type PendingFrame, type Region } from './library-map.js';
 import { describeSkipped, type LogCounts, newLogCounts } from './log-counts.js';
 import {
   fieldEquals,
@@ -72,13 +73,10 @@ export class TickLogReader implements LineSink {
   private readonly code = new DynamicCodeMap();
   private readonly libraries: LibraryMap;
   private readonly trie: StackTrie;
-  private readonly descriptions: CodeDescription[] = [];
-  private readonly descriptionIds = new Map<string, number>();
-  /** Sampled library addresses whose symbol is looked up later, in batches: pending frame ids. */
-  private readonly pendingAddrs: number[] = [];
-  private readonly pendingRegions: Region[] = [];
-  /** Function id of each pending address once looked up. */
-  private readonly pendingFns: number[] = [];
+  /** One description per distinct code-creation (type, name, tier), shared by the code entries. */
+  private readonly descriptions = new Map<string, CodeDescription>();
+  /** Sampled library addresses whose symbol is looked up later, in batches: frame id PENDING_BASE + index. */
+  private readonly pending: PendingFrame[] = [];
   private readonly starts = new Int32Array(MAX_FIELDS);
   private readonly ends = new Int32Array(MAX_FIELDS);
   private readonly scratch = new Int32Array(MAX_FIELDS + 2);
@@ -174,6 +172,41 @@ export class TickLogReader implements LineSink {
     }
   }
 
+  // Fields of the line last split into `starts` and `ends`, for the less common lines. Callers
+  // check the number of fields first; a field past the end of those arrays would read as missing.
+
+  /** Field i as an integer (see parseIntField); NaN when missing. */
+  private intField(buf: Buffer, i: number): number {
+    const start = this.starts[i];
+    const end = this.ends[i];
+    return start === undefined || end === undefined ? Number.NaN : parseIntField(buf, start, end);
+  }
+
+  /** At most the first `max` bytes of field i as latin1 text; '' when missing. */
+  private latin1Field(buf: Buffer, i: number, max: number): string {
+    const start = this.starts[i];
+    const end = this.ends[i];
+    return start === undefined || end === undefined
+      ? ''
+      : buf.toString('latin1', start, Math.min(end, start + max));
+  }
+
+  /** Field i unquoted and unescaped (see stringField), at most its first `max` bytes; '' when missing. */
+  private unescapedField(buf: Buffer, i: number, max: number): string {
+    const start = this.starts[i];
+    const end = this.ends[i];
+    return start === undefined || end === undefined
+      ? ''
+      : stringField(buf, start, Math.min(end, start + max));
+  }
+
+  /** Whether field i is `word`; false when missing. */
+  private fieldIs(buf: Buffer, i: number, word: Buffer): boolean {
+    const start = this.starts[i];
+    const end = this.ends[i];
+    return start !== undefined && end !== undefined && fieldEquals(buf, start, end, word);
+  }
+
   private tick(buf: Buffer, start: number, end: number): void {
     const { starts, ends, scratch } = this;
     const n = splitFields(buf, start, end, starts, ends);
@@ -181,10 +214,12 @@ export class TickLogReader implements LineSink {
       this.bad(buf, start, end, 'tick with fewer than 6 fields');
       return;
     }
-    const pc = parseIntField(buf, starts[1], ends[1]);
-    const external = parseIntField(buf, starts[3], ends[3]);
-    let tos = parseIntField(buf, starts[4], ends[4]);
-    const vmState = parseIntField(buf, starts[5], ends[5]);
+    // The two most common lines read their fields inline: a field past the arrays (there is
+    // none, n was checked) would read as an empty one at the line's end, NaN.
+    const pc = parseIntField(buf, starts[1] ?? end, ends[1] ?? end);
+    const external = parseIntField(buf, starts[3] ?? end, ends[3] ?? end);
+    let tos = parseIntField(buf, starts[4] ?? end, ends[4] ?? end);
+    const vmState = parseIntField(buf, starts[5] ?? end, ends[5] ?? end);
     if (Number.isNaN(pc) || Number.isNaN(vmState)) {
       this.bad(buf, start, end, 'tick with a bad number');
       return;
@@ -192,8 +227,8 @@ export class TickLogReader implements LineSink {
     this.counts.ticks++;
     if (vmState === VM_STATE_GC) this.counts.gcTicks++;
     let depth = 0;
-    /** The bytecode handler the pc is in, left out as V8's tick processor does; -1: none. */
-    let handler = -1;
+    /** The bytecode handler the pc is in, left out as V8's tick processor does. */
+    let handler: CodeDescription | undefined;
     if (external !== 0 && !Number.isNaN(external) && !Number.isNaN(tos) && tos !== 0) {
       // In an external (C++ API) callback V8 logs the callback's address. V8's tick processor
       // replaces the pc by it; we keep the real pc as the sampled frame (e.g. SHA-512 inside the
@@ -209,11 +244,10 @@ export class TickLogReader implements LineSink {
     } else {
       if (tos !== 0 && !Number.isNaN(tos)) {
         // Top of stack inside a JS function: a frameless call; keep that function as the caller.
-        const entry = this.code.find(tos);
-        if (!entry || this.descriptions[entry.desc].kind !== 'js') tos = 0;
+        if (this.code.find(tos)?.desc.kind !== 'js') tos = 0;
       } else tos = 0;
       const top = this.remembered.get(pc) ?? this.remember(pc);
-      if (top === HANDLER) handler = this.code.find(pc)!.desc;
+      if (top === HANDLER) handler = this.code.find(pc)?.desc;
       else if (top < 0) {
         this.counts.unaccounted++;
         scratch[depth++] = this.unknownFunction();
@@ -227,7 +261,7 @@ export class TickLogReader implements LineSink {
     for (let i = 6; i < n; i++) {
       const s = starts[i];
       const e = ends[i];
-      if (e <= s) continue;
+      if (s === undefined || e === undefined || e <= s) continue; // (n <= starts.length)
       const first = buf[s];
       let addr: number;
       if (first === 43 || first === 45) {
@@ -253,7 +287,7 @@ export class TickLogReader implements LineSink {
       if (frame >= 0) scratch[depth++] = frame;
     }
     // Only a handler on an otherwise empty stack stays, so that every tick has a sampled frame.
-    if (depth === 0 && handler >= 0) scratch[depth++] = this.functionOfCode(handler);
+    if (depth === 0 && handler) scratch[depth++] = this.functionOfCode(handler);
     this.trie.add(scratch, depth);
   }
 
@@ -285,9 +319,7 @@ export class TickLogReader implements LineSink {
    */
   private resolve(addr: number): number {
     const entry = this.code.find(addr);
-    if (entry) {
-      return this.descriptions[entry.desc].bytecodeHandler ? HANDLER : this.functionOfCode(entry.desc);
-    }
+    if (entry) return entry.desc.bytecodeHandler ? HANDLER : this.functionOfCode(entry.desc);
     const frame = this.resolveLibrary(addr);
     if (frame >= 0 || !this.blob.mayContain(addr)) return frame;
     const original = this.blob.toOriginal(addr);
@@ -303,57 +335,68 @@ export class TickLogReader implements LineSink {
     if (!library.resolvable) return this.libraryFunction(region);
     const known = library.frames.get(addr);
     if (known !== undefined) return known;
-    if (this.pendingAddrs.length >= PENDING_BASE) return this.libraryFunction(region);
+    if (this.pending.length >= PENDING_BASE) return this.libraryFunction(region);
     this.libraries.request(library);
     // Looked up in a batch (see lookupSymbols): once enough have gathered, or at the end.
-    const index = this.pendingAddrs.length;
-    this.pendingAddrs.push(addr);
-    this.pendingRegions.push(region);
-    this.pendingFns.push(-1);
-    library.frames.set(addr, PENDING_BASE + index);
-    library.waiting.push(index);
-    if (library.table && library.waiting.length >= LOOKUP_BATCH) this.lookUpWaiting(library);
-    return PENDING_BASE + index;
+    const frame = PENDING_BASE + this.pending.length;
+    const pending: PendingFrame = { addr, region, fn: -1 };
+    this.pending.push(pending);
+    library.frames.set(addr, frame);
+    library.waiting.push(pending);
+    if (library.symbols && library.waiting.length >= LOOKUP_BATCH) this.lookUpWaiting(library);
+    return frame;
   }
 
-  /** Looks up the symbols of a library's waiting addresses in one pass over its table. */
+  /**
+   * Looks up the symbols of a library's waiting addresses in one pass over its table. Called once
+   * its symbols are read (at a batch, or after `settled()` at the end); a library whose symbols
+   * never came has its addresses counted under its name.
+   */
   private lookUpWaiting(library: Library): void {
     const waiting = library.waiting;
     library.waiting = [];
-    // Called once the library's symbols are read (at a batch, or after `settled()` at the end).
-    const table = library.table!;
-    const fileAddrs = new Float64Array(waiting.length);
-    for (let k = 0; k < waiting.length; k++) {
-      const index = waiting[k];
-      fileAddrs[k] = LibraryMap.fileAddress(this.pendingRegions[index], this.pendingAddrs[index]);
+    const symbols = library.symbols;
+    if (!symbols) {
+      for (const pending of waiting) this.settle(library, pending, this.libraryFunction(pending.region));
+      return;
     }
-    const order = sortOrder(fileAddrs, waiting.length);
-    const sorted = new Float64Array(waiting.length);
-    for (let k = 0; k < order.length; k++) sorted[k] = fileAddrs[order[k]];
-    const symbols = lookupSymbols(table, sorted);
+    const { table, fns } = symbols;
+    const fileAddrs = Float64Array.from(waiting, (p) => LibraryMap.fileAddress(table, p.region, p.addr));
+    const byAddress: PendingFrame[] = [];
+    const sorted: number[] = [];
+    for (const k of sortOrder(fileAddrs, waiting.length)) {
+      const pending = waiting[k];
+      const fileAddr = fileAddrs[k];
+      if (pending === undefined || fileAddr === undefined) continue; // (the order is of their indices)
+      byAddress.push(pending);
+      sorted.push(fileAddr);
+    }
+    const found = lookupSymbols(table, Float64Array.from(sorted));
     // Names not in memory (a table from the cache directory) are read in one go.
     if (table.nameFile) {
       const unnamed: number[] = [];
-      for (let k = 0; k < symbols.length; k++) {
-        if (symbols[k] >= 0 && library.symbolFns![symbols[k]] < 0) unnamed.push(symbols[k]);
-      }
+      for (const symbol of found) if (symbol >= 0 && (fns[symbol] ?? -1) < 0) unnamed.push(symbol);
       loadSymbolNames(table, unnamed);
     }
-    for (let k = 0; k < order.length; k++) {
-      const index = waiting[order[k]];
-      const symbol = symbols[k];
+    for (const [k, pending] of byAddress.entries()) {
+      const symbol = found[k] ?? -1;
       let fn: number;
-      if (symbol >= 0) {
-        fn = library.symbolFns![symbol];
-        if (fn < 0) fn = library.symbolFns![symbol] = this.cppFunction(library, symbol);
-      } else fn = this.libraryFunction(this.pendingRegions[index]);
-      this.pendingFns[index] = fn;
-      library.frames.set(this.pendingAddrs[index], fn);
+      if (symbol < 0) fn = this.libraryFunction(pending.region);
+      else {
+        fn = fns[symbol] ?? -1; // -1: the symbol has no function yet
+        if (fn < 0) fn = fns[symbol] = this.cppFunction(library, table, symbol);
+      }
+      this.settle(library, pending, fn);
     }
   }
 
-  private functionOfCode(desc: number): number {
-    const d = this.descriptions[desc];
+  /** A pending address has its function: later samples there find it in the library's frames. */
+  private settle(library: Library, pending: PendingFrame, fn: number): void {
+    pending.fn = fn;
+    library.frames.set(pending.addr, fn);
+  }
+
+  private functionOfCode(d: CodeDescription): number {
     if (d.fn < 0) {
       d.fn = this.intern(d.name, d.file, d.kind, d.line, d.column);
       if (d.tier && d.fn !== this.overflowFn) this.builder.addTier(d.fn, d.tier);
@@ -362,8 +405,8 @@ export class TickLogReader implements LineSink {
   }
 
   /** Function id of a C++ symbol; its (mangled) name is demangled in one batch at the end. */
-  private cppFunction(library: Library, symbol: number): number {
-    const name = symbolName(library.table!, symbol);
+  private cppFunction(library: Library, table: SymbolTable, symbol: number): number {
+    const name = symbolName(table, symbol);
     const fn = this.intern(name, library.path, 'cpp');
     if (name.startsWith('_Z') && !this.mangled.has(fn)) this.mangled.set(fn, name);
     return fn;
@@ -401,15 +444,17 @@ export class TickLogReader implements LineSink {
       this.bad(buf, start, end, 'code-creation with fewer than 6 fields');
       return;
     }
+    // Fields inline, as in `tick`: one past the arrays would read as empty, at the line's end.
     // Since V8 ~7 a timestamp sits before the address; older logs have the address third.
-    const hasTimestamp = !(ends[3] - starts[3] > 2 && buf[starts[3]] === 48 && buf[starts[3] + 1] === 120);
+    const third = starts[3] ?? end;
+    const hasTimestamp = !((ends[3] ?? end) - third > 2 && buf[third] === 48 && buf[third + 1] === 120);
     const at = hasTimestamp ? 4 : 3;
     if (n < at + 3) {
       this.bad(buf, start, end, 'code-creation with too few fields');
       return;
     }
-    const addr = parseIntField(buf, starts[at], ends[at]);
-    const size = parseIntField(buf, starts[at + 1], ends[at + 1]);
+    const addr = parseIntField(buf, starts[at] ?? end, ends[at] ?? end);
+    const size = parseIntField(buf, starts[at + 1] ?? end, ends[at + 1] ?? end);
     if (Number.isNaN(addr) || Number.isNaN(size) || size < 0 || addr < 0) {
       this.bad(buf, start, end, 'code-creation with a bad address or size');
       return;
@@ -419,13 +464,15 @@ export class TickLogReader implements LineSink {
       this.bad(buf, start, end, `code-creation of ${size} bytes`);
       return;
     }
-    const type = buf.toString('latin1', starts[1], Math.min(ends[1], starts[1] + 64));
-    const hasFunction = n > at + 3 && ends[at + 3] > starts[at + 3];
+    const typeStart = starts[1] ?? end;
+    const type = buf.toString('latin1', typeStart, Math.min(ends[1] ?? end, typeStart + 64));
+    const hasFunction = n > at + 3 && (ends[at + 3] ?? end) > (starts[at + 3] ?? end);
+    const stateStart = starts[at + 4] ?? end;
     const state =
       hasFunction && n > at + 4
-        ? buf.toString('latin1', starts[at + 4], Math.min(ends[at + 4], starts[at + 4] + 4))
+        ? buf.toString('latin1', stateStart, Math.min(ends[at + 4] ?? end, stateStart + 4))
         : '';
-    const rawName = stringField(buf, starts[at + 2], ends[at + 2]);
+    const rawName = stringField(buf, starts[at + 2] ?? end, ends[at + 2] ?? end);
     const builtin = type === 'Builtin' || type === 'BytecodeHandler';
     const inBinary = builtin && this.libraries.find(addr) !== undefined;
     // A bytecode handler outside the binary (Node 24 logs them where they run, in the code range)
@@ -433,13 +480,11 @@ export class TickLogReader implements LineSink {
     // processor resolves its address to the binary, so the handler stays a frame (see `resolve`).
     const skipped = type === 'BytecodeHandler' && !inBinary;
     const key = `${type}\u0000${rawName}\u0000${hasFunction ? state : '-'}${skipped ? '\u0000skip' : ''}`;
-    let desc = this.descriptionIds.get(key);
+    let desc = this.descriptions.get(key);
     if (desc === undefined) {
-      desc = this.descriptions.length;
-      const description = describeCode(type, rawName, hasFunction, state);
-      if (skipped) description.bytecodeHandler = true;
-      this.descriptions.push(description);
-      this.descriptionIds.set(key, desc);
+      desc = describeCode(type, rawName, hasFunction, state);
+      if (skipped) desc.bytecodeHandler = true;
+      this.descriptions.set(key, desc);
     }
     this.code.add(addr, size, desc);
     if (inBinary) this.blob.addBuiltin(addr, size);
@@ -448,9 +493,9 @@ export class TickLogReader implements LineSink {
 
   private memoryChunk(buf: Buffer, start: number, end: number): void {
     const n = splitFields(buf, start, end, this.starts, this.ends);
-    if (n < 4 || !fieldEquals(buf, this.starts[1], this.ends[1], CODE_RANGE)) return;
-    const addr = parseIntField(buf, this.starts[2], this.ends[2]);
-    const size = parseIntField(buf, this.starts[3], this.ends[3]);
+    if (n < 4 || !this.fieldIs(buf, 1, CODE_RANGE)) return;
+    const addr = this.intField(buf, 2);
+    const size = this.intField(buf, 3);
     if (!Number.isNaN(addr) && addr > 0) this.blob.setCodeRange(addr, Number.isNaN(size) ? 0 : size);
     this.forget();
   }
@@ -461,8 +506,8 @@ export class TickLogReader implements LineSink {
       this.bad(buf, start, end, 'code-move with fewer than 3 fields');
       return;
     }
-    const from = parseIntField(buf, this.starts[1], this.ends[1]);
-    const to = parseIntField(buf, this.starts[2], this.ends[2]);
+    const from = this.intField(buf, 1);
+    const to = this.intField(buf, 2);
     if (Number.isNaN(from) || Number.isNaN(to) || to < 0) {
       this.bad(buf, start, end, 'code-move with a bad address');
       return;
@@ -477,7 +522,7 @@ export class TickLogReader implements LineSink {
       this.bad(buf, start, end, 'code-delete without an address');
       return;
     }
-    const addr = parseIntField(buf, this.starts[1], this.ends[1]);
+    const addr = this.intField(buf, 1);
     if (Number.isNaN(addr)) {
       this.bad(buf, start, end, 'code-delete with a bad address');
       return;
@@ -492,10 +537,10 @@ export class TickLogReader implements LineSink {
       this.bad(buf, start, end, 'shared-library with fewer than 4 fields');
       return;
     }
-    const path = stringField(buf, this.starts[1], Math.min(this.ends[1], this.starts[1] + 4096));
-    const from = parseIntField(buf, this.starts[2], this.ends[2]);
-    const to = parseIntField(buf, this.starts[3], this.ends[3]);
-    const slide = n > 4 ? parseIntField(buf, this.starts[4], this.ends[4]) : 0;
+    const path = this.unescapedField(buf, 1, 4096);
+    const from = this.intField(buf, 2);
+    const to = this.intField(buf, 3);
+    const slide = n > 4 ? this.intField(buf, 4) : 0;
     if (Number.isNaN(from) || Number.isNaN(to) || to <= from || from < 0) {
       this.bad(buf, start, end, 'shared-library with a bad address range');
       return;
@@ -507,8 +552,7 @@ export class TickLogReader implements LineSink {
   private version(buf: Buffer, start: number, end: number): void {
     const n = splitFields(buf, start, end, this.starts, this.ends);
     const parts: string[] = [];
-    for (let i = 1; i < Math.min(n, 6); i++)
-      parts.push(buf.toString('latin1', this.starts[i], Math.min(this.ends[i], this.starts[i] + 32)));
+    for (let i = 1; i < Math.min(n, 6); i++) parts.push(this.latin1Field(buf, i, 32));
     const [major, minor, build, patch, candidate] = parts;
     this.v8Version = `${major ?? '?'}.${minor ?? '?'}.${build ?? '?'}.${patch ?? '?'}${candidate && candidate !== '0' ? candidate : ''}`;
   }
@@ -525,9 +569,15 @@ export class TickLogReader implements LineSink {
     await this.libraries.settled();
     for (const w of this.libraries.warnings()) warnings.push(w);
     for (const library of this.libraries.all()) if (library.waiting.length > 0) this.lookUpWaiting(library);
-    const resolved = this.pendingFns;
-    if (resolved.length > 0)
-      this.trie.remapFrames((frame) => (frame >= PENDING_BASE ? resolved[frame - PENDING_BASE] : frame));
+    const pending = this.pending;
+    // Every pending address is looked up by now; one that were not would count as unknown code.
+    if (pending.length > 0) {
+      this.trie.remapFrames((frame) => {
+        if (frame < PENDING_BASE) return frame;
+        const fn = pending[frame - PENDING_BASE]?.fn ?? -1;
+        return fn >= 0 ? fn : this.unknownFunction();
+      });
+    }
     await this.demangleCppNames(warnings);
     const builder = this.builder;
     this.trie.forEachStack((frames, length, count) => builder.addStack(frames, length, count));
@@ -554,26 +604,20 @@ export class TickLogReader implements LineSink {
    */
   private async demangleCppNames(warnings: string[]): Promise<void> {
     if (this.mangled.size === 0) return;
-    const ids = [...this.mangled.keys()];
-    const mangled = [...this.mangled.values()];
     const dir = this.demangler === 'c++filt' ? this.symbolCacheDir : undefined;
     const known = dir ? await readDemangled(dir) : new Map<string, string>();
-    const missing = mangled.filter((name) => !known.has(name));
+    const missing = [...this.mangled.values()].filter((name) => !known.has(name));
     const result = await demangle(missing, this.demangler, this.toolTimeoutMs);
+    // demangle answers one name per name asked (on failure the names themselves, and an error)
+    const fresh = new Map(missing.map((name, i): [string, string] => [name, result.names[i] ?? name]));
     if (result.error) warnings.push(result.error);
-    else if (dir && missing.length > 0) {
-      const added = new Map<string, string>();
-      for (let i = 0; i < missing.length; i++) added.set(missing[i], result.names[i]);
-      await writeDemangled(dir, known, added);
-    }
-    const fresh = new Map<string, string>();
-    for (let i = 0; i < missing.length; i++) fresh.set(missing[i], result.names[i]);
+    else if (dir && missing.length > 0) await writeDemangled(dir, known, fresh);
     const remap = new Map<number, number>();
-    for (let i = 0; i < ids.length; i++) {
-      const readable = known.get(mangled[i]) ?? fresh.get(mangled[i]) ?? mangled[i];
-      const old = this.builder.fieldsOf(ids[i]);
-      if (readable === old.name) continue;
-      remap.set(ids[i], this.builder.internFunction({ ...old, name: readable }));
+    for (const [id, name] of this.mangled) {
+      const readable = known.get(name) ?? fresh.get(name) ?? name;
+      const old = this.builder.fieldsOf(id);
+      if (!old || readable === old.name) continue;
+      remap.set(id, this.builder.internFunction({ ...old, name: readable }));
     }
     if (remap.size > 0) this.trie.remapFrames((frame) => remap.get(frame) ?? frame);
   }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseTickLog } from '../src/index.js';
+import { defined } from './helpers/defined.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hotpath-addr-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -16,9 +17,9 @@ function symbolAddress(binary: string, name: string, dynamic = false): number {
   const line = out
     .toString()
     .split('\n')
-    .find((l) => /^[0-9a-f]+ [TtWw] /.test(l) && l.split(' ')[2].replace(/@.*$/, '') === name);
+    .find((l) => /^[0-9a-f]+ [TtWw] /.test(l) && l.split(' ')[2]?.replace(/@.*$/, '') === name);
   if (!line) throw new Error(`${name} not in ${binary}`);
-  return Number.parseInt(line.split(' ')[0], 16);
+  return Number.parseInt(line, 16); // the address: the hex digits before the first space
 }
 
 function isExecutable(binary: string): boolean {
@@ -31,16 +32,17 @@ function libcPath(): string {
   const maps = readFileSync('/proc/self/maps', 'utf8');
   const match = /\s(\/\S*libc[.-][^\s]*\.so[^\s]*)$/m.exec(maps) ?? /\s(\/\S*libc\.so\.6)$/m.exec(maps);
   if (!match) throw new Error('no libc in /proc/self/maps');
-  return match[1];
+  return defined(match[1], 'a libc path');
 }
 
 function textShift(binary: string): number {
   const line = execFileSync('objdump', ['-h', '--', binary])
     .toString()
     .split('\n')
-    .find((l) => l.trim().split(/\s+/)[1] === '.text')!;
-  const parts = line.trim().split(/\s+/);
-  return Number.parseInt(parts[5], 16) - Number.parseInt(parts[3], 16);
+    .find((l) => l.trim().split(/\s+/)[1] === '.text');
+  // "Idx Name Size VMA LMA File-off Algn"
+  const [, , , vma, , offset] = defined(line, `.text in objdump -h of ${binary}`).trim().split(/\s+/);
+  return Number.parseInt(defined(offset, 'a file offset'), 16) - Number.parseInt(defined(vma, 'a VMA'), 16);
 }
 
 describe('C++ addresses to symbols', () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HotpathTicksError, parseCpuProfile, toFolded } from '../src/index.js';
+import { defined } from './helpers/defined.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hotpath-cpuprofile-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -40,18 +41,21 @@ describe('parseCpuProfile', () => {
     const profile = parseCpuProfile(smallProfile);
     expect(profile.source).toBe('cpuprofile');
     expect(profile.totalTicks).toBe(10);
-    const hot = profile.functions[0];
+    const hot = defined(profile.functions[0], 'a function');
     expect(hot).toMatchObject({ name: 'hot', file: 'file:///app.js', line: 10, column: 5, kind: 'js' });
     // hot is sampled 5 times directly and twice as its own (recursive) callee: self 7, total 7.
     expect(hot.self).toBe(7);
     expect(hot.total).toBe(7);
-    const main = profile.functions.find((f) => f.name === 'main')!;
+    const main = defined(
+      profile.functions.find((f) => f.name === 'main'),
+      'main',
+    );
     expect(main.self).toBe(1);
     expect(main.total).toBe(9);
     expect(profile.functions.find((f) => f.kind === 'gc')?.self).toBe(1);
     expect(profile.meta?.gcTicks).toBe(1);
     // Stacks are root first and never contain (root).
-    const names = (frames: number[]) => frames.map((i) => profile.functions[i].name).join(';');
+    const names = (frames: number[]) => frames.map((i) => profile.functions[i]?.name).join(';');
     const byPath = Object.fromEntries(profile.stacks.map((s) => [names(s.frames), s.count]));
     expect(byPath).toEqual({
       'main;hot': 5,
@@ -111,13 +115,12 @@ describe('parseCpuProfile', () => {
       script,
     ]);
     const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
-    expect(file).toBeDefined();
-    const profile = parseCpuProfile(readFileSync(join(dir, file!), 'utf8'));
+    const profile = parseCpuProfile(readFileSync(join(dir, defined(file, 'a .cpuprofile')), 'utf8'));
 
     const top = profile.functions.find((f) => f.kind === 'js');
     expect(top?.name).toBe('hotLoop');
     expect(top?.line).toBe(2);
-    expect(top!.self / profile.totalTicks).toBeGreaterThan(0.5);
+    expect(defined(top, 'a JS function').self / profile.totalTicks).toBeGreaterThan(0.5);
     expect(profile.functions.reduce((sum, f) => sum + f.self, 0)).toBe(profile.totalTicks);
     const folded = toFolded(profile);
     const sum = folded

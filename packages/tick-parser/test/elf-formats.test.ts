@@ -5,18 +5,19 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readSymbolTable, type SymbolTable, sortedSymbols, symbolName } from '../src/binary-symbols.js';
 import { readElfSymbols } from '../src/elf-symbols.js';
+import { defined } from './helpers/defined.js';
 import { bigEndianCopy, type ElfKind, linkElf } from './helpers/elf-files.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hotpath-elf-formats-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The table as nm -n lists it: [name, start, end] per address. */
-const listed = (table: SymbolTable) => {
+const listed = (table: SymbolTable): [name: string, start: number, end: number][] => {
   const sorted = sortedSymbols(table);
-  return Array.from(sorted.starts, (start, i) => [
-    symbolName(table, sorted.symbols[i]!),
-    start,
-    sorted.ends[i],
+  return Array.from(sorted.symbols, (symbol, i) => [
+    symbolName(table, symbol),
+    defined(sorted.starts[i], 'a start'),
+    defined(sorted.ends[i], 'an end'),
   ]);
 };
 
@@ -62,7 +63,12 @@ describe('the ELF reader on 32- and 64-bit, little- and big-endian files', () =>
     // Code only (no data_value); `alias` and `use` share an address and size: the first name
     // wins; `label` has no size and reaches the next symbol.
     expect(table.map((entry) => entry[0])).toEqual(['add', 'hidden', 'maybe', 'label', 'alias']);
-    const [add, hidden, , label, alias] = table as [string, number, number][];
+    const at = (name: string) =>
+      defined(
+        table.find((entry) => entry[0] === name),
+        name,
+      );
+    const [add, hidden, label, alias] = [at('add'), at('hidden'), at('label'), at('alias')];
     expect(add[2] - add[1]).toBe(3);
     expect(hidden[1]).toBe(add[2]);
     expect(label[2]).toBe(alias[1]);

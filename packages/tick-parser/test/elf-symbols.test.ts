@@ -11,6 +11,7 @@ import {
   symbolName,
 } from '../src/binary-symbols.js';
 import { readElfSymbols } from '../src/elf-symbols.js';
+import { defined } from './helpers/defined.js';
 import { prng } from './helpers/prng.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hotpath-elf-'));
@@ -19,10 +20,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const nodeBinary = realpathSync(process.execPath);
 /** The C library this process has mapped: a real position-independent shared object. */
 const libc = realpathSync(
-  readFileSync('/proc/self/maps', 'utf8')
-    .split('\n')
-    .map((line) => line.slice(line.indexOf('/')))
-    .find((path) => /\/libc[.-][^/]*\.so/.test(path) || /\/libc\.so\.\d+$/.test(path))!,
+  defined(
+    readFileSync('/proc/self/maps', 'utf8')
+      .split('\n')
+      .map((line) => line.slice(line.indexOf('/')))
+      .find((path) => /\/libc[.-][^/]*\.so/.test(path) || /\/libc\.so\.\d+$/.test(path)),
+    'a libc in /proc/self/maps',
+  ),
 );
 
 /**
@@ -30,17 +34,18 @@ const libc = realpathSync(
  * checked against a binary search in the sorted listing (mismatches are pushed to `wrong`).
  */
 function namesAt(table: SymbolTable, addrs: number[], wrong: string[]): (string | undefined)[] {
-  const order = [...addrs.keys()].sort((a, b) => addrs[a]! - addrs[b]!);
+  const byAddress = [...addrs.entries()].sort(([, a], [, b]) => a - b);
   const found = lookupSymbols(
     table,
-    Float64Array.from(order, (k) => addrs[k]!),
+    Float64Array.from(byAddress, ([, addr]) => addr),
   );
   const sorted = sortedSymbols(table);
   const names: (string | undefined)[] = [];
-  order.forEach((k, j) => {
-    const expected = findSymbol(sorted, addrs[k]!);
-    if (found[j] !== expected) wrong.push(`${addrs[k]!.toString(16)}: batch ${found[j]} sorted ${expected}`);
-    names[k] = found[j]! < 0 ? undefined : symbolName(table, found[j]!);
+  byAddress.forEach(([k, addr], j) => {
+    const expected = findSymbol(sorted, addr);
+    const symbol = found[j] ?? -1;
+    if (symbol !== expected) wrong.push(`${addr.toString(16)}: batch ${symbol} sorted ${expected}`);
+    names[k] = symbol < 0 ? undefined : symbolName(table, symbol);
   });
   return names;
 }
@@ -52,15 +57,15 @@ function namesAt(table: SymbolTable, addrs: number[], wrong: string[]): (string 
 function compareTables(elf: SymbolTable, nm: SymbolTable): void {
   const rand = prng(20261123);
   const listing = sortedSymbols(nm);
-  const sized: number[] = [];
-  for (let i = 0; i < listing.starts.length; i++)
-    if (listing.ends[i]! - listing.starts[i]! > 1) sized.push(i);
+  const sized: { start: number; end: number }[] = [];
+  listing.starts.forEach((start, i) => {
+    const end = defined(listing.ends[i], 'an end');
+    if (end - start > 1) sized.push({ start, end });
+  });
   expect(sized.length).toBeGreaterThan(100);
   const addrs: number[] = [];
   for (let k = 0; k < 2000; k++) {
-    const i = sized[Math.floor(rand() * sized.length)]!;
-    const start = listing.starts[i]!;
-    const end = listing.ends[i]!;
+    const { start, end } = defined(sized[Math.floor(rand() * sized.length)], 'a sized symbol');
     addrs.push(start, end - 1, start + Math.floor(rand() * (end - start)));
   }
   const wrong: string[] = [];

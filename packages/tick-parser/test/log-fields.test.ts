@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { splitFields } from '../src/log-fields.js';
+import { defined } from './helpers/defined.js';
 import { prng } from './helpers/prng.js';
 
 /**
@@ -41,7 +42,10 @@ function split(line: string, max: number, padding = 0): [number, number][] {
   const starts = new Int32Array(max);
   const ends = new Int32Array(max);
   const n = splitFields(buf, padding, padding + line.length, starts, ends);
-  return Array.from({ length: n }, (_, i) => [starts[i]! - padding, ends[i]! - padding]);
+  return Array.from(starts.subarray(0, n), (start, i) => [
+    start - padding,
+    defined(ends[i], 'an end') - padding,
+  ]);
 }
 
 describe('splitFields', () => {

@@ -17,7 +17,7 @@ describe('mergeProfiles', () => {
     expect(merged.functions[0]).toMatchObject({ name: 'hash', self: 8, total: 8 });
     expect(merged.functions.find((f) => f.name === 'handler')).toMatchObject({ self: 0, total: 10 });
     expect(merged.stacks).toHaveLength(2);
-    expect(merged.stacks[0].count).toBe(8);
+    expect(merged.stacks[0]?.count).toBe(8);
   });
 
   it('of nothing is an empty profile', () => {
@@ -37,8 +37,8 @@ describe('diffProfiles', () => {
     expect(diff.headTotal).toBe(10);
     const byName = Object.fromEntries(diff.functions.map((f) => [f.name, f]));
     expect(byName.hash).toMatchObject({ baseSelf: 2, headSelf: 6, line: 16, status: 'changed' });
-    expect(byName.hash.delta).toBeCloseTo(0.4);
-    expect(byName.render.delta).toBeCloseTo(-0.6);
+    expect(byName.hash?.delta).toBeCloseTo(0.4);
+    expect(byName.render?.delta).toBeCloseTo(-0.6);
     expect(byName.sanitize).toMatchObject({ status: 'new', baseShare: 0, headShare: 0.2 });
     expect(diff.functions.map((f) => f.name)).toEqual(['render', 'hash', 'sanitize']);
   });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { findOnPath } from '../src/record-plan.js';
+import { defined } from './helpers/defined.js';
 
 const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'hotpath-record-'));
@@ -42,7 +43,7 @@ function record(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}) {
   let stdout = '';
   let stderr = '';
   const port = new Promise<number>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
       const match = /port (\d+)/.exec(stdout);
       if (match) resolve(Number(match[1]));
@@ -50,7 +51,7 @@ function record(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}) {
     child.on('exit', () => reject(new Error(`exited before listening: ${stdout} ${stderr}`)));
   });
   port.catch(() => undefined);
-  child.stderr!.on('data', (chunk: Buffer) => {
+  child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
   const done = new Promise<Recorded>((resolve) =>
@@ -155,9 +156,11 @@ describe('hotpath-ticks record', () => {
       await load(await run.port, 20);
       const { code, stderr } = await run.done;
       expect(code).toBe(7);
-      const out = /written to (\.hotpath-ticks\/[^/]+)\//.exec(stderr)?.[1];
-      expect(out).toBeDefined();
-      expect(existsSync(join(cwd, out!, 'flamegraph.html'))).toBe(true);
+      const out = defined(
+        /written to (\.hotpath-ticks\/[^/]+)\//.exec(stderr)?.[1],
+        `the output folder in: ${stderr}`,
+      );
+      expect(existsSync(join(cwd, out, 'flamegraph.html'))).toBe(true);
     },
     60_000,
   );

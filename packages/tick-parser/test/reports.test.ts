@@ -7,6 +7,7 @@ import {
   toJsonReport,
   toSpeedscope,
 } from '../src/index.js';
+import { defined } from './helpers/defined.js';
 import { profileOf } from './helpers/profiles.js';
 
 describe('renderTextReport', () => {
@@ -53,10 +54,10 @@ describe('toSpeedscope', () => {
     const file = toSpeedscope(profile, { name: 'app' });
     expect(file.$schema).toMatch(/file-format-schema\.json$/);
     expect(file.shared.frames[0]).toEqual({ name: 'hash', file: '/srv/auth.js', line: 11, col: 1 });
-    const p = file.profiles[0];
+    const p = defined(file.profiles[0], 'a profile');
     expect(p.type).toBe('sampled');
     expect(p.weights.reduce((a, b) => a + b, 0)).toBe(10);
-    expect(p.samples.map((s) => s.map((i) => file.shared.frames[i].name).join(';'))).toEqual([
+    expect(p.samples.map((s) => s.map((i) => file.shared.frames[i]?.name).join(';'))).toEqual([
       'handler;hash',
       'handler;render',
     ]);

@@ -18,11 +18,13 @@ import {
   loadSymbolNames,
   lookupSymbols,
   readSymbolTable,
+  type SymbolTable,
   sortedSymbols,
   symbolName,
 } from '../src/binary-symbols.js';
 import { parseTickLog, SymbolCache } from '../src/index.js';
 import { findOnPath } from '../src/record-plan.js';
+import { defined } from './helpers/defined.js';
 import { prng } from './helpers/prng.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hotpath-symcache-'));
@@ -66,7 +68,10 @@ describe('symbol tables', () => {
   it.skipIf(!findOnPath('c++filt', process.env.PATH))(
     'keep demangled names too: a later run with the cache directory starts no c++filt',
     async () => {
-      const real = findOnPath('c++filt', process.env.PATH)!;
+      const real = defined(
+        findOnPath('c++filt', process.env.PATH),
+        'c++filt (the test is skipped without it)',
+      );
       const bin = join(dir, 'bin');
       mkdirSync(bin);
       const filtRuns = join(dir, 'c++filt-runs');
@@ -123,7 +128,7 @@ describe('ELF symbol listings in the cache directory', () => {
     expect(first.nameFile).toBeUndefined(); // names still in memory
     const files = readdirSync(cacheDir).filter((f) => f.startsWith('elf-') && f.endsWith('.symbols'));
     expect(files).toHaveLength(1);
-    expect(statSync(join(cacheDir, files[0]!)).mode & 0o077).toBe(0);
+    expect(statSync(join(cacheDir, defined(files[0], 'a cache file'))).mode & 0o077).toBe(0);
     const again = await readSymbolTable(binary, { symbolCacheDir: cacheDir }, key);
     expect(again.listed).toBe(true);
     expect(again.nameFile).toBeDefined(); // from the cache file
@@ -133,22 +138,29 @@ describe('ELF symbol listings in the cache directory', () => {
     // The listing equals sortedSymbols of the plain table, names included.
     const sorted = sortedSymbols(plain);
     expect(Array.from(again.starts)).toEqual(Array.from(sorted.starts));
-    expect(Array.from(again.starts, (s, i) => s + again.sizes[i]!)).toEqual(Array.from(sorted.ends));
+    expect(Array.from(again.starts, (s, i) => s + defined(again.sizes[i], 'a size'))).toEqual(
+      Array.from(sorted.ends),
+    );
     const rand = prng(7);
     const picks = Array.from({ length: 300 }, () => Math.floor(rand() * sorted.starts.length));
     loadSymbolNames(again, picks);
-    for (const k of picks) expect(symbolName(again, k)).toBe(symbolName(plain, sorted.symbols[k]!));
+    for (const k of picks)
+      expect(symbolName(again, k)).toBe(symbolName(plain, defined(sorted.symbols[k], 'a symbol')));
     // Batch lookups answer as in the plain table, inside, at the ends and between symbols.
     const addrs = new Float64Array(
-      picks.flatMap((k) => [sorted.starts[k]!, sorted.ends[k]! - 1, sorted.ends[k]!, sorted.starts[k]! - 1]),
+      picks.flatMap((k) => {
+        const start = defined(sorted.starts[k], 'a start');
+        const end = defined(sorted.ends[k], 'an end');
+        return [start, end - 1, end, start - 1];
+      }),
     ).sort();
+    const named = (table: SymbolTable, symbol: number | undefined) =>
+      symbol === undefined || symbol < 0 ? undefined : symbolName(table, symbol);
     const want = lookupSymbols(plain, addrs);
     const got = lookupSymbols(again, addrs);
-    for (let j = 0; j < addrs.length; j++) {
-      const a = want[j]! < 0 ? undefined : symbolName(plain, want[j]!);
-      const b = got[j]! < 0 ? undefined : symbolName(again, got[j]!);
-      expect(b, addrs[j]!.toString(16)).toBe(a);
-    }
+    addrs.forEach((addr, j) => {
+      expect(named(again, got[j]), addr.toString(16)).toBe(named(plain, want[j]));
+    });
   });
 
   it('are not used for another build of the binary, a changed file or a damaged cache file', async () => {
@@ -162,17 +174,19 @@ describe('ELF symbol listings in the cache directory', () => {
     await readSymbolTable(binary, { symbolCacheDir: cacheDir }, keyOf());
     const [file] = readdirSync(cacheDir).filter((f) => f.startsWith('elf-'));
     // Damaged: cut short, then garbage in the header.
-    const good = readFileSync(join(cacheDir, file!));
-    writeFileSync(join(cacheDir, file!), good.subarray(0, good.length - 8), { mode: 0o600 });
+    const cached = join(cacheDir, defined(file, 'a cache file'));
+    const good = readFileSync(cached);
+    writeFileSync(cached, good.subarray(0, good.length - 8), { mode: 0o600 });
     expect((await readSymbolTable(binary, { symbolCacheDir: cacheDir }, keyOf())).nameFile).toBeUndefined();
-    writeFileSync(join(cacheDir, file!), Buffer.concat([Buffer.from('{nonsense\n'), good]), { mode: 0o600 });
+    writeFileSync(cached, Buffer.concat([Buffer.from('{nonsense\n'), good]), { mode: 0o600 });
     expect((await readSymbolTable(binary, { symbolCacheDir: cacheDir }, keyOf())).nameFile).toBeUndefined();
     // Rewritten by the runs above: used again.
     expect((await readSymbolTable(binary, { symbolCacheDir: cacheDir }, keyOf())).nameFile).toBeDefined();
     // Same path, new content (another build id) and mtime: read afresh, not from the old listing.
     const bytes = readFileSync(binary);
     const id = bytes.indexOf(Buffer.from('GNU\u0000'));
-    if (id > 0) bytes[id + 4] = bytes[id + 4]! ^ 0xff;
+    expect(id).toBeGreaterThan(0); // node has a GNU build id note
+    bytes[id + 4] = (bytes[id + 4] ?? 0) ^ 0xff;
     writeFileSync(binary, bytes);
     utimesSync(binary, new Date(), new Date(Date.now() + 5000));
     const changed = await readSymbolTable(binary, { symbolCacheDir: cacheDir }, keyOf());

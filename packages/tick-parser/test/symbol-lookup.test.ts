@@ -42,29 +42,28 @@ function table(symbols: Sym[], source: 'elf' | 'nm'): SymbolTable {
  */
 function bruteForce(symbols: Sym[], source: 'elf' | 'nm', addr: number): number {
   let chosen = -1;
-  for (let i = 0; i < symbols.length; i++) {
-    const s = symbols[i]!;
+  let c: Sym | undefined;
+  for (const [i, s] of symbols.entries()) {
     if (s.start > addr) continue;
-    if (chosen < 0) {
-      chosen = i;
-      continue;
-    }
-    const c = symbols[chosen]!;
     const better =
+      c === undefined ||
       s.start > c.start ||
       (s.start === c.start &&
         (s.size > c.size ||
           (s.size === c.size &&
             source === 'elf' &&
             Buffer.compare(Buffer.from(s.name), Buffer.from(c.name)) < 0)));
-    if (better) chosen = i;
+    if (better) {
+      chosen = i;
+      c = s;
+    }
   }
-  if (chosen < 0) return -1;
-  const c = symbols[chosen]!;
-  let end = c.start + 1;
-  if (c.size > 0) end = c.start + c.size;
+  if (c === undefined) return -1;
+  const start = c.start;
+  let end = start + 1;
+  if (c.size > 0) end = start + c.size;
   else {
-    const above = symbols.filter((s) => s.start > c.start).map((s) => s.start);
+    const above = symbols.filter((s) => s.start > start).map((s) => s.start);
     if (above.length > 0) end = Math.min(...above);
   }
   return addr < end ? chosen : -1;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { functionLabel, HotpathTicksError, type Profile, parseTickLog, toFolded } from '../src/index.js';
+import { defined } from './helpers/defined.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hotpath-ticklog-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -56,7 +57,10 @@ describe('parseTickLog on a hand-written log', () => {
       'handler,with /app/y.js:10:2': 1,
       'old /app/z.js:1': 0,
     });
-    const handler = profile.functions.find((f) => f.name === 'handler,with')!;
+    const handler = defined(
+      profile.functions.find((f) => f.name === 'handler,with'),
+      'handler,with',
+    );
     expect(handler).toMatchObject({ file: '/app/y.js', line: 10, column: 2, kind: 'js', total: 4 });
     expect(handler.tiers).toEqual(['interpreted', 'sparkplug']);
     expect(profile.functions.find((f) => f.name === 'quoted, name')?.tiers).toEqual(['turbofan']);
@@ -163,8 +167,8 @@ describe('parseTickLog on a hand-written log', () => {
     writeFileSync(file, log);
     const profile = await parseTickLog(file, { resolveSymbols: false });
     expect(profile.functions).toHaveLength(1);
-    expect(profile.functions[0].self).toBe(7);
-    expect(profile.functions[0].tiers).toEqual([
+    expect(profile.functions[0]?.self).toBe(7);
+    expect(profile.functions[0]?.tiers).toEqual([
       'compiled',
       'interpreted',
       'maglev',

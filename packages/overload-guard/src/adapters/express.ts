@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { OverloadGuard } from '../guard.js';
+import type { AdapterContext } from './context.js';
 
 /** An Express (4 or 5) middleware; also fits Connect and Polka. */
 export type ExpressMiddleware = (
@@ -9,7 +9,7 @@ export type ExpressMiddleware = (
 ) => void;
 
 /** Middleware that sheds before the rest of the stack runs; mount it first. */
-export function expressAdapter(guard: OverloadGuard): ExpressMiddleware {
+export function expressAdapter(guard: AdapterContext): ExpressMiddleware {
   return function overloadGuard(req, res, next) {
     if (guard.gate(req, res)) next();
   };

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { OverloadGuard } from '../guard.js';
+import type { AdapterContext } from './context.js';
 
 /** The parts of a Fastify request the plugin uses. */
 export interface FastifyRequestLike {
@@ -50,7 +50,7 @@ interface FastifyRouteLike {
   onRequest?: unknown;
 }
 
-export function fastifyAdapter(guard: OverloadGuard): FastifyGuardPlugin {
+export function fastifyAdapter(guard: AdapterContext): FastifyGuardPlugin {
   const shed = guard.response;
   const options = guard.options;
   const answerHealth = (reply: FastifyReplyLike): void => {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { OverloadGuard } from '../guard.js';
+import type { AdapterContext } from './context.js';
 
 /** A node:http request listener. */
 export type HttpHandler<
@@ -9,7 +9,7 @@ export type HttpHandler<
 
 /** Wraps a node:http request listener: shed requests never reach `handler`. */
 export function httpAdapter<Req extends IncomingMessage, Res extends ServerResponse>(
-  guard: OverloadGuard,
+  guard: AdapterContext,
   handler: HttpHandler<Req, Res>,
 ): HttpHandler<Req, Res> {
   if (typeof handler !== 'function') {

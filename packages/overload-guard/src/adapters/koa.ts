@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { OverloadGuard } from '../guard.js';
+import type { AdapterContext } from './context.js';
 
 /** The parts of a Koa context the middleware uses. */
 export interface KoaContextLike {
@@ -22,7 +22,7 @@ export type KoaMiddleware = (
 ) => Promise<unknown> | undefined;
 
 /** Middleware that sheds before downstream middleware runs; `app.use` it first. */
-export function koaAdapter(guard: OverloadGuard): KoaMiddleware {
+export function koaAdapter(guard: AdapterContext): KoaMiddleware {
   const shed = guard.response;
   const options = guard.options;
   return function overloadGuard(ctx, next) {

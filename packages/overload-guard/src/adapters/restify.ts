@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { OverloadGuard } from '../guard.js';
+import type { AdapterContext } from './context.js';
 
 /** A restify handler (`server.pre(...)` or `server.use(...)`). */
 export type RestifyHandler = (
@@ -9,7 +9,7 @@ export type RestifyHandler = (
 ) => void;
 
 /** Handler for `server.pre(guard.restify())`: sheds before routing; `next(false)` ends the chain. */
-export function restifyAdapter(guard: OverloadGuard): RestifyHandler {
+export function restifyAdapter(guard: AdapterContext): RestifyHandler {
   return function overloadGuard(req, res, next) {
     if (guard.gate(req, res)) next();
     else next(false);

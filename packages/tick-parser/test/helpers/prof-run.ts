@@ -66,7 +66,7 @@ export async function profilePbkdf2Server(
   try {
     const port = await new Promise<number>((resolve, reject) => {
       let out = '';
-      child.stdout!.on('data', (chunk: Buffer) => {
+      child.stdout.on('data', (chunk: Buffer) => {
         out += chunk.toString();
         const match = /port (\d+)/.exec(out);
         if (match) resolve(Number(match[1]));
@@ -157,12 +157,13 @@ export function readProfProcessText(text: string): {
     if (line.startsWith(' [')) inJs = line.startsWith(' [JavaScript]');
     if (!inJs) continue;
     const match = /^\s+(\d+)\s+[\d.]+%\s+[\d.]+%\s+(\w+): (.*)$/.exec(line);
-    if (!match || !JS_TYPES.has(match[2])) continue;
-    const label = match[3]
+    const [, ticks = '', type = '', name = ''] = match ?? [];
+    if (!JS_TYPES.has(type)) continue;
+    const label = name
       .replace(/^[~^+*-]'?/, '')
       .replace(/ \{\d+\}$/, '')
       .replace(/^<anonymous>/, '(anonymous)');
-    js.set(label, (js.get(label) ?? 0) + Number(match[1]));
+    js.set(label, (js.get(label) ?? 0) + Number(ticks));
   }
   return { total: Number(header?.[1] ?? Number.NaN), unaccounted: Number(header?.[2] ?? Number.NaN), js };
 }
