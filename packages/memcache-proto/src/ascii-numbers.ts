@@ -1,3 +1,5 @@
+import { byteAt } from './checked-index.js';
+
 /**
  * Decimal number parsing straight from protocol bytes, following memcached's safe_strto*
  * rules: an optional sign, digits, nothing else; values out of range are rejected.
@@ -12,7 +14,7 @@ export function parseU32(buf: Buffer, start: number, end: number): number {
   if (i === end || end - i > 10) return -1;
   let value = 0;
   for (; i < end; i++) {
-    const d = buf[i]! - 48;
+    const d = byteAt(buf, i) - 48;
     if (d < 0 || d > 9) return -1;
     value = value * 10 + d;
   }
@@ -30,7 +32,7 @@ export function parseI32(buf: Buffer, start: number, end: number): number {
   if (i === end || end - i > 10) return Number.NaN;
   let value = 0;
   for (; i < end; i++) {
-    const d = buf[i]! - 48;
+    const d = byteAt(buf, i) - 48;
     if (d < 0 || d > 9) return Number.NaN;
     value = value * 10 + d;
   }
@@ -45,7 +47,7 @@ export function parseU64(buf: Buffer, start: number, end: number): bigint {
   if (i === end || end - i > 20) return -1n;
   let small = 0;
   for (let j = i; j < end; j++) {
-    const d = buf[j]! - 48;
+    const d = byteAt(buf, j) - 48;
     if (d < 0 || d > 9) return -1n;
     small = small * 10 + d;
   }

@@ -25,8 +25,7 @@ export class AuthUsers {
 export function parseAuthfile(text: string, source = 'authfile'): AuthUsers {
   const entries: [string, string][] = [];
   const lines = text.split(/\r?\n/);
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
+  for (const [i, line] of lines.entries()) {
     if (line === '') continue;
     const colon = line.indexOf(':');
     if (colon <= 0 || colon === line.length - 1) {

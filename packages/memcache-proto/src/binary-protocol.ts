@@ -1,4 +1,5 @@
 import { DeltaResult, StoreMode, StoreResult } from './cache.js';
+import { byteAt } from './checked-index.js';
 import { KEY_MAX_LENGTH } from './protocol-limits.js';
 import type { Session } from './session.js';
 import { NIL } from './slab-allocator.js';
@@ -148,9 +149,9 @@ export function processBinary(conn: Session, buf: Buffer, pos: number): number {
       conn.closeAfterWrite();
       return end;
     }
-    const opcode = buf[pos + 1]!;
+    const opcode = byteAt(buf, pos + 1);
     const keyLength = buf.readUInt16BE(pos + 2);
-    const extrasLength = buf[pos + 4]!;
+    const extrasLength = byteAt(buf, pos + 4);
     const bodyLength = buf.readUInt32BE(pos + 8);
     const opaque = buf.readUInt32BE(pos + 12);
     if (keyLength + extrasLength > bodyLength || keyLength > KEY_MAX_LENGTH) {

@@ -1,3 +1,4 @@
+import { byteAt } from './checked-index.js';
 import { ItemBit, LruStore } from './lru-store.js';
 import { ServerStats } from './server-stats.js';
 import { NIL } from './slab-allocator.js';
@@ -92,7 +93,8 @@ export class Cache {
       return NIL;
     }
     this.stats.getHits++;
-    this.store.setBit(h, ItemBit.FETCHED, true);
+    // written only the first time (as memcached does): a hit then only reads the item's header
+    if (!this.store.hasBit(h, ItemBit.FETCHED)) this.store.setBit(h, ItemBit.FETCHED, true);
     return h;
   }
 
@@ -299,11 +301,11 @@ export function parseCounter(value: Buffer): bigint {
   const n = value.length;
   if (n === 0 || n > 40) return -1n;
   let i = 0;
-  while (i < n && isSpace(value[i]!)) i++;
+  while (i < n && isSpace(byteAt(value, i))) i++;
   const start = i;
-  while (i < n && value[i]! >= 48 && value[i]! <= 57) i++;
+  while (i < n && isDigit(byteAt(value, i))) i++;
   const end = i;
-  while (i < n && isSpace(value[i]!)) i++;
+  while (i < n && isSpace(byteAt(value, i))) i++;
   if (i !== n) return -1n;
   if (end === start) return -1n;
   const result = BigInt(value.toString('latin1', start, end));
@@ -312,4 +314,8 @@ export function parseCounter(value: Buffer): bigint {
 
 function isSpace(c: number): boolean {
   return c === 32 || (c >= 9 && c <= 13);
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
 }

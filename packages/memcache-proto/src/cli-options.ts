@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 /** node:util parseArgs errors as one readable line, the same wording in every hotpath CLI. */
 function usageLine(error: unknown): string {
   const e = error as { code?: string; message?: string };
-  const message = String(e.message ?? error).split('\n')[0]!;
+  const [message = ''] = String(e.message ?? error).split('\n');
   const quoted = /'([^']+)'/.exec(message)?.[1];
   if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${quoted ?? message} (see --help)`;
   if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
@@ -59,8 +59,9 @@ function integer(flag: string, value: string, min: number, max: number): number 
 export function parseSize(flag: string, value: string): number {
   const match = /^(\d+)([kKmM]?)$/.exec(value);
   if (match === null) throw bad(flag, value, 'a size such as 1m, 512k or 2097152');
-  const unit = match[2]!.toLowerCase();
-  const bytes = Number(match[1]) * (unit === 'k' ? 1024 : unit === 'm' ? 1024 * 1024 : 1);
+  const [, digits, suffix = ''] = match;
+  const unit = suffix.toLowerCase();
+  const bytes = Number(digits) * (unit === 'k' ? 1024 : unit === 'm' ? 1024 * 1024 : 1);
   if (bytes < 1024 || bytes > 1024 * 1024 * 1024) throw bad(flag, value, 'a size from 1k to 1024m');
   return bytes;
 }

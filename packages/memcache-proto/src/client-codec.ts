@@ -1,3 +1,4 @@
+import { internalError } from './checked-index.js';
 import type { ReplyStream } from './client-connection.js';
 import { HotpathMcError } from './errors.js';
 import type { MetaParserReply } from './meta-reply-parser.js';
@@ -83,7 +84,8 @@ export const textCodec: ClientCodec = {
   },
   encodeGetMulti: (keys) => encodeGet(keys),
   readMulti(replies, _keys, into) {
-    const reply = replies[0]!;
+    const reply = replies[0];
+    if (reply === undefined) throw internalError('a text get batch has no reply');
     if (reply.type !== 'values') throw unexpectedReply(reply, 'get');
     for (const value of reply.values) into.set(value.key, value);
   },

@@ -1,4 +1,5 @@
 import { parseU64 } from './ascii-numbers.js';
+import { internalError } from './checked-index.js';
 import {
   type ClientCodec,
   type ClientReply,
@@ -35,7 +36,8 @@ function metaReply(reply: ClientReply, what: string): MetaReply {
 
 /** A `VA` reply as the text protocol's value: key, flags, value, and cas when asked for. */
 function toValue(reply: MetaReply, key: string, withCas: boolean): ClientValue {
-  const value: ClientValue = { key, flags: reply.flags ?? 0, value: reply.value! };
+  if (reply.value === undefined) throw internalError(`the VA reply to ${key} has no value`);
+  const value: ClientValue = { key, flags: reply.flags ?? 0, value: reply.value };
   if (withCas) {
     if (reply.cas === undefined) throw new HotpathMcError('HP_MC_PROTOCOL', `gets ${key}: reply has no cas`);
     value.cas = reply.cas;
@@ -98,7 +100,8 @@ export const metaCodec: ClientCodec = {
     const meta = metaReply(reply, what);
     if (meta.code === 'NF') return undefined;
     if (meta.code !== 'VA') throw unexpectedReply(reply, what);
-    const digits = meta.value!;
+    const digits = meta.value;
+    if (digits === undefined) throw internalError(`the VA reply to ${what} has no value`);
     let end = digits.length;
     while (end > 0 && digits[end - 1] === 32) end--;
     const value = parseU64(digits, 0, end);

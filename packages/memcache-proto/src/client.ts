@@ -46,14 +46,15 @@ interface ServerSlot {
 function parseServer(spec: string | RingServer): RingServer {
   if (typeof spec !== 'string') return spec;
   const match = /^\[?([^\]]+?)\]?(?::(\d+))?$/.exec(spec);
+  const host = match?.[1];
   const port = match?.[2] === undefined ? 11211 : Number(match[2]);
-  if (match === null || port < 1 || port > 65535) {
+  if (host === undefined || port < 1 || port > 65535) {
     throw new HotpathMcError(
       'HP_MC_INVALID_OPTION',
       `server must look like host:port, got ${JSON.stringify(spec)}`,
     );
   }
-  return { host: match[1]!, port };
+  return { host, port };
 }
 
 /**
@@ -107,8 +108,21 @@ export class Client {
 
   /** The server a key maps to ("host:port"). */
   serverFor(key: string): string {
-    const server = this.slots[this.ring.serverFor(key)]!.server;
+    const server = this.slotFor(key).server;
     return `${server.host}:${server.port}`;
+  }
+
+  /** The slot of the server the ring places key on. */
+  private slotFor(key: string): ServerSlot {
+    const index = this.ring.serverFor(key);
+    const slot = this.slots[index];
+    if (slot === undefined) {
+      throw new HotpathMcError(
+        'HP_MC_NO_SERVERS',
+        `no server for key ${JSON.stringify(key)} (ring index ${index})`,
+      );
+    }
+    return slot;
   }
 
   /** The protocol this client speaks. */
@@ -145,7 +159,7 @@ export class Client {
 
   private request(key: string, data: Buffer): Promise<ClientReply> {
     try {
-      return this.connection(this.slots[this.ring.serverFor(key)]!).request(data);
+      return this.connection(this.slotFor(key)).request(data);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -172,18 +186,18 @@ export class Client {
 
   /** One multi-key get per server, in parallel; missing keys are absent from the map. */
   async getMulti(keys: readonly string[]): Promise<Map<string, ClientValue>> {
-    const byServer = new Map<number, string[]>();
+    const byServer = new Map<ServerSlot, string[]>();
     for (const key of keys) {
-      const index = this.ring.serverFor(key);
-      const list = byServer.get(index);
-      if (list === undefined) byServer.set(index, [key]);
+      const slot = this.slotFor(key);
+      const list = byServer.get(slot);
+      if (list === undefined) byServer.set(slot, [key]);
       else list.push(key);
     }
     const result = new Map<string, ClientValue>();
     const codec = this.codec;
     await Promise.all(
-      [...byServer].map(async ([index, list]) => {
-        const conn = this.connection(this.slots[index]!);
+      [...byServer].map(async ([slot, list]) => {
+        const conn = this.connection(slot);
         const data = codec.encodeGetMulti(list);
         const replies = codec.multiIsBatch ? await conn.requestBatch(data) : [await conn.request(data)];
         codec.readMulti(replies, list, result);

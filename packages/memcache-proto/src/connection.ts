@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import { processBinary } from './binary-protocol.js';
 import type { Cache } from './cache.js';
+import { internalError } from './checked-index.js';
 import { OutputBuffer } from './output-buffer.js';
 import type { ConnectionSettings, Session } from './session.js';
 import { type StatLines, statsLines } from './stats-report.js';
@@ -25,8 +26,9 @@ let flushScheduled = false;
 /** Writes the replies of every connection that read this turn (a setImmediate callback). */
 function flushDeferred(): void {
   flushScheduled = false;
-  // a connection deferred while this runs is written by this loop too
-  for (let i = 0; i < deferred.length; i++) deferred[i]!.flushTurn();
+  // a connection deferred while this runs is written by this loop too (the iterator reads the
+  // length at every step)
+  for (const conn of deferred) conn.flushTurn();
   deferred.length = 0;
 }
 
@@ -57,8 +59,8 @@ export class Connection implements Session {
   private clock = 0;
   /** Reads land in the shared input buffer: bytes kept past a read must be copied out of it. */
   private readonly transient: boolean;
-  /** Writes go straight to the socket's handle when it is idle (see writeDirect). */
-  private readonly direct: boolean;
+  /** Writes go straight to the socket's handle when it is idle (see writeDirect); null: never. */
+  private readonly direct: DirectWriteBinding | null;
   /** Bytes of a direct write the kernel did not take at once, still queued in libuv. */
   private directPending = 0;
   /** A write request object for direct writes, reused while every write completes at once. */
@@ -87,7 +89,7 @@ export class Connection implements Session {
     this.transient =
       sharedInput && readIntoSharedBuffer(socket, (nread, input) => this.onData(input.subarray(0, nread)));
     if (!this.transient) socket.on('data', (chunk: Buffer) => this.onData(chunk));
-    this.direct = directWrite && directWriteBinding() !== null;
+    this.direct = directWrite ? directWriteBinding() : null;
     socket.resume();
   }
 
@@ -182,7 +184,9 @@ export class Connection implements Session {
   }
 
   private run(): void {
-    const buf = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.chunkBytes);
+    const first = this.chunks[0];
+    const buf =
+      first !== undefined && this.chunks.length === 1 ? first : Buffer.concat(this.chunks, this.chunkBytes);
     this.chunks = [];
     this.chunkBytes = 0;
     this.process(buf, true);
@@ -277,10 +281,10 @@ export class Connection implements Session {
     else bytes = parts.length;
     this.cache.stats.bytesWritten += bytes;
     if (
-      this.direct &&
+      this.direct !== null &&
       this.directPending === 0 &&
       this.socket.writableLength === 0 &&
-      this.writeDirect(parts, bytes)
+      this.writeDirect(this.direct, parts, bytes)
     ) {
       if (this.directPending === 0) this.out.written();
       return;
@@ -303,8 +307,7 @@ export class Connection implements Session {
    * behind it in libuv, and directPending counts the bytes for backpressure until it completes.
    * Returns false (nothing written) when the socket has no handle; the stream path reports that.
    */
-  private writeDirect(parts: Uint8Array | Uint8Array[], bytes: number): boolean {
-    const binding = directWriteBinding()!;
+  private writeDirect(binding: DirectWriteBinding, parts: Uint8Array | Uint8Array[], bytes: number): boolean {
     const handle = (this.socket as unknown as { _handle?: DirectHandle | null })._handle;
     if (handle == null || this.socket.destroyed) return false;
     const req = this.writeReq ?? new binding.WriteWrap();
@@ -344,7 +347,8 @@ export class Connection implements Session {
    */
   private checkLine(): void {
     if (this.chunkBytes <= this.settings.maxLineBytes) return;
-    const head = this.chunks[0]!;
+    const head = this.chunks[0];
+    if (head === undefined) throw internalError(`${this.chunkBytes} bytes buffered in no chunk`);
     let i = 0;
     while (i < head.length && head[i] === 32 && i <= 100) i++;
     const isGet =

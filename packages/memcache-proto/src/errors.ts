@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   HP_MC_NO_SERVERS: 'the client has no server to send a request to',
   HP_MC_AUTHFILE: 'the authfile cannot be read or has no valid user:password line',
   HP_MC_LISTEN: 'the server could not listen on the requested address and port',
+  HP_MC_INTERNAL: 'an internal invariant did not hold: a bug in @hotpath/memcache-proto, not bad input',
 } as const;
 
 export type HotpathMcErrorCode = keyof typeof ERROR_CODES;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { int32At, uint32At } from './checked-index.js';
 
 /** A server as the ring knows it. */
 export interface RingServer {
@@ -27,9 +28,10 @@ export class KetamaRing {
   constructor(servers: readonly RingServer[]) {
     const totalWeight = servers.reduce((sum, s) => sum + (s.weight ?? 1), 0);
     const entries: [number, number][] = [];
+    const firstWeight = servers[0]?.weight ?? 1;
     servers.forEach((server, index) => {
       const share = (server.weight ?? 1) / totalWeight;
-      const hashes = servers.every((s) => (s.weight ?? 1) === (servers[0]!.weight ?? 1))
+      const hashes = servers.every((s) => (s.weight ?? 1) === firstWeight)
         ? HASHES_PER_SERVER
         : Math.floor(share * HASHES_PER_SERVER * servers.length);
       const label = server.port === 11211 ? server.host : `${server.host}:${server.port}`;
@@ -57,9 +59,9 @@ export class KetamaRing {
     let hi = points.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (points[mid]! < hash) lo = mid + 1;
+      if (uint32At(points, mid) < hash) lo = mid + 1;
       else hi = mid;
     }
-    return this.owners[lo === points.length ? 0 : lo]!;
+    return int32At(this.owners, lo === points.length ? 0 : lo);
   }
 }

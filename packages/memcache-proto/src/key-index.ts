@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { endianness } from 'node:os';
+import { byteAt, int32At, internalError } from './checked-index.js';
 import { ITEM_HEADER_BYTES, NIL, type SlabAllocator } from './slab-allocator.js';
 
 /** Byte of an item's chunk that holds its key's length; the key's bytes start at ITEM_HEADER_BYTES. */
@@ -24,6 +25,7 @@ export function hashKey(b: Uint8Array, s: number, e: number): number {
   let h = SEED ^ (e - s);
   let i = s;
   for (const last = e - 3; i < last; i += 4) {
+    // biome-ignore lint/style/noNonNullAssertion: i < e - 3 and [s, e) lies within b, so bytes i..i+3 exist (checked reads here cost the get path its inlining)
     let k = b[i]! | (b[i + 1]! << 8) | (b[i + 2]! << 16) | (b[i + 3]! << 24);
     k = Math.imul(k, 0xcc9e2d51);
     k = (k << 15) | (k >>> 17);
@@ -32,6 +34,7 @@ export function hashKey(b: Uint8Array, s: number, e: number): number {
     h = (Math.imul(h, 5) + 0xe6546b64) | 0;
   }
   let k = 0;
+  // biome-ignore lint/style/noNonNullAssertion: i < e and [s, e) lies within b (checked reads here cost the lookup its inlining)
   for (let shift = 0; i < e; i++, shift += 8) k |= b[i]! << shift;
   k = Math.imul(k, 0xcc9e2d51);
   k = (k << 15) | (k >>> 17);
@@ -41,6 +44,10 @@ export function hashKey(b: Uint8Array, s: number, e: number): number {
   h ^= h >>> 13;
   h = Math.imul(h, 0xc2b2ae35);
   return h ^ (h >>> 16);
+}
+
+function noPage(h: number): never {
+  throw internalError(`indexed handle ${h} names page ${h >>> OFFSET_BITS}, which does not exist`);
 }
 
 /**
@@ -70,6 +77,7 @@ export class KeyIndex {
     const slots = this.slots;
     const mask = this.mask;
     for (let i = hash & mask; ; i = (i + 1) & mask) {
+      // biome-ignore lint/style/noNonNullAssertion: i is masked to mask = slotCount - 1, so 2i + 1 < slots.length (the probe loop of every lookup)
       const h = slots[2 * i + 1]!;
       if (h === NIL) return NIL;
       if (slots[2 * i] === hash && this.keyIs(h, kb, ks, ke)) return h;
@@ -89,7 +97,7 @@ export class KeyIndex {
     const mask = this.mask;
     let i = hash & mask;
     for (; ; i = (i + 1) & mask) {
-      const at = slots[2 * i + 1]!;
+      const at = int32At(slots, 2 * i + 1);
       if (at === NIL) return false;
       if (at === h) break;
     }
@@ -99,7 +107,7 @@ export class KeyIndex {
 
   /** The handle in slot i (NIL when empty); for iteration with `slotCount`. */
   handleAt(i: number): number {
-    return this.slots[2 * i + 1]!;
+    return int32At(this.slots, 2 * i + 1);
   }
 
   get slotCount(): number {
@@ -116,9 +124,9 @@ export class KeyIndex {
 
   /** The hash of an indexed item's key, read from its chunk. */
   hashOf(h: number): number {
-    const b = this.slabs.bytes[h >>> OFFSET_BITS]!;
+    const b = this.slabs.bytesOf(h);
     const start = (h & OFFSET_MASK) * 8 + ITEM_HEADER_BYTES;
-    return hashKey(b, start, start + b[start - ITEM_HEADER_BYTES + KEY_LENGTH_BYTE]!);
+    return hashKey(b, start, start + byteAt(b, start - ITEM_HEADER_BYTES + KEY_LENGTH_BYTE));
   }
 
   /** Empties slot i and moves later entries of its probe run back into the gap. */
@@ -127,13 +135,14 @@ export class KeyIndex {
     const mask = this.mask;
     let gap = i;
     for (let j = (i + 1) & mask; ; j = (j + 1) & mask) {
-      const h = slots[2 * j + 1]!;
+      const h = int32At(slots, 2 * j + 1);
       if (h === NIL) break;
-      const home = slots[2 * j]! & mask;
+      const hash = int32At(slots, 2 * j);
+      const home = hash & mask;
       // the entry at j may move to the gap unless its home lies cyclically in (gap, j]
       const stays = gap <= j ? gap < home && home <= j : gap < home || home <= j;
       if (stays) continue;
-      slots[2 * gap] = slots[2 * j]!;
+      slots[2 * gap] = hash;
       slots[2 * gap + 1] = h;
       gap = j;
     }
@@ -155,8 +164,8 @@ export class KeyIndex {
     const slots = new Int32Array(slotCount * 2).fill(NIL);
     const mask = slotCount - 1;
     for (let i = 0; i < old.length; i += 2) {
-      const h = old[i + 1]!;
-      if (h !== NIL) this.place(slots, mask, h, old[i]!);
+      const h = int32At(old, i + 1);
+      if (h !== NIL) this.place(slots, mask, h, int32At(old, i));
     }
     this.slots = slots;
     this.mask = mask;
@@ -169,21 +178,25 @@ export class KeyIndex {
    * little-endian machine it is compared a word at a time.
    */
   private keyIs(h: number, kb: Uint8Array, ks: number, ke: number): boolean {
+    // the page views are looked up and checked here rather than through slabs.bytesOf/i32Of:
+    // keyIs must stay small enough to be inlined into the lookup
     const page = h >>> OFFSET_BITS;
-    const b = this.slabs.bytes[page]!;
+    const b = this.slabs.bytes[page];
+    if (b === undefined) noPage(h);
     const off = (h & OFFSET_MASK) * 8;
     const n = ke - ks;
     if (b[off + KEY_LENGTH_BYTE] !== n) return false;
     const start = off + ITEM_HEADER_BYTES;
     let i = 0;
     if (LITTLE_ENDIAN) {
-      const words = this.slabs.i32[page]!;
+      const words = this.slabs.i32[page];
+      if (words === undefined) noPage(h);
       const w = start >>> 2;
       for (; i + 4 <= n; i += 4) {
         const j = ks + i;
-        if (words[w + (i >>> 2)] !== (kb[j]! | (kb[j + 1]! << 8) | (kb[j + 2]! << 16) | (kb[j + 3]! << 24))) {
-          return false;
-        }
+        // biome-ignore lint/style/noNonNullAssertion: i + 4 <= n = ke - ks, so bytes j..j+3 lie in [ks, ke) of kb (checked reads here cost the get path its inlining)
+        const four = kb[j]! | (kb[j + 1]! << 8) | (kb[j + 2]! << 16) | (kb[j + 3]! << 24);
+        if (words[w + (i >>> 2)] !== four) return false;
       }
     }
     for (; i < n; i++) if (b[start + i] !== kb[ks + i]) return false;

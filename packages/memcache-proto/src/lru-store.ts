@@ -1,5 +1,6 @@
+import { addAt, byteAt, float64At, int32At, uint32At } from './checked-index.js';
 import { hashKey, KEY_LENGTH_BYTE, KeyIndex } from './key-index.js';
-import { ITEM_HEADER_BYTES, NIL, SlabAllocator, type SlabClass } from './slab-allocator.js';
+import { ITEM_HEADER_BYTES, NIL, SlabAllocator } from './slab-allocator.js';
 
 /** A copy of one stored item, for callers off the hot path (tests, dumps, `me`). */
 export interface Item {
@@ -135,7 +136,7 @@ export class LruStore {
 
   /** Items in one LRU (class index; the last index holds large items). */
   countIn(lru: number): number {
-    return this.counts[lru]!;
+    return float64At(this.counts, lru);
   }
 
   /**
@@ -151,15 +152,17 @@ export class LruStore {
   findAt(kb: Uint8Array, ks: number, ke: number, now: number): number {
     const h = this.peekAt(kb, ks, ke, now);
     if (h === NIL) return NIL;
-    const words = this.slabs.u32[h >>> 17]!;
-    const w = (h & OFFSET_MASK) * 2;
     const seconds = Math.floor(now / 1000);
-    if (seconds - words[w + W_BUMPED]! >= BUMP_INTERVAL_SECONDS) {
-      words[w + W_BUMPED] = seconds;
-      this.unlink(h);
-      this.link(h);
-    }
+    if (seconds - this.slabs.pageU32(h, (h & OFFSET_MASK) * 2 + W_BUMPED) >= BUMP_INTERVAL_SECONDS)
+      this.bump(h, seconds);
     return h;
+  }
+
+  /** Moves item h to the recent end of its LRU (kept out of findAt, which every get runs). */
+  private bump(h: number, seconds: number): void {
+    this.slabs.u32Of(h)[(h & OFFSET_MASK) * 2 + W_BUMPED] = seconds;
+    this.unlink(h);
+    this.link(h);
   }
 
   /** Like find, without touching the LRU order. */
@@ -226,13 +229,12 @@ export class LruStore {
     const lru = this.slabs.classFor(size);
     const h = this.allocate(lru, size, now);
     if (h === NIL) return NIL;
-    const page = h >>> 17;
     const d = h & OFFSET_MASK;
     const off = d * 8;
     const w = d * 2;
-    const f = this.slabs.f64[page]!;
-    const u = this.slabs.u32[page]!;
-    const b = this.slabs.bytes[page]!;
+    const f = this.slabs.f64Of(h);
+    const u = this.slabs.u32Of(h);
+    const b = this.slabs.bytesOf(h);
     f[d + F_EXPIRES] = expiresAt;
     u[w + W_PACKED] = klen << 16; // item bits 0
     this.newCas(u, w);
@@ -243,18 +245,18 @@ export class LruStore {
     u[w + W_STORED] = seconds;
     const l = lru < 0 ? this.slabs.classes.length : lru;
     const keyAt = off + ITEM_HEADER_BYTES;
-    for (let i = 0; i < klen; i++) b[keyAt + i] = kb[ks + i]!;
+    for (let i = 0; i < klen; i++) b[keyAt + i] = byteAt(kb, ks + i);
     src.copy(b, keyAt + klen, start, end);
     this.index.insert(h, hash);
     this.link(h);
     const counted = ITEM_OVERHEAD_BYTES + klen + vlen;
-    this.counts[l]!++;
-    this.requestedBy[l]! += counted;
+    addAt(this.counts, l, 1);
+    addAt(this.requestedBy, l, counted);
     this.bytes += counted;
     this.totalItems++;
     // the byte limit: evict least recently used items of the same LRU
     while (this.bytes > this.limitBytes) {
-      const tail = this.oldest[l]!;
+      const tail = int32At(this.oldest, l);
       if (tail === h || tail === NIL) break;
       this.evictOrReclaim(tail, now);
     }
@@ -267,15 +269,15 @@ export class LruStore {
     const l = lru < 0 ? slabs.classes.length : lru;
     // expired items at the tail go before the class takes a new page
     for (let i = 0; i < 5; i++) {
-      const tail = this.oldest[l]!;
+      const tail = int32At(this.oldest, l);
       if (tail === NIL || !this.isDead(tail, now)) break;
-      if (lru >= 0 && (slabs.classes[lru] as SlabClass).free !== NIL) break;
+      if (lru >= 0 && slabs.classAt(lru).free !== NIL) break;
       this.reclaim(tail);
     }
     for (;;) {
       const h = lru < 0 ? slabs.allocLarge(size) : slabs.alloc(lru);
       if (h !== NIL) return h;
-      const tail = this.oldest[l]!;
+      const tail = int32At(this.oldest, l);
       if (tail === NIL) return NIL;
       this.evictOrReclaim(tail, now);
     }
@@ -290,10 +292,10 @@ export class LruStore {
     const unfetched = !this.hasBit(h, ItemBit.FETCHED);
     this.remove(h);
     this.evictions++;
-    this.evictedBy[l]!++;
+    addAt(this.evictedBy, l, 1);
     if (unfetched) {
       this.evictedUnfetched++;
-      this.evictedUnfetchedBy[l]!++;
+      addAt(this.evictedUnfetchedBy, l, 1);
     }
   }
 
@@ -334,47 +336,50 @@ export class LruStore {
   // ---- accessors (hot paths) ----
 
   valueLength(h: number): number {
-    return this.slabs.u32[h >>> 17]![(h & OFFSET_MASK) * 2 + W_VLEN]!;
+    return this.slabs.pageU32(h, (h & OFFSET_MASK) * 2 + W_VLEN);
   }
 
   flagsOf(h: number): number {
-    return this.slabs.u32[h >>> 17]![(h & OFFSET_MASK) * 2 + W_FLAGS]!;
+    return this.slabs.pageU32(h, (h & OFFSET_MASK) * 2 + W_FLAGS);
   }
 
   casOf(h: number): number {
-    const u = this.slabs.u32[h >>> 17]!;
-    const w = (h & OFFSET_MASK) * 2;
-    return (u[w + W_PACKED]! & 0xffff) * 0x1_0000_0000 + u[w + W_CAS_LO]!;
+    const slabs = this.slabs;
+    return (
+      (slabs.pageU32(h, (h & OFFSET_MASK) * 2 + W_PACKED) & 0xffff) * 0x1_0000_0000 +
+      slabs.pageU32(h, (h & OFFSET_MASK) * 2 + W_CAS_LO)
+    );
   }
 
   /** Gives the item at word w of page words u the next cas. */
   private newCas(u: Uint32Array, w: number): void {
     this.nextCas = this.nextCas + 1 >= CAS_LIMIT ? 1 : this.nextCas + 1;
     u[w + W_CAS_LO] = this.nextCas % 0x1_0000_0000;
-    u[w + W_PACKED] = (u[w + W_PACKED]! & 0xffff_0000) | Math.floor(this.nextCas / 0x1_0000_0000);
+    u[w + W_PACKED] = (uint32At(u, w + W_PACKED) & 0xffff_0000) | Math.floor(this.nextCas / 0x1_0000_0000);
   }
 
   expiresAtOf(h: number): number {
-    return this.slabs.f64[h >>> 17]![(h & OFFSET_MASK) + F_EXPIRES]!;
+    return this.slabs.pageF64(h, (h & OFFSET_MASK) + F_EXPIRES);
   }
 
   setExpiresAt(h: number, expiresAt: number): void {
-    this.slabs.f64[h >>> 17]![(h & OFFSET_MASK) + F_EXPIRES] = expiresAt;
+    this.slabs.f64Of(h)[(h & OFFSET_MASK) + F_EXPIRES] = expiresAt;
   }
 
   /** When the item was written, ms since the epoch (kept to the second, as memcached does). */
   storedAtOf(h: number): number {
-    return this.slabs.u32[h >>> 17]![(h & OFFSET_MASK) * 2 + W_STORED]! * 1000;
+    return this.slabs.pageU32(h, (h & OFFSET_MASK) * 2 + W_STORED) * 1000;
   }
 
   hasBit(h: number, bit: number): boolean {
-    return (this.slabs.bytes[h >>> 17]![(h & OFFSET_MASK) * 8 + B_BITS]! & bit) !== 0;
+    return (this.slabs.pageByte(h, (h & OFFSET_MASK) * 8 + B_BITS) & bit) !== 0;
   }
 
   setBit(h: number, bit: number, on: boolean): void {
-    const b = this.slabs.bytes[h >>> 17]!;
+    const b = this.slabs.bytesOf(h);
     const at = (h & OFFSET_MASK) * 8 + B_BITS;
-    b[at] = on ? b[at]! | bit : b[at]! & ~bit;
+    const bits = byteAt(b, at);
+    b[at] = on ? bits | bit : bits & ~bit;
   }
 
   /** The LRU (class index, or the large-item LRU) an item is in. */
@@ -384,11 +389,11 @@ export class LruStore {
 
   /** The page holding item h: its bytes (from offset 0), and the ArrayBuffer under them. */
   pageOf(h: number): Buffer {
-    return this.slabs.bytes[h >>> 17]!;
+    return this.slabs.bytesOf(h);
   }
 
   bufferOf(h: number): ArrayBuffer {
-    return this.slabs.buffers[h >>> 17]!;
+    return this.slabs.bufferOf(h);
   }
 
   /** Where item h's key starts in its page; the value follows the key. */
@@ -397,19 +402,19 @@ export class LruStore {
   }
 
   keyLengthOf(h: number): number {
-    return this.slabs.bytes[h >>> 17]![(h & OFFSET_MASK) * 8 + B_KLEN]!;
+    return this.slabs.pageByte(h, (h & OFFSET_MASK) * 8 + B_KLEN);
   }
 
   /** Whether item h has a buffer of its own (too large for any class), never written again. */
   isLarge(h: number): boolean {
-    return this.slabs.classOf(h) === this.slabs.classes.length;
+    return this.slabs.isLarge(h);
   }
 
   /** Copies the item's value into sink (a large item's own buffer is passed by reference). */
   copyValue(h: number, sink: ByteSink): void {
-    const b = this.slabs.bytes[h >>> 17]!;
+    const b = this.slabs.bytesOf(h);
     const off = (h & OFFSET_MASK) * 8;
-    const start = off + ITEM_HEADER_BYTES + b[off + B_KLEN]!;
+    const start = off + ITEM_HEADER_BYTES + this.keyLengthOf(h);
     const end = start + this.valueLength(h);
     if (this.lruOf(h) === this.slabs.classes.length) sink.bytes(b.subarray(start, end));
     else sink.range(b, start, end);
@@ -417,23 +422,23 @@ export class LruStore {
 
   /** A copy of the value (off the hot path). */
   valueOf(h: number): Buffer {
-    const b = this.slabs.bytes[h >>> 17]!;
+    const b = this.slabs.bytesOf(h);
     const off = (h & OFFSET_MASK) * 8;
-    const start = off + ITEM_HEADER_BYTES + b[off + B_KLEN]!;
+    const start = off + ITEM_HEADER_BYTES + this.keyLengthOf(h);
     return Buffer.from(b.subarray(start, start + this.valueLength(h)));
   }
 
   keyOf(h: number): string {
-    const b = this.slabs.bytes[h >>> 17]!;
+    const b = this.slabs.bytesOf(h);
     const off = (h & OFFSET_MASK) * 8;
-    return b.toString('latin1', off + ITEM_HEADER_BYTES, off + ITEM_HEADER_BYTES + b[off + B_KLEN]!);
+    return b.toString('latin1', off + ITEM_HEADER_BYTES, off + ITEM_HEADER_BYTES + this.keyLengthOf(h));
   }
 
   /** Marks a live item stale (meta `md I`): a new cas, and the recache win is offered again. */
   invalidate(h: number): void {
     this.setBit(h, ItemBit.STALE, true);
     this.setBit(h, ItemBit.WIN_SENT, false);
-    this.newCas(this.slabs.u32[h >>> 17]!, (h & OFFSET_MASK) * 2);
+    this.newCas(this.slabs.u32Of(h), (h & OFFSET_MASK) * 2);
   }
 
   /** A copy of the item behind a handle. */
@@ -526,9 +531,9 @@ export class LruStore {
   *entries(now = Date.now()): IterableIterator<Item> {
     for (let l = 0; l < this.oldest.length; l++) {
       for (
-        let h = this.oldest[l]!;
+        let h = int32At(this.oldest, l);
         h !== NIL;
-        h = this.slabs.i32[h >>> 17]![(h & OFFSET_MASK) * 2 + W_NEWER]!
+        h = this.slabs.pageI32(h, (h & OFFSET_MASK) * 2 + W_NEWER)
       )
         if (!this.isDead(h, now)) yield this.item(h);
     }
@@ -536,16 +541,18 @@ export class LruStore {
 
   /** The least recently used live item of an LRU, NIL when it has none (for `stats items` age). */
   oldestIn(lru: number): number {
-    return this.oldest[lru]!;
+    return int32At(this.oldest, lru);
   }
 
   private isDead(h: number, now: number): boolean {
-    const f = this.slabs.f64[h >>> 17]!;
-    const d = h & OFFSET_MASK;
-    const expiresAt = f[d + F_EXPIRES]!;
+    const expiresAt = this.slabs.pageF64(h, (h & OFFSET_MASK) + F_EXPIRES);
     if (expiresAt !== 0 && expiresAt <= now) return true;
     const flushAt = this.flushAt;
-    return flushAt !== 0 && flushAt <= now && this.slabs.u32[h >>> 17]![d * 2 + W_STORED]! * 1000 <= flushAt;
+    return (
+      flushAt !== 0 &&
+      flushAt <= now &&
+      this.slabs.pageU32(h, (h & OFFSET_MASK) * 2 + W_STORED) * 1000 <= flushAt
+    );
   }
 
   private reclaim(h: number): void {
@@ -553,10 +560,10 @@ export class LruStore {
     const unfetched = !this.hasBit(h, ItemBit.FETCHED);
     this.remove(h);
     this.reclaimed++;
-    this.reclaimedBy[l]!++;
+    addAt(this.reclaimedBy, l, 1);
     if (unfetched) {
       this.expiredUnfetched++;
-      this.expiredUnfetchedBy[l]!++;
+      addAt(this.expiredUnfetchedBy, l, 1);
     }
   }
 
@@ -569,12 +576,10 @@ export class LruStore {
   /** Unlinks an item and returns its chunk; its index entry stays (the caller removes it first). */
   private free(h: number): void {
     const l = this.lruOf(h);
-    const b = this.slabs.bytes[h >>> 17]!;
-    const off = (h & OFFSET_MASK) * 8;
-    const counted = ITEM_OVERHEAD_BYTES + b[off + B_KLEN]! + this.valueLength(h);
+    const counted = ITEM_OVERHEAD_BYTES + this.keyLengthOf(h) + this.valueLength(h);
     this.unlink(h);
-    this.counts[l]!--;
-    this.requestedBy[l]! -= counted;
+    addAt(this.counts, l, -1);
+    addAt(this.requestedBy, l, -counted);
     this.bytes -= counted;
     if (l === this.slabs.classes.length) this.slabs.releaseLarge(h);
     else this.slabs.release(l, h);
@@ -583,27 +588,27 @@ export class LruStore {
   /** Puts an unlinked item at the most recent end of its LRU. */
   private link(h: number): void {
     const l = this.lruOf(h);
-    const words = this.slabs.i32[h >>> 17]!;
+    const words = this.slabs.i32Of(h);
     const w = (h & OFFSET_MASK) * 2;
-    const newest = this.newest[l]!;
+    const newest = int32At(this.newest, l);
     words[w + W_OLDER] = newest;
     words[w + W_NEWER] = NIL;
     if (newest === NIL) this.oldest[l] = h;
-    else this.slabs.i32[newest >>> 17]![(newest & OFFSET_MASK) * 2 + W_NEWER] = h;
+    else this.slabs.i32Of(newest)[(newest & OFFSET_MASK) * 2 + W_NEWER] = h;
     this.newest[l] = h;
   }
 
   private unlink(h: number): void {
     const l = this.lruOf(h);
-    const i32 = this.slabs.i32;
-    const words = i32[h >>> 17]!;
+    const slabs = this.slabs;
+    const words = slabs.i32Of(h);
     const w = (h & OFFSET_MASK) * 2;
-    const newer = words[w + W_NEWER]!;
-    const older = words[w + W_OLDER]!;
+    const newer = int32At(words, w + W_NEWER);
+    const older = int32At(words, w + W_OLDER);
     if (newer === NIL) this.newest[l] = older;
-    else i32[newer >>> 17]![(newer & OFFSET_MASK) * 2 + W_OLDER] = older;
+    else slabs.i32Of(newer)[(newer & OFFSET_MASK) * 2 + W_OLDER] = older;
     if (older === NIL) this.oldest[l] = newer;
-    else i32[older >>> 17]![(older & OFFSET_MASK) * 2 + W_NEWER] = newer;
+    else slabs.i32Of(older)[(older & OFFSET_MASK) * 2 + W_NEWER] = newer;
     words[w + W_NEWER] = NIL;
     words[w + W_OLDER] = NIL;
   }

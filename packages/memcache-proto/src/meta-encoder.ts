@@ -186,6 +186,6 @@ export function encodeMetaGetMulti(keys: readonly string[], options: MetaGetOpti
     throw new HotpathMcError('HP_MC_INVALID_OPTION', 'a get needs at least one key, got none');
   const flags = metaGetFlags({ ...options, opaque: undefined, quiet: false });
   let text = '';
-  for (let i = 0; i < keys.length; i++) text += `mg ${metaKeyToken(keys[i]!)}${flags} O${i} q\r\n`;
+  for (const [i, key] of keys.entries()) text += `mg ${metaKeyToken(key)}${flags} O${i} q\r\n`;
   return Buffer.from(`${text}mn\r\n`, 'latin1');
 }

@@ -1,5 +1,6 @@
 import { parseI32, parseU32, parseU64 } from './ascii-numbers.js';
 import { DeltaResult, expiryFromExptime, StoreMode, StoreResult } from './cache.js';
+import { byteAt, int32At } from './checked-index.js';
 import { ItemBit, type LruStore } from './lru-store.js';
 import { KEY_MAX_LENGTH, OPAQUE_TOKEN_MAX_BYTES } from './protocol-limits.js';
 import type { Session } from './session.js';
@@ -24,19 +25,20 @@ function readFlags(conn: Session, buf: Buffer, from: number, ntok: number, cmd: 
   let letters = '';
   const tokens: string[] = [];
   for (let i = from; i < ntok; i++) {
-    const s = t[2 * i]!;
-    const letter = String.fromCharCode(buf[s]!);
+    const s = int32At(t, 2 * i);
+    const e = int32At(t, 2 * i + 1);
+    const letter = String.fromCharCode(byteAt(buf, s));
     if (letters.includes(letter)) {
       return strict ? 'CLIENT_ERROR duplicate flag\r\n' : 'CLIENT_ERROR invalid or duplicate flag\r\n';
     }
     if (!KNOWN_FLAGS.includes(letter)) {
       return strict ? 'CLIENT_ERROR invalid flag\r\n' : 'CLIENT_ERROR invalid or duplicate flag\r\n';
     }
-    if (letter === 'O' && t[2 * i + 1]! - s > OPAQUE_TOKEN_MAX_BYTES) {
+    if (letter === 'O' && e - s > OPAQUE_TOKEN_MAX_BYTES) {
       return 'CLIENT_ERROR opaque token too long\r\n';
     }
     letters += letter;
-    tokens.push(buf.toString('latin1', s + 1, t[2 * i + 1]!));
+    tokens.push(buf.toString('latin1', s + 1, e));
   }
   return { letters, tokens };
 }
@@ -64,12 +66,12 @@ function returnFlags(
   skip = '',
 ): string {
   let out = '';
-  for (let i = 0; i < flags.letters.length; i++) {
-    const letter = flags.letters[i]!;
+  for (const [i, token] of flags.tokens.entries()) {
+    const letter = flags.letters.charAt(i);
     if (skip.includes(letter)) continue;
     switch (letter) {
       case 'O':
-        out += ` O${flags.tokens[i]}`;
+        out += ` O${token}`;
         break;
       case 'k':
         out += flags.letters.includes('b') ? ` k${keyText} b` : ` k${keyText}`;
@@ -119,7 +121,7 @@ export function processMetaCommand(
     conn.reply('ERROR\r\n');
     return next;
   }
-  if (t[3]! - t[2]! > KEY_MAX_LENGTH * 2) {
+  if (int32At(t, 3) - int32At(t, 2) > KEY_MAX_LENGTH * 2) {
     conn.reply('CLIENT_ERROR bad command line format\r\n');
     return next;
   }
@@ -127,10 +129,10 @@ export function processMetaCommand(
   if (typeof flags === 'string') {
     conn.reply(flags);
     if (cmd !== 'ms' || ntok < 3) return next;
-    const vlen = parseI32(buf, t[4]!, t[5]!);
+    const vlen = parseI32(buf, int32At(t, 4), int32At(t, 5));
     return Number.isNaN(vlen) || vlen < 0 ? next : next + vlen + 2; // skip the value's data
   }
-  const keyText = buf.toString('latin1', t[2], t[3]);
+  const keyText = buf.toString('latin1', int32At(t, 2), int32At(t, 3));
   const key = flags.letters.includes('b') ? Buffer.from(keyText, 'base64').toString('latin1') : keyText;
   if (key.length === 0 || key.length > KEY_MAX_LENGTH) {
     conn.reply('CLIENT_ERROR bad command line format\r\n');
@@ -211,7 +213,11 @@ function metaGet(conn: Session, flags: MetaFlags, key: string, keyText: string):
 
 const EMPTY = Buffer.alloc(0);
 
-const META_STORE_REPLIES = ['HD', 'NS', 'EX', 'NF'];
+/** The meta reply code of each StoreResult a store can answer with a code (not the two errors). */
+const META_STORE_REPLIES = ['HD', 'NS', 'EX', 'NF'] as const satisfies Record<
+  Exclude<StoreResult, typeof StoreResult.TOO_LARGE | typeof StoreResult.NO_MEMORY>,
+  string
+>;
 
 function metaSet(
   conn: Session,
@@ -224,7 +230,7 @@ function metaSet(
 ): number {
   const t = conn.tokens;
   const cache = conn.cache;
-  const vlen = ntok > 2 ? parseI32(buf, t[4]!, t[5]!) : Number.NaN;
+  const vlen = ntok > 2 ? parseI32(buf, int32At(t, 4), int32At(t, 5)) : Number.NaN;
   if (Number.isNaN(vlen) || vlen < 0) {
     conn.reply('CLIENT_ERROR bad command line format\r\n');
     return next;

@@ -1,4 +1,5 @@
 import { parseI32, parseU32, parseU64 } from './ascii-numbers.js';
+import { byteAt } from './checked-index.js';
 import { HotpathMcError } from './errors.js';
 import { addStatLine, parseStatusLine, type TextReply, unexpectedLine } from './text-reply-parser.js';
 
@@ -99,7 +100,7 @@ export class MetaReplyParser {
     let buf = chunk;
     let pos = 0;
     if (this.waiting !== undefined) {
-      pos = this.continueValue(chunk, out);
+      pos = this.continueValue(this.waiting, chunk, out);
       if (pos < 0) return out;
     } else if (this.pending !== undefined) {
       buf = Buffer.concat([this.pending, chunk]);
@@ -139,8 +140,11 @@ export class MetaReplyParser {
     return out;
   }
 
-  /** Adds a chunk to the data block being gathered; returns where the chunk's rest starts, or -1. */
-  private continueValue(chunk: Buffer, out: MetaParserReply[]): number {
+  /**
+   * Adds a chunk to the data block of `reply` (the VA reply waiting for it); returns where the
+   * chunk's rest starts, or -1.
+   */
+  private continueValue(reply: MetaReply, chunk: Buffer, out: MetaParserReply[]): number {
     const need = this.waitingSize + 2 - this.partsLength;
     if (chunk.length < need) {
       this.parts.push(chunk);
@@ -150,7 +154,6 @@ export class MetaReplyParser {
     this.parts.push(chunk.subarray(0, need));
     const data = Buffer.concat(this.parts, this.waitingSize + 2);
     checkDataEnd(data, this.waitingSize);
-    const reply = this.waiting!;
     reply.value = data.subarray(0, this.waitingSize);
     this.waiting = undefined;
     this.parts = [];
@@ -244,7 +247,8 @@ function readFlags(reply: MetaReply, buf: Buffer, pos: number, end: number): voi
       continue;
     }
     const from = pos + 1;
-    switch (buf[pos]) {
+    const letter = byteAt(buf, pos);
+    switch (letter) {
       case 102 /* f */:
         {
           const flags = parseU32(buf, from, stop);
@@ -292,7 +296,7 @@ function readFlags(reply: MetaReply, buf: Buffer, pos: number, end: number): voi
         reply.winSent = true;
         break;
       default:
-        if (buf[pos]! < 33 || buf[pos]! > 126) throw badFlag(buf, pos, stop);
+        if (letter < 33 || letter > 126) throw badFlag(buf, pos, stop);
       // other flags (h, l, …) are not read
     }
     pos = stop + 1;

@@ -1,3 +1,5 @@
+import { byteAt } from './checked-index.js';
+
 const SLAB_BYTES = 64 * 1024;
 const BIG_VALUE_BYTES = 16 * 1024;
 /** Runs up to this long are copied byte by byte: below it that beats making a view to copy from. */
@@ -105,7 +107,7 @@ export class OutputBuffer {
     slab[p++] = 69; // E
     slab[p++] = 32;
     if (keyLength <= SHORT_COPY_BYTES) {
-      for (let i = keyStart, e = keyStart + keyLength; i < e; i++) slab[p++] = page[i]!;
+      for (let i = keyStart, e = keyStart + keyLength; i < e; i++) slab[p++] = byteAt(page, i);
     } else {
       slab.set(new Uint8Array(buffer, keyStart, keyLength), p);
       p += keyLength;
@@ -221,7 +223,7 @@ export class OutputBuffer {
  */
 function copyBytes(target: Buffer, pos: number, src: Buffer, start: number, end: number): number {
   if (end - start > SHORT_COPY_BYTES) return pos + src.copy(target, pos, start, end);
-  for (let i = start; i < end; i++) target[pos++] = src[i]!;
+  for (let i = start; i < end; i++) target[pos++] = byteAt(src, i);
   return pos;
 }
 

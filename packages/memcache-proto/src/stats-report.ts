@@ -1,9 +1,39 @@
+import type { AuthUsers } from './authfile.js';
+import type { Cache } from './cache.js';
+import { float64At } from './checked-index.js';
 import type { LruStore } from './lru-store.js';
-import type { Session } from './session.js';
 import { NIL } from './slab-allocator.js';
 
+/** The settings `stats` and `stats settings` show (a server's ConnectionSettings has them all). */
+export interface StatsSettings {
+  readonly version: string;
+  readonly identity: string;
+  readonly verbosity: number;
+  readonly users: AuthUsers | undefined;
+  readonly maxInputBytes: number;
+  readonly maxOutputBytes: number;
+  readonly port: number;
+  readonly listen: string;
+  readonly maxConnections: number;
+  readonly idleTimeoutSeconds: number;
+}
+
+/**
+ * What the stats report reads: the cache (its store, its counters, which `stats reset` zeroes,
+ * and its item size limit) and the settings. A protocol session is one; the report needs no more.
+ */
+export interface StatsSource {
+  readonly cache: Pick<Cache, 'store' | 'stats' | 'itemSizeMax'>;
+  readonly settings: StatsSettings;
+}
+
+/** A StatsSource that takes the reply too: the text protocol's `stats` command. */
+export interface StatsReplyTarget extends StatsSource {
+  reply(text: string): void;
+}
+
 /** Writes `stats [group]` as memcached formats it: `STAT name value` lines then END. */
-export function writeStats(conn: Session, group: string, ntok: number): void {
+export function writeStats(conn: StatsReplyTarget, group: string, ntok: number): void {
   const lines = statsLines(conn, group, ntok);
   if (lines === undefined) {
     conn.reply('ERROR\r\n');
@@ -20,7 +50,7 @@ export function writeStats(conn: Session, group: string, ntok: number): void {
 
 export type StatLines = [string, string | number | bigint][];
 
-export function statsLines(conn: Session, group: string, ntok: number): StatLines | string | undefined {
+export function statsLines(conn: StatsSource, group: string, ntok: number): StatLines | string | undefined {
   const cache = conn.cache;
   const store = cache.store;
   const stats = cache.stats;
@@ -121,11 +151,11 @@ function itemsReport(store: LruStore, now: number): StatLines {
     lines.push(
       [`items:${id}:number`, count],
       [`items:${id}:age`, age],
-      [`items:${id}:mem_requested`, store.requestedBy[c]!],
-      [`items:${id}:evicted`, store.evictedBy[c]!],
-      [`items:${id}:evicted_unfetched`, store.evictedUnfetchedBy[c]!],
-      [`items:${id}:expired_unfetched`, store.expiredUnfetchedBy[c]!],
-      [`items:${id}:reclaimed`, store.reclaimedBy[c]!],
+      [`items:${id}:mem_requested`, float64At(store.requestedBy, c)],
+      [`items:${id}:evicted`, float64At(store.evictedBy, c)],
+      [`items:${id}:evicted_unfetched`, float64At(store.evictedUnfetchedBy, c)],
+      [`items:${id}:expired_unfetched`, float64At(store.expiredUnfetchedBy, c)],
+      [`items:${id}:reclaimed`, float64At(store.reclaimedBy, c)],
     );
   }
   return lines;
@@ -148,7 +178,7 @@ function slabsReport(store: LruStore): StatLines {
       [`${id}:used_chunks`, cls.used],
       [`${id}:free_chunks`, total - cls.used],
       [`${id}:free_chunks_end`, 0],
-      [`${id}:mem_requested`, store.requestedBy[id - 1]!],
+      [`${id}:mem_requested`, float64At(store.requestedBy, id - 1)],
     );
   }
   lines.push(['active_slabs', active], ['total_malloced', store.slabs.mallocedBytes]);

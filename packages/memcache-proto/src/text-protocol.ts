@@ -1,5 +1,6 @@
 import { parseFlags, parseI32, parseU32, parseU64 } from './ascii-numbers.js';
-import { DeltaResult, StoreMode } from './cache.js';
+import { DeltaResult, StoreMode, type StoreResult } from './cache.js';
+import { byteAt, int32At } from './checked-index.js';
 import type { LruStore } from './lru-store.js';
 import { processMetaCommand } from './meta-protocol.js';
 import type { OutputBuffer } from './output-buffer.js';
@@ -66,7 +67,7 @@ function shortCommand(buf: Buffer, start: number, end: number): number {
   const n = end - start;
   if (n > 4) return 0;
   let code = 0;
-  for (let i = start; i < end; i++) code = code * 256 + buf[i]!;
+  for (let i = start; i < end; i++) code = code * 256 + byteAt(buf, i);
   return code;
 }
 
@@ -76,8 +77,8 @@ const CMD_GETS = code('gets');
 const CMD_SET = code('set');
 
 function isNoreply(conn: Session, buf: Buffer, t: number): boolean {
-  const s = conn.tokens[2 * t]!;
-  const e = conn.tokens[2 * t + 1]!;
+  const s = int32At(conn.tokens, 2 * t);
+  const e = int32At(conn.tokens, 2 * t + 1);
   return e - s === 7 && buf.compare(NOREPLY, 0, 7, s, e) === 0;
 }
 
@@ -92,33 +93,33 @@ function runLine(conn: Session, buf: Buffer, start: number, lineEnd: number, nex
   }
   const t = conn.tokens;
   // The hot commands are recognised from their bytes, without making a string.
-  const short = shortCommand(buf, t[0]!, t[1]!);
+  const short = shortCommand(buf, int32At(t, 0), int32At(t, 1));
   if (short === CMD_GET || short === CMD_GETS) {
     if (ntok < 2) {
       conn.reply('ERROR\r\n');
       return next;
     }
-    if (ntok === 2) getOne(conn, buf, t[2]!, t[3]!, short === CMD_GETS);
-    else runGet(conn, buf, t[2]!, lineEnd, short === CMD_GETS, false, 0);
+    if (ntok === 2) getOne(conn, buf, int32At(t, 2), int32At(t, 3), short === CMD_GETS);
+    else runGet(conn, buf, int32At(t, 2), lineEnd, short === CMD_GETS, false, 0);
     return next;
   }
   if (short === CMD_SET && (ntok === 5 || ntok === 6)) return runStore(conn, buf, ntok, StoreMode.SET, next);
-  const cmd = buf.toString('latin1', t[0], t[1]);
+  const cmd = buf.toString('latin1', int32At(t, 0), int32At(t, 1));
   switch (cmd) {
     case 'get':
     case 'gets':
       if (ntok < 2) break;
-      runGet(conn, buf, t[2]!, lineEnd, cmd.length === 4, false, 0);
+      runGet(conn, buf, int32At(t, 2), lineEnd, cmd.length === 4, false, 0);
       return next;
     case 'gat':
     case 'gats': {
       if (ntok < 3) break;
-      const exptime = parseI32(buf, t[2]!, t[3]!);
+      const exptime = parseI32(buf, int32At(t, 2), int32At(t, 3));
       if (Number.isNaN(exptime)) {
         conn.reply('CLIENT_ERROR invalid exptime argument\r\n');
         return next;
       }
-      runGet(conn, buf, t[4]!, lineEnd, cmd.length === 4, true, exptime);
+      runGet(conn, buf, int32At(t, 4), lineEnd, cmd.length === 4, true, exptime);
       return next;
     }
     case 'set':
@@ -169,16 +170,16 @@ function runLine(conn: Session, buf: Buffer, start: number, lineEnd: number, nex
     case 'verbosity':
       if (ntok !== 2 && ntok !== 3) break;
       conn.setNoreply(isNoreply(conn, buf, ntok - 1));
-      runVerbosity(conn, parseU32(buf, t[2]!, t[3]!));
+      runVerbosity(conn, parseU32(buf, int32At(t, 2), int32At(t, 3)));
       return next;
     case 'stats':
-      writeStats(conn, ntok > 1 ? buf.toString('latin1', t[2], t[3]) : '', ntok);
+      writeStats(conn, ntok > 1 ? buf.toString('latin1', int32At(t, 2), int32At(t, 3)) : '', ntok);
       return next;
     case 'quit':
       conn.closeAfterWrite();
       return next;
     default:
-      if (isHttpVersion(buf, t[2 * ntok - 2]!, t[2 * ntok - 1]!)) {
+      if (isHttpVersion(buf, int32At(t, 2 * ntok - 2), int32At(t, 2 * ntok - 1))) {
         // a browser tricked into talking to memcached: close without a word, as memcached does
         conn.closeSilently('HTTP request line');
         return next;
@@ -208,8 +209,13 @@ function authenticateText(conn: Session, buf: Buffer, start: number, lineEnd: nu
   }
   const ntok = tokenize(conn, buf, start, lineEnd);
   const t = conn.tokens;
-  const size = ntok >= 5 ? Number(buf.toString('latin1', t[8], t[9])) : Number.NaN;
-  if (ntok < 5 || buf.toString('latin1', t[0], t[1]) !== 'set' || !Number.isInteger(size) || size < 0) {
+  const size = ntok >= 5 ? Number(buf.toString('latin1', int32At(t, 8), int32At(t, 9))) : Number.NaN;
+  if (
+    ntok < 5 ||
+    buf.toString('latin1', int32At(t, 0), int32At(t, 1)) !== 'set' ||
+    !Number.isInteger(size) ||
+    size < 0
+  ) {
     conn.out.ascii('CLIENT_ERROR unauthenticated\r\n');
     return next;
   }
@@ -322,11 +328,11 @@ function runStore(conn: Session, buf: Buffer, ntok: number, mode: StoreMode, nex
   const t = conn.tokens;
   const isCas = mode === StoreMode.CAS;
   conn.setNoreply(isNoreply(conn, buf, ntok - 1));
-  const keyLen = t[3]! - t[2]!;
-  const flags = parseFlags(buf, t[4]!, t[5]!);
-  const exptime = parseI32(buf, t[6]!, t[7]!);
-  const vlen = parseI32(buf, t[8]!, t[9]!);
-  const cas = isCas ? parseU64(buf, t[10]!, t[11]!) : 0n;
+  const keyLen = int32At(t, 3) - int32At(t, 2);
+  const flags = parseFlags(buf, int32At(t, 4), int32At(t, 5));
+  const exptime = parseI32(buf, int32At(t, 6), int32At(t, 7));
+  const vlen = parseI32(buf, int32At(t, 8), int32At(t, 9));
+  const cas = isCas ? parseU64(buf, int32At(t, 10), int32At(t, 11)) : 0n;
   if (keyLen > KEY_MAX_LENGTH || flags < 0 || Number.isNaN(exptime) || Number.isNaN(vlen) || cas < 0n) {
     conn.reply('CLIENT_ERROR bad command line format\r\n');
     return next;
@@ -338,7 +344,7 @@ function runStore(conn: Session, buf: Buffer, ntok: number, mode: StoreMode, nex
   const cache = conn.cache;
   if (cache.tooLarge(keyLen, vlen)) {
     cache.stats.cmdSet++;
-    if (mode === StoreMode.SET) cache.store.deleteAt(buf, t[2]!, t[3]!);
+    if (mode === StoreMode.SET) cache.store.deleteAt(buf, int32At(t, 2), int32At(t, 3));
     conn.reply('SERVER_ERROR object too large for cache\r\n');
     return next + vlen + 2; // the connection skips the data
   }
@@ -354,8 +360,8 @@ function runStore(conn: Session, buf: Buffer, ntok: number, mode: StoreMode, nex
   const result = cache.storeItemAt(
     mode,
     buf,
-    t[2]!,
-    t[3]!,
+    int32At(t, 2),
+    int32At(t, 3),
     buf,
     next,
     next + vlen,
@@ -364,23 +370,24 @@ function runStore(conn: Session, buf: Buffer, ntok: number, mode: StoreMode, nex
     Number(cas),
     conn.now(),
   );
-  conn.replyBytes(STORE_REPLIES[result]!);
+  conn.replyBytes(STORE_REPLIES[result]);
   return dataEnd;
 }
 
+/** The reply to each StoreResult, by its value (a tuple: every result has one). */
 const STORE_REPLIES = [
-  'STORED\r\n',
-  'NOT_STORED\r\n',
-  'EXISTS\r\n',
-  'NOT_FOUND\r\n',
-  'SERVER_ERROR object too large for cache\r\n',
-  'SERVER_ERROR out of memory storing object\r\n',
-].map((reply) => Buffer.from(reply));
+  Buffer.from('STORED\r\n'),
+  Buffer.from('NOT_STORED\r\n'),
+  Buffer.from('EXISTS\r\n'),
+  Buffer.from('NOT_FOUND\r\n'),
+  Buffer.from('SERVER_ERROR object too large for cache\r\n'),
+  Buffer.from('SERVER_ERROR out of memory storing object\r\n'),
+] as const satisfies Record<StoreResult, Buffer>;
 
 function runDelete(conn: Session, buf: Buffer, ntok: number): void {
   const t = conn.tokens;
   if (ntok > 2) {
-    const holdIsZero = t[5]! - t[4]! === 1 && buf[t[4]!] === 48;
+    const holdIsZero = int32At(t, 5) - int32At(t, 4) === 1 && buf[int32At(t, 4)] === 48;
     const noreply = isNoreply(conn, buf, ntok - 1);
     conn.setNoreply(noreply);
     const valid = (ntok === 3 && (holdIsZero || noreply)) || (ntok === 4 && holdIsZero && noreply);
@@ -389,28 +396,34 @@ function runDelete(conn: Session, buf: Buffer, ntok: number): void {
       return;
     }
   }
-  if (t[3]! - t[2]! > KEY_MAX_LENGTH) {
+  if (int32At(t, 3) - int32At(t, 2) > KEY_MAX_LENGTH) {
     conn.reply('CLIENT_ERROR bad command line format\r\n');
     return;
   }
-  const deleted = conn.cache.delete(buf.toString('latin1', t[2], t[3]), conn.now());
+  const deleted = conn.cache.delete(buf.toString('latin1', int32At(t, 2), int32At(t, 3)), conn.now());
   conn.reply(deleted ? 'DELETED\r\n' : 'NOT_FOUND\r\n');
 }
 
 function runDelta(conn: Session, buf: Buffer, ntok: number, incr: boolean): void {
   const t = conn.tokens;
   conn.setNoreply(isNoreply(conn, buf, ntok - 1));
-  if (t[3]! - t[2]! > KEY_MAX_LENGTH) {
+  if (int32At(t, 3) - int32At(t, 2) > KEY_MAX_LENGTH) {
     conn.reply('CLIENT_ERROR bad command line format\r\n');
     return;
   }
-  const amount = parseU64(buf, t[4]!, t[5]!);
+  const amount = parseU64(buf, int32At(t, 4), int32At(t, 5));
   if (amount < 0n) {
     conn.reply('CLIENT_ERROR invalid numeric delta argument\r\n');
     return;
   }
   const cache = conn.cache;
-  const result = cache.delta(buf.toString('latin1', t[2], t[3]), incr, amount, 0, conn.now());
+  const result = cache.delta(
+    buf.toString('latin1', int32At(t, 2), int32At(t, 3)),
+    incr,
+    amount,
+    0,
+    conn.now(),
+  );
   if (result === DeltaResult.OK) conn.reply(`${cache.lastDelta}\r\n`);
   else if (result === DeltaResult.NOT_FOUND) conn.reply('NOT_FOUND\r\n');
   else conn.reply('CLIENT_ERROR cannot increment or decrement non-numeric value\r\n');
@@ -419,16 +432,16 @@ function runDelta(conn: Session, buf: Buffer, ntok: number, incr: boolean): void
 function runTouch(conn: Session, buf: Buffer, ntok: number): void {
   const t = conn.tokens;
   conn.setNoreply(isNoreply(conn, buf, ntok - 1));
-  if (t[3]! - t[2]! > KEY_MAX_LENGTH) {
+  if (int32At(t, 3) - int32At(t, 2) > KEY_MAX_LENGTH) {
     conn.reply('CLIENT_ERROR bad command line format\r\n');
     return;
   }
-  const exptime = parseI32(buf, t[4]!, t[5]!);
+  const exptime = parseI32(buf, int32At(t, 4), int32At(t, 5));
   if (Number.isNaN(exptime)) {
     conn.reply('CLIENT_ERROR invalid exptime argument\r\n');
     return;
   }
-  const h = conn.cache.touch(buf.toString('latin1', t[2], t[3]), exptime, conn.now());
+  const h = conn.cache.touch(buf.toString('latin1', int32At(t, 2), int32At(t, 3)), exptime, conn.now());
   conn.reply(h === NIL ? 'NOT_FOUND\r\n' : 'TOUCHED\r\n');
 }
 
@@ -437,7 +450,7 @@ function runFlush(conn: Session, buf: Buffer, ntok: number): void {
   conn.setNoreply(ntok > 1 && isNoreply(conn, buf, ntok - 1));
   let delay = 0;
   if (ntok !== (conn.noreply ? 2 : 1)) {
-    delay = parseI32(buf, t[2]!, t[3]!);
+    delay = parseI32(buf, int32At(t, 2), int32At(t, 3));
     if (Number.isNaN(delay)) {
       conn.reply('CLIENT_ERROR invalid exptime argument\r\n');
       return;

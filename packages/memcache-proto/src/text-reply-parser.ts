@@ -129,15 +129,17 @@ export class TextReplyParser {
     const c0 = buf[start];
     if (c0 === 86 && buf[start + 1] === 65 && buf[start + 2] === 76) {
       // VALUE <key> <flags> <bytes> [<cas>]
-      const parts = buf.toString('latin1', start, end).split(' ');
-      const size = Number(parts[3]);
-      if (parts.length < 4 || !Number.isInteger(size) || size < 0) throw this.bad(buf, start, end);
+      const [, key, flags, sizeText, cas] = buf.toString('latin1', start, end).split(' ');
+      const size = Number(sizeText);
+      if (key === undefined || sizeText === undefined || !Number.isInteger(size) || size < 0) {
+        throw this.bad(buf, start, end);
+      }
       const dataEnd = next + size + 2;
       if (dataEnd > buf.length) return -1;
       const value = Buffer.allocUnsafe(size);
       buf.copy(value, 0, next, next + size);
-      const item: TextValue = { key: parts[1]!, flags: Number(parts[2]), value };
-      if (parts[4] !== undefined) item.cas = BigInt(parts[4]);
+      const item: TextValue = { key, flags: Number(flags), value };
+      if (cas !== undefined) item.cas = BigInt(cas);
       this.values.push(item);
       return dataEnd;
     }

@@ -16,8 +16,8 @@ function run(args: string[]): Promise<{ code: number | null; stdout: string; std
     children.push(child);
     let stdout = '';
     let stderr = '';
-    child.stdout!.on('data', (d) => (stdout += d));
-    child.stderr!.on('data', (d) => (stderr += d));
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
@@ -83,7 +83,7 @@ describe('hotpath-memcached CLI', () => {
     children.push(child);
     let stderr = '';
     await new Promise<void>((resolve) =>
-      child.stderr!.on('data', (d) => {
+      child.stderr.on('data', (d) => {
         stderr += d;
         if (stderr.includes('listening')) resolve();
       }),
@@ -99,7 +99,7 @@ describe('hotpath-memcached CLI', () => {
     });
     children.push(child);
     await new Promise<void>((resolve) =>
-      child.stderr!.on('data', (d) => String(d).includes('listening') && resolve()),
+      child.stderr.on('data', (d) => String(d).includes('listening') && resolve()),
     );
     expect(await exchange(port, 'set a 0 0 1\r\nx\r\nget a\r\n')).toBe(
       'STORED\r\nVALUE a 0 1\r\nx\r\nEND\r\nMN\r\n',

@@ -11,6 +11,7 @@ import {
   MetaReplyParser,
   metaKeyToken,
 } from '../src/index.js';
+import { present } from './helpers.js';
 
 function meta(code: MetaReply['code'], fields: Partial<MetaReply> = {}): MetaReply {
   return {
@@ -109,7 +110,7 @@ describe('MetaReplyParser', () => {
     const first = replies[0] as MetaReply;
     expect(first.flags).toBe(3);
     expect(first.opaque).toBe(1);
-    expect(first.value!.equals(value)).toBe(true);
+    expect(present(first.value, 'the VA value').equals(value)).toBe(true);
     expect((replies[1] as MetaReply).code).toBe('MN');
     expect(parser.buffered).toBe(0);
   });
@@ -157,7 +158,7 @@ describe('MetaReplyParser', () => {
       const length = random() % 60;
       const input = Buffer.alloc(length);
       for (let i = 0; i < length; i++) {
-        input[i] = random() % 4 === 0 ? random() & 0xff : alphabet[random() % alphabet.length]!;
+        input[i] = random() % 4 === 0 ? random() & 0xff : present(alphabet[random() % alphabet.length]);
       }
       const parser = new MetaReplyParser();
       try {

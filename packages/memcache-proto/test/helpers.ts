@@ -110,3 +110,12 @@ export function exchange(
     });
   });
 }
+
+/**
+ * `value`, or a failed test naming `what` when it is undefined or null: what a `!` would only
+ * have assumed.
+ */
+export function present<T>(value: T | undefined | null, what = 'value'): T {
+  if (value === undefined || value === null) throw new Error(`expected ${what}, got ${String(value)}`);
+  return value;
+}

@@ -100,7 +100,7 @@ describe('text protocol, byte for byte against memcached', () => {
   it('gives the same replies when the request arrives one byte at a time', async () => {
     // quit closes; memcached drops replies queued before a bad multi-get key, so leave both out.
     const request = scenarios
-      .map(([name, text], i) => [name, text.replaceAll('$', `f${i}_`)])
+      .map(([name, text], i): [string, string] => [name, text.replaceAll('$', `f${i}_`)])
       .filter(([name, text]) => !text.includes('quit') && !name.includes('251') && !name.includes('long key'))
       .map(([, text]) => text)
       .join('');

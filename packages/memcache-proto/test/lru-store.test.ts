@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ITEM_OVERHEAD_BYTES, LruStore } from '../src/index.js';
+import { present } from './helpers.js';
 
 const itemBytes = (key: string, value: Buffer) => key.length + value.length + ITEM_OVERHEAD_BYTES;
 
@@ -12,8 +13,8 @@ describe('LruStore', () => {
     expect(store.get('a', 65_000)?.value).toEqual(value); // a is now most recent
     store.set('c', value, 0, 0, 65_000);
     expect(store.get('b', 65_000)).toBeUndefined();
-    expect(store.get('a', 65_000)).toBeDefined();
-    expect(store.get('c', 65_000)).toBeDefined();
+    expect(store.get('a', 65_000)?.value).toEqual(value);
+    expect(store.get('c', 65_000)?.value).toEqual(value);
     expect(store.evictions).toBe(1);
     expect(store.usedBytes).toBe(itemBytes('a', value) * 2);
   });
@@ -22,7 +23,7 @@ describe('LruStore', () => {
     const store = new LruStore(1 << 20);
     const first = store.set('k', Buffer.from('v1'), 7, 1_000);
     const second = store.set('k', Buffer.from('v2'), 7, 2_000);
-    expect(second!.cas).toBeGreaterThan(first!.cas);
+    expect(present(second).cas).toBeGreaterThan(present(first).cas);
     expect(store.get('k', 1_500)?.value.toString()).toBe('v2');
     expect(store.get('k', 2_000)).toBeUndefined();
     expect(store.size).toBe(0);
@@ -37,7 +38,7 @@ describe('LruStore', () => {
     store.get('a', 60_500); // too soon to move
     store.set('c', value, 0, 0, 60_600);
     expect(store.get('a', 60_600)).toBeUndefined();
-    expect(store.get('b', 60_600)).toBeDefined();
+    expect(store.get('b', 60_600)?.key).toBe('b');
   });
 
   it('moves a key written again to the most recent end and evicts in recency order', () => {
@@ -70,20 +71,24 @@ describe('LruStore', () => {
     expect(first + store.sweep(3_000, 100)).toBe(6);
     expect(store.size).toBe(4);
     store.flush(5_000, 3_000);
-    expect(store.get('k7', 4_000)).toBeDefined();
+    expect(store.get('k7', 4_000)?.value.toString()).toBe('v');
     expect(store.get('k7', 5_000)).toBeUndefined();
-    store.set('later', Buffer.from('v'), 0, 0, 6_000);
-    expect(store.get('later', 6_000)).toBeDefined();
+    store.set('later', Buffer.from('w'), 0, 0, 6_000);
+    expect(store.get('later', 6_000)?.value.toString()).toBe('w');
   });
 
-  it('keeps values in slab chunks: a copy comes back, the cas is a number, a key over 255 bytes is refused', () => {
+  it("keeps values in slab chunks: a copy comes back, the cas is the item's, a key over 255 bytes is refused", () => {
     const store = new LruStore(1 << 20);
     const value = Buffer.from('hello');
-    store.set('k', value, 3, 0, 1_000);
+    const stored = present(store.set('k', value, 3, 0, 1_000));
     value.fill(0); // the store copied the bytes
-    const item = store.get('k', 1_000)!;
+    const item = present(store.get('k', 1_000));
+    expect(item).toMatchObject({ key: 'k', flags: 3, expiresAt: 0, storedAt: 1_000, fetched: false });
     expect(item.value.toString()).toBe('hello');
-    expect(typeof item.cas).toBe('number');
+    // the cas is a positive integer, the one the write gave, unchanged by reads; a touch keeps it too
+    expect(Number.isSafeInteger(item.cas) && item.cas > 0).toBe(true);
+    expect(item.cas).toBe(stored.cas);
+    expect(store.touch('k', 9_000, 1_000)?.cas).toBe(item.cas);
     expect(store.slabs.mallocedBytes).toBe(1 << 20);
     expect(() => store.set('x'.repeat(256), value)).toThrow(RangeError);
   });

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCliArgs } from '../src/cli-options.js';
 import { createServer, type MemcachedServer, SERVER_VERSION } from '../src/index.js';
-import { exchange, freePort, type RealMemcached, startRealMemcached } from './helpers.js';
+import { exchange, freePort, present, type RealMemcached, startRealMemcached } from './helpers.js';
 
 // Behaviour clients and attackers notice, compared with the real memcached 1.6 where it is
 // installed: each test sends the same bytes to both and expects our reply to be memcached's.
@@ -66,7 +66,7 @@ function binaryExchange(port: number, request: Buffer, count: number): Promise<[
       while (data.length - pos >= 24) {
         const body = data.readUInt32BE(pos + 8);
         if (data.length - pos < 24 + body) break;
-        const skip = data[pos + 4]! + data.readUInt16BE(pos + 2);
+        const skip = data.readUInt8(pos + 4) + data.readUInt16BE(pos + 2);
         replies.push([data.readUInt16BE(pos + 6), data.toString('latin1', pos + 24 + skip, pos + 24 + body)]);
         pos += 24 + body;
       }
@@ -81,7 +81,8 @@ function binaryExchange(port: number, request: Buffer, count: number): Promise<[
 }
 
 function rssBytes(pid: number): number {
-  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+  const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(present(kb, `VmRSS of ${pid}`)) * 1024;
 }
 
 describe.skipIf(!HAVE_MEMCACHED)('answers like memcached 1.6 where clients and attackers notice', () => {
@@ -175,7 +176,8 @@ describe('output backpressure holds per read', () => {
     for (let i = 0; i < 300; i++) fill += `set bp${i} 0 0 ${value.length} noreply\r\n${value}\r\n`;
     expect(await exchange(port, fill)).toBe('MN\r\n');
     await new Promise((r) => setTimeout(r, 200));
-    const before = rssBytes(child.pid!);
+    const pid = present(child.pid, 'the server pid');
+    const before = rssBytes(pid);
     const keys = Array.from({ length: 300 }, (_, i) => `bp${i}`).join(' ');
     const socket = net.connect(port, '127.0.0.1');
     await new Promise((r) => socket.once('connect', r));
@@ -185,7 +187,7 @@ describe('output backpressure holds per read', () => {
       await new Promise((r) => setTimeout(r, 60));
     }
     await new Promise((r) => setTimeout(r, 300));
-    const growth = rssBytes(child.pid!) - before;
+    const growth = rssBytes(pid) - before;
     socket.destroy();
     child.kill('SIGKILL');
     return growth;

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer, type MemcachedServer } from '../src/index.js';
-import { exchange } from './helpers.js';
+import { exchange, present } from './helpers.js';
 
 const servers: MemcachedServer[] = [];
 async function start(options: Parameters<typeof createServer>[0] = {}): Promise<MemcachedServer> {
@@ -25,27 +25,28 @@ describe('hotpath-memcached server', () => {
       ).join(''),
     );
     const values = ['', 'v', 'w'.repeat(20_000), '\u00ff'.repeat(700_000), 'x\r\ny', 'z'.repeat(33)];
-    const sets = keys
-      .map((k, i) => `set ${k} ${i * 1000} 0 ${values[i]!.length}\r\n${values[i]}\r\n`)
+    const items = keys.map((key, i) => ({ key, flags: i * 1000, value: present(values[i]) }));
+    const sets = items
+      .map(({ key, flags, value }) => `set ${key} ${flags} 0 ${value.length}\r\n${value}\r\n`)
       .join('');
     expect(await exchange(server.port, sets)).toBe(`${'STORED\r\n'.repeat(keys.length)}MN\r\n`);
     const blocks = (cas: string[] | undefined) =>
-      keys
+      items
         .map(
-          (k, i) =>
-            `VALUE ${k} ${i * 1000} ${values[i]!.length}${cas ? ` ${cas[i]}` : ''}\r\n${values[i]}\r\n`,
+          ({ key, flags, value }, i) =>
+            `VALUE ${key} ${flags} ${value.length}${cas ? ` ${present(cas[i])}` : ''}\r\n${value}\r\n`,
         )
         .join('');
     expect(await exchange(server.port, `get ${keys.join(' ')}\r\n`)).toBe(
       `${blocks(undefined)}END\r\nMN\r\n`,
     );
     const gets = await exchange(server.port, `gets ${keys.join(' ')}\r\n`);
-    const cas = [...gets.matchAll(/^VALUE \S+ \d+ \d+ (\d+)\r$/gm)].map((m) => m[1]!);
+    const cas = [...gets.matchAll(/^VALUE \S+ \d+ \d+ (\d+)\r$/gm)].map((m) => present(m[1]));
     expect(new Set(cas).size).toBe(keys.length);
     expect(gets).toBe(`${blocks(cas)}END\r\nMN\r\n`);
-    for (const [i, k] of keys.entries()) {
-      expect(await exchange(server.port, `get ${k}\r\n`)).toBe(
-        `VALUE ${k} ${i * 1000} ${values[i]!.length}\r\n${values[i]}\r\nEND\r\nMN\r\n`,
+    for (const { key, flags, value } of items) {
+      expect(await exchange(server.port, `get ${key}\r\n`)).toBe(
+        `VALUE ${key} ${flags} ${value.length}\r\n${value}\r\nEND\r\nMN\r\n`,
       );
     }
   });
@@ -113,8 +114,9 @@ describe('hotpath-memcached server', () => {
     }
     await new Promise((r) => setTimeout(r, 50));
     expect(await exchange(server.port, 'version\r\n')).toBe('ERROR Too many open connections\r\n<closed>');
-    const reply = new Promise<string>((resolve) => held[0]!.once('data', (d) => resolve(d.toString())));
-    held[0]!.write('set ok 0 0 1\r\n1\r\n');
+    const first = present(held[0], 'a held connection');
+    const reply = new Promise<string>((resolve) => first.once('data', (d) => resolve(d.toString())));
+    first.write('set ok 0 0 1\r\n1\r\n');
     expect(await reply).toBe('STORED\r\n');
     for (const s of held) s.destroy();
     expect(server.cache.stats.rejectedConnections).toBe(1);
@@ -133,25 +135,26 @@ describe('hotpath-memcached server', () => {
           }),
       ),
     );
-    const expected = sockets.map((_, i) => {
+    const expected = sockets.map((socket, i) => {
       const value = `value-${i}-${'v'.repeat(i * 37)}`;
       return {
+        socket,
         request: `set k${i} ${i} 0 ${value.length}\r\n${value}\r\nget k${i}\r\nget missing\r\nversion\r\n`,
         reply: `STORED\r\nVALUE k${i} ${i} ${value.length}\r\n${value}\r\nEND\r\nEND\r\nVERSION ${server.settings.version}\r\n`,
       };
     });
-    const replies = sockets.map(
-      (s, i) =>
+    const replies = expected.map(
+      ({ socket, reply }) =>
         new Promise<string>((resolve) => {
           let got = '';
-          s.on('data', (chunk) => {
+          socket.on('data', (chunk) => {
             got += chunk.toString('latin1');
-            if (got.length >= expected[i]!.reply.length) resolve(got);
+            if (got.length >= reply.length) resolve(got);
           });
         }),
     );
     // all requests leave in one tick, so the server reads them in the same few event-loop turns
-    for (const [i, s] of sockets.entries()) s.write(expected[i]!.request);
+    for (const { socket, request } of expected) socket.write(request);
     expect(await Promise.all(replies)).toEqual(expected.map((e) => e.reply));
     for (const s of sockets) s.destroy();
   });

@@ -2,6 +2,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readIntoSharedBuffer } from '../src/connection.js';
 import { createServer, type MemcachedServer } from '../src/index.js';
+import { present } from './helpers.js';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -62,7 +63,8 @@ describe('reading into one shared input buffer', () => {
       [5, 'hello'],
       [16, 'other connection'],
     ]);
-    expect(reads[0]!.buffer).toBe(reads[1]!.buffer);
+    const [first, second] = reads;
+    expect(present(first).buffer).toBe(present(second).buffer);
   });
 
   describe.each([

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer, type MemcachedServer, SlabAllocator } from '../src/index.js';
-import { exchange, freePort, startRealMemcached } from './helpers.js';
+import { exchange, freePort, present, startRealMemcached } from './helpers.js';
 
 const HAVE_MEMCACHED = existsSync('/usr/bin/memcached');
 const servers: MemcachedServer[] = [];
@@ -20,7 +20,8 @@ afterEach(async () => {
 async function stats(port: number, group = ''): Promise<Map<string, string>> {
   const reply = await exchange(port, `stats${group === '' ? '' : ` ${group}`}\r\n`);
   const map = new Map<string, string>();
-  for (const match of reply.matchAll(/^STAT (\S+) (.*)\r$/gm)) map.set(match[1]!, match[2]!);
+  for (const [, name, value] of reply.matchAll(/^STAT (\S+) (.*)\r$/gm))
+    map.set(present(name), present(value));
   return map;
 }
 
@@ -48,7 +49,7 @@ async function memcachedClasses(flags: string[]): Promise<number[]> {
     },
   );
   let text = '';
-  child.stderr!.on('data', (d) => (text += d));
+  child.stderr.on('data', (d) => (text += d));
   await new Promise((r) => setTimeout(r, 400));
   child.kill('SIGKILL');
   return [...text.matchAll(/slab class\s+\d+: chunk size\s+(\d+)/g)].map((m) => Number(m[1]));
@@ -81,8 +82,13 @@ describe('slab storage', () => {
         for (const name of ['active_slabs', 'total_malloced']) {
           expect(mine.get(name), `${name}: memcached ${theirs.get(name)}`).toBe(theirs.get(name));
         }
-        const cls = [...mine.keys()].find((k) => k.endsWith(':used_chunks'))!.split(':')[0];
-        const theirCls = [...theirs.keys()].find((k) => k.endsWith(':used_chunks'))!.split(':')[0];
+        const usedClass = (map: Map<string, string>) =>
+          present(
+            [...map.keys()].find((k) => k.endsWith(':used_chunks')),
+            'a class with used chunks',
+          ).split(':')[0];
+        const cls = usedClass(mine);
+        const theirCls = usedClass(theirs);
         for (const field of ['total_pages', 'used_chunks']) {
           expect(
             mine.get(`${cls}:${field}`),
