@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRepo, runAction, type TempRepo } from './helpers/action-run.js';
+import { defined } from './helpers/defined.js';
 import { type FakeGitHub, startFakeGitHub } from './helpers/fake-github.js';
 
 /**
@@ -57,17 +58,18 @@ describe('the bundled Action, run as GitHub runs it', () => {
     expect(first.code).toBe(0);
     expect(first.outputs.regressed, first.summary).toBe('true');
     expect(Number(first.outputs['throughput-change'])).toBeLessThan(-10);
-    expect(existsSync(first.outputs.report)).toBe(true);
+    expect(existsSync(defined(first.outputs.report, 'the report output'))).toBe(true);
     expect(github.comments).toHaveLength(1);
-    const comment = github.comments[0].body;
+    const posted = defined(github.comments[0], 'the comment');
+    const comment = posted.body;
     expect(comment).toContain('<!-- hotpath-report -->');
     expect(comment).toMatch(/pbkdf2/i);
     expect(comment.split('\n').find((l) => l.startsWith('| Requests/s'))).toContain('**regressed**');
-    expect(first.outputs['comment-url']).toBe(github.comments[0].html_url);
+    expect(first.outputs['comment-url']).toBe(posted.html_url);
     expect(first.summary).toContain('hotpath');
     const posts = github.requests.filter((r) => r.method === 'POST');
     expect(posts).toHaveLength(1);
-    expect(posts[0].authorization).toBe('token ghs_secret_token_for_tests');
+    expect(posts.map((r) => r.authorization)).toEqual(['token ghs_secret_token_for_tests']);
 
     // Re-run: the same comment is edited in place, not a second one added.
     const second = await runAction({
@@ -102,8 +104,9 @@ describe('the bundled Action, run as GitHub runs it', () => {
         });
         expect(result.stdout.match(/::error::.*/)?.[0], result.stdout).toBeUndefined();
         expect(result.outputs.regressed, result.summary).toBe('true');
-        expect(fresh.comments[0].body).toMatch(/pbkdf2/);
-        expect(fresh.comments[0].body).toMatch(/\*\*server\*\*: Node v24\./);
+        const body = defined(fresh.comments[0], 'the comment').body;
+        expect(body).toMatch(/pbkdf2/);
+        expect(body).toMatch(/\*\*server\*\*: Node v24\./);
       } finally {
         await fresh.close();
       }
@@ -136,7 +139,7 @@ http.createServer((req, res) => res.end(String(work()))).listen(Number(process.e
     expect(result.code).toBe(0);
     expect(result.outputs.regressed, result.summary).toBe('false');
     expect(result.summary).not.toMatch(/\*\*regressed\*\*/);
-    const report = JSON.parse(readFileSync(result.outputs.report!, 'utf8'));
+    const report = JSON.parse(readFileSync(defined(result.outputs.report, 'the report output'), 'utf8'));
     for (const scenario of report.scenarios) {
       const flaggedMetrics = scenario.metrics.filter(
         (m: { status: string }) => m.status === 'regressed' || m.status === 'improved',
@@ -189,7 +192,7 @@ require('node:http').createServer((req, res) => {
       });
       expect(result.stdout.match(/::error::.*/)?.[0], result.stdout).toBeUndefined();
       expect(result.outputs.regressed, result.summary).toBe('true');
-      const body = fresh.comments[0]!.body;
+      const body = defined(fresh.comments[0], 'the comment').body;
       expect(body).toContain('| | Scenario | Requests/s | Latency p99 | Hotter functions |');
       expect(body).toMatch(/^\| 🔴 \| `hash` \|/m);
       expect(body).toMatch(/^#### .* `static` — /m);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RoundMetrics } from '../src/model.js';
 import { roundPairs } from '../src/report/scenario.js';
 import { judgeMetrics } from '../src/report/verdict.js';
+import { defined } from './helpers/defined.js';
 
 const ALL = ['requestsPerSecond', 'p50', 'p90', 'p99', 'errorRate', 'cpuPerRequest'] as const;
 /** judgeMetrics on base round k paired with head round k, at one test's 95 % level. */
@@ -12,7 +13,7 @@ const judge = (
   alpha = 0.05,
 ) =>
   judgeMetrics(
-    base.map((b, i) => ({ base: b, head: head[i]! })),
+    base.map((b, i) => ({ base: b, head: defined(head[i], `head round ${i}`) })),
     { threshold, metrics: ALL, alpha },
   );
 
@@ -80,7 +81,7 @@ describe('judgeMetrics on recorded rounds', () => {
   });
 
   it('reports the change and an interval that contains it', () => {
-    const [rps] = judge(cases[0].base, cases[0].head, 0.1);
+    const rps = defined(judge(cases[0].base, cases[0].head, 0.1)[0], 'the first verdict');
     // Ratio of the geometric means of the rounds, minus one.
     const geo = (xs: number[]) => Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length);
     const rate = (rounds: (typeof cases)[0]['base']) => geo(rounds.map((r) => r.requestsPerSecond));
@@ -99,14 +100,14 @@ describe('judgeMetrics on recorded rounds', () => {
   it('cancels drift of the machine within each pair: −15 % on a machine slowing from 200 to 100 req/s', () => {
     const base = [round(200), round(160), round(130), round(100)];
     const head = base.map((r) => round(r.requestsPerSecond * 0.85));
-    const [rps] = judge(base, head, 0.1);
+    const rps = defined(judge(base, head, 0.1)[0], 'the first verdict');
     expect(rps.change).toBeCloseTo(-0.15, 6);
     expect(rps.status).toBe('regressed');
   });
 
   it('a stricter level (more tests in the run) widens the interval', () => {
-    const [wide] = judge(cases[0].base, cases[0].head, 0.1, 0.005);
-    const [narrow] = judge(cases[0].base, cases[0].head, 0.1, 0.05);
+    const wide = defined(judge(cases[0].base, cases[0].head, 0.1, 0.005)[0], 'the first verdict');
+    const narrow = defined(judge(cases[0].base, cases[0].head, 0.1, 0.05)[0], 'the first verdict');
     expect(wide.ci[1] - wide.ci[0]).toBeGreaterThan(narrow.ci[1] - narrow.ci[0]);
     expect(wide.pairs).toBe(4);
   });
@@ -129,6 +130,6 @@ describe('judgeMetrics on recorded rounds', () => {
   it('uses the threshold it is given', () => {
     const base = [round(1000), round(1002), round(998)];
     const head = [round(960), round(962), round(958)];
-    expect(judge(base, head, 0.02)[0].status).toBe('regressed');
+    expect(defined(judge(base, head, 0.02)[0], 'the first verdict').status).toBe('regressed');
   });
 });

@@ -120,7 +120,7 @@ export interface ParsedCommandLine {
 /** Turns node's parseArgs errors into one readable line. */
 function usageError(err: unknown): UsageError {
   const e = err as { code?: string; message?: string };
-  const message = String(e.message ?? err).split('\n')[0]!;
+  const message = String(e.message ?? err).split('\n')[0] ?? '';
   if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
     const option = /'([^']+)'/.exec(message)?.[1] ?? message;
     return new UsageError(`unknown option ${option} (see --help)`);

@@ -76,16 +76,16 @@ function scenarioLines(
   const lines: string[] = [];
   if (many)
     lines.push(paint('bold', `── ${plain(s.name)} (${plain(s.target)}): ${plain(scenarioSummary(s))}`));
-  const widths = [14, 12, 12, 10, 20];
+  const widths = [14, 12, 12, 10, 20] as const;
   lines.push(
     paint(
       'dim',
       [
-        pad('metric', widths[0]!),
-        pad('base', widths[1]!, true),
-        pad('head', widths[2]!, true),
-        pad('change', widths[3]!, true),
-        pad('  interval', widths[4]!),
+        pad('metric', widths[0]),
+        pad('base', widths[1], true),
+        pad('head', widths[2], true),
+        pad('change', widths[3], true),
+        pad('  interval', widths[4]),
         'verdict',
       ].join(' '),
     ),
@@ -100,11 +100,11 @@ function scenarioLines(
           : status;
     lines.push(
       [
-        pad(m.label, widths[0]!),
-        pad(formatValue(m, m.base), widths[1]!, true),
-        pad(formatValue(m, m.head), widths[2]!, true),
-        pad(formatChange(m, m.change), widths[3]!, true),
-        pad(`  ${formatInterval(m, m.ci)}`, widths[4]!),
+        pad(m.label, widths[0]),
+        pad(formatValue(m, m.base), widths[1], true),
+        pad(formatValue(m, m.head), widths[2], true),
+        pad(formatChange(m, m.change), widths[3], true),
+        pad(`  ${formatInterval(m, m.ci)}`, widths[4]),
         coloured,
       ].join(' '),
     );

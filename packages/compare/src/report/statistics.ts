@@ -107,7 +107,7 @@ function logGamma(x: number): number {
   if (x < 0.5) return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - logGamma(1 - x);
   let a = 0.99999999999980993;
   const t = x - 1 + 7.5;
-  for (let i = 0; i < g.length; i++) a += g[i]! / (x - 1 + i + 1);
+  for (const [i, gi] of g.entries()) a += gi / (x - 1 + i + 1);
   return 0.5 * Math.log(2 * Math.PI) + (x - 0.5) * Math.log(t) - t + Math.log(a);
 }
 
