@@ -87,7 +87,8 @@ function configOf(entry, allTypes, temp) {
         reportFileName: entry.reportName,
         reportFolder: join(entry.folder, 'api'),
         reportTempFolder: join(temp, entry.reportName),
-        includeForgottenExports: false,
+        // Types reachable from the API but not exported by name are part of the surface too.
+        includeForgottenExports: true,
       },
       docModel: { enabled: false },
       dtsRollup: { enabled: false },
