@@ -24,7 +24,7 @@ export const ACTION_INPUTS = {
     default: "''",
   },
   comment: {
-    text: 'When to write the sticky comment: always, on-change (a regression or an improvement, or an update of an earlier comment), on-regression, or never.',
+    text: 'When to write the sticky comment: always, on-change (a regression, an inconclusive run or an improvement, or an update of an earlier comment), on-regression, or never.',
     default: "'always'",
   },
   'comment-key': {

@@ -63,7 +63,7 @@ function shouldComment(mode: ActionOptions['comment'], report: Report, hasEarlie
   if (mode === 'never') return false;
   if (mode === 'always' || hasEarlier) return true;
   if (mode === 'on-regression') return report.regressed;
-  return report.regressed || report.improved;
+  return report.outcome !== 'unchanged';
 }
 
 /** Job summary, outputs, sticky comment, failure (modes report and all). Runs no PR code. */
@@ -86,6 +86,7 @@ export async function publish(
     },
   });
   const markdown = text.markdown;
+  core.setOutput('verdict', report.outcome);
   core.setOutput('regressed', String(report.regressed));
   core.setOutput('throughput-change', (report.throughputChange * 100).toFixed(2));
   core.setOutput('report', reportPath);
@@ -126,4 +127,8 @@ export async function publish(
   await withCommandsStopped(log, async () => log(logSafe(text.summary)));
   if (report.regressed && report.settings.failOnRegression)
     core.setFailed('hotpath: a scenario regressed (see the summary)');
+  else if (report.outcome === 'inconclusive' && report.settings.failOnInconclusive)
+    core.setFailed(
+      'hotpath: the run could not tell whether the change is slower (inconclusive; see the summary): rerun, or give it more time (max-time) or shards',
+    );
 }

@@ -84,7 +84,7 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
     const r = cli(['compare', '--json'], app);
     expect(r.status, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
-    expect(report.schema).toBe('hotpath-report/3');
+    expect(report.schema).toBe('hotpath-report/4');
     expect(report.scenarios.map((s: { name: string; regressed: boolean }) => [s.name, s.regressed])).toEqual([
       ['hash', true],
       ['static', false],
@@ -184,7 +184,7 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
       stderr += c;
     });
     // Wait until a server is up (a process started by hotpath, with the probe's control address).
-    const servers = () => serversRunning('server.js', 'HOTPATH_PROBE_CONTROL');
+    const servers = () => serversRunning('server.js', 'HOTPATH_PROBE_CONTROL', child.pid ?? -1);
     const deadline = Date.now() + 30_000;
     let seen: number[] = [];
     while (seen.length === 0 && Date.now() < deadline) {
@@ -225,7 +225,7 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
     expect(r.stdout).toMatch(/^Requests\/s\s+\S+\s+\S+/m);
     expect(r.stdout).toMatch(/pbkdf2Sync/);
     const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
-    expect(report.schema).toBe('hotpath-report/3');
+    expect(report.schema).toBe('hotpath-report/4');
     expect(report.scenarios[0].rounds.map((x: { side: string }) => x.side)).toEqual([
       'base',
       'head',

@@ -32,8 +32,11 @@ describe('resolveSettings (one table for flags, inputs, config and API)', () => 
       cwd: '.',
       duration: 5,
       warmup: 2,
-      rounds: 6,
-      metrics: ['requestsPerSecond', 'p50', 'p99', 'errorRate', 'cpuPerRequest'],
+      rounds: 'auto',
+      maxTime: 180,
+      maxRounds: 30,
+      metrics: ['requestsPerSecond', 'p50', 'errorRate', 'cpuPerRequest', 'mainThreadCpuPerRequest'],
+      failOnInconclusive: false,
       failOn: 'metrics',
       profiler: 'cpuprofile',
       threshold: 5,
@@ -93,7 +96,7 @@ describe('resolveSettings (one table for flags, inputs, config and API)', () => 
     [
       { start: 'x', rounds: '2.5' },
       'flag',
-      /^invalid --rounds: expected a whole number >= 1 and <= 100, got "2.5"$/,
+      /^invalid --rounds: expected auto or a whole number >= 1 and <= 1000, got "2.5"$/,
     ],
     [
       { start: 'x', metrics: 'p99,p95' },

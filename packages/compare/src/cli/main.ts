@@ -125,7 +125,8 @@ function output(result: Report, files: WrittenFiles, parsed: ReturnType<typeof p
   const merged = result.shards > 1 ? `merged ${result.shards} shards; ` : '';
   process.stderr.write(`\n${merged}files in ${files.dir}:\n${written.join('\n')}\n`);
   for (const note of files.notes) process.stderr.write(`note: ${note}\n`);
-  return result.regressed && result.settings.failOnRegression ? 1 : 0;
+  if (result.regressed && result.settings.failOnRegression) return 1;
+  return result.outcome === 'inconclusive' && result.settings.failOnInconclusive ? 1 : 0;
 }
 
 /**

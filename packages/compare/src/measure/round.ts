@@ -8,6 +8,7 @@ import { throwIfAborted, untilAborted } from './abort.js';
 import { untrustedEnvironment, withProbePreloaded } from './environment.js';
 import { runLoad } from './load.js';
 import { withRelativeLocations } from './locations.js';
+import { type LoadMark, markLoad, otherLoadSince } from './machine-load.js';
 import { readMonitorFile } from './monitor-summary.js';
 import { ProbeControl, type ProbeReport } from './probe-control.js';
 import {
@@ -223,7 +224,12 @@ async function runRoundOnce(
         );
       }
     }
-    const windows: { scenario: Scenario; load: LoadResult; reports: ProbeReport[] }[] = [];
+    const windows: {
+      scenario: Scenario;
+      load: LoadResult;
+      reports: ProbeReport[];
+      marks: [LoadMark, LoadMark];
+    }[] = [];
     for (const [index, scenario] of settings.scenarios.entries()) {
       const url = targetUrl(scenario.url, port);
       const load = {
@@ -245,7 +251,9 @@ async function runRoundOnce(
       }
       await control.start(index + 1);
       log(`${spec.side} round ${round}:${label} measuring ${settings.duration} s`);
+      const before = markLoad();
       const result = await runLoad({ ...load, duration: settings.duration });
+      const after = markLoad();
       // Aborted: no profile to wait for (the probe may take long to write one); stop now.
       throwIfAborted(signal);
       const reports = await control.stop();
@@ -268,13 +276,13 @@ async function runRoundOnce(
           proc,
         );
       }
-      windows.push({ scenario, load: result, reports });
+      windows.push({ scenario, load: result, reports, marks: [before, after] });
     }
     await stop();
     const scenarios: ScenarioRound[] = [];
     const pids = new Set<number>();
     let serverNode: string | undefined;
-    for (const [index, { scenario, load, reports }] of windows.entries()) {
+    for (const [index, { scenario, load, reports, marks }] of windows.entries()) {
       const monitors: MonitorSummary[] = [];
       for (const report of reports) {
         pids.add(report.pid);
@@ -305,12 +313,21 @@ async function runRoundOnce(
         profile = read.profile;
         warnings.push(...read.warnings);
       }
+      const otherLoad =
+        monitors.length > 0
+          ? otherLoadSince(
+              marks[0],
+              marks[1],
+              monitors.reduce((sum, m) => sum + m.cpuMicros, 0),
+            )
+          : undefined;
       scenarios.push({
         scenario: scenario.name,
         load,
         profile: profile && withRelativeLocations(profile, spec.root),
         monitors,
         profilers: [...new Set(reports.map((r) => r.profiler))],
+        ...(otherLoad !== undefined ? { otherLoad } : {}),
       });
     }
     return { side: spec.side, round, scenarios, pids: [...pids], serverNode, warnings };

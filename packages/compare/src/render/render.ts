@@ -4,7 +4,7 @@ import { renderTerminal } from './terminal.js';
 import { runSummary, scenarioSummary } from './words.js';
 
 /** The version of report.json's shape; bumped on every change a reader must know about. */
-export const REPORT_SCHEMA = 'hotpath-report/3';
+export const REPORT_SCHEMA = 'hotpath-report/4';
 
 /**
  * The report as report.json holds it: the Report with its one-line summaries (the run's and
@@ -16,7 +16,7 @@ export function reportJson(report: Report) {
     summary: runSummary(report),
     ...report,
     scenarios: report.scenarios.map(({ profiles: _profiles, ...s }) => ({
-      summary: scenarioSummary(s),
+      summary: scenarioSummary(s, report.settings.threshold),
       ...s,
     })),
   };

@@ -23,6 +23,8 @@ function expected(spec: SettingSpec): string {
   switch (spec.kind) {
     case 'integer':
       return range('a whole number');
+    case 'rounds':
+      return range('auto or a whole number');
     case 'number':
       return range(`a number${spec.unit ? ` (${spec.unit})` : ''}`);
     case 'duration':
@@ -79,6 +81,11 @@ export function coerce(spec: SettingSpec, value: unknown, source: Source, path: 
         : Number.NaN;
   switch (spec.kind) {
     case 'integer': {
+      const n = numeric(value);
+      return Number.isInteger(n) && inRange(n) ? n : fail();
+    }
+    case 'rounds': {
+      if (typeof value === 'string' && value.trim().toLowerCase() === 'auto') return 'auto';
       const n = numeric(value);
       return Number.isInteger(n) && inRange(n) ? n : fail();
     }
