@@ -112,3 +112,10 @@ export function displayName(f: {
   if (!f.file && f.caller) return `${f.name} (native, from ${f.caller.name})`;
   return f.name;
 }
+
+/** A function's main-thread cost per request, base → head (µs), or — without per-thread CPU. */
+export function costText(f: { baseCost?: number; headCost?: number }): string {
+  if (f.baseCost === undefined || f.headCost === undefined) return '—';
+  const us = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+  return `${us(f.baseCost)} → ${us(f.headCost)}`;
+}

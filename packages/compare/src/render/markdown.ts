@@ -1,5 +1,6 @@
 import type { HotFunction, Machine, Outcome, Report, ScenarioReport, SourceLinks } from '../model.js';
 import {
+  costText,
   displayName,
   formatChange,
   formatDetectable,
@@ -137,8 +138,8 @@ function hotTable(report: Report, scenario: ScenarioReport): string[] {
   const lines = [
     `Self-time share per function (${hot.baseTotal} base / ${hot.headTotal} head samples, merged over rounds; flagged when it grows by ≥ ${report.settings.hotThreshold} points or is new in the top 10).`,
     '',
-    '| | Function | Where | Self base → head | Δ |',
-    '|---|---|---|---:|---:|',
+    '| | Function | Where | Self base → head | Δ | Event-loop µs per request, base → head |',
+    '|---|---|---|---:|---:|---:|',
   ];
   const row = (f: HotFunction) => {
     const at = f.file ? f : f.caller;
@@ -147,7 +148,7 @@ function hotTable(report: Report, scenario: ScenarioReport): string[] {
     const whereCell = where ? (link ? `[${codeSpan(where)}](${link})` : codeSpan(where)) : escapeText(f.kind);
     const mark = f.flagged ? (f.reason === 'new-in-top-10' ? '🆕' : '🔥') : '';
     const name = f.flagged ? `**${codeSpan(displayName(f))}**` : codeSpan(displayName(f));
-    return `| ${mark} | ${name} | ${whereCell} | ${share(f.baseShare)} → ${share(f.headShare)} | ${points(f.delta)} |`;
+    return `| ${mark} | ${name} | ${whereCell} | ${share(f.baseShare)} → ${share(f.headShare)} | ${points(f.delta)} | ${costText(f)} |`;
   };
   for (const f of hot.rows) lines.push(row(f));
   for (const f of hot.flagged.filter((f) => !hot.rows.includes(f))) lines.push(row(f));

@@ -1,5 +1,6 @@
 import type { Outcome, Report, ScenarioReport } from '../model.js';
 import {
+  costText,
   displayName,
   formatChange,
   formatDetectable,
@@ -124,16 +125,24 @@ function scenarioLines(
       ].join(' '),
     );
   }
+  const excluded = Math.max(0, ...s.metrics.map((m) => m.excluded));
+  if (excluded > 0)
+    lines.push(
+      paint(
+        'dim',
+        `${excluded} of ${s.pairs} pairs saw very different load from other processes in their two rounds: left out of the wall-clock metrics`,
+      ),
+    );
   lines.push('');
   const hot = s.hotFunctions;
   if (hot && hot.rows.length > 0) {
-    lines.push(paint('bold', 'hot functions (self time, base → head)'));
+    lines.push(paint('bold', 'hot functions (self time, base → head; event-loop µs per request)'));
     for (const f of hot.rows) {
       const flag = f.flagged ? paint('red', f.reason === 'new-in-top-10' ? 'new' : '  ▲') : '   ';
       const at = f.file ? f : f.caller;
       const where = at ? plain(shortLocation(at.file, at.line)) : '';
       lines.push(
-        `  ${flag} ${pad(`${share(f.baseShare)} → ${share(f.headShare)}`, 18, true)} ${pad(points(f.delta), 11, true)}  ${plain(displayName(f))}${where ? paint('dim', `  ${where}`) : ''}`,
+        `  ${flag} ${pad(`${share(f.baseShare)} → ${share(f.headShare)}`, 18, true)} ${pad(points(f.delta), 11, true)} ${pad(costText(f), 18, true)}  ${plain(displayName(f))}${where ? paint('dim', `  ${where}`) : ''}`,
       );
     }
     lines.push('');
