@@ -36,7 +36,7 @@ export const ACTION_INPUTS = {
     default: "'false'",
   },
   'upload-artifact': {
-    text: 'mode all: upload the report, folded stacks and flame graphs as a workflow artifact.',
+    text: 'modes all and report: upload report.html, the report, folded stacks and flame graphs as a workflow artifact, linked from the comment.',
     default: "'true'",
   },
   'github-token': {

@@ -74,6 +74,7 @@ export async function publish(
   options: ActionOptions,
   links: string[],
   runId: number,
+  htmlArtifact?: { name: string; url: string },
 ) {
   const token = options['github-token'];
   const octokit = token ? github.getOctokit(token) : undefined;
@@ -83,6 +84,7 @@ export async function publish(
       marker: true,
       commentKey: options['comment-key'],
       preamble: preamble(report, pr, options, artifacts),
+      htmlArtifact,
     },
   });
   const markdown = text.markdown;

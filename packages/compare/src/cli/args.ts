@@ -16,6 +16,7 @@ const CLI_ONLY: Record<string, OptionConfig & { arg?: string; description: strin
   },
   json: { type: 'boolean', description: 'print the report JSON instead of the terminal report' },
   markdown: { type: 'string', arg: 'FILE', description: 'also write the markdown report to FILE' },
+  open: { type: 'boolean', description: 'open report.html in the browser when done' },
   results: {
     type: 'string',
     arg: 'DIR',
@@ -115,6 +116,8 @@ export interface ParsedCommandLine {
   config?: string;
   json: boolean;
   markdown?: string;
+  /** --open: open report.html when done. */
+  open?: boolean;
 }
 
 /** Turns node's parseArgs errors into one readable line. */
@@ -183,5 +186,6 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     config: values.config as string | undefined,
     json: Boolean(values.json),
     markdown: values.markdown as string | undefined,
+    open: Boolean(values.open),
   };
 }

@@ -21,6 +21,7 @@ import { flagOf, SETTINGS, type SettingSpec } from '../settings/table.js';
 import { readShards, writeShard } from '../shard/file.js';
 import { parseShard } from '../shard/id.js';
 import { parseCommandLine, UsageError, usage } from './args.js';
+import { openFile } from './open.js';
 
 function version(): string {
   const require = createRequire(import.meta.url);
@@ -109,8 +110,12 @@ export async function main(argv: string[], signal?: AbortSignal): Promise<number
   return output(result, files, parsed);
 }
 
-/** Writes what both `compare` and `report` print; the exit status of the verdict. */
-function output(result: Report, files: WrittenFiles, parsed: ReturnType<typeof parseCommandLine>): number {
+/** Writes what both `compare` and `report` print (and opens report.html); the verdict's exit status. */
+async function output(
+  result: Report,
+  files: WrittenFiles,
+  parsed: ReturnType<typeof parseCommandLine>,
+): Promise<number> {
   if (parsed.markdown)
     writeFileSync(resolve(parsed.markdown), renderMarkdown(result, { maxLength: Number.POSITIVE_INFINITY }));
   if (parsed.json) process.stdout.write(renderJson(result));
@@ -118,6 +123,7 @@ function output(result: Report, files: WrittenFiles, parsed: ReturnType<typeof p
   const written = [
     files.report,
     files.markdown,
+    files.html,
     ...files.scenarios.flatMap((s) => [s.folded.base, s.folded.head, s.flameGraph, s.diffFlameGraph]),
   ]
     .filter(Boolean)
@@ -125,6 +131,18 @@ function output(result: Report, files: WrittenFiles, parsed: ReturnType<typeof p
   const merged = result.shards > 1 ? `merged ${result.shards} shards; ` : '';
   process.stderr.write(`\n${merged}files in ${files.dir}:\n${written.join('\n')}\n`);
   for (const note of files.notes) process.stderr.write(`note: ${note}\n`);
+  if (parsed.open) {
+    if (!files.html)
+      process.stderr.write('hotpath: --open: report.html was not written (see the note above)\n');
+    else {
+      const opened = await openFile(files.html);
+      process.stderr.write(
+        opened.opened
+          ? `hotpath: opening ${files.html} (${opened.command})\n`
+          : `hotpath: --open: ${opened.reason}; open ${files.html} in a browser yourself\n`,
+      );
+    }
+  }
   if (result.regressed && result.settings.failOnRegression) return 1;
   return result.outcome === 'inconclusive' && result.settings.failOnInconclusive ? 1 : 0;
 }

@@ -288,6 +288,12 @@ export interface MarkdownOptions {
   preamble?: string[];
   /** A closing note (already markdown). */
   filesNote?: string;
+  /**
+   * The workflow artifact that holds report.html (charts, flame graphs): linked under the title.
+   * Only an artifact URL of the form `https://host/owner/repo/actions/runs/N/artifacts/M` and a
+   * name of letters, digits, `-`, `_` and `.` are used; anything else leaves the line out.
+   */
+  htmlArtifact?: { name: string; url: string };
   /** Cut the document to this many characters, saying what was cut (default GitHub's limit). */
   maxLength?: number;
 }
@@ -298,6 +304,16 @@ export function renderMarkdown(report: Report, options: MarkdownOptions = {}): s
   if (options.marker) head.push(commentMarker(options.commentKey));
   head.push(`### ${verdictIcon(report)} hotpath: ${title(report)}`, '');
   if (options.preamble?.length) head.push(...options.preamble, '');
+  const html = options.htmlArtifact;
+  if (
+    html &&
+    /^[\w.-]{1,200}$/.test(html.name) &&
+    /^https:\/\/[\w.-]+(:\d+)?\/[\w.-]+\/[\w.-]+\/actions\/runs\/\d+\/artifacts\/\d+$/.test(html.url)
+  )
+    head.push(
+      `📊 Charts and interactive flame graphs (base, head, differential): \`report.html\` in the artifact [\`${html.name}\`](${html.url}) (download, unzip, open in a browser).`,
+      '',
+    );
   const many = report.scenarios.length > 1;
   const body: string[][] = [];
   if (many) body.push([...scenariosTable(report), '']);
