@@ -1,5 +1,6 @@
 import type { Measurements, RoundResult, Side } from '../model.js';
 import type { Settings } from '../settings/schema.js';
+import { roundProgress } from './progress.js';
 import { type RoundContext, runRound, type ServerSpec } from './round.js';
 
 export interface ComparisonPlan {
@@ -23,9 +24,13 @@ export async function measureRounds(plan: ComparisonPlan, context: RoundContext)
   const startedAt = new Date().toISOString();
   const order = interleave(plan.settings.rounds);
   const results: Record<Side, RoundResult[]> = { base: [], head: [] };
+  const progress = roundProgress(context.onProgress, plan.settings.rounds, order.length);
+  const roundContext: RoundContext = { ...context, onProgress: progress.emit };
   for (const side of order) {
     const round = results[side].length + 1;
-    results[side].push(await runRound(plan[side], round, plan.settings, context));
+    results[side].push(await runRound(plan[side], round, plan.settings, roundContext));
+    progress.stepDone();
+    progress.emit({ phase: 'round', side, round, message: `${side} round ${round} done` });
   }
   return {
     base: results.base,
@@ -44,7 +49,12 @@ export async function measureOne(
   context: RoundContext,
 ): Promise<RoundResult[]> {
   const results: RoundResult[] = [];
-  for (let round = 1; round <= settings.rounds; round++)
-    results.push(await runRound(spec, round, settings, context));
+  const progress = roundProgress(context.onProgress, settings.rounds, settings.rounds);
+  const roundContext: RoundContext = { ...context, onProgress: progress.emit };
+  for (let round = 1; round <= settings.rounds; round++) {
+    results.push(await runRound(spec, round, settings, roundContext));
+    progress.stepDone();
+    progress.emit({ phase: 'round', side: spec.side, round, message: `${spec.side} round ${round} done` });
+  }
   return results;
 }

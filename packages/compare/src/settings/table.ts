@@ -243,7 +243,7 @@ export const SETTINGS = [
     kind: 'duration',
     group: 'load',
     arg: 'TIME',
-    short: 'w',
+    short: 'W',
     unit: 's',
     default: 2,
     min: 0,
