@@ -315,3 +315,68 @@ describe('hotpath init in an Express-like project (stdin not a terminal)', () =>
     }
   });
 });
+
+describe('the "Reproduce locally" command', () => {
+  it('run as written, repeats the run with the same settings', async () => {
+    const { reproduceCommand } = await import('../src/render/reproduce.js');
+    const dir = mkdtempSync(join(tmpdir(), 'hotpath-reproduce-'));
+    try {
+      const first = cli(
+        [
+          'compare',
+          '--base-start',
+          SERVER,
+          '--head-start',
+          `HASH_ITERATIONS=100 ${SERVER}`,
+          '--url',
+          '/hash?user=a',
+          '-c',
+          '1',
+          '-d',
+          '0.4',
+          '-W',
+          '0',
+          '-r',
+          '1',
+          '--profiler',
+          'none',
+          '--threshold',
+          '50',
+          '--metrics',
+          'requestsPerSecond,p99',
+          '-q',
+          '--json',
+        ],
+        dir,
+      );
+      expect(first.status, first.stderr).toBe(0);
+      const report = JSON.parse(first.stdout);
+      const again = reproduceCommand(report);
+      expect(again.missing).toEqual([]);
+      expect(again.command).toMatch(/^npx -p @hotpath\/compare hotpath compare /);
+      // What a user pastes, with the locally built bin standing in for npx.
+      const local = again.command.replace(
+        'npx -p @hotpath/compare hotpath',
+        `node ${JSON.stringify(CLI_BIN)}`,
+      );
+      const second = spawnSync('/bin/sh', ['-c', `${local} -q --json`], {
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: 180_000,
+      });
+      expect(second.status, second.stderr).toBe(0);
+      const repeated = JSON.parse(second.stdout);
+      expect(repeated.settings).toEqual(report.settings);
+      const withConfig = reproduceCommand(report, {
+        config: 'ci/hotpath config.json',
+        base: 'abc123',
+        head: 'def456',
+      });
+      expect(withConfig.command).toBe(
+        "npx -p @hotpath/compare hotpath compare --base abc123 --head def456 --config 'ci/hotpath config.json'",
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
