@@ -97,7 +97,10 @@ async function measurePullRequest(
         signal,
         shard: parseShard(shard),
         warnings,
-        onProgress: (e) => log(logSafe(e.message)),
+        // One line per step and measured window; the per-second ticks are for live displays.
+        onProgress: (e) => {
+          if (e.phase !== 'tick') log(logSafe(e.message));
+        },
       }),
     );
   } finally {

@@ -1,7 +1,7 @@
 import * as core from '@actions/core';
 import * as github from '@actions/github';
 import { type Report, render } from '@hotpath/compare';
-import { commentMarker } from '@hotpath/compare/internal';
+import { codeSpan, commentMarker, escapeText, reproduceCommand } from '@hotpath/compare/internal';
 import { HotpathActionError } from './errors.js';
 import {
   findStickyComment,
@@ -51,11 +51,17 @@ function preamble(report: Report, pr: PullRequest, options: ActionOptions, artif
     report.shards > 1
       ? ` · ${report.shards} shards, ${report.rounds} rounds per side`
       : ` · ${report.rounds} rounds per side`;
-  const config = options.config && /^[\w./-]+$/.test(options.config) ? ` --config ${options.config}` : '';
+  // The run's settings: its config file, or (settings given as inputs) the same values as flags.
+  const again = reproduceCommand(report, {
+    config: options.config || undefined,
+    base: sha(base),
+    head: sha(head),
+  });
+  const missing = again.missing.length ? ` (add ${again.missing.join('; ')})` : '';
   return [
     `Compared base \`${sha(base)}\` with head \`${sha(head)}\` (PR #${pr.number})${shards}.`,
     ...(artifacts.length ? [`Results: ${artifacts.join(', ')}.`] : []),
-    `Reproduce locally: \`npx -p @hotpath/compare hotpath compare --base ${sha(base)} --head ${sha(head)}${config}\``,
+    `Reproduce locally: ${codeSpan(again.command, 2000)}${escapeText(missing)}`,
   ];
 }
 

@@ -46,7 +46,9 @@ if (!['cpu', 'pbkdf2'].includes(values.change)) {
   process.exit(2);
 }
 if (!['off', 'unpinned', 'server-core'].includes(values.neighbour)) {
-  console.error(`--neighbour: expected off, unpinned or server-core, got ${JSON.stringify(values.neighbour)}`);
+  console.error(
+    `--neighbour: expected off, unpinned or server-core, got ${JSON.stringify(values.neighbour)}`,
+  );
   process.exit(2);
 }
 
@@ -72,7 +74,9 @@ require('node:http').createServer((req, res) => {
 }).listen(Number(process.env.PORT), '127.0.0.1');
 `;
 
-const hashServer = (sync) => `// each request hashes a password with PBKDF2 (${sync ? 'pbkdf2Sync: on the event loop' : 'pbkdf2: on libuv\'s pool'})
+const hashServer = (
+  sync,
+) => `// each request hashes a password with PBKDF2 (${sync ? 'pbkdf2Sync: on the event loop' : "pbkdf2: on libuv's pool"})
 const crypto = require('node:crypto');
 require('node:http').createServer((req, res) => {
   ${sync ? "res.end(crypto.pbkdf2Sync('secret', 'salt', 10000, 32, 'sha256').toString('hex'));" : "crypto.pbkdf2('secret', 'salt', 10000, 32, 'sha256', (err, key) => res.end(key.toString('hex')));"}
@@ -217,7 +221,8 @@ try {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const story = values.change === 'pbkdf2' ? 'head pbkdf2Sync vs base pbkdf2' : `head ×${values.factor} CPU per request`;
+const story =
+  values.change === 'pbkdf2' ? 'head pbkdf2Sync vs base pbkdf2' : `head ×${values.factor} CPU per request`;
 console.log(
   `hotpath detection bench: ${runs} A/A and ${runs} A/B runs per shard count, rounds ${settings.rounds}${settings.rounds === 'auto' ? ` (max-time ${settings.maxTime} s)` : ''} × ${settings.duration} s (+${settings.warmup} s warm-up) per side and shard, ${values.connections} connections, ${story}, neighbour ${values.neighbour}${values.neighbour === 'off' ? '' : ` (on in ${hogRounds} of ${allRounds} rounds)`}, taskset ${hasTaskset && values.neighbour === 'off' ? 'on' : 'off'}`,
 );

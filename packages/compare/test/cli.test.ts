@@ -1,5 +1,5 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,7 +28,10 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
       ['compare', '--base-start', 'node a.js'],
       /^hotpath: HP_COMPARE_INVALID_SETTING: baseStart and headStart go together/,
     ],
-    [['frobnicate'], /^hotpath: unknown command "frobnicate": expected compare, profile, report or schema/],
+    [
+      ['frobnicate'],
+      /^hotpath: unknown command "frobnicate": expected compare, profile, report, schema or init/,
+    ],
     [
       ['compare', '--config', 'nope.json'],
       /^hotpath: HP_COMPARE_CONFIG: config file "nope.json" does not exist\n$/,
@@ -47,11 +50,22 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
     expect(r.stdout).toContain('hotpath compare --base-start CMD --head-start CMD');
     const version = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
     for (const argv of [['--version'], ['compare', '--version'], ['-v']])
-      expect(cli(argv).stdout).toBe(`${version}\n`);
+      expect(cli(argv).stdout).toBe(`hotpath ${version}\n`);
   });
 
-  it('refuses a run without a start command, naming what is missing', () => {
+  it('in a folder without a config says so and suggests hotpath init', () => {
     const r = cli(['compare'], dir);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe(
+      `hotpath: no hotpath.config.json (or .mjs, .js) in ${dir}: run "npx -p @hotpath/compare hotpath init" to write one, or pass --start CMD (or --base-start and --head-start) and --url PATH (see --help)\n`,
+    );
+  });
+
+  it('with a config but no start command names what is missing', () => {
+    const app = join(dir, 'no-start');
+    mkdirSync(app, { recursive: true });
+    writeFileSync(join(app, 'hotpath.config.json'), '{"url": "/"}');
+    const r = cli(['compare'], app);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^hotpath: HP_COMPARE_INVALID_SETTING: missing "start"/);
   });
@@ -123,7 +137,7 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
         join(dir, `shard-report-${shard[0]}`),
         '-d',
         '600ms',
-        '-w',
+        '-W',
         '200ms',
         '-r',
         '3',
@@ -169,7 +183,7 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
         'HEAD',
         '-d',
         '30s',
-        '-w',
+        '-W',
         '0',
         '-c',
         '1',

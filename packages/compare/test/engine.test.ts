@@ -112,7 +112,11 @@ if (!fs.existsSync(${JSON.stringify(marker)})) {
       { side: 'base', command: 'node port-taken.cjs', cwd: dir },
       1,
       settings({ url: '/auth' }),
-      { ...context(), log: (line: string) => lines.push(line) },
+      {
+        ...context(),
+        log: (line: string) => lines.push(line),
+        onProgress: (e: { message: string }) => lines.push(e.message),
+      },
     );
     expect(existsSync(marker)).toBe(true);
     expect(lines.filter((l) => l.includes('EADDRINUSE'))).toEqual([
@@ -173,7 +177,11 @@ require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.e
       { side: 'head', command: `node ${JSON.stringify(join(FIXTURES, 'routes-server.cjs'))}`, cwd: dir },
       1,
       s,
-      { ...context(), log: (line: string) => lines.push(line) },
+      {
+        ...context(),
+        log: (line: string) => lines.push(line),
+        onProgress: (e: { message: string }) => lines.push(e.message),
+      },
     );
     expect(lines.filter((l) => l.includes('starting'))).toHaveLength(1);
     expect(result.scenarios.map((x) => x.scenario)).toEqual(['hash', 'static']);
@@ -204,7 +212,7 @@ require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.e
       {
         ...context(),
         signal: controller.signal,
-        log: (line: string) => {
+        onProgress: ({ message: line }: { message: string }) => {
           lines.push(line);
           if (line.includes('measuring'))
             setTimeout(() => {

@@ -109,7 +109,11 @@ describe('resolveSettings (one table for flags, inputs, config and API)', () => 
       'input',
       /input "fail-on-regression": expected true or false, got "maybe"/,
     ],
-    [{ start: 'x', headers: 'no colon here' }, 'input', /input "headers": expected "Name: value" lines/],
+    [
+      { start: 'x', headers: 'no colon here' },
+      'input',
+      /input "headers": expected "Name: value" \(or name=value\) lines/,
+    ],
     [{ start: 'x', url: 'api/items' }, 'input', /input "url": expected a path starting with "\/"/],
     [
       { start: 'x', cwd: 'a', hotThreshold: '101' },
@@ -206,7 +210,7 @@ describe('the CLI flags come from the same table', () => {
       m: 'method',
       H: 'headers',
       b: 'body',
-      w: 'warmup',
+      W: 'warmup',
     });
   });
 
@@ -217,7 +221,7 @@ describe('the CLI flags come from the same table', () => {
       '5',
       '-d',
       '2s',
-      '-w',
+      '-W',
       '0',
       '-H',
       'a: 1',
@@ -241,7 +245,7 @@ describe('the CLI flags come from the same table', () => {
     [['compare', '-Z'], 'unknown option -Z (see --help)'],
     [['compare', '--rounds'], 'option --rounds needs a value (see --help)'],
     [['compare', 'extra'], 'unexpected argument "extra" (see --help)'],
-    [['bench'], 'unknown command "bench": expected compare, profile, report or schema (see --help)'],
+    [['bench'], 'unknown command "bench": expected compare, profile, report, schema or init (see --help)'],
   ])('%j → one line', (argv, message) => {
     expect(() => parseCommandLine(argv)).toThrow(message);
   });

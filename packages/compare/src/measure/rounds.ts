@@ -1,6 +1,7 @@
 import type { Look, Measurements, RoundResult, RoundsStop, Side } from '../model.js';
 import type { Settings } from '../settings/schema.js';
 import { decideAfterPair } from '../verdict/sequential.js';
+import { roundProgress } from './progress.js';
 import { type RoundContext, runRound, type ServerSpec } from './round.js';
 
 export interface ComparisonPlan {
@@ -23,13 +24,22 @@ export async function measureRounds(plan: ComparisonPlan, context: RoundContext)
   const order: Side[] = [];
   const auto = settings.rounds === 'auto';
   const most = settings.rounds === 'auto' ? settings.maxRounds : settings.rounds;
+  const progress = roundProgress(
+    context.onProgress,
+    settings.rounds,
+    auto ? undefined : 2 * most,
+    auto ? settings.maxTime * 1000 : undefined,
+  );
+  const roundContext: RoundContext = { ...context, onProgress: progress.emit };
   const looks: Look[] = [];
   let spent = 0;
   let stop: RoundsStop = { rounds: 'fixed', reason: 'fixed', looks };
   for (let pair = 1; pair <= most; pair++) {
     for (const side of ['base', 'head'] as const) {
-      results[side].push(await runRound(plan[side], pair, settings, context));
+      results[side].push(await runRound(plan[side], pair, settings, roundContext));
       order.push(side);
+      progress.stepDone();
+      progress.emit({ phase: 'round', side, round: pair, message: `${side} round ${pair} done` });
     }
     if (!auto) continue;
     const decision = decideAfterPair({
@@ -45,7 +55,10 @@ export async function measureRounds(plan: ComparisonPlan, context: RoundContext)
     }
     stop = { rounds: 'auto', reason: decision.stop ?? 'max-rounds', looks };
     if (decision.stop) {
-      context.log?.(`${pair} pair${pair === 1 ? '' : 's'}: ${STOP_WORDS[decision.stop]}`);
+      progress.emit({
+        phase: 'note',
+        message: `${pair} pair${pair === 1 ? '' : 's'}: ${STOP_WORDS[decision.stop]}`,
+      });
       break;
     }
   }
@@ -77,6 +90,12 @@ export async function measureOne(
 ): Promise<RoundResult[]> {
   const results: RoundResult[] = [];
   const rounds = settings.rounds === 'auto' ? PROFILE_AUTO_ROUNDS : settings.rounds;
-  for (let round = 1; round <= rounds; round++) results.push(await runRound(spec, round, settings, context));
+  const progress = roundProgress(context.onProgress, rounds, rounds);
+  const roundContext: RoundContext = { ...context, onProgress: progress.emit };
+  for (let round = 1; round <= rounds; round++) {
+    results.push(await runRound(spec, round, settings, roundContext));
+    progress.stepDone();
+    progress.emit({ phase: 'round', side: spec.side, round, message: `${spec.side} round ${round} done` });
+  }
   return results;
 }

@@ -40,7 +40,7 @@ function expected(spec: SettingSpec): string {
     case 'method':
       return 'an HTTP method such as GET';
     case 'headers':
-      return '"Name: value" lines or an object of header names to values';
+      return '"Name: value" (or name=value) lines or an object of header names to values';
     case 'command':
       return 'a command line';
     case 'list':
@@ -147,10 +147,13 @@ export function parseHeaders(value: unknown): Record<string, string> | undefined
     for (const line of lines) {
       if (typeof line !== 'string') return undefined;
       if (line.trim() === '') continue;
+      // "Name: value", or autocannon's name=value: the first separator wins.
       const colon = line.indexOf(':');
-      const name = colon > 0 ? line.slice(0, colon).trim() : '';
+      const equals = line.indexOf('=');
+      const at = colon > 0 && (equals < 0 || colon < equals) ? colon : equals;
+      const name = at > 0 ? line.slice(0, at).trim() : '';
       if (!HEADER_NAME.test(name)) return undefined;
-      headers[name] = line.slice(colon + 1).trim();
+      headers[name] = line.slice(at + 1).trim();
     }
     return headers;
   }

@@ -244,7 +244,7 @@ export const SETTINGS = [
     kind: 'duration',
     group: 'load',
     arg: 'TIME',
-    short: 'w',
+    short: 'W',
     unit: 's',
     default: 2,
     min: 0,
