@@ -140,7 +140,7 @@ let hogRounds = 0;
 let allRounds = 0;
 const onProgress = (event) => {
   if (values.neighbour === 'off') return;
-  if (!/^(base|head) round \d+: starting/.test(event.message)) return;
+  if (event.phase !== 'start') return;
   allRounds++;
   if (random() < 0.5) {
     hogRounds++;
