@@ -29,13 +29,21 @@ module.exports = {
       severity: 'error',
       comment: 'settings may use errors and itself only.',
       from: { path: `${compare}settings/` },
-      to: { path: `${compare}(model|measure|report|render|shard|cli|compare|index|internal)` },
+      to: { path: `${compare}(model|measure|report|render|shard|cli|verdict|compare|index|internal)` },
     },
     {
       name: 'model-is-types-of-settings-only',
       severity: 'error',
       from: { path: `${compare}model\\.ts$` },
-      to: { path: `${compare}(measure|report|render|shard|cli|compare|index|internal)` },
+      to: { path: `${compare}(measure|report|render|shard|cli|verdict|compare|index|internal)` },
+    },
+    {
+      name: 'verdict-is-pure-statistics',
+      severity: 'error',
+      comment:
+        'verdict (statistics, outcomes, alpha spending) is used by measure (rounds: auto) and report; it reads settings and model types only.',
+      from: { path: `${compare}verdict/` },
+      to: { path: `${compare}(measure|report|render|shard|cli)/|${compare}(compare|index|internal)\\.ts$` },
     },
     {
       name: 'measure-before-report-and-render',
@@ -55,7 +63,7 @@ module.exports = {
       severity: 'error',
       comment: 'render takes a Report and nothing else of the pipeline.',
       from: { path: `${compare}render/` },
-      to: { path: `${compare}(measure|report|shard|cli)/|${compare}(compare|index|internal)\\.ts$` },
+      to: { path: `${compare}(measure|report|shard|cli|verdict)/|${compare}(compare|index|internal)\\.ts$` },
     },
     {
       name: 'shard-files-are-an-edge',

@@ -46,8 +46,10 @@ export function renderActionYml() {
   }
   lines.push(
     'outputs:',
+    '  verdict:',
+    "    description: 'The outcome of the run: regressed (any scenario regressed), inconclusive (else: some scenario could not be told within the threshold), improved, or unchanged (every verdict metric shown to be within the threshold).'",
     '  regressed:',
-    '    description: \'"true" when any scenario regressed.\'',
+    '    description: \'"true" when any scenario regressed (verdict is regressed).\'',
     '  throughput-change:',
     "    description: 'Lowest change of requests per second over the scenarios, head vs base, in percent (e.g. -23.1).'",
     '  report:',

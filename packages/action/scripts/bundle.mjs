@@ -1,7 +1,7 @@
-// Bundles the Action entry into one self-contained file, dist/index.js, beside a copy of
-// @hotpath/compare's probe (dist/probe.cjs, preloaded into the servers). Committed: GitHub runs
-// the action from the repository as is. Output is deterministic so CI can rebuild it and fail
-// when the committed bundle is stale.
+// Bundles the Action entry into one self-contained file, dist/index.js, beside copies of
+// @hotpath/compare's probe (dist/probe.cjs, preloaded into the servers) and report.html's viewer
+// (dist/report-viewer.js and .css). Committed: GitHub runs the action from the repository as
+// is. Output is deterministic so CI can rebuild it and fail when the committed bundle is stale.
 import { copyFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -25,4 +25,6 @@ await build({
   outfile: 'dist/index.js',
 });
 const compare = dirname(createRequire(import.meta.url).resolve('@hotpath/compare/package.json'));
-copyFileSync(join(compare, 'dist', 'probe.cjs'), 'dist/probe.cjs');
+// The probe, and report.html's viewer (script and style) that writeReport inlines into the page.
+for (const file of ['probe.cjs', 'report-viewer.js', 'report-viewer.css'])
+  copyFileSync(join(compare, 'dist', file), join('dist', file));

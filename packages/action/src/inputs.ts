@@ -24,7 +24,7 @@ export const ACTION_INPUTS = {
     default: "''",
   },
   comment: {
-    text: 'When to write the sticky comment: always, on-change (a regression or an improvement, or an update of an earlier comment), on-regression, or never.',
+    text: 'When to write the sticky comment: always, on-change (a regression, an inconclusive run or an improvement, or an update of an earlier comment), on-regression, or never.',
     default: "'always'",
   },
   'comment-key': {
@@ -36,7 +36,7 @@ export const ACTION_INPUTS = {
     default: "'false'",
   },
   'upload-artifact': {
-    text: 'mode all: upload the report, folded stacks and flame graphs as a workflow artifact.',
+    text: 'modes all and report: upload report.html, the report, folded stacks and flame graphs as a workflow artifact, linked from the comment.',
     default: "'true'",
   },
   'github-token': {

@@ -11,6 +11,7 @@ import {
   report,
   type Settings,
   type Shard,
+  type WrittenFiles,
   writeReport,
   writeShard,
 } from '@hotpath/compare';
@@ -96,7 +97,10 @@ async function measurePullRequest(
         signal,
         shard: parseShard(shard),
         warnings,
-        onProgress: (e) => log(logSafe(e.message)),
+        // One line per step and measured window; the per-second ticks are for live displays.
+        onProgress: (e) => {
+          if (e.phase !== 'tick') log(logSafe(e.message));
+        },
       }),
     );
   } finally {
@@ -149,6 +153,24 @@ const linksOf = (pr: PullRequest) => ({
 
 const reportDir = () => join(process.env.RUNNER_TEMP ?? tmpdir(), 'hotpath-report');
 
+/**
+ * Uploads the report folder (report.html, report.json, report.md, folded stacks, flame graphs)
+ * as one artifact; its link for the comment, from hotpath's own parts (never from PR text).
+ */
+async function uploadReport(files: WrittenFiles, pr: PullRequest) {
+  const upload = await uploadReportArtifact(files.dir, process.env);
+  if (upload.state !== 'uploaded') {
+    core.warning(`hotpath: the report files were not uploaded as an artifact: ${logSafe(upload.reason)}`);
+    return undefined;
+  }
+  core.info(`hotpath: uploaded ${upload.files.length} files as artifact ${upload.name}`);
+  const runId = process.env.GITHUB_RUN_ID;
+  if (!upload.id || !runId || !/^\d+$/.test(runId)) return { links: [] };
+  const url = `${serverUrl()}/${pr.owner}/${pr.repo}/actions/runs/${runId}/artifacts/${upload.id}`;
+  const html = files.html && upload.files.includes(files.html) ? { name: upload.name, url } : undefined;
+  return { links: [`[${upload.name}](${url})`], html };
+}
+
 /** The Action: modes measure, report and all — the GitHub edge around measure → report → render. */
 export async function run(): Promise<void> {
   // A cancelled job sends SIGINT, then SIGTERM: stop every server, remove every worktree, then exit.
@@ -181,8 +203,10 @@ export async function run(): Promise<void> {
       const rules = await reportRules(workspace, options);
       const result = report(shards, { ...rules, links: linksOf(pr) });
       const out = writeReport(reportDir(), result);
+      for (const note of out.notes) core.warning(`hotpath: ${logSafe(note)}`);
       core.info(`hotpath: merged ${result.shards} shard(s), ${result.rounds} rounds per side`);
-      await publish(result, out.report, pr, options, [], runId);
+      const uploaded = options['upload-artifact'] ? await uploadReport(out, pr) : undefined;
+      await publish(result, out.report, pr, options, [], runId, uploaded?.html);
       return;
     }
 
@@ -194,20 +218,8 @@ export async function run(): Promise<void> {
     const result = report([shard], { links: linksOf(pr) });
     const files = writeReport(reportDir(), result);
     for (const note of files.notes) core.warning(`hotpath: ${logSafe(note)}`);
-    const links: string[] = [];
-    if (options['upload-artifact']) {
-      const upload = await uploadReportArtifact(files.dir, process.env);
-      if (upload.state === 'uploaded') {
-        core.info(`hotpath: uploaded ${upload.files.length} files as artifact ${upload.name}`);
-        if (upload.id && process.env.GITHUB_RUN_ID)
-          links.push(
-            `[${upload.name}](${serverUrl()}/${pr.owner}/${pr.repo}/actions/runs/${process.env.GITHUB_RUN_ID}/artifacts/${upload.id})`,
-          );
-      } else {
-        core.warning(`hotpath: the report files were not uploaded as an artifact: ${logSafe(upload.reason)}`);
-      }
-    }
-    await publish(result, files.report, pr, options, links, 0);
+    const uploaded = options['upload-artifact'] ? await uploadReport(files, pr) : undefined;
+    await publish(result, files.report, pr, options, uploaded?.links ?? [], 0, uploaded?.html);
   } catch (err) {
     if (err instanceof HotpathActionError || err instanceof HotpathCompareError)
       core.setFailed(`${err.code}: ${err.message}`);

@@ -1,7 +1,7 @@
 import * as core from '@actions/core';
 import * as github from '@actions/github';
 import { type Report, render } from '@hotpath/compare';
-import { commentMarker } from '@hotpath/compare/internal';
+import { codeSpan, commentMarker, escapeText, reproduceCommand } from '@hotpath/compare/internal';
 import { HotpathActionError } from './errors.js';
 import {
   findStickyComment,
@@ -51,11 +51,17 @@ function preamble(report: Report, pr: PullRequest, options: ActionOptions, artif
     report.shards > 1
       ? ` · ${report.shards} shards, ${report.rounds} rounds per side`
       : ` · ${report.rounds} rounds per side`;
-  const config = options.config && /^[\w./-]+$/.test(options.config) ? ` --config ${options.config}` : '';
+  // The run's settings: its config file, or (settings given as inputs) the same values as flags.
+  const again = reproduceCommand(report, {
+    config: options.config || undefined,
+    base: sha(base),
+    head: sha(head),
+  });
+  const missing = again.missing.length ? ` (add ${again.missing.join('; ')})` : '';
   return [
     `Compared base \`${sha(base)}\` with head \`${sha(head)}\` (PR #${pr.number})${shards}.`,
     ...(artifacts.length ? [`Results: ${artifacts.join(', ')}.`] : []),
-    `Reproduce locally: \`npx -p @hotpath/compare hotpath compare --base ${sha(base)} --head ${sha(head)}${config}\``,
+    `Reproduce locally: ${codeSpan(again.command, 2000)}${escapeText(missing)}`,
   ];
 }
 
@@ -63,7 +69,7 @@ function shouldComment(mode: ActionOptions['comment'], report: Report, hasEarlie
   if (mode === 'never') return false;
   if (mode === 'always' || hasEarlier) return true;
   if (mode === 'on-regression') return report.regressed;
-  return report.regressed || report.improved;
+  return report.outcome !== 'unchanged';
 }
 
 /** Job summary, outputs, sticky comment, failure (modes report and all). Runs no PR code. */
@@ -74,6 +80,7 @@ export async function publish(
   options: ActionOptions,
   links: string[],
   runId: number,
+  htmlArtifact?: { name: string; url: string },
 ) {
   const token = options['github-token'];
   const octokit = token ? github.getOctokit(token) : undefined;
@@ -83,9 +90,11 @@ export async function publish(
       marker: true,
       commentKey: options['comment-key'],
       preamble: preamble(report, pr, options, artifacts),
+      htmlArtifact,
     },
   });
   const markdown = text.markdown;
+  core.setOutput('verdict', report.outcome);
   core.setOutput('regressed', String(report.regressed));
   core.setOutput('throughput-change', (report.throughputChange * 100).toFixed(2));
   core.setOutput('report', reportPath);
@@ -126,4 +135,8 @@ export async function publish(
   await withCommandsStopped(log, async () => log(logSafe(text.summary)));
   if (report.regressed && report.settings.failOnRegression)
     core.setFailed('hotpath: a scenario regressed (see the summary)');
+  else if (report.outcome === 'inconclusive' && report.settings.failOnInconclusive)
+    core.setFailed(
+      'hotpath: the run could not tell whether the change is slower (inconclusive; see the summary): rerun, or give it more time (max-time) or shards',
+    );
 }

@@ -102,13 +102,15 @@ require('node:http').createServer((req, res) => res.end('ok')).listen(Number(pro
   it('a cancelled job (SIGTERM) stops every server and removes the worktrees', async () => {
     const ok = `require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.env.PORT), '127.0.0.1');`;
     const repo = makeRepo(join(root, 'cancel'), { 'server.js': ok }, { 'server.js': `${ok}\n// head` });
-    const servers = () => serversRunning('server.js', 'HOTPATH_PROBE_DIR=');
+    let action = -1;
+    const servers = () => serversRunning('server.js', 'HOTPATH_PROBE_DIR=', action);
     const seen: number[] = [];
     const run = await runAction({
       repo,
       apiUrl: github.url,
       inputs: { start: 'node server.js', duration: '60', warmup: '0', rounds: '1', connections: '1' },
       onSpawn: (child) => {
+        action = child.pid ?? -1;
         const poll = setInterval(() => {
           seen.push(...servers());
           if (seen.length > 0) {

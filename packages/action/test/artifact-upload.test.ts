@@ -24,6 +24,7 @@ const savedEnv = { ...process.env };
 beforeAll(async () => {
   writeFileSync(join(dir, 'report.json'), '{"schema":"hotpath-report/1"}\n');
   writeFileSync(join(dir, 'head.folded'), 'main;hot 42\n');
+  writeFileSync(join(dir, 'report.html'), '<!doctype html><title>hotpath</title>\n');
   server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -100,6 +101,12 @@ describe('uploadReportArtifact', () => {
     expect(zip.subarray(0, 2).toString()).toBe('PK');
     expect(zip.includes('report.json')).toBe(true);
     expect(zip.includes('head.folded')).toBe(true);
+    expect(zip.includes('report.html')).toBe(true);
+    expect(result.state === 'uploaded' && result.files.map((f) => f.slice(dir.length + 1)).sort()).toEqual([
+      'head.folded',
+      'report.html',
+      'report.json',
+    ]);
     expect(recorded.some((r) => r.url.endsWith('/FinalizeArtifact'))).toBe(true);
   });
 

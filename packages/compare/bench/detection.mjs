@@ -2,7 +2,13 @@
 // how often does hotpath flag an A/A pull request (head = base + a comment line: a false alarm)
 // and a head whose handler costs 11 % more CPU (about −10 % req/s: detection)?
 //
-//   node bench/detection.mjs [--runs N] [--shards 1,2,4] [--factor 1.11] [--rounds N] [--duration S]
+//   node bench/detection.mjs [--runs N] [--shards 1,2,4] [--factor 1.11] [--rounds N|auto] [--duration S]
+//                            [--change cpu|pbkdf2] [--neighbour off|unpinned|server-core]
+//
+// --change pbkdf2 is the seed's story instead: base hashes with the async crypto.pbkdf2 (libuv's
+// pool), head with pbkdf2Sync (the event loop). --neighbour runs a CPU hog during a random half of
+// the rounds (decided per round, as a shared runner's neighbours come and go): unpinned, or on the
+// server's core.
 //
 // Each run is a whole comparison as a user runs it: base and head checked out with git worktree
 // from a temp repository, interleaved rounds at the default settings (unless overridden), the
@@ -10,7 +16,7 @@
 // pair of commits are merged as the Action's report mode merges a matrix. "Flagged" means the
 // run regressed or a function's growth was significant. The servers are pinned to core 0 and
 // this process (the load generator) to core 1 when taskset exists.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,11 +36,25 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '4' },
     out: { type: 'string' },
     pinned: { type: 'boolean', default: false },
+    change: { type: 'string', default: 'cpu' },
+    neighbour: { type: 'string', default: 'off' },
+    seed: { type: 'string', default: '1' },
   },
 });
+if (!['cpu', 'pbkdf2'].includes(values.change)) {
+  console.error(`--change: expected cpu or pbkdf2, got ${JSON.stringify(values.change)}`);
+  process.exit(2);
+}
+if (!['off', 'unpinned', 'server-core'].includes(values.neighbour)) {
+  console.error(
+    `--neighbour: expected off, unpinned or server-core, got ${JSON.stringify(values.neighbour)}`,
+  );
+  process.exit(2);
+}
 
 const hasTaskset = spawnSync('taskset', ['-V']).status === 0;
-if (hasTaskset && !values.pinned) {
+// With a neighbour nothing is pinned (as on a shared runner), except a hog on the server's core.
+if (hasTaskset && !values.pinned && values.neighbour === 'off') {
   const r = spawnSync(
     'taskset',
     ['-c', '1', process.execPath, fileURLToPath(import.meta.url), ...process.argv.slice(2), '--pinned'],
@@ -51,6 +71,15 @@ require('node:http').createServer((req, res) => {
   let x = 0;
   for (let i = 0; i < work; i++) x += Math.sqrt(i) * 1e-9;
   res.end(String(x));
+}).listen(Number(process.env.PORT), '127.0.0.1');
+`;
+
+const hashServer = (
+  sync,
+) => `// each request hashes a password with PBKDF2 (${sync ? 'pbkdf2Sync: on the event loop' : "pbkdf2: on libuv's pool"})
+const crypto = require('node:crypto');
+require('node:http').createServer((req, res) => {
+  ${sync ? "res.end(crypto.pbkdf2Sync('secret', 'salt', 10000, 32, 'sha256').toString('hex'));" : "crypto.pbkdf2('secret', 'salt', 10000, 32, 'sha256', (err, key) => res.end(key.toString('hex')));"}
 }).listen(Number(process.env.PORT), '127.0.0.1');
 `;
 
@@ -75,18 +104,60 @@ const commit = (text, message) => {
 };
 git('init', '-q', '-b', 'main');
 const work = Number(values.work);
-const base = commit(server(work), 'base');
-const aa = commit(`${server(work)}// a comment: nothing else changed\n`, 'A/A head');
+const baseText = values.change === 'pbkdf2' ? hashServer(false) : server(work);
+const base = commit(baseText, 'base');
+const aa = commit(`${baseText}// a comment: nothing else changed\n`, 'A/A head');
 git('checkout', '-q', base);
-const ab = commit(server(Math.round(work * Number(values.factor))), 'A/B head');
+const ab = commit(
+  values.change === 'pbkdf2' ? hashServer(true) : server(Math.round(work * Number(values.factor))),
+  'A/B head',
+);
+
+// The noisy neighbour: a CPU hog switched on for a random half of the rounds (a seeded choice
+// per round, made when the round starts), unpinned or on the server's core.
+let seed = Number(values.seed) >>> 0;
+const random = () => {
+  seed = (seed + 0x6d2b79f5) >>> 0;
+  let t = seed;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+};
+let hog;
+const hogOff = () => {
+  hog?.kill('SIGKILL');
+  hog = undefined;
+};
+const hogOn = () => {
+  if (hog) return;
+  const burn = ['-e', 'for (;;) Math.sqrt(Math.random());'];
+  hog =
+    values.neighbour === 'server-core' && hasTaskset
+      ? spawn('taskset', ['-c', '0', process.execPath, ...burn], { stdio: 'ignore' })
+      : spawn(process.execPath, burn, { stdio: 'ignore' });
+};
+let hogRounds = 0;
+let allRounds = 0;
+const onProgress = (event) => {
+  if (values.neighbour === 'off') return;
+  if (event.phase !== 'start') return;
+  allRounds++;
+  if (random() < 0.5) {
+    hogRounds++;
+    hogOn();
+  } else hogOff();
+};
+process.once('exit', hogOff);
 
 const overrides = {
-  start: `${hasTaskset ? 'taskset -c 0 ' : ''}node server.cjs`,
+  // On a shared runner nothing is pinned: with a neighbour the server is not pinned either.
+  start: `${hasTaskset && values.neighbour === 'off' ? 'taskset -c 0 ' : ''}node server.cjs`,
   cwd: dir,
   install: 'none',
   connections: values.connections,
 };
 for (const key of ['rounds', 'duration', 'warmup']) if (values[key]) overrides[key] = values[key];
+if (values.change === 'pbkdf2') overrides.url = '/';
 const settings = resolveSettings({ overrides });
 
 process.once('SIGINT', () => process.exit(130));
@@ -94,14 +165,20 @@ process.once('SIGTERM', () => process.exit(143));
 
 async function comparison(headSha, shards) {
   const measured = [];
-  for (let i = 1; i <= shards; i++) {
-    measured.push(
-      await measure(settings, {
-        baseDir: dir,
-        refs: { base: { sha: base }, head: { sha: headSha } },
-        shard: { index: i, total: shards },
-      }),
-    );
+  const startedAt = Date.now();
+  try {
+    for (let i = 1; i <= shards; i++) {
+      measured.push(
+        await measure(settings, {
+          baseDir: dir,
+          refs: { base: { sha: base }, head: { sha: headSha } },
+          shard: { index: i, total: shards },
+          onProgress,
+        }),
+      );
+    }
+  } finally {
+    hogOff();
   }
   const report = makeReport(measured);
   const s = report.scenarios[0];
@@ -109,10 +186,17 @@ async function comparison(headSha, shards) {
   const flagged = report.regressed || functions.length > 0;
   return {
     flagged,
+    outcome: report.outcome,
     regressed: report.regressed,
+    seconds: (Date.now() - startedAt) / 1000,
+    pairs: s.pairs,
+    stop: report.stop.map((x) => x.reason),
     functions: functions.map((f) => f.name),
     metrics: Object.fromEntries(
-      s.metrics.map((m) => [m.metric, { change: m.change, ci: m.ci, status: m.status }]),
+      s.metrics.map((m) => [
+        m.metric,
+        { change: m.change, ci: m.ci, outcome: m.outcome, detectable: m.detectable, excluded: m.excluded },
+      ]),
     ),
   };
 }
@@ -137,20 +221,32 @@ try {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const story =
+  values.change === 'pbkdf2' ? 'head pbkdf2Sync vs base pbkdf2' : `head ×${values.factor} CPU per request`;
 console.log(
-  `hotpath detection bench: ${runs} A/A and ${runs} A/B runs per shard count, ${settings.rounds} rounds × ${settings.duration} s (+${settings.warmup} s warm-up) per side and shard, ${values.connections} connections, head ×${values.factor} CPU per request, taskset ${hasTaskset ? 'on' : 'off'}`,
+  `hotpath detection bench: ${runs} A/A and ${runs} A/B runs per shard count, rounds ${settings.rounds}${settings.rounds === 'auto' ? ` (max-time ${settings.maxTime} s)` : ''} × ${settings.duration} s (+${settings.warmup} s warm-up) per side and shard, ${values.connections} connections, ${story}, neighbour ${values.neighbour}${values.neighbour === 'off' ? '' : ` (on in ${hogRounds} of ${allRounds} rounds)`}, taskset ${hasTaskset && values.neighbour === 'off' ? 'on' : 'off'}`,
 );
 console.log(
-  '| shards | A/A flagged (false alarms) | A/B flagged (detected) | A/B req/s change (median) | A/B CPU/request change (median) |',
+  '| shards | A/A flagged (false alarms) | A/A outcomes | A/B flagged (detected) | A/B outcomes | A/B req/s (median) | A/B event-loop CPU/req (median) | detectable req/s, A/A (median) | pairs (median) | s per comparison (median) |',
 );
-console.log('|---:|---:|---:|---:|---:|');
+console.log('|---:|---:|---|---:|---|---:|---:|---:|---:|---:|');
+const outcomes = (list) => {
+  const count = {};
+  for (const r of list) count[r.outcome] = (count[r.outcome] ?? 0) + 1;
+  return Object.entries(count)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+};
+const pct = (x) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)} %`;
 for (const shards of shardCounts) {
   const { aa: a, ab: b } = results[shards];
   const fp = a.filter((r) => r.flagged).length;
   const tp = b.filter((r) => r.flagged).length;
-  const change = (metric) => median(b.map((r) => r.metrics[metric]?.change ?? Number.NaN)) * 100;
+  const change = (metric) => median(b.map((r) => r.metrics[metric]?.change ?? Number.NaN));
+  const detectable = median(a.map((r) => r.metrics.requestsPerSecond?.detectable ?? Number.NaN));
+  const all = [...a, ...b];
   console.log(
-    `| ${shards} | ${fp}/${runs} (${((100 * fp) / runs).toFixed(0)} %) | ${tp}/${runs} (${((100 * tp) / runs).toFixed(0)} %) | ${change('requestsPerSecond').toFixed(1)} % | ${change('cpuPerRequest').toFixed(1)} % |`,
+    `| ${shards} | ${fp}/${runs} (${((100 * fp) / runs).toFixed(0)} %) | ${outcomes(a)} | ${tp}/${runs} (${((100 * tp) / runs).toFixed(0)} %) | ${outcomes(b)} | ${pct(change('requestsPerSecond'))} | ${pct(change('mainThreadCpuPerRequest'))} | ±${(detectable * 100).toFixed(1)} % | ${median(all.map((r) => r.pairs))} | ${median(all.map((r) => r.seconds)).toFixed(0)} |`,
   );
 }
 console.log(`wall time: ${((Date.now() - started) / 60000).toFixed(1)} min`);

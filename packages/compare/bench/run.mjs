@@ -13,8 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { runLoad } from '../dist/measure/load.js';
 import { probePath } from '../dist/measure/probe-path.js';
 import { runRound } from '../dist/measure/round.js';
-import { pairedDifference } from '../dist/report/statistics.js';
 import { resolveSettings } from '../dist/settings/schema.js';
+import { pairedDifference } from '../dist/verdict/statistics.js';
 
 const hasTaskset = spawnSync('taskset', ['-V']).status === 0;
 if (hasTaskset && !process.env.HOTPATH_BENCH_PINNED) {

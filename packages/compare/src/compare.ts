@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { type MeasureRuntime, measure } from './measure/measure.js';
 import type { Report } from './model.js';
 import { writeReport } from './render/files.js';
+import { claimOutDir } from './render/out-dir.js';
 import { report } from './report/report.js';
 import type { CompareConfig } from './settings/schema.js';
 import { resolveSettings } from './settings/schema.js';
@@ -24,6 +25,8 @@ export async function compare(options: CompareOptions): Promise<Report> {
   const shard = await measure(settings, { signal, onProgress, env });
   onProgress?.({ phase: 'analyse', message: 'statistics, hot functions, report files' });
   const result = report([shard]);
-  writeReport(resolve(settings.out), result);
+  const out = claimOutDir(resolve(settings.out));
+  writeReport(out.dir, result);
+  out.seal();
   return result;
 }

@@ -5,6 +5,7 @@
 export { allowlistedEnvironment } from './measure/environment.js';
 export { runCommand } from './measure/process-group.js';
 export { codeSpan, commentMarker, escapeText, MAX_COMMENT_LENGTH } from './render/markdown.js';
+export { type Reproduction, reproduceCommand, shellWord } from './render/reproduce.js';
 export { isReporterKey, REPORTER_KEYS } from './report/shards.js';
 export { configJsonSchema } from './settings/json-schema.js';
 export { flagOf, inputOf, SETTINGS, type SettingSpec } from './settings/table.js';

@@ -57,6 +57,13 @@ export interface MonitorSummary {
   durationMs: number;
   /** CPU time (user + system, all threads) of the process over the window, µs. */
   cpuMicros: number;
+  /**
+   * CPU time of the process's main thread (the event loop) over the window, µs; NaN when the
+   * platform gives no per-thread time.
+   */
+  mainThreadCpuMicros: number;
+  /** Where mainThreadCpuMicros came from: process.threadCpuUsage() or Linux's /proc. */
+  mainThreadCpuSource?: 'threadCpuUsage' | 'proc-schedstat' | 'proc-stat';
   /** Mean event-loop delay (ms), averaged over the per-second readings. */
   delayMean: number;
   /** Worst per-second p99 delay (ms). */
@@ -81,6 +88,12 @@ export interface ScenarioRound {
   monitors: MonitorSummary[];
   /** Profiler that ran in each server process for this window. */
   profilers: string[];
+  /**
+   * What other processes used the machine during the measured window, in cores (all CPU time
+   * minus the servers' and hotpath's own, over the window; steal time counted), where the
+   * platform tells (Linux).
+   */
+  otherLoad?: number;
 }
 
 /** Everything one round (one server start) of one side measured, per scenario. */
@@ -107,6 +120,24 @@ export interface Measurements {
   scenarios: string[];
   startedAt: string;
   finishedAt: string;
+  /** How the rounds ended: a fixed count, or (rounds: auto) the looks taken and why they stopped. */
+  stop?: RoundsStop;
+}
+
+/** One look at the data in `rounds: auto`: the pairs so far and the share of alpha it spent. */
+export interface Look {
+  pairs: number;
+  /** Share of each test's alpha this look's intervals use (0..1; the looks' shares sum to ≤ 1). */
+  alphaShare: number;
+}
+
+/** Why the rounds ended. */
+export interface RoundsStop {
+  rounds: 'fixed' | 'auto';
+  /** fixed: the set count ran; conclusive: every verdict metric had an outcome; budgets. */
+  reason: 'fixed' | 'conclusive' | 'max-time' | 'max-rounds';
+  /** Looks taken (rounds: auto), in order; the last decided. */
+  looks: Look[];
 }
 
 /** Which part of a matrix of measuring jobs this is: `1/4` is the first of four. */
@@ -140,9 +171,23 @@ export interface RoundMetrics {
   errorRate: number;
   /** Server CPU time (all processes, all threads) per request in the window, µs; NaN without probe. */
   cpuPerRequest: number;
+  /** The servers' main threads' (event loops') CPU time per request, µs; NaN where unknown. */
+  mainThreadCpuPerRequest: number;
+  /** Mean event-loop utilisation of the server processes over the window, 0..1; NaN without probe. */
+  eventLoopUtilization: number;
+  /** Other processes' load on the machine during the window, in cores (see ScenarioRound). */
+  otherLoad?: number;
 }
 
-export type MetricStatus = 'regressed' | 'improved' | 'within-threshold' | 'not-significant';
+/**
+ * regressed: worse beyond the threshold, and the interval excludes zero; improved: the mirror;
+ * unchanged: the interval's worse end is within the threshold (shown to be at most that much
+ * worse); inconclusive: none of these — the noise is too large for the threshold.
+ */
+export type Outcome = 'regressed' | 'unchanged' | 'improved' | 'inconclusive';
+
+/** Why a metric is inconclusive: too few pairs, pairs spoiled by other load, or noise. */
+export type InconclusiveReason = 'too-few-pairs' | 'spoiled' | 'noise';
 
 export interface MetricVerdict {
   metric: MetricName;
@@ -152,16 +197,25 @@ export interface MetricVerdict {
   better: 'higher' | 'lower';
   base: number;
   head: number;
-  /** Relative change (head - base) / base; for errorRate the absolute change in rate. */
+  /** Relative change (head - base) / base; for rates (errors, utilisation) the change in rate. */
   change: number;
-  /** Interval of `change` (level 1 − alpha, corrected for the number of tests in the run). */
-  ci: [number, number];
+  /** Interval of `change` (level 1 − alpha, corrected for the tests in the run); null: none. */
+  ci: [number, number] | null;
   significant: boolean;
-  status: MetricStatus;
+  outcome: Outcome;
+  /** Set when inconclusive. */
+  reason?: InconclusiveReason;
+  /**
+   * The smallest change this run could have detected (at its alpha, 80 % power, from the pairs'
+   * spread), in the unit of `change`; null with fewer than two pairs.
+   */
+  detectable: number | null;
   /** The metric can make the run regress (the `metrics` setting); otherwise it is shown only. */
   inVerdict: boolean;
   /** Round pairs the interval is built on. */
   pairs: number;
+  /** Pairs left out because other load on the machine differed between their rounds. */
+  excluded: number;
 }
 
 export interface HotFunction {
@@ -175,6 +229,15 @@ export interface HotFunction {
   headShare: number;
   /** headShare - baseShare (0..1; 0.05 = 5 percentage points). */
   delta: number;
+  /**
+   * Main-thread CPU time per request spent in this function itself (µs): its self samples over
+   * the non-idle samples times the main thread's CPU per request. Unlike a share, it cannot
+   * grow because another function got faster. Undefined without per-thread CPU times.
+   */
+  baseCost?: number;
+  headCost?: number;
+  /** Interval of the per-pair change of the cost per request (µs), with two pairs or more. */
+  costCi?: [number, number];
   status: 'new' | 'vanished' | 'changed';
   /** Rank by self time among head's functions (1 = hottest), 0 when absent. */
   headRank: number;
@@ -237,6 +300,7 @@ export interface ScenarioReport {
   name: string;
   /** What the scenario loads: `GET /path`, or the requests in turn. */
   target: string;
+  outcome: Outcome;
   regressed: boolean;
   improved: boolean;
   /** Base/head round pairs the statistics are built on (all shards). */
@@ -267,15 +331,26 @@ export type ReportSettings = Omit<Settings, 'scenarios'> & {
 
 /** What report() makes of one or more shards. */
 export interface Report {
-  /** Some scenario regressed. */
+  /**
+   * regressed if any scenario is, else inconclusive if any is, else improved if any is, else
+   * unchanged.
+   */
+  outcome: Outcome;
+  /** Some scenario regressed (outcome === 'regressed'). */
   regressed: boolean;
   /** Some scenario improved and none regressed. */
   improved: boolean;
   scenarios: ScenarioReport[];
   /** The lowest throughput change over the scenarios, as a fraction. */
   throughputChange: number;
-  /** How the intervals were made: paired log-ratios, Bonferroni over `tests` at family level 95 %. */
-  statistics: { method: 'paired-t'; tests: number; alpha: number; familyLevel: 0.95 };
+  /**
+   * How the intervals were made: paired log-ratios, Bonferroni over `tests` at family level 95 %;
+   * with rounds: auto, each look's share of alpha (alpha spending) — `alpha` is the level the
+   * shown intervals use.
+   */
+  statistics: { method: 'paired-t'; tests: number; alpha: number; familyLevel: 0.95; power: number };
+  /** How the rounds ended (per shard: the first shard's; see each shard for the rest). */
+  stop: RoundsStop[];
   /** Shards merged (1 without a matrix) and rounds per side over all shards. */
   shards: number;
   rounds: number;

@@ -99,6 +99,7 @@ describe('diagnose', () => {
     pid: 1,
     durationMs: 1000,
     cpuMicros: 500_000,
+    mainThreadCpuMicros: 400_000,
     delayMean: 1,
     delayP99: 11,
     delayMax: 12,
@@ -204,7 +205,7 @@ describe('analyse + renderMarkdown', () => {
     expect(md.startsWith(COMMENT_MARKER)).toBe(true);
     expect(md).toMatch(/^### 🔴 hotpath: Regression/m);
     expect(md).toMatch(
-      /\| Requests\/s \| 45\.0 \| 23\.0 \| −48\.9 % \| \[−\d+\.\d, −\d+\.\d\] % \| \*\*regressed\*\* \|/,
+      /\| Requests\/s \| 45\.0 \| 23\.0 \| −48\.9 % \| \[−\d+\.\d, −\d+\.\d\] % \| ±\d+\.\d % \| \*\*regressed\*\* \|/,
     );
     expect(md).toContain('| 🔥 | **`run (native, from pbkdf2Sync)`** |');
     expect(md).toContain('[`app/server.js:12`](https://github.com/o/r/blob/abc123/app/server.js#L12)');

@@ -32,8 +32,11 @@ describe('resolveSettings (one table for flags, inputs, config and API)', () => 
       cwd: '.',
       duration: 5,
       warmup: 2,
-      rounds: 6,
-      metrics: ['requestsPerSecond', 'p50', 'p99', 'errorRate', 'cpuPerRequest'],
+      rounds: 'auto',
+      maxTime: 180,
+      maxRounds: 30,
+      metrics: ['requestsPerSecond', 'p50', 'errorRate', 'cpuPerRequest', 'mainThreadCpuPerRequest'],
+      failOnInconclusive: false,
       failOn: 'metrics',
       profiler: 'cpuprofile',
       threshold: 5,
@@ -93,7 +96,7 @@ describe('resolveSettings (one table for flags, inputs, config and API)', () => 
     [
       { start: 'x', rounds: '2.5' },
       'flag',
-      /^invalid --rounds: expected a whole number >= 1 and <= 100, got "2.5"$/,
+      /^invalid --rounds: expected auto or a whole number >= 1 and <= 1000, got "2.5"$/,
     ],
     [
       { start: 'x', metrics: 'p99,p95' },
@@ -106,7 +109,11 @@ describe('resolveSettings (one table for flags, inputs, config and API)', () => 
       'input',
       /input "fail-on-regression": expected true or false, got "maybe"/,
     ],
-    [{ start: 'x', headers: 'no colon here' }, 'input', /input "headers": expected "Name: value" lines/],
+    [
+      { start: 'x', headers: 'no colon here' },
+      'input',
+      /input "headers": expected "Name: value" \(or name=value\) lines/,
+    ],
     [{ start: 'x', url: 'api/items' }, 'input', /input "url": expected a path starting with "\/"/],
     [
       { start: 'x', cwd: 'a', hotThreshold: '101' },
@@ -203,7 +210,7 @@ describe('the CLI flags come from the same table', () => {
       m: 'method',
       H: 'headers',
       b: 'body',
-      w: 'warmup',
+      W: 'warmup',
     });
   });
 
@@ -214,7 +221,7 @@ describe('the CLI flags come from the same table', () => {
       '5',
       '-d',
       '2s',
-      '-w',
+      '-W',
       '0',
       '-H',
       'a: 1',
@@ -238,7 +245,7 @@ describe('the CLI flags come from the same table', () => {
     [['compare', '-Z'], 'unknown option -Z (see --help)'],
     [['compare', '--rounds'], 'option --rounds needs a value (see --help)'],
     [['compare', 'extra'], 'unexpected argument "extra" (see --help)'],
-    [['bench'], 'unknown command "bench": expected compare, profile, report or schema (see --help)'],
+    [['bench'], 'unknown command "bench": expected compare, profile, report, schema or init (see --help)'],
   ])('%j → one line', (argv, message) => {
     expect(() => parseCommandLine(argv)).toThrow(message);
   });

@@ -1,10 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import type { RoundMetrics } from '../src/model.js';
-import { roundPairs } from '../src/report/scenario.js';
-import { judgeMetrics } from '../src/report/verdict.js';
+import { combineOutcomes, judgeMetrics, outcomeOf, SPOILED_CORES } from '../src/verdict/judge.js';
+import { roundPairs } from '../src/verdict/rounds.js';
 import { defined } from './helpers/defined.js';
 
-const ALL = ['requestsPerSecond', 'p50', 'p90', 'p99', 'errorRate', 'cpuPerRequest'] as const;
+const ALL = [
+  'requestsPerSecond',
+  'p50',
+  'p90',
+  'p99',
+  'errorRate',
+  'cpuPerRequest',
+  'mainThreadCpuPerRequest',
+  'eventLoopUtilization',
+] as const;
 /** judgeMetrics on base round k paired with head round k, at one test's 95 % level. */
 const judge = (
   base: readonly RoundMetrics[],
@@ -13,17 +22,29 @@ const judge = (
   alpha = 0.05,
 ) =>
   judgeMetrics(
-    base.map((b, i) => ({ base: b, head: defined(head[i], `head round ${i}`) })),
+    base.flatMap((b, i) => {
+      const h = head[i];
+      return h ? [{ base: b, head: h }] : [];
+    }),
     { threshold, metrics: ALL, alpha },
   );
 
-const round = (rps: number, p50 = 10, errorRate = 0, cpuPerRequest = Number.NaN): RoundMetrics => ({
+const round = (
+  rps: number,
+  p50 = 10,
+  errorRate = 0,
+  cpuPerRequest = Number.NaN,
+  extra: Partial<RoundMetrics> = {},
+): RoundMetrics => ({
   requestsPerSecond: rps,
   p50,
   p90: p50 * 1.5,
   p99: p50 * 3,
   errorRate,
   cpuPerRequest,
+  mainThreadCpuPerRequest: Number.NaN,
+  eventLoopUtilization: Number.NaN,
+  ...extra,
 });
 
 /** Recorded per-round numbers from runs on this machine (2 cores, shared). */
@@ -32,19 +53,19 @@ const cases = [
     name: 'pbkdf2 → pbkdf2Sync: -45 % throughput, p50 doubles',
     base: [round(45, 21.6), round(44, 21.3), round(40, 22.4), round(45, 21.1)],
     head: [round(22, 41.3), round(22, 40.8), round(26, 37.2), round(24, 39.9)],
-    expect: { requestsPerSecond: 'regressed', p50: 'regressed', errorRate: 'not-significant' },
+    expect: { requestsPerSecond: 'regressed', p50: 'regressed', errorRate: 'unchanged' },
   },
   {
     name: 'A/A: noise of a busy machine',
     base: [round(207, 38), round(184, 40), round(146, 43)],
     head: [round(168, 37), round(185, 39), round(155, 36)],
-    expect: { requestsPerSecond: 'not-significant', p50: 'not-significant' },
+    expect: { requestsPerSecond: 'inconclusive', p50: 'inconclusive' },
   },
   {
     name: 'significant but within the 10 % threshold',
     base: [round(1000), round(1002), round(998)],
     head: [round(960), round(962), round(958)],
-    expect: { requestsPerSecond: 'within-threshold' },
+    expect: { requestsPerSecond: 'unchanged' },
   },
   {
     name: 'a clear improvement',
@@ -62,13 +83,13 @@ const cases = [
     name: 'CPU per request +33 % while throughput drowns in machine noise (recorded A/B run)',
     base: [round(56, 70, 0, 2900), round(151, 26, 0, 2950), round(155, 25, 0, 2870)],
     head: [round(92, 43, 0, 3880), round(122, 32, 0, 3900), round(35, 110, 0, 3950)],
-    expect: { requestsPerSecond: 'not-significant', cpuPerRequest: 'regressed' },
+    expect: { requestsPerSecond: 'inconclusive', cpuPerRequest: 'regressed' },
   },
   {
     name: 'a single round per side never flags',
     base: [round(100)],
     head: [round(50)],
-    expect: { requestsPerSecond: 'not-significant' },
+    expect: { requestsPerSecond: 'inconclusive' },
   },
 ] as const;
 
@@ -76,20 +97,21 @@ describe('judgeMetrics on recorded rounds', () => {
   it.each(cases)('$name', ({ base, head, expect: expected }) => {
     const verdicts = judge(base, head, 0.1);
     for (const [metric, status] of Object.entries(expected)) {
-      expect(verdicts.find((v) => v.metric === metric)?.status, metric).toBe(status);
+      expect(verdicts.find((v) => v.metric === metric)?.outcome, metric).toBe(status);
     }
   });
 
   it('reports the change and an interval that contains it', () => {
-    const rps = defined(judge(cases[0].base, cases[0].head, 0.1)[0], 'the first verdict');
+    const rps = defined(judge(cases[0].base, cases[0].head, 0.1)[0]);
+    const ci = defined(rps.ci);
     // Ratio of the geometric means of the rounds, minus one.
     const geo = (xs: number[]) => Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length);
     const rate = (rounds: (typeof cases)[0]['base']) => geo(rounds.map((r) => r.requestsPerSecond));
     expect(rps.change).toBeCloseTo(rate(cases[0].head) / rate(cases[0].base) - 1, 6);
     expect(rps.change).toBeCloseTo(94 / 174 - 1, 2);
-    expect(rps.ci[0]).toBeLessThan(rps.change);
-    expect(rps.ci[1]).toBeGreaterThan(rps.change);
-    expect(rps.ci[1]).toBeLessThan(0);
+    expect(ci[0]).toBeLessThan(rps.change);
+    expect(ci[1]).toBeGreaterThan(rps.change);
+    expect(ci[1]).toBeLessThan(0);
   });
 
   it('leaves out CPU per request when a round has no probe data', () => {
@@ -100,15 +122,17 @@ describe('judgeMetrics on recorded rounds', () => {
   it('cancels drift of the machine within each pair: −15 % on a machine slowing from 200 to 100 req/s', () => {
     const base = [round(200), round(160), round(130), round(100)];
     const head = base.map((r) => round(r.requestsPerSecond * 0.85));
-    const rps = defined(judge(base, head, 0.1)[0], 'the first verdict');
+    const rps = defined(judge(base, head, 0.1)[0]);
     expect(rps.change).toBeCloseTo(-0.15, 6);
-    expect(rps.status).toBe('regressed');
+    expect(rps.outcome).toBe('regressed');
   });
 
   it('a stricter level (more tests in the run) widens the interval', () => {
-    const wide = defined(judge(cases[0].base, cases[0].head, 0.1, 0.005)[0], 'the first verdict');
-    const narrow = defined(judge(cases[0].base, cases[0].head, 0.1, 0.05)[0], 'the first verdict');
-    expect(wide.ci[1] - wide.ci[0]).toBeGreaterThan(narrow.ci[1] - narrow.ci[0]);
+    const wide = defined(judge(cases[0].base, cases[0].head, 0.1, 0.005)[0]);
+    const narrow = defined(judge(cases[0].base, cases[0].head, 0.1, 0.05)[0]);
+    const width = (ci: [number, number] | null) => (ci ? ci[1] - ci[0] : Number.NaN);
+    expect(width(wide.ci)).toBeGreaterThan(width(narrow.ci));
+    expect(wide.detectable).toBeGreaterThan(defined(narrow.detectable));
     expect(wide.pairs).toBe(4);
   });
 
@@ -130,6 +154,84 @@ describe('judgeMetrics on recorded rounds', () => {
   it('uses the threshold it is given', () => {
     const base = [round(1000), round(1002), round(998)];
     const head = [round(960), round(962), round(958)];
-    expect(defined(judge(base, head, 0.02)[0], 'the first verdict').status).toBe('regressed');
+    expect(judge(base, head, 0.02)[0]?.outcome).toBe('regressed');
+  });
+});
+
+describe('four outcomes', () => {
+  it('decides from the interval and the margin, as "how much worse"', () => {
+    expect(outcomeOf(0.12, [0.08, 0.16], 0.05)).toBe('regressed');
+    expect(outcomeOf(-0.12, [-0.16, -0.08], 0.05)).toBe('improved');
+    expect(outcomeOf(0.01, [-0.02, 0.04], 0.05)).toBe('unchanged');
+    // significant, but shown to be at most 4.5 % worse: no regression past the threshold
+    expect(outcomeOf(0.03, [0.015, 0.045], 0.05)).toBe('unchanged');
+    // worse beyond zero but the interval reaches past the threshold: could not tell
+    expect(outcomeOf(0.03, [0.01, 0.09], 0.05)).toBe('inconclusive');
+    expect(outcomeOf(0, [-0.2, 0.2], 0.05)).toBe('inconclusive');
+  });
+
+  it('a run is regressed if any is, else inconclusive if any is, else improved, else unchanged', () => {
+    expect(combineOutcomes(['unchanged', 'inconclusive', 'regressed', 'improved'])).toBe('regressed');
+    expect(combineOutcomes(['unchanged', 'improved', 'inconclusive'])).toBe('inconclusive');
+    expect(combineOutcomes(['unchanged', 'improved'])).toBe('improved');
+    expect(combineOutcomes(['unchanged'])).toBe('unchanged');
+    expect(combineOutcomes([])).toBe('unchanged');
+  });
+
+  it('a quiet A/A run ends unchanged and says how small a change it could have seen', () => {
+    const base = [1000, 1010, 990, 1005, 995, 1002].map((r) => round(r, 10, 0, 50));
+    const head = [1003, 1006, 994, 1001, 999, 1004].map((r) => round(r, 10, 0, 50.2));
+    const verdicts = judge(base, head, 0.05, 0.01);
+    const rps = defined(verdicts.find((v) => v.metric === 'requestsPerSecond'));
+    expect(rps.outcome).toBe('unchanged');
+    expect(rps.detectable).toBeGreaterThan(0);
+    expect(rps.detectable).toBeLessThan(0.05);
+    expect(rps.reason).toBeUndefined();
+  });
+
+  it('without an interval (one pair) the metric is inconclusive with its reason, and no detectable change', () => {
+    const [rps] = judge([round(100)], [round(50)], 0.1);
+    expect(rps?.outcome).toBe('inconclusive');
+    expect(rps?.reason).toBe('too-few-pairs');
+    expect(rps?.ci).toBeNull();
+    expect(rps?.detectable).toBeNull();
+  });
+
+  it('pairs a neighbour spoiled leave the wall-clock metrics, not the CPU-time ones', () => {
+    const quiet = { otherLoad: 0.02 };
+    const busy = { otherLoad: 0.02 + SPOILED_CORES + 0.6 };
+    const base = [1000, 1000, 1000, 1000, 1000].map((r, i) =>
+      round(r, 10, 0, 100, { mainThreadCpuPerRequest: 60, ...(i === 1 ? busy : quiet) }),
+    );
+    // head round 2 lost half its throughput to the neighbour in base's round... and its own
+    const head = [1001, 480, 999, 1000, 1002].map((r, i) =>
+      round(r, 10, 0, 100.1, { mainThreadCpuPerRequest: 60.1, ...(i === 1 ? quiet : quiet) }),
+    );
+    const verdicts = judge(base, head, 0.05, 0.01);
+    const rps = defined(verdicts.find((v) => v.metric === 'requestsPerSecond'));
+    const cpu = defined(verdicts.find((v) => v.metric === 'mainThreadCpuPerRequest'));
+    expect(rps.pairs).toBe(4);
+    expect(rps.excluded).toBe(1);
+    expect(rps.outcome).toBe('unchanged');
+    expect(cpu.pairs).toBe(5);
+    expect(cpu.excluded).toBe(0);
+    // with the spoiled pair kept, the throughput interval would be far too wide to tell
+    const kept = judgeMetrics(
+      base.map((b, i) => ({
+        base: { ...b, otherLoad: undefined },
+        head: { ...defined(head[i]), otherLoad: undefined },
+      })),
+      { threshold: 0.05, metrics: ALL, alpha: 0.01 },
+    );
+    expect(kept.find((v) => v.metric === 'requestsPerSecond')?.outcome).toBe('inconclusive');
+  });
+
+  it("the event loop's own CPU per request sees work moved onto the main thread", () => {
+    // pbkdf2 → pbkdf2Sync: all-thread CPU per request barely moves, the main thread's multiplies
+    const base = [0, 1, 2, 3].map(() => round(1000, 10, 0, 2000, { mainThreadCpuPerRequest: 90 }));
+    const head = [0, 1, 2, 3].map((i) => round(1000, 10, 0, 2010 + i, { mainThreadCpuPerRequest: 1900 + i }));
+    const verdicts = judge(base, head, 0.05, 0.01);
+    expect(verdicts.find((v) => v.metric === 'mainThreadCpuPerRequest')?.outcome).toBe('regressed');
+    expect(verdicts.find((v) => v.metric === 'cpuPerRequest')?.outcome).toBe('unchanged');
   });
 });

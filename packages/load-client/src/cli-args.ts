@@ -9,16 +9,21 @@ export const USAGE = `Usage: hotpath-load [options] <url>
   <url>                    http://host[:port]/path, https://host[:port]/path
                            or memcache://host:port
 
+The letters are autocannon's wherever both tools have the option.
+
 Load model (TIME: seconds, or with a unit: 500ms, 10s, 2m, 1h)
   -c, --connections N      concurrent connections (default 10)
-  -d, --duration TIME      measured time (default 10s when -n is not given)
-  -n, --amount N           send exactly N measured requests, then stop
+  -d, --duration TIME      measured time (default 10s when -a is not given)
+  -a, --amount N           send exactly N measured requests, then stop
   -p, --pipelining N       requests in flight per connection (default 1)
   -R, --rate N             open model: N requests/second over all connections,
                            latency counted from each request's intended send time
-  -w, --warmup TIME        load before measuring, excluded from the results
-  -t, --timeout TIME       per-request timeout (default 10s)
-  -W, --workers N          worker threads (default 1); histograms are merged exactly
+  -W, --warmup TIME        load before measuring, excluded from the results
+  -t, --timeout TIME       per-request timeout, seconds by default (default 10)
+  -w, --workers N          worker threads (default 1); histograms are merged exactly
+  -B, --bailout N          stop once N measured requests failed (per worker)
+  -S, --socket-path PATH   connect to this Unix domain socket; the URL still gives
+                           the Host header and the path
 
 TLS (https:// targets; certificates are not checked unless asked, as wrk does)
       --verify             check the server's certificate against the system CAs
@@ -26,8 +31,11 @@ TLS (https:// targets; certificates are not checked unless asked, as wrk does)
 
 HTTP request
   -m, --method METHOD      request method (default GET)
-  -H, --header "K: V"      request header, repeatable
+  -H, --header "K: V"      request header, repeatable; K=V also works
   -b, --body TEXT|@FILE    request body, literal or read from FILE
+  -i, --input FILE         request body read from FILE
+  -E, --expect-body TEXT   every response body must be TEXT; one that differs
+                           counts as a failed request (kind "body")
 
 memcache target
       --mc-op get|set|mix  operation (default get)
@@ -37,9 +45,13 @@ memcache target
       --mc-hit-ratio R     share of keys stored before the run, 0..1 (default 1)
 
 Output
-      --json               print the result as JSON on stdout
+  -j, --json               print the result as JSON on stdout (no progress)
+  -l, --latency            also print the full latency distribution
+  -T, --title TEXT         name the run in the summary and the JSON ("title")
+  -n, --no-progress        no progress on stderr (a terminal gets one live line,
+                           a pipe or CI log one line per second, then one per 10 s)
   -h, --help               print this help
-      --version            print the version
+  -v, --version            print the version
 
 merge: reads the --json results of runs made at the same time (several machines
 or CI jobs against one target) and prints them merged as one result: latency
@@ -50,11 +62,56 @@ Exit status: 0 done, 1 the run failed (unreachable target, or no request
 completed: the reason is printed), 2 bad usage, 130 interrupted (Ctrl-C; the
 partial result is printed first).`;
 
+/** hotpath-load's options: autocannon's letters (and its camelCase long names as aliases). */
+const RUN_OPTIONS = {
+  connections: { type: 'string', short: 'c' },
+  duration: { type: 'string', short: 'd' },
+  amount: { type: 'string', short: 'a' },
+  pipelining: { type: 'string', short: 'p' },
+  rate: { type: 'string', short: 'R' },
+  method: { type: 'string', short: 'm' },
+  header: { type: 'string', short: 'H', multiple: true },
+  headers: { type: 'string', multiple: true },
+  body: { type: 'string', short: 'b' },
+  input: { type: 'string', short: 'i' },
+  workers: { type: 'string', short: 'w' },
+  warmup: { type: 'string', short: 'W' },
+  timeout: { type: 'string', short: 't' },
+  bailout: { type: 'string', short: 'B' },
+  'socket-path': { type: 'string', short: 'S' },
+  socketPath: { type: 'string' },
+  'expect-body': { type: 'string', short: 'E' },
+  expectBody: { type: 'string' },
+  title: { type: 'string', short: 'T' },
+  latency: { type: 'boolean', short: 'l' },
+  'no-progress': { type: 'boolean', short: 'n' },
+  verify: { type: 'boolean' },
+  ca: { type: 'string' },
+  json: { type: 'boolean', short: 'j' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+  'mc-op': { type: 'string' },
+  'mc-set-ratio': { type: 'string' },
+  'mc-keys': { type: 'string' },
+  'mc-value-size': { type: 'string' },
+  'mc-hit-ratio': { type: 'string' },
+} as const;
+
 export type CliCommand =
   | { kind: 'help' }
   | { kind: 'version' }
-  | { kind: 'run'; json: boolean; options: RunOptions }
+  | { kind: 'run'; json: boolean; options: RunOptions; output: RunOutput }
   | { kind: 'merge'; json: boolean; files: string[] };
+
+/** How the CLI shows a run (not part of the run itself). */
+export interface RunOutput {
+  /** Progress on stderr (false with -n or -j). */
+  progress: boolean;
+  /** Print the full latency distribution (-l). */
+  latency: boolean;
+  /** The run's name (-T), shown in the summary and the JSON. */
+  title: string | undefined;
+}
 
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
@@ -119,12 +176,48 @@ function usageError(cause: unknown): HotpathLoadError {
   return new HotpathLoadError('HP_LOAD_INVALID_OPTION', `${first} (see --help)`, { cause });
 }
 
+/** Options that take a value: a value that starts with "-" (e.g. -c -1) is still their value. */
+const VALUE_OPTIONS = new Set(
+  Object.entries(RUN_OPTIONS).flatMap(([name, o]) =>
+    o.type === 'string' ? [`--${name}`, ...('short' in o ? [`-${o.short}`] : [])] : [],
+  ),
+);
+
+/**
+ * `-c -1` → `-c=-1`-like tokens that parseArgs reads as a value (it would otherwise call the
+ * value an option, or "ambiguous"), so the value check can name it: `invalid -c "-1"`.
+ */
+export function joinDashValues(argv: readonly string[], valueOptions: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    const next = argv[i + 1];
+    if (valueOptions.has(arg) && next !== undefined && /^-(\d|\.\d)/.test(next)) {
+      out.push(arg.startsWith('--') ? `${arg}=${next}` : `${arg}${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
+/** "Name: value" (curl, wrk) or "name=value" (autocannon) → [name, value]. */
+export function splitHeader(header: string): [string, string] {
+  const colon = header.indexOf(':');
+  const equals = header.indexOf('=');
+  // The first separator wins: "a=b:c" is a=b:c, "X-T: a=b" is X-T: a=b.
+  const at = colon > 0 && (equals < 0 || colon < equals) ? colon : equals;
+  const name = at > 0 ? header.slice(0, at).trim() : '';
+  if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name))
+    throw invalidOption('-H', header, '"Name: value" or name=value');
+  return [name, header.slice(at + 1).trim()];
+}
+
 /** Parses argv (without node and script) into a command; throws HotpathLoadError on bad input. */
 export function parseCli(argv: string[]): CliCommand {
   if (argv[0] === 'merge') return parseMerge(argv.slice(1));
   let parsed: ReturnType<typeof parseWithNode>;
   try {
-    parsed = parseWithNode(argv);
+    parsed = parseWithNode(joinDashValues(argv, VALUE_OPTIONS));
   } catch (cause) {
     throw usageError(cause);
   }
@@ -132,6 +225,15 @@ export function parseCli(argv: string[]): CliCommand {
   if (values.help) return { kind: 'help' };
   if (values.version) return { kind: 'version' };
   const [url] = positionals;
+  if (values['no-progress'] && positionals.length > 1) {
+    // -n was hotpath-load's amount; in autocannon (and now here) it is --no-progress.
+    const amount = argv[argv.indexOf('-n') + 1];
+    if (amount !== undefined && /^\d+$/.test(amount))
+      throw new HotpathLoadError(
+        'HP_LOAD_INVALID_OPTION',
+        `-n takes no value (got ${describe(amount)}): -n is --no-progress, as in autocannon; -a ${amount} sends ${amount} requests`,
+      );
+  }
   if (url === undefined || positionals.length !== 1) {
     throw new HotpathLoadError(
       'HP_LOAD_INVALID_OPTION',
@@ -141,23 +243,21 @@ export function parseCli(argv: string[]): CliCommand {
     );
   }
   const headers: Record<string, string> = {};
-  for (const header of values.header ?? []) {
-    const colon = header.indexOf(':');
-    if (colon <= 0) throw invalidOption('-H', header, '"Name: value"');
-    headers[header.slice(0, colon).trim()] = header.slice(colon + 1).trim();
+  for (const header of [...(values.header ?? []), ...(values.headers ?? [])]) {
+    const [name, value] = splitHeader(header);
+    headers[name] = value;
   }
+  if (values.body !== undefined && values.input !== undefined)
+    throw invalidOption('-i', values.input, 'either -b or -i, not both');
   let body: string | Buffer | undefined = values.body;
-  if (body?.startsWith('@')) {
+  const bodyFile = values.input ?? (body?.startsWith('@') ? body.slice(1) : undefined);
+  if (bodyFile !== undefined) {
     try {
-      body = readFileSync(body.slice(1));
+      body = readFileSync(bodyFile);
     } catch (cause) {
-      throw new HotpathLoadError(
-        'HP_LOAD_INVALID_OPTION',
-        `cannot read body file ${describe(body.slice(1))}`,
-        {
-          cause,
-        },
-      );
+      throw new HotpathLoadError('HP_LOAD_INVALID_OPTION', `cannot read body file ${describe(bodyFile)}`, {
+        cause,
+      });
     }
   }
   const op = values['mc-op'];
@@ -167,16 +267,23 @@ export function parseCli(argv: string[]): CliCommand {
     url,
     connections: integerFlag('-c', values.connections, 'a whole number of connections >= 1'),
     duration: durationFlag('-d', values.duration, 'positive', true),
-    amount: integerFlag('-n', values.amount, 'a whole number of requests >= 1'),
+    amount: integerFlag('-a', values.amount, 'a whole number of requests >= 1'),
     pipelining: integerFlag('-p', values.pipelining, 'a whole number >= 1'),
     rate: positive('-R', values.rate, 'requests per second > 0'),
-    warmup: durationFlag('--warmup', values.warmup, 'non-negative', true),
+    warmup: durationFlag('-W', values.warmup, 'non-negative', true),
     timeout: durationFlag('-t', values.timeout, 'positive', false),
-    workers: integerFlag('-W', values.workers, 'a whole number of threads >= 1'),
+    workers: integerFlag('-w', values.workers, 'a whole number of worker threads >= 1 (-W is the warm-up)'),
+    bailout: integerFlag('-B', values.bailout, 'a whole number of failed requests >= 1'),
+    socketPath: values['socket-path'] ?? values.socketPath,
+    expectBody: values['expect-body'] ?? values.expectBody,
     method: values.method,
     headers: Object.keys(headers).length > 0 ? headers : undefined,
     body,
   };
+  if (options.socketPath === '') throw invalidOption('-S', '', 'the path of a Unix domain socket');
+  const title = values.title;
+  if (title !== undefined && (title.trim() === '' || /[\u0000-\u001f\u007f]/.test(title)))
+    throw invalidOption('-T', title, 'a one-line title');
   if (options.url.startsWith('memcache:')) {
     options.memcache = {
       operation: op as MemcacheOperation | undefined,
@@ -208,7 +315,13 @@ export function parseCli(argv: string[]): CliCommand {
   for (const key of Object.keys(options) as (keyof RunOptions)[]) {
     if (options[key] === undefined) delete options[key];
   }
-  return { kind: 'run', json: values.json ?? false, options };
+  const json = values.json ?? false;
+  return {
+    kind: 'run',
+    json,
+    options,
+    output: { progress: !json && !values['no-progress'], latency: values.latency ?? false, title },
+  };
 }
 
 function parseMerge(argv: string[]): CliCommand {
@@ -239,32 +352,5 @@ function parseMergeArgs(argv: string[]) {
 }
 
 function parseWithNode(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      connections: { type: 'string', short: 'c' },
-      duration: { type: 'string', short: 'd' },
-      amount: { type: 'string', short: 'n' },
-      pipelining: { type: 'string', short: 'p' },
-      rate: { type: 'string', short: 'R' },
-      method: { type: 'string', short: 'm' },
-      header: { type: 'string', short: 'H', multiple: true },
-      body: { type: 'string', short: 'b' },
-      workers: { type: 'string', short: 'W' },
-      timeout: { type: 'string', short: 't' },
-      warmup: { type: 'string', short: 'w' },
-      verify: { type: 'boolean' },
-      ca: { type: 'string' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-      version: { type: 'boolean' },
-      'mc-op': { type: 'string' },
-      'mc-set-ratio': { type: 'string' },
-      'mc-keys': { type: 'string' },
-      'mc-value-size': { type: 'string' },
-      'mc-hit-ratio': { type: 'string' },
-    },
-  });
+  return parseArgs({ args: argv, allowPositionals: true, strict: true, options: RUN_OPTIONS });
 }

@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { parseCli, USAGE } from './cli-args.js';
+import { LoadProgress } from './cli-progress.js';
 import { describe, HotpathLoadError } from './errors.js';
 import type { Tick } from './load-engine.js';
 import { mergeResults, parseRunResult } from './merge.js';
+import { decodeHistogram } from './recorder.js';
 import type { RunResult } from './result.js';
 import { createRun } from './run.js';
-import { formatProgress, formatSummary, noCompletionReason } from './summary.js';
+import { formatLatencyDistribution, formatSummary, noCompletionReason } from './summary.js';
 
 function fail(message: string, code: number): never {
   process.stderr.write(`hotpath-load: ${message}\n`);
@@ -82,22 +84,33 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);
-  const progress = process.stderr.isTTY && !command.json;
+  const { output } = command;
+  const progress = output.progress
+    ? new LoadProgress(process.stderr, {
+        duration: loadRun.options.duration,
+        amount: loadRun.options.amount,
+        warmup: loadRun.options.warmup,
+      })
+    : undefined;
   if (progress) {
-    const total = loadRun.options.duration;
-    loadRun.on('tick', (tick: Tick) => {
-      process.stderr.write(`\r\x1b[2K${formatProgress(tick.second, tick.requests, tick.errors, total)}`);
-    });
+    loadRun.on('warmup', (tick: Tick) => progress.warmup(tick));
+    loadRun.on('tick', (tick: Tick) => progress.tick(tick));
   }
   try {
     const result = await loadRun.result;
-    if (progress) process.stderr.write('\r\x1b[2K');
-    process.stdout.write(command.json ? `${JSON.stringify(result, null, 2)}\n` : formatSummary(result));
+    progress?.finish();
+    if (command.json) {
+      const named = output.title === undefined ? result : { title: output.title, ...result };
+      process.stdout.write(`${JSON.stringify(named, null, 2)}\n`);
+    } else {
+      process.stdout.write(formatSummary(result, output.title));
+      if (output.latency) process.stdout.write(formatLatencyDistribution(decodeHistogram(result.histogram)));
+    }
     if (interrupted) process.exitCode = 130;
     else if (result.requests.total === 0)
       fail(`no request completed: ${noCompletionReason(result, loadRun.options.timeout)}`, 1);
   } catch (error) {
-    if (progress) process.stderr.write('\n');
+    progress?.finish();
     if (error instanceof HotpathLoadError) fail(error.message, 1);
     fail(`run failed: ${messageOf(error)}`, 1);
   } finally {

@@ -6,6 +6,7 @@ import { directWriter } from './direct-write.js';
 import { HotpathLoadError } from './errors.js';
 import type { TlsSettings } from './options.js';
 import {
+  ERROR_BODY,
   ERROR_CLOSED,
   ERROR_CONNECT,
   ERROR_OTHER,
@@ -30,6 +31,8 @@ export interface BuiltRequest {
 export interface ConnectionOwner {
   readonly host: string;
   readonly port: number;
+  /** Unix domain socket to connect to instead of host:port, or null. */
+  readonly socketPath: string | null;
   /** TLS settings (https://), or null for plain TCP. */
   readonly tls: TlsSettings | null;
   /** The ready requests this connection cycles through. */
@@ -72,6 +75,8 @@ function noop(): void {}
  * One keep-alive connection: writes ready request Buffers (up to `pipelining` in flight),
  * matches responses to requests in order, reconnects when the server closes.
  */
+const BODY_MISMATCH = 'response body differs from the expected body (--expect-body)';
+
 export class Connection implements ResponseSink {
   private socket: Socket | TLSSocket | null = null;
   /** Writes a request on the socket's handle, past its Writable; null: use socket.write. */
@@ -141,9 +146,12 @@ export class Connection implements ResponseSink {
     const tls = this.owner.tls;
     if (tls === null) {
       // `onread` hands us bytes in one reused buffer, without the stream machinery per read.
+      const where =
+        this.owner.socketPath === null
+          ? { host: this.owner.host, port: this.owner.port }
+          : { path: this.owner.socketPath };
       const socket = connect({
-        host: this.owner.host,
-        port: this.owner.port,
+        ...where,
         noDelay: true,
         onread: { buffer: this.owner.readBuffer, callback: this.onRead },
       });
@@ -152,8 +160,10 @@ export class Connection implements ResponseSink {
     } else {
       // TLS sockets deliver decrypted bytes as 'data' chunks (they have no `onread`).
       const socket = connectTls({
+        // With a socket path the host still names the server (SNI, certificate check).
         host: this.owner.host,
         port: this.owner.port,
+        ...(this.owner.socketPath === null ? {} : { path: this.owner.socketPath }),
         servername: tls.servername,
         rejectUnauthorized: tls.rejectUnauthorized,
         ca: tls.ca,
@@ -261,7 +271,7 @@ export class Connection implements ResponseSink {
     this.drop();
   }
 
-  onResponse(status: number, close: boolean): void {
+  onResponse(status: number, close: boolean, bodyMismatch = false): void {
     const slot = this.head;
     const intended = this.intended[slot]; // a number: slots are below the ring's length
     if (this.size === 0 || intended === undefined) {
@@ -272,7 +282,8 @@ export class Connection implements ResponseSink {
     this.head = slot + 1 === cap ? 0 : slot + 1;
     this.size--;
     if (this.size > 0) this.parser.noBody = this.slotNoBody[this.head] === 1;
-    this.owner.response(status, this.arrival - intended, this.measured[slot] === 1);
+    if (bodyMismatch) this.owner.error(ERROR_BODY, this.measured[slot] === 1, BODY_MISMATCH);
+    else this.owner.response(status, this.arrival - intended, this.measured[slot] === 1);
     if (close && !this.stopped) {
       // Graceful close: the requests behind this one were never handled; send them again.
       this.parser.halted = true;

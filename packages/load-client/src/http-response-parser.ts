@@ -66,7 +66,15 @@ export class HttpResponseParser implements WireParser {
   /** Where the head being parsed started in the current `execute` buffer, or -1. */
   private headStart = -1;
 
-  constructor(private readonly sink: ResponseSink) {}
+  /** Bytes of the current body seen so far, and whether they differed from `expectBody`. */
+  private bodyOffset = 0;
+  private bodyDiffers = false;
+
+  /** `expectBody`: the body every response must carry (null: bodies are skipped unread). */
+  constructor(
+    private readonly sink: ResponseSink,
+    private readonly expectBody: Buffer | null = null,
+  ) {}
 
   /** Resets for a fresh connection. */
   reset(): void {
@@ -91,7 +99,7 @@ export class HttpResponseParser implements WireParser {
   finishOnClose(): boolean {
     if (this.state !== BODY_UNTIL_CLOSE) return false;
     this.state = STATUS_LINE;
-    this.sink.onResponse(this.status, true);
+    this.sink.onResponse(this.status, true, this.bodyMismatch());
     this.startResponse();
     return true;
   }
@@ -143,6 +151,7 @@ export class HttpResponseParser implements WireParser {
         }
         case BODY_LENGTH: {
           const take = Math.min(this.remaining, end - pos);
+          if (this.expectBody !== null) this.compareBody(buf, pos, take);
           this.remaining -= take;
           pos += take;
           if (this.remaining === 0) this.complete();
@@ -150,6 +159,7 @@ export class HttpResponseParser implements WireParser {
         }
         case CHUNK_DATA: {
           const take = Math.min(this.remaining, end - pos);
+          if (this.expectBody !== null) this.compareBody(buf, pos, take);
           this.remaining -= take;
           pos += take;
           if (this.remaining === 0) {
@@ -166,6 +176,7 @@ export class HttpResponseParser implements WireParser {
           break;
         }
         case BODY_UNTIL_CLOSE:
+          if (this.expectBody !== null) this.compareBody(buf, pos, end - pos);
           pos = end;
           break;
         default:
@@ -217,7 +228,25 @@ export class HttpResponseParser implements WireParser {
     this.pending = Buffer.from(buf.subarray(pos, end));
   }
 
+  /** Compares `length` body bytes at `pos` with the expected body at the current offset. */
+  private compareBody(buf: Buffer, pos: number, length: number): void {
+    const expected = this.expectBody;
+    if (expected === null || this.bodyDiffers || length === 0) return;
+    const at = this.bodyOffset;
+    this.bodyOffset = at + length;
+    if (at + length > expected.length || buf.compare(expected, at, at + length, pos, pos + length) !== 0)
+      this.bodyDiffers = true;
+  }
+
+  /** The body just completed differs from the expected one. */
+  private bodyMismatch(): boolean {
+    const expected = this.expectBody;
+    return expected !== null && (this.bodyDiffers || this.bodyOffset !== expected.length);
+  }
+
   private startResponse(): void {
+    this.bodyOffset = 0;
+    this.bodyDiffers = false;
     this.headBytes = 0;
     this.status = 0;
     this.contentLength = -1;
@@ -237,9 +266,10 @@ export class HttpResponseParser implements WireParser {
   private complete(): void {
     const close = this.close || (this.http10 && !this.keepAlive);
     const status = this.status;
+    const mismatch = this.expectBody !== null && this.bodyMismatch();
     this.state = STATUS_LINE;
     this.startResponse();
-    this.sink.onResponse(status, close);
+    this.sink.onResponse(status, close, mismatch);
   }
 
   private statusLine(buf: Buffer, start: number, end: number): void {

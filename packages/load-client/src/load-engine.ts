@@ -21,6 +21,12 @@ export interface Tick {
   errors: number;
 }
 
+/** What the engine emits: 'tick' each measured second, 'warmup' each second of warm-up. */
+export interface EngineEvents {
+  tick: [Tick];
+  warmup: [Tick];
+}
+
 export interface EngineOutcome {
   recorder: Recorder;
   /** Measured seconds. */
@@ -28,6 +34,8 @@ export interface EngineOutcome {
   aborted: boolean;
   /** Wall-clock start of the measured window (ms since epoch). */
   startedAt: number;
+  /** The run stopped because `bailout` requests failed. */
+  bailedOut: boolean;
 }
 
 /** How the engine talks a protocol: the ready requests and a parser factory. */
@@ -49,9 +57,10 @@ const PHASE_DONE = 3;
  * go (closed model: as soon as a connection is free; open model: on an even schedule), and
  * ends on duration, amount, abort, or an unreachable target.
  */
-export class LoadEngine extends EventEmitter implements ConnectionOwner {
+export class LoadEngine extends EventEmitter<EngineEvents> implements ConnectionOwner {
   readonly host: string;
   readonly port: number;
+  readonly socketPath: string | null;
   readonly tls: TlsSettings | null;
   readonly pipelining: number;
   readonly buildRequest: ((connection: number, sequence: number) => BuiltRequest) | null;
@@ -78,6 +87,10 @@ export class LoadEngine extends EventEmitter implements ConnectionOwner {
   private everConnected = false;
   private connectFailures = 0;
   private aborted = false;
+  private bailedOut = false;
+  /** Responses and failures of the warm-up second in progress (for 'warmup' progress events). */
+  private warmupResponses = 0;
+  private warmupErrors = 0;
   private readonly timers: NodeJS.Timeout[] = [];
   private dispatchTimer: NodeJS.Timeout | null = null;
   private rotate = 0;
@@ -93,6 +106,7 @@ export class LoadEngine extends EventEmitter implements ConnectionOwner {
     super();
     this.host = options.target.host;
     this.port = options.target.port;
+    this.socketPath = options.socketPath;
     this.tls = options.target.kind === 'http' ? options.target.tls : null;
     this.buildRequest = protocol.buildRequest;
     this.pipelining = options.pipelining;
@@ -133,6 +147,21 @@ export class LoadEngine extends EventEmitter implements ConnectionOwner {
     this.scheduleStart = performance.now();
     if (this.options.warmup > 0) {
       this.phase = PHASE_WARMUP;
+      // The progress interval goes first: at a whole-second warm-up its last second fires
+      // before the timer that begins the measurement.
+      let second = 0;
+      const warmupTicks = setInterval(() => {
+        if (this.phase !== PHASE_WARMUP) {
+          clearInterval(warmupTicks);
+          return;
+        }
+        second++;
+        const tick: Tick = { second, requests: this.warmupResponses, bytes: 0, errors: this.warmupErrors };
+        this.warmupResponses = 0;
+        this.warmupErrors = 0;
+        this.emit('warmup', tick);
+      }, 1000);
+      this.timers.push(warmupTicks);
       this.timers.push(setTimeout(() => this.beginMeasure(), this.options.warmup * 1000));
     } else {
       this.beginMeasure();
@@ -180,15 +209,26 @@ export class LoadEngine extends EventEmitter implements ConnectionOwner {
   }
 
   response(status: number, latencyMs: number, measured: boolean): void {
-    if (!measured || this.phase === PHASE_DONE) return;
+    if (!measured) {
+      this.warmupResponses++;
+      return;
+    }
+    if (this.phase === PHASE_DONE) return;
     this.recorder.response(status, Math.round(latencyMs * 1000));
     if (this.recorder.outcomes >= this.amount) this.finish();
   }
 
   error(kind: number, measured: boolean, message: string): void {
-    if (!measured || this.phase === PHASE_DONE) return;
+    if (!measured) {
+      this.warmupErrors++;
+      return;
+    }
+    if (this.phase === PHASE_DONE) return;
     this.recorder.error(kind, message);
-    if (this.recorder.outcomes >= this.amount) this.finish();
+    if (this.recorder.errors >= this.options.bailout) {
+      this.bailedOut = true;
+      this.finish();
+    } else if (this.recorder.outcomes >= this.amount) this.finish();
   }
 
   received(bytes: number): void {
@@ -205,7 +245,7 @@ export class LoadEngine extends EventEmitter implements ConnectionOwner {
     if (!this.everConnected) {
       this.connectFailures++;
       if (this.connectFailures >= this.connections.length) {
-        this.fail(connectError(this.host, this.port, failure, this.options.timeout));
+        this.fail(connectError(this.host, this.port, failure, this.options.timeout, this.socketPath));
         return;
       }
       connection.retryLater(50);
@@ -218,7 +258,7 @@ export class LoadEngine extends EventEmitter implements ConnectionOwner {
       this.error(
         ERROR_CONNECT,
         true,
-        `connect to ${this.host}:${this.port}: ${connectFailureReason(failure, this.options.timeout)}`,
+        `connect to ${this.socketPath ?? `${this.host}:${this.port}`}: ${connectFailureReason(failure, this.options.timeout)}`,
       );
     }
     connection.retryLater(20);
@@ -317,6 +357,7 @@ export class LoadEngine extends EventEmitter implements ConnectionOwner {
       duration: measured ? (this.measureEnd - this.measureStart) / 1000 : 0,
       aborted: this.aborted,
       startedAt: this.measureStartWall,
+      bailedOut: this.bailedOut,
     });
   }
 }
@@ -343,13 +384,15 @@ function connectError(
   port: number,
   failure: ConnectFailure,
   timeoutSeconds: number,
+  socketPath: string | null,
 ): HotpathLoadError {
   const error = failure.error;
+  const where = socketPath ?? `${host}:${port}`;
   if (failure.handshake && error !== null) {
     const untrusted = /certificate|CERT|self.signed|altname/i.test(`${error.code ?? ''} ${error.message}`);
     return new HotpathLoadError(
       'HP_LOAD_TLS',
-      `TLS handshake with ${host}:${port} failed: ${error.message}${
+      `TLS handshake with ${where} failed: ${error.message}${
         untrusted ? ' (certificate not trusted: pass --ca FILE with its issuer, or leave out --verify)' : ''
       }`,
       { cause: error },
@@ -357,7 +400,7 @@ function connectError(
   }
   return new HotpathLoadError(
     'HP_LOAD_UNREACHABLE',
-    `cannot connect to ${host}:${port}: ${connectFailureReason(failure, timeoutSeconds)}`,
+    `cannot connect to ${where}: ${connectFailureReason(failure, timeoutSeconds)}`,
     { cause: error ?? undefined },
   );
 }

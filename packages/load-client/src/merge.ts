@@ -34,6 +34,7 @@ export function mergeResults(results: readonly RunResult[]): RunResult {
   let duration = 0;
   let start = Number.POSITIVE_INFINITY;
   let aborted = false;
+  let bailedOut = false;
   let tls: RunResult['tls'] = null;
   for (const [i, value] of results.entries()) {
     const result = parseRunResult(value, `results[${i}]`);
@@ -55,6 +56,7 @@ export function mergeResults(results: readonly RunResult[]): RunResult {
     duration = Math.max(duration, result.duration);
     start = Math.min(start, Date.parse(result.start));
     aborted ||= result.aborted;
+    bailedOut ||= result.bailedOut === true;
     if (result.tls) {
       tls ??= { handshakes: 0, resumed: 0 };
       tls.handshakes += result.tls.handshakes;
@@ -70,6 +72,7 @@ export function mergeResults(results: readonly RunResult[]): RunResult {
     duration,
     start: new Date(start).toISOString(),
     aborted,
+    bailedOut,
     requests: {
       total: responses,
       mean: perSecondMean(responses, duration),

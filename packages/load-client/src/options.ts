@@ -61,6 +61,18 @@ export interface RunOptions {
   /** TLS settings of an https:// target. */
   tls?: TlsOptions;
   /**
+   * Connect to this Unix domain socket instead of the URL's host and port (the URL still gives
+   * the Host header and the path), as autocannon's `socketPath`.
+   */
+  socketPath?: string;
+  /** Stop the run once this many measured requests failed (per worker thread), as autocannon's `bailout`. */
+  bailout?: number;
+  /**
+   * HTTP: every response body must be exactly these bytes; one that differs counts as a failed
+   * request of kind `body` (and toward `bailout`). Costs a compare per body byte.
+   */
+  expectBody?: string | Buffer;
+  /**
    * Setup hook, called once per connection before it starts: that connection's own requests
    * (e.g. a per-connection token), serialised once. Not with `workers` > 1.
    */
@@ -88,6 +100,8 @@ export interface HttpTarget {
   path: string;
   /** Serialised requests, cycled per connection. */
   requests: Buffer[];
+  /** The body every response must carry (--expect-body), or null. */
+  expectBody: Buffer | null;
   /** Per request: true when the response carries no body (HEAD). */
   noBody: boolean[];
   /** Host header value. */
@@ -119,6 +133,10 @@ export interface ResolvedOptions {
   rate: number | undefined;
   timeout: number;
   workers: number;
+  /** Unix domain socket to connect to instead of host:port, or null. */
+  socketPath: string | null;
+  /** Failed measured requests after which the run stops; Infinity when unset. */
+  bailout: number;
 }
 
 export const DEFAULT_DURATION = 10;
@@ -229,6 +247,21 @@ export function resolveOptions(options: RunOptions): ResolvedOptions {
   const workers = options.workers === undefined ? 1 : integerIn('workers', options.workers, 1, 64);
   if (workers > connections)
     throw invalidOption('workers', workers, `at most as many workers as connections (${connections})`);
+  if (
+    options.socketPath !== undefined &&
+    (typeof options.socketPath !== 'string' || options.socketPath === '')
+  )
+    throw invalidOption('socketPath', options.socketPath, 'the path of a Unix domain socket');
+  const bailout =
+    options.bailout === undefined ? Number.POSITIVE_INFINITY : integerIn('bailout', options.bailout, 1, 1e12);
+  let expectBody: Buffer | null = null;
+  if (options.expectBody !== undefined) {
+    if (typeof options.expectBody !== 'string' && !Buffer.isBuffer(options.expectBody))
+      throw invalidOption('expectBody', options.expectBody, 'a string or a Buffer');
+    if (url.protocol === 'memcache:')
+      throw invalidOption('expectBody', options.expectBody, 'an http:// or https:// target');
+    expectBody = Buffer.from(options.expectBody);
+  }
 
   let target: HttpTarget | MemcacheTarget;
   if (options.tls !== undefined && url.protocol !== 'https:')
@@ -259,6 +292,7 @@ export function resolveOptions(options: RunOptions): ResolvedOptions {
       tls: secure ? tlsSettings(options.tls ?? {}) : null,
       path,
       requests,
+      expectBody,
       noBody,
       hostHeader,
       setupConnection: options.setupConnection,
@@ -299,5 +333,7 @@ export function resolveOptions(options: RunOptions): ResolvedOptions {
     rate,
     timeout,
     workers,
+    socketPath: options.socketPath ?? null,
+    bailout,
   };
 }

@@ -34,7 +34,7 @@ function httpProtocol(target: HttpTarget): Protocol {
           };
         }
       : null,
-    createParser: (sink) => new HttpResponseParser(sink),
+    createParser: (sink) => new HttpResponseParser(sink, target.expectBody),
   };
 }
 

@@ -1,7 +1,8 @@
 import * as hdr from 'hdr-histogram-js';
 
 /** Kinds of failed requests, counted separately. */
-export const ERROR_KINDS = ['connect', 'reset', 'timeout', 'parse', 'closed', 'other'] as const;
+/** `body`: the response body differed from `expectBody`. */
+export const ERROR_KINDS = ['connect', 'reset', 'timeout', 'parse', 'closed', 'other', 'body'] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
 /** Latency values in the histogram are microseconds; the highest trackable is one hour. */
@@ -214,3 +215,4 @@ export const ERROR_TIMEOUT = 2;
 export const ERROR_PARSE = 3;
 export const ERROR_CLOSED = 4;
 export const ERROR_OTHER = 5;
+export const ERROR_BODY = 6;

@@ -22,6 +22,8 @@ export interface RunResult {
   start: string;
   /** True when the run was stopped early (signal, Ctrl-C). */
   aborted: boolean;
+  /** True when the run stopped because `bailout` requests failed. */
+  bailedOut: boolean;
   requests: {
     /** Responses received (any status). */
     total: number;
@@ -66,6 +68,7 @@ export interface PartialResult {
   histogram: string;
   duration: number;
   aborted: boolean;
+  bailedOut: boolean;
   startedAt: number;
 }
 
@@ -85,6 +88,7 @@ export function toPartial(outcome: EngineOutcome): PartialResult {
     histogram: encodeHistogram(r.latencyHistogram()),
     duration: outcome.duration,
     aborted: outcome.aborted,
+    bailedOut: outcome.bailedOut,
     startedAt: outcome.startedAt,
   };
 }
@@ -154,6 +158,7 @@ export function buildResult(parts: PartialResult[], context: ResultContext): Run
   let resumed = 0;
   let duration = 0;
   let aborted = false;
+  let bailedOut = false;
   let startedAt = Number.POSITIVE_INFINITY;
   for (const part of parts) {
     merged.add(decodeHistogram(part.histogram));
@@ -169,6 +174,7 @@ export function buildResult(parts: PartialResult[], context: ResultContext): Run
     bytes += part.bytes;
     duration = Math.max(duration, part.duration);
     aborted ||= part.aborted;
+    bailedOut ||= part.bailedOut;
     if (part.startedAt > 0) startedAt = Math.min(startedAt, part.startedAt);
   }
   const isFailure = context.isFailureStatus ?? ((code: number) => code < 200 || code > 299);
@@ -187,6 +193,7 @@ export function buildResult(parts: PartialResult[], context: ResultContext): Run
     duration: Math.round(duration * 1000) / 1000,
     start: new Date(Number.isFinite(startedAt) ? startedAt : Date.now()).toISOString(),
     aborted,
+    bailedOut,
     requests: {
       total: responses,
       mean: perSecondMean(responses, duration),

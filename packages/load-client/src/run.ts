@@ -8,11 +8,14 @@ import { buildResult, type ResultContext, type RunResult, toPartial } from './re
 import { WorkerPool } from './worker-pool.js';
 
 export interface LoadRunEvents {
+  /** One measured second. */
   tick: [Tick];
+  /** One second of warm-up (excluded from the result). */
+  warmup: [Tick];
 }
 
 /**
- * A run in progress: emits 'tick' once per measured second; `result` settles when it ends
+ * A run in progress: emits 'warmup' once per second of warm-up and 'tick' once per measured second; `result` settles when it ends
  * (duration, amount, `stop()` or the signal). `stop()` keeps what was measured so far.
  */
 export class LoadRun extends EventEmitter<LoadRunEvents> {
@@ -29,6 +32,7 @@ export class LoadRun extends EventEmitter<LoadRunEvents> {
       const pool = new WorkerPool(options, resolved);
       this.runner = pool;
       pool.on('tick', (tick: Tick) => this.emit('tick', tick));
+      pool.on('warmup', (tick: Tick) => this.emit('warmup', tick));
       const onAbort = () => pool.stop();
       if (options.signal?.aborted) pool.stop();
       options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -40,6 +44,7 @@ export class LoadRun extends EventEmitter<LoadRunEvents> {
       const engine = new LoadEngine(resolved, protocolFor(resolved), options.signal);
       this.runner = engine;
       engine.on('tick', (tick: Tick) => this.emit('tick', tick));
+      engine.on('warmup', (tick: Tick) => this.emit('warmup', tick));
       this.result = prepare(resolved)
         .then(() => engine.start())
         .then((outcome) => buildResult([toPartial(outcome)], context));

@@ -1,3 +1,4 @@
+import type { Histogram } from 'hdr-histogram-js';
 import type { RunResult } from './result.js';
 import type { SeriesStats } from './series-stats.js';
 
@@ -9,9 +10,10 @@ function fixed(n: number, digits = 2): string {
   return n.toFixed(digits);
 }
 
-/** An ab-style plain-text summary of a run. */
-export function formatSummary(result: RunResult): string {
+/** An ab-style plain-text summary of a run; `title` (-T) heads it. */
+export function formatSummary(result: RunResult, title?: string): string {
   const lines: string[] = [];
+  if (title !== undefined) lines.push(`${pad('Title')}${title}`);
   const model =
     result.rate === null
       ? 'closed'
@@ -21,7 +23,7 @@ export function formatSummary(result: RunResult): string {
     `${pad('Connections')}${result.connections} (pipelining ${result.pipelining}, ${result.workers} worker${result.workers === 1 ? '' : 's'}, ${model} model)`,
   );
   lines.push(
-    `${pad('Time taken for tests')}${fixed(result.duration, 3)} seconds${result.aborted ? ' (interrupted)' : ''}`,
+    `${pad('Time taken for tests')}${fixed(result.duration, 3)} seconds${result.aborted ? ' (interrupted)' : result.bailedOut ? ' (bailed out: -B failures reached)' : ''}`,
   );
   lines.push(`${pad('Complete requests')}${result.requests.total}`);
   lines.push(`${pad('Failed requests')}${result.errors}`);
@@ -106,6 +108,7 @@ const KIND_WORDS: Record<string, string> = {
   parse: 'unreadable responses',
   closed: 'connections closed before the response',
   other: 'socket errors',
+  body: 'bodies unlike --expect-body',
 };
 
 /** Why a run completed no request, in one line (for the CLI's non-zero exit). */
@@ -125,16 +128,10 @@ export function noCompletionReason(result: RunResult, timeoutSeconds: number): s
     .join(', ');
 }
 
-/** One progress line for a TTY: a bar when the length of the run is known. */
-export function formatProgress(
-  second: number,
-  requests: number,
-  errors: number,
-  totalSeconds?: number,
-): string {
-  const stats = `${second}s  ${requests} req/s  ${errors} errors`;
-  if (totalSeconds === undefined || totalSeconds <= 0) return stats;
-  const width = 30;
-  const done = Math.min(width, Math.round((second / totalSeconds) * width));
-  return `[${'#'.repeat(done)}${'-'.repeat(width - done)}] ${stats}`;
+/**
+ * The full latency distribution (-l): HdrHistogram's percentile table of the run, in
+ * milliseconds (value, percentile, count, 1/(1-percentile)).
+ */
+export function formatLatencyDistribution(histogram: Histogram): string {
+  return `\nLatency distribution (ms)\n${histogram.outputPercentileDistribution(5, 1000)}`;
 }

@@ -2,8 +2,11 @@
 
 /** What a parser reports to; one object per connection, so there are no per-response closures. */
 export interface ResponseSink {
-  /** One complete response. `close`: the server closes the connection after it. */
-  onResponse(status: number, close: boolean): void;
+  /**
+   * One complete response. `close`: the server closes the connection after it. `bodyMismatch`:
+   * its body differed from the expected one (only when the parser was given one).
+   */
+  onResponse(status: number, close: boolean, bodyMismatch?: boolean): void;
   /** The bytes do not follow the protocol; the connection must be dropped. */
   onParseError(reason: string): void;
 }

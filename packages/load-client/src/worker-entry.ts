@@ -15,6 +15,7 @@ async function main(): Promise<void> {
     const options = resolveOptions({ ...(workerData as RunOptions), workers: 1 });
     const engine = new LoadEngine(options, protocolFor(options));
     engine.on('tick', (tick: Tick) => post({ type: 'tick', tick }));
+    engine.on('warmup', (tick: Tick) => post({ type: 'warmup', tick }));
     port.on('message', (message: { type: string }) => {
       if (message.type === 'stop') engine.stop();
     });

@@ -7,6 +7,7 @@ import type { PartialResult } from './result.js';
 
 export type WorkerMessage =
   | { type: 'tick'; tick: Tick }
+  | { type: 'warmup'; tick: Tick }
   | { type: 'result'; partial: PartialResult }
   | { type: 'error'; code: LoadErrorCode; message: string };
 
@@ -26,7 +27,7 @@ const WORKER_ENTRY = new URL('../dist/worker-entry.js', import.meta.url);
  */
 export class WorkerPool extends EventEmitter {
   private readonly workers: Worker[] = [];
-  private readonly pendingTicks = new Map<number, { count: number; tick: Tick }>();
+  private readonly pendingTicks = new Map<string, { count: number; tick: Tick }>();
   private stopped = false;
 
   constructor(
@@ -72,7 +73,7 @@ export class WorkerPool extends EventEmitter {
       if (this.stopped) worker.postMessage({ type: 'stop' });
       let settled = false;
       worker.on('message', (message: WorkerMessage) => {
-        if (message.type === 'tick') this.onTick(message.tick);
+        if (message.type === 'tick' || message.type === 'warmup') this.onTick(message.type, message.tick);
         else if (message.type === 'result') {
           settled = true;
           resolve(message.partial);
@@ -101,8 +102,10 @@ export class WorkerPool extends EventEmitter {
     });
   }
 
-  private onTick(tick: Tick): void {
-    const entry = this.pendingTicks.get(tick.second) ?? {
+  /** Emits a second ('tick' measured, 'warmup' warm-up) once every worker reported it. */
+  private onTick(kind: 'tick' | 'warmup', tick: Tick): void {
+    const key = `${kind}:${tick.second}`;
+    const entry = this.pendingTicks.get(key) ?? {
       count: 0,
       tick: { second: tick.second, requests: 0, bytes: 0, errors: 0 },
     };
@@ -111,8 +114,8 @@ export class WorkerPool extends EventEmitter {
     entry.tick.bytes += tick.bytes;
     entry.tick.errors += tick.errors;
     if (entry.count === this.workers.length) {
-      this.pendingTicks.delete(tick.second);
-      this.emit('tick', entry.tick);
-    } else this.pendingTicks.set(tick.second, entry);
+      this.pendingTicks.delete(key);
+      this.emit(kind, entry.tick);
+    } else this.pendingTicks.set(key, entry);
   }
 }

@@ -18,8 +18,8 @@ describe.skipIf(!NGINX && !process.env.CI)(
       await nginx?.stop();
     });
 
-    it('-n 20000 sends exactly 20000 requests: the access log shows 20000 lines', async () => {
-      const ran = await cli(['-n', '20000', '-c', '10', '--json', `${nginx.url}/hello`]);
+    it('-a 20000 sends exactly 20000 requests: the access log shows 20000 lines', async () => {
+      const ran = await cli(['-a', '20000', '-c', '10', '--json', `${nginx.url}/hello`]);
       expect(ran.stderr).toBe('');
       expect(ran.code).toBe(0);
       const result = JSON.parse(ran.stdout);
@@ -35,7 +35,7 @@ describe.skipIf(!NGINX && !process.env.CI)(
 
     it('pipelines against nginx with exact counts and status codes', async () => {
       const before = nginx.accessLogLines();
-      const ran = await cli(['-n', '5000', '-c', '4', '-p', '10', '--json', `${nginx.url}/missing`]);
+      const ran = await cli(['-a', '5000', '-c', '4', '-p', '10', '--json', `${nginx.url}/missing`]);
       const result = JSON.parse(ran.stdout);
       expect(result.statusCodes).toEqual({ '404': 5000 });
       expect(result.non2xx).toBe(5000);
@@ -44,7 +44,7 @@ describe.skipIf(!NGINX && !process.env.CI)(
 
     it('splits the load over worker threads (-w) and still counts exactly', async () => {
       const before = nginx.accessLogLines();
-      const ran = await cli(['-n', '4000', '-c', '4', '-W', '2', '--json', `${nginx.url}/hello`]);
+      const ran = await cli(['-a', '4000', '-c', '4', '-w', '2', '--json', `${nginx.url}/hello`]);
       const result = JSON.parse(ran.stdout);
       expect(result.workers).toBe(2);
       expect(result.requests.total).toBe(4000);
@@ -52,13 +52,13 @@ describe.skipIf(!NGINX && !process.env.CI)(
     });
 
     it('prints an ab-style summary by default', async () => {
-      const ran = await cli(['-n', '300', '-c', '3', `${nginx.url}/index.html`]);
+      const ran = await cli(['-a', '300', '-c', '3', `${nginx.url}/index.html`]);
       expect(ran.code).toBe(0);
       expect(ran.stdout).toMatch(/Complete requests:\s+300\n/);
       expect(ran.stdout).toMatch(/Requests per second:\s+[\d.]+ \[#\/sec\] \(mean\)/);
       expect(ran.stdout).toMatch(/Status codes:\s+200: 300/);
       expect(ran.stdout).toContain('(longest request)');
-      // No progress output when stderr is not a terminal.
+      // A run shorter than a second prints no progress line.
       expect(ran.stderr).toBe('');
     });
   },
@@ -70,7 +70,7 @@ describe('hotpath-load input and lifecycle', () => {
     [['http://127.0.0.1:1/', '-d', 'abc'], /invalid -d "abc": expected a time > 0/],
     [['http://127.0.0.1:1/', '--duration=-5'], /invalid -d "-5": expected a time > 0/],
     [['http://127.0.0.1:1/', '-d', '-5'], /-d/],
-    [['http://127.0.0.1:1/', '-n', '0'], /invalid -n "0"/],
+    [['http://127.0.0.1:1/', '-a', '0'], /invalid -a "0"/],
     [['http://127.0.0.1:1/', '-c', '2.5'], /invalid -c "2.5"/],
     [['http://127.0.0.1:1/', '--bogus'], /^hotpath-load: unknown option --bogus \(see --help\)\n$/],
     [['http://127.0.0.1:1/', '-Z'], /^hotpath-load: unknown option -Z \(see --help\)\n$/],
@@ -80,7 +80,7 @@ describe('hotpath-load input and lifecycle', () => {
     ],
     [
       ['http://127.0.0.1:1/', '--warmup', '40000m'],
-      /invalid --warmup "40000m": expected at most 2147483\.647 seconds/,
+      /invalid -W "40000m": expected at most 2147483\.647 seconds/,
     ],
     [
       ['http://127.0.0.1:1/', '-d', '10x'],
@@ -90,7 +90,10 @@ describe('hotpath-load input and lifecycle', () => {
     [['not a url'], /invalid URL "not a url"/],
     [['ftp://example.test/'], /invalid URL "ftp:\/\/example.test\/"/],
     [[], /missing target URL/],
-    [['http://127.0.0.1:1/', '-H', 'no-colon'], /invalid -H "no-colon": expected "Name: value"/],
+    [
+      ['http://127.0.0.1:1/', '-H', 'no-colon'],
+      /invalid -H "no-colon": expected "Name: value" or name=value/,
+    ],
   ])('rejects %j with one line and exit status 2', async (args, message) => {
     const ran = await cli(args);
     expect(ran.code).toBe(2);
@@ -104,7 +107,7 @@ describe('hotpath-load input and lifecycle', () => {
     const server = await httpServer((_req, res) => res.end());
     const url = server.url;
     await server.close();
-    const ran = await cli(['-n', '10', `${url}/`]);
+    const ran = await cli(['-a', '10', `${url}/`]);
     expect(ran.code).toBe(1);
     expect(ran.stderr).toMatch(
       /^hotpath-load: cannot connect to 127\.0\.0\.1:\d+: connection refused \(ECONNREFUSED\)\n$/,
@@ -112,7 +115,7 @@ describe('hotpath-load input and lifecycle', () => {
     expect(ran.stderr.trimEnd().split('\n')).toHaveLength(1);
   });
 
-  it('with neither -d nor -n runs the default 10 s and ends by itself', async () => {
+  it('with neither -d nor -a runs the default 10 s and ends by itself', async () => {
     const server = await httpServer((_req, res) => res.end('x'));
     try {
       const ran = await cli(['-c', '1', '-R', '50', '--json', `${server.url}/`]);
@@ -143,7 +146,7 @@ describe('hotpath-load input and lifecycle', () => {
         child.on('error', reject);
         child.on('close', () => resolve(text));
       });
-      expect(out).toMatch(/\[#+-*\] 1s {2}\d+ req\/s {2}0 errors/);
+      expect(out).toMatch(/hotpath-load: \[#+-*\] 1\/2\.5 s {2}\d+ req\/s {2}0 errors {2}ETA 2 s/);
       expect(out).toMatch(/Complete requests:\s+\d+/);
     } finally {
       await server.close();
@@ -184,7 +187,7 @@ describe('hotpath-load input and lifecycle', () => {
   it('exits 1 with the reason when no request completed: all timed out', async () => {
     const server = await tcpServer(() => {});
     try {
-      const ran = await cli(['-n', '3', '-c', '3', '-t', '300ms', '--json', `${server.url}/`]);
+      const ran = await cli(['-a', '3', '-c', '3', '-t', '300ms', '--json', `${server.url}/`]);
       expect(ran.code).toBe(1);
       expect(JSON.parse(ran.stdout).errorsByKind).toEqual({ timeout: 3 });
       expect(ran.stderr).toBe('hotpath-load: no request completed: 3 timeouts (no response within 0.3 s)\n');
@@ -196,7 +199,7 @@ describe('hotpath-load input and lifecycle', () => {
   it('exits 1 with the reason when no request completed: the server closes every connection', async () => {
     const server = await tcpServer((socket) => socket.destroy());
     try {
-      const ran = await cli(['-n', '20', '-c', '2', `${server.url}/`]);
+      const ran = await cli(['-a', '20', '-c', '2', `${server.url}/`]);
       expect(ran.code).toBe(1);
       expect(ran.stdout).toMatch(/Complete requests:\s+0\n/);
       expect(ran.stderr).toMatch(
@@ -214,15 +217,16 @@ describe('hotpath-load input and lifecycle', () => {
     for (const flag of [
       '-c',
       '-d',
-      '-n',
+      '-a, --amount',
+      '-n, --no-progress',
       '-p',
       '-R',
       '-m',
       '-H',
       '-b',
-      '-w, --warmup',
-      '-W, --workers',
-      '--json',
+      '-W, --warmup',
+      '-w, --workers',
+      '-j, --json',
     ])
       expect(ran.stdout).toContain(`${flag}`);
   });

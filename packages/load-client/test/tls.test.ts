@@ -123,28 +123,28 @@ describe('https:// targets', () => {
 
   it('CLI: --verify on an untrusted certificate fails in one line; --ca trusts it', async () => {
     const server = await httpsServer();
-    const refused = await cli(['-n', '10', '-c', '2', '--verify', server.url]);
+    const refused = await cli(['-a', '10', '-c', '2', '--verify', server.url]);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toMatch(
       /^hotpath-load: TLS handshake with 127\.0\.0\.1:\d+ failed: self[- ]signed certificate \(certificate not trusted: pass --ca FILE with its issuer, or leave out --verify\)\n$/,
     );
-    const trusted = await cli(['-n', '100', '-c', '2', '--ca', CERT_FILE, '--json', server.url]);
+    const trusted = await cli(['-a', '100', '-c', '2', '--ca', CERT_FILE, '--json', server.url]);
     expect(trusted.stderr).toBe('');
     expect(trusted.code).toBe(0);
     const result = JSON.parse(trusted.stdout);
     expect(result.requests.total).toBe(100);
     expect(result.tls).toEqual({ handshakes: 2, resumed: 0 });
-    const unchecked = await cli(['-n', '100', '-c', '2', server.url]);
+    const unchecked = await cli(['-a', '100', '-c', '2', server.url]);
     expect(unchecked.code).toBe(0);
     expect(unchecked.stdout).toMatch(/TLS handshakes:\s+2 \(0 resumed sessions\)/);
   });
 
   it('rejects TLS flags for a target that is not https://', async () => {
-    const ran = await cli(['-n', '1', '--verify', 'http://127.0.0.1:1/']);
+    const ran = await cli(['-a', '1', '--verify', 'http://127.0.0.1:1/']);
     expect(ran.code).toBe(2);
     expect(ran.stderr).toBe('hotpath-load: invalid --verify true: expected an https:// target\n');
-    const missing = await cli(['-n', '1', '--ca', '/nonexistent/ca.pem', 'https://127.0.0.1:1/']);
+    const missing = await cli(['-a', '1', '--ca', '/nonexistent/ca.pem', 'https://127.0.0.1:1/']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe('hotpath-load: cannot read --ca file "/nonexistent/ca.pem"\n');
   });

@@ -27,7 +27,7 @@ function version(): string {
 
 async function main(argv: string[]): Promise<number> {
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
-    process.stdout.write(`${version()}\n`);
+    process.stdout.write(`hotpath-ticks ${version()}\n`);
     return 0;
   }
   const deferMs = Number(process.env.HOTPATH_TICKS_OPTIMIZE_AFTER_MS ?? '150');

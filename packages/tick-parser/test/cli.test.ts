@@ -176,7 +176,7 @@ describe('hotpath-ticks', () => {
     const r = await run('--version');
     expect(r.code).toBe(0);
     const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-    expect(r.stdout).toBe(`${version}\n`);
+    expect(r.stdout).toBe(`hotpath-ticks ${version}\n`);
   });
 
   it('says in one line that a file is neither format, exit 2', async () => {

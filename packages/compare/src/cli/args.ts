@@ -16,6 +16,7 @@ const CLI_ONLY: Record<string, OptionConfig & { arg?: string; description: strin
   },
   json: { type: 'boolean', description: 'print the report JSON instead of the terminal report' },
   markdown: { type: 'string', arg: 'FILE', description: 'also write the markdown report to FILE' },
+  open: { type: 'boolean', description: 'open report.html in the browser when done' },
   results: {
     type: 'string',
     arg: 'DIR',
@@ -26,6 +27,7 @@ const CLI_ONLY: Record<string, OptionConfig & { arg?: string; description: strin
     arg: 'I/N',
     description: 'compare --results: which shard this run is (default 1/1)',
   },
+  quiet: { type: 'boolean', short: 'q', description: 'no progress on stderr' },
   help: { type: 'boolean', short: 'h', description: 'this text' },
   version: { type: 'boolean', short: 'v', description: 'print the version' },
 };
@@ -80,6 +82,8 @@ export function usage(): string {
     '  hotpath profile --start CMD [options]',
     '  hotpath report DIR [DIR ...] [verdict options]   merge raw results (shards) and report',
     '  hotpath schema                 print the JSON Schema of hotpath.config.json',
+    '  hotpath init [--start CMD] [--url PATH ...] [--no-install] [--force]',
+    '                                 write hotpath.config.json and the GitHub workflows for this project',
   ];
   for (const [group, title] of Object.entries(GROUPS)) {
     lines.push('', `${title}:`);
@@ -94,6 +98,11 @@ export function usage(): string {
     lines.push(optionLine(name, o.short, o.arg, o.description));
   lines.push(
     '',
+    'Targets (--url): a path such as /users (http://127.0.0.1:$PORT/users), or a full http://, https://',
+    "or memcache://host:$PORT URL. The load flags are hotpath-load's (-c -d -p -R -m -H -b -W);",
+    '-H takes "Name: value" or name=value.',
+    'Progress goes to stderr: a terminal gets one live line, a pipe or CI log one line per round and',
+    'scenario with its requests/s and the ETA; --quiet shows none.',
     'Durations take 10, 10s, 500ms or 2m. Flags override the config file, whose settings have the',
     'same names in camelCase (hot-threshold → hotThreshold). Commands run through /bin/sh -c with',
     'PORT set; tokens and secrets are removed from their environment.',
@@ -104,8 +113,20 @@ export function usage(): string {
   return lines.join('\n');
 }
 
+/** `hotpath init`'s own options. */
+export interface InitOptions {
+  force: boolean;
+  install: boolean;
+  start?: string;
+  urls: string[];
+}
+
 export interface ParsedCommandLine {
-  command: 'compare' | 'profile' | 'report' | 'schema' | 'help' | 'version';
+  command: 'compare' | 'profile' | 'report' | 'schema' | 'init' | 'help' | 'version';
+  /** `hotpath init`: its options. */
+  init: InitOptions;
+  /** No progress on stderr. */
+  quiet: boolean;
   /** `hotpath report`: the results folders. */
   folders: string[];
   results?: string;
@@ -115,6 +136,8 @@ export interface ParsedCommandLine {
   config?: string;
   json: boolean;
   markdown?: string;
+  /** --open: open report.html when done. */
+  open?: boolean;
 }
 
 /** Turns node's parseArgs errors into one readable line. */
@@ -141,24 +164,32 @@ function usageError(err: unknown): UsageError {
 /** Parses argv (without node and script). Throws UsageError. */
 export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   const [first, ...rest] = argv;
-  const bare = { overrides: {}, json: false, folders: [] };
+  const bare = {
+    overrides: {},
+    json: false,
+    folders: [],
+    quiet: false,
+    init: { force: false, install: true, urls: [] },
+  };
   if (first === '--version' || first === '-v') return { command: 'version', ...bare };
   if (!first || first === '--help' || first === '-h' || first === 'help') return { command: 'help', ...bare };
+  if (first === 'init') return { command: 'init', ...bare, init: parseInit(rest) };
   if (first !== 'compare' && first !== 'profile' && first !== 'schema' && first !== 'report') {
     if (first.startsWith('-'))
       throw new UsageError(
-        `expected a command before ${first}: hotpath compare|profile|report|schema (see --help)`,
+        `expected a command before ${first}: hotpath compare|profile|report|schema|init (see --help)`,
       );
     throw new UsageError(
-      `unknown command ${JSON.stringify(first)}: expected compare, profile, report or schema (see --help)`,
+      `unknown command ${JSON.stringify(first)}: expected compare, profile, report, schema or init (see --help)`,
     );
   }
   let values: Record<string, unknown>;
   let positionals: string[];
   try {
+    const options = parseArgsOptions();
     ({ values, positionals } = parseArgs({
-      args: [...rest],
-      options: parseArgsOptions(),
+      args: joinDashValues(rest, valueOptions(options)),
+      options,
       allowPositionals: first === 'report',
       strict: true,
     }));
@@ -182,6 +213,66 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     shard: values.shard as string | undefined,
     config: values.config as string | undefined,
     json: Boolean(values.json),
+    quiet: Boolean(values.quiet),
     markdown: values.markdown as string | undefined,
+    open: Boolean(values.open),
+    init: bare.init,
+  };
+}
+
+/** `--name` and `-x` of the options that take a value. */
+function valueOptions(options: Record<string, OptionConfig>): Set<string> {
+  return new Set(
+    Object.entries(options).flatMap(([name, o]) =>
+      o.type === 'string' ? [`--${name}`, ...(o.short ? [`-${o.short}`] : [])] : [],
+    ),
+  );
+}
+
+/**
+ * `--threshold -5` → `--threshold=-5`: a value that starts with "-" and a digit is the option's
+ * value (parseArgs would call it an option, or "ambiguous"), so the value check names it.
+ */
+export function joinDashValues(argv: readonly string[], options: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    const next = argv[i + 1];
+    if (options.has(arg) && next !== undefined && /^-(\d|\.\d)/.test(next)) {
+      out.push(arg.startsWith('--') ? `${arg}=${next}` : `${arg}${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
+function parseInit(argv: readonly string[]): InitOptions {
+  let values: { force?: boolean; 'no-install'?: boolean; start?: string; url?: string[]; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        force: { type: 'boolean' },
+        'no-install': { type: 'boolean' },
+        start: { type: 'string' },
+        url: { type: 'string', multiple: true },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (err) {
+    throw usageError(err);
+  }
+  for (const url of values.url ?? [])
+    if (!url.startsWith('/') || /\s/.test(url))
+      throw new UsageError(`invalid --url ${JSON.stringify(url)}: expected a path starting with "/"`);
+  if (values.start !== undefined && values.start.trim() === '')
+    throw new UsageError('invalid --start "": expected the command that starts your server');
+  return {
+    force: Boolean(values.force),
+    install: !values['no-install'],
+    start: values.start,
+    urls: values.url ?? [],
   };
 }

@@ -8,6 +8,7 @@ import { measureOne } from '../measure/rounds.js';
 import type { Report } from '../model.js';
 import { type WrittenFiles, writeReport } from '../render/files.js';
 import { renderMarkdown } from '../render/markdown.js';
+import { claimOutDir } from '../render/out-dir.js';
 import { profileJson, renderProfileText, writeProfileReport } from '../render/profile-report.js';
 import { renderJson } from '../render/render.js';
 import { renderTerminal } from '../render/terminal.js';
@@ -21,6 +22,9 @@ import { flagOf, SETTINGS, type SettingSpec } from '../settings/table.js';
 import { readShards, writeShard } from '../shard/file.js';
 import { parseShard } from '../shard/id.js';
 import { parseCommandLine, UsageError, usage } from './args.js';
+import { runInit } from './init.js';
+import { openFile } from './open.js';
+import { ProgressReporter } from './progress.js';
 
 function version(): string {
   const require = createRequire(import.meta.url);
@@ -35,29 +39,35 @@ function version(): string {
   return '0.0.0';
 }
 
-function progress(): { log: (line: string) => void; done: () => void } {
-  const tty = process.stderr.isTTY;
-  if (!tty) return { log: () => {}, done: () => {} };
-  return {
-    log: (line) =>
-      process.stderr.write(
-        `\r\u001b[2K${line.replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, (process.stderr.columns ?? 100) - 1)}`,
-      ),
-    done: () => process.stderr.write('\r\u001b[2K'),
-  };
+/** Writes into `dir` as this run's own output folder (see claimOutDir); says what it removed. */
+function writeOwned<T>(dir: string, write: (dir: string) => T): T {
+  const claimed = claimOutDir(dir);
+  if (claimed.removed.length > 0)
+    process.stderr.write(
+      `hotpath: removed ${claimed.removed.length} file${claimed.removed.length === 1 ? '' : 's'} of an earlier run from ${claimed.dir}\n`,
+    );
+  const written = write(claimed.dir);
+  claimed.seal();
+  return written;
 }
 
 /** Runs the CLI; resolves with the exit status. Never calls process.exit. */
 export async function main(argv: string[], signal?: AbortSignal): Promise<number> {
   const parsed = parseCommandLine(argv);
   if (parsed.command === 'help') {
+    // `hotpath` alone is a usage error: the usage goes to stderr, exit 2.
+    if (argv.length === 0) {
+      process.stderr.write(usage());
+      return 2;
+    }
     process.stdout.write(usage());
-    return argv.length === 0 ? 2 : 0;
-  }
-  if (parsed.command === 'version') {
-    process.stdout.write(`${version()}\n`);
     return 0;
   }
+  if (parsed.command === 'version') {
+    process.stdout.write(`hotpath ${version()}\n`);
+    return 0;
+  }
+  if (parsed.command === 'init') return runInit(parsed.init);
   if (parsed.command === 'schema') {
     process.stdout.write(`${JSON.stringify(configJsonSchema(), null, 2)}\n`);
     return 0;
@@ -71,11 +81,15 @@ export async function main(argv: string[], signal?: AbortSignal): Promise<number
     overrides: parsed.overrides,
     overridesSource: 'flag',
   });
+  if (configPath === undefined && !['start', 'baseStart', 'headStart'].some((k) => k in parsed.overrides))
+    throw new UsageError(
+      `no hotpath.config.json (or .mjs, .js) in ${process.cwd()}: run "npx -p @hotpath/compare hotpath init" to write one, or pass --start CMD (or --base-start and --head-start) and --url PATH (see --help)`,
+    );
   // Relative paths in a config file are relative to the file; on the command line, to the shell.
   const fromFlags = 'cwd' in parsed.overrides || 'out' in parsed.overrides;
   const baseDir = loaded && !fromFlags ? loaded.dir : process.cwd();
   probePath();
-  const ui = progress();
+  const ui = new ProgressReporter(process.stderr, parsed.quiet);
 
   if (parsed.command === 'profile') {
     const start = settings.start ?? settings.headStart;
@@ -83,10 +97,16 @@ export async function main(argv: string[], signal?: AbortSignal): Promise<number
     const rounds = await measureOne(
       { side: 'head', command: start, cwd: resolve(baseDir, settings.cwd) },
       settings,
-      { probePath: probePath(), env: process.env, log: ui.log, signal },
+      {
+        probePath: probePath(),
+        env: process.env,
+        log: (message) => ui.onProgress({ phase: 'note', message }),
+        onProgress: ui.onProgress,
+        signal,
+      },
     ).finally(() => ui.done());
     const found = profileReport(rounds, settings);
-    const dir = writeProfileReport(resolve(baseDir, settings.out), found);
+    const dir = writeOwned(resolve(baseDir, settings.out), (out) => writeProfileReport(out, found));
     process.stdout.write(
       parsed.json ? `${JSON.stringify(profileJson(found), null, 2)}\n` : renderProfileText(found),
     );
@@ -98,19 +118,23 @@ export async function main(argv: string[], signal?: AbortSignal): Promise<number
     signal,
     baseDir,
     shard: parsed.shard ? parseShard(parsed.shard) : undefined,
-    onProgress: (e) => ui.log(e.message),
+    onProgress: ui.onProgress,
   }).finally(() => ui.done());
   if (parsed.results) {
     const folder = writeShard(resolve(parsed.results), shard);
     process.stderr.write(`raw results (shard ${shard.shard.index}/${shard.shard.total}): ${folder}\n`);
   }
   const result = report([shard]);
-  const files = writeReport(resolve(baseDir, settings.out), result);
+  const files = writeOwned(resolve(baseDir, settings.out), (out) => writeReport(out, result));
   return output(result, files, parsed);
 }
 
-/** Writes what both `compare` and `report` print; the exit status of the verdict. */
-function output(result: Report, files: WrittenFiles, parsed: ReturnType<typeof parseCommandLine>): number {
+/** Writes what both `compare` and `report` print (and opens report.html); the verdict's exit status. */
+async function output(
+  result: Report,
+  files: WrittenFiles,
+  parsed: ReturnType<typeof parseCommandLine>,
+): Promise<number> {
   if (parsed.markdown)
     writeFileSync(resolve(parsed.markdown), renderMarkdown(result, { maxLength: Number.POSITIVE_INFINITY }));
   if (parsed.json) process.stdout.write(renderJson(result));
@@ -118,6 +142,7 @@ function output(result: Report, files: WrittenFiles, parsed: ReturnType<typeof p
   const written = [
     files.report,
     files.markdown,
+    files.html,
     ...files.scenarios.flatMap((s) => [s.folded.base, s.folded.head, s.flameGraph, s.diffFlameGraph]),
   ]
     .filter(Boolean)
@@ -125,7 +150,20 @@ function output(result: Report, files: WrittenFiles, parsed: ReturnType<typeof p
   const merged = result.shards > 1 ? `merged ${result.shards} shards; ` : '';
   process.stderr.write(`\n${merged}files in ${files.dir}:\n${written.join('\n')}\n`);
   for (const note of files.notes) process.stderr.write(`note: ${note}\n`);
-  return result.regressed && result.settings.failOnRegression ? 1 : 0;
+  if (parsed.open) {
+    if (!files.html)
+      process.stderr.write('hotpath: --open: report.html was not written (see the note above)\n');
+    else {
+      const opened = await openFile(files.html);
+      process.stderr.write(
+        opened.opened
+          ? `hotpath: opening ${files.html} (${opened.command})\n`
+          : `hotpath: --open: ${opened.reason}; open ${files.html} in a browser yourself\n`,
+      );
+    }
+  }
+  if (result.regressed && result.settings.failOnRegression) return 1;
+  return result.outcome === 'inconclusive' && result.settings.failOnInconclusive ? 1 : 0;
 }
 
 /**
@@ -149,7 +187,7 @@ async function runReport(parsed: ReturnType<typeof parseCommandLine>): Promise<n
   }
   const shards = readShards(parsed.folders.map((dir) => resolve(dir)));
   const result = report(shards, { overrides: parsed.overrides, overridesSource: 'flag' });
-  const files = writeReport(resolve(result.settings.out), result);
+  const files = writeOwned(resolve(result.settings.out), (out) => writeReport(out, result));
   return output(result, files, parsed);
 }
 

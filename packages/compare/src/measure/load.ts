@@ -1,4 +1,4 @@
-import { run } from '@hotpath/load-client';
+import { createRun } from '@hotpath/load-client';
 import { HotpathCompareError } from '../errors.js';
 import type { LoadResult } from '../model.js';
 
@@ -14,12 +14,14 @@ export interface LoadOptions {
   /** Several requests sent in turn on each connection (overrides method/headers/body). */
   requests?: { method?: string; path?: string; headers?: Record<string, string>; body?: string }[];
   signal?: AbortSignal;
+  /** Called after each second of load with that second's responses. */
+  onSecond?: (second: number, requestsPerSecond: number) => void;
 }
 
 /** Runs load against `url` for `duration` seconds with @hotpath/load-client. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   try {
-    const result = (await run({
+    const loadRun = createRun({
       url: options.url,
       connections: options.connections,
       duration: options.duration,
@@ -30,7 +32,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       body: options.body,
       requests: options.requests,
       signal: options.signal,
-    })) as unknown as LoadResult & { latency: Record<string, number> };
+    });
+    const { onSecond } = options;
+    if (onSecond) loadRun.on('tick', (tick) => onSecond(tick.second, tick.requests));
+    const result = (await loadRun.result) as unknown as LoadResult & { latency: Record<string, number> };
     return {
       duration: result.duration,
       requests: result.requests,

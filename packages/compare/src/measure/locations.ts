@@ -41,3 +41,20 @@ export function withRelativeLocations(profile: Profile, root: string | undefined
     functions: profile.functions.map((fn) => ({ ...fn, file: relativeLocation(fn.file, root) })),
   };
 }
+
+/** The file name hotpath gives its probe's frames (wherever the probe was installed). */
+export const PROBE_FILE = 'hotpath:probe';
+
+/**
+ * The same profile with the frames of hotpath's own probe (`probePath`, as a path or a
+ * file:// URL) named PROBE_FILE, so the report can leave them out of the user's hot functions.
+ */
+export function withProbeFramesMarked(profile: Profile, probePath: string): Profile {
+  const url = `file://${probePath}`;
+  return {
+    ...profile,
+    functions: profile.functions.map((fn) =>
+      fn.file === probePath || fn.file === url ? { ...fn, file: PROBE_FILE } : fn,
+    ),
+  };
+}

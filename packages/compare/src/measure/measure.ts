@@ -18,14 +18,11 @@ import {
 import { allowlistedEnvironment } from './environment.js';
 import { thisMachine } from './machine.js';
 import { probePath } from './probe-path.js';
+import type { ProgressEvent } from './progress.js';
 import type { RoundContext, ServerSpec } from './round.js';
 import { measureRounds } from './rounds.js';
 
-/** A step of a running comparison, for progress displays. */
-export interface ProgressEvent {
-  phase: 'prepare' | 'measure' | 'analyse';
-  message: string;
-}
+export type { ProgressEvent } from './progress.js';
 
 /** What a caller adds to the settings of a measurement (the CLI, the Action, compare()). */
 export interface MeasureRuntime {
@@ -64,7 +61,7 @@ export async function measure(settings: Settings, runtime: MeasureRuntime = {}):
   const env = options.allowlistEnv
     ? allowlistedEnvironment(options.env ?? process.env, settings.passEnv)
     : (options.env ?? process.env);
-  const progress = (phase: ProgressEvent['phase']) => (message: string) =>
+  const progress = (phase: 'prepare' | 'note') => (message: string) =>
     options.onProgress?.({ phase, message });
   const baseDir = options.baseDir ?? process.cwd();
   const cwd = resolve(baseDir, settings.cwd);
@@ -142,7 +139,8 @@ export async function measure(settings: Settings, runtime: MeasureRuntime = {}):
       probePath: probePath(),
       env,
       extraEnv: options.extraEnv,
-      log: progress('measure'),
+      log: progress('note'),
+      onProgress: options.onProgress,
       signal,
     };
     const measurements = await measureRounds({ base: specs.base, head: specs.head, settings }, context);

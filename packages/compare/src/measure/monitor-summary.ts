@@ -16,10 +16,17 @@ export function readMonitorFile(path: string): MonitorSummary {
     durationMs: number;
     cpuUserMicros?: number;
     cpuSystemMicros?: number;
+    mainThreadCpuMicros?: number;
+    mainThreadCpuSource?: MonitorSummary['mainThreadCpuSource'];
     samples: Reading[];
   };
   const cpu = (data.cpuUserMicros ?? Number.NaN) + (data.cpuSystemMicros ?? 0);
-  return summariseReadings(data.pid, data.durationMs, data.samples, cpu);
+  const summary = summariseReadings(data.pid, data.durationMs, data.samples, cpu);
+  return {
+    ...summary,
+    mainThreadCpuMicros: data.mainThreadCpuMicros ?? Number.NaN,
+    ...(data.mainThreadCpuSource ? { mainThreadCpuSource: data.mainThreadCpuSource } : {}),
+  };
 }
 
 export function summariseReadings(
@@ -46,6 +53,7 @@ export function summariseReadings(
     pid,
     durationMs,
     cpuMicros,
+    mainThreadCpuMicros: Number.NaN,
     delayMean,
     delayP99,
     delayMax,

@@ -9,7 +9,7 @@
  * writes `<pid>.cpuprofile` and `<pid>.monitor.json` to HOTPATH_PROBE_DIR.
  * It never throws into the host process.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { connect, Server, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -37,6 +37,39 @@ function markProfLog(label: 'start' | 'stop', window: number): void {
   new Function(`return function ${name}() { return 1; };`)()();
 }
 
+type ThreadCpuSource = 'threadCpuUsage' | 'proc-schedstat' | 'proc-stat';
+
+/**
+ * CPU time of this process's main thread (the event loop), µs: process.threadCpuUsage() where
+ * Node has it (22.19+, 23.9+), else Linux's /proc/self/task/<pid>/schedstat (nanoseconds on the
+ * CPU) or, without schedstat, the thread's utime + stime from its stat (clock ticks of 10 ms).
+ * Undefined elsewhere.
+ */
+function mainThreadCpu(): { micros: number; source: ThreadCpuSource } | undefined {
+  const threadCpuUsage = (process as { threadCpuUsage?: () => NodeJS.CpuUsage }).threadCpuUsage;
+  if (typeof threadCpuUsage === 'function' && process.env.HOTPATH_THREAD_CPU !== 'proc') {
+    const usage = threadCpuUsage.call(process);
+    return { micros: usage.user + usage.system, source: 'threadCpuUsage' };
+  }
+  const task = `/proc/self/task/${process.pid}`;
+  try {
+    const ns = Number(readFileSync(`${task}/schedstat`, 'latin1').split(' ')[0]);
+    if (Number.isFinite(ns)) return { micros: ns / 1000, source: 'proc-schedstat' };
+  } catch {
+    // no schedstat (kernel without CONFIG_SCHED_INFO): the stat line's clock ticks
+  }
+  try {
+    const stat = readFileSync(`${task}/stat`, 'latin1');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 14 and 15 of stat (utime, stime), counted after the command name's ")": 12 and 13.
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    if (Number.isFinite(ticks)) return { micros: ticks * 10_000, source: 'proc-stat' };
+  } catch {
+    // not Linux
+  }
+  return undefined;
+}
+
 interface Window {
   profiler?: CpuSampler;
   monitor: { snapshot(): MonitorSnapshot; close(): void };
@@ -45,6 +78,7 @@ interface Window {
   id: number;
   startedAt: number;
   cpu: NodeJS.CpuUsage;
+  thread: ReturnType<typeof mainThreadCpu>;
 }
 
 /** The name the report shows for the profiler that ran. */
@@ -86,7 +120,16 @@ function activate(control: string, dir: string, mode: string): void {
     const samples: MonitorSnapshot[] = [];
     const timer = setInterval(() => samples.push(monitor.snapshot()), 1000);
     timer.unref();
-    window = { profiler, monitor, samples, timer, id, startedAt: Date.now(), cpu: process.cpuUsage() };
+    window = {
+      profiler,
+      monitor,
+      samples,
+      timer,
+      id,
+      startedAt: Date.now(),
+      cpu: process.cpuUsage(),
+      thread: mainThreadCpu(),
+    };
     starting = false;
     send({ type: 'started', pid: process.pid, profiler: profilerName(profiler) ?? mode, note });
   };
@@ -100,6 +143,11 @@ function activate(control: string, dir: string, mode: string): void {
     window = undefined;
     // CPU time of this process (all its threads) over the window: stable under contention.
     const cpu = process.cpuUsage(current.cpu);
+    const thread = mainThreadCpu();
+    const threadMicros =
+      current.thread && thread && thread.source === current.thread.source
+        ? thread.micros - current.thread.micros
+        : undefined;
     clearInterval(current.timer);
     current.samples.push(current.monitor.snapshot());
     current.monitor.close();
@@ -115,6 +163,8 @@ function activate(control: string, dir: string, mode: string): void {
           durationMs: Date.now() - current.startedAt,
           cpuUserMicros: cpu.user,
           cpuSystemMicros: cpu.system,
+          mainThreadCpuMicros: threadMicros,
+          mainThreadCpuSource: threadMicros === undefined ? undefined : thread?.source,
           samples: current.samples,
         }),
       );

@@ -7,7 +7,8 @@ import type { Scenario, Settings } from '../settings/schema.js';
 import { throwIfAborted, untilAborted } from './abort.js';
 import { untrustedEnvironment, withProbePreloaded } from './environment.js';
 import { runLoad } from './load.js';
-import { withRelativeLocations } from './locations.js';
+import { withProbeFramesMarked, withRelativeLocations } from './locations.js';
+import { type LoadMark, markLoad, otherLoadSince } from './machine-load.js';
 import { readMonitorFile } from './monitor-summary.js';
 import { ProbeControl, type ProbeReport } from './probe-control.js';
 import {
@@ -20,6 +21,7 @@ import {
   survivorsError,
 } from './process-group.js';
 import { readCpuProfiles, readProfLogs } from './profiles.js';
+import type { ProgressEvent } from './progress.js';
 import { freePort, waitUntilReady } from './readiness.js';
 
 /** How to start one side's server. */
@@ -53,8 +55,10 @@ export interface RoundContext {
   env: NodeJS.ProcessEnv;
   /** Extra variables for the server (e.g. HOTPATH_V8_PROFILER_PATH). */
   extraEnv?: Record<string, string>;
-  /** Progress lines. */
+  /** Progress lines (notes: a retry, setup-command). */
   log?: (line: string) => void;
+  /** Round events: start, warm-up, measured window, each second of load, window done. */
+  onProgress?: (event: ProgressEvent) => void;
   /** Keep profiler output here instead of a temp dir that is removed. */
   keepDir?: string;
   /** Stops the round: the server's whole tree is stopped and HP_COMPARE_ABORTED thrown. */
@@ -166,7 +170,13 @@ async function runRoundOnce(
     HOTPATH_PROBE_PROFILER: settings.profiler,
   };
   const warnings: string[] = [];
-  log(`${spec.side} round ${round}: starting ${JSON.stringify(spec.command)} on port ${port}`);
+  const emit = context.onProgress ?? (() => {});
+  const at = { side: spec.side, round };
+  emit({
+    phase: 'start',
+    ...at,
+    message: `${spec.side} round ${round}: starting ${JSON.stringify(spec.command)} on port ${port}`,
+  });
   const proc = spawnInGroup(command, { cwd: spec.cwd, env });
   const onExit = () => killGroupNow(proc);
   process.once('exit', onExit);
@@ -229,7 +239,12 @@ async function runRoundOnce(
         );
       }
     }
-    const windows: { scenario: Scenario; load: LoadResult; reports: ProbeReport[] }[] = [];
+    const windows: {
+      scenario: Scenario;
+      load: LoadResult;
+      reports: ProbeReport[];
+      marks: [LoadMark, LoadMark];
+    }[] = [];
     for (const [index, scenario] of settings.scenarios.entries()) {
       const url = targetUrl(scenario.url, port);
       const load = {
@@ -244,14 +259,47 @@ async function runRoundOnce(
         signal,
       };
       const label = settings.scenarios.length > 1 ? ` ${scenario.name}:` : '';
+      const where = { ...at, scenario: scenario.name };
+      const ticks = (window: 'warmup' | 'measure', seconds: number) => (second: number, rps: number) =>
+        emit({
+          phase: 'tick',
+          ...where,
+          window,
+          second,
+          seconds,
+          requestsPerSecond: rps,
+          message: `${spec.side} round ${round}:${label} ${window === 'warmup' ? 'warm-up' : 'measuring'} ${second}/${seconds} s, ${rps} req/s`,
+        });
       if (settings.warmup > 0) {
-        log(`${spec.side} round ${round}:${label} warm-up ${settings.warmup} s`);
-        await runLoad({ ...load, duration: settings.warmup });
+        emit({
+          phase: 'warmup',
+          ...where,
+          seconds: settings.warmup,
+          message: `${spec.side} round ${round}:${label} warm-up ${settings.warmup} s`,
+        });
+        await runLoad({ ...load, duration: settings.warmup, onSecond: ticks('warmup', settings.warmup) });
         throwIfAborted(signal);
       }
       await control.start(index + 1);
-      log(`${spec.side} round ${round}:${label} measuring ${settings.duration} s`);
-      const result = await runLoad({ ...load, duration: settings.duration });
+      emit({
+        phase: 'measure',
+        ...where,
+        seconds: settings.duration,
+        message: `${spec.side} round ${round}:${label} measuring ${settings.duration} s`,
+      });
+      const before = markLoad();
+      const result = await runLoad({
+        ...load,
+        duration: settings.duration,
+        onSecond: ticks('measure', settings.duration),
+      });
+      const after = markLoad();
+      emit({
+        phase: 'measured',
+        ...where,
+        requestsPerSecond: result.requests.mean,
+        message: `${spec.side} round ${round}:${label} ${result.requests.mean} req/s`,
+      });
       // Aborted: no profile to wait for (the probe may take long to write one); stop now.
       throwIfAborted(signal);
       const reports = await control.stop();
@@ -274,13 +322,13 @@ async function runRoundOnce(
           proc,
         );
       }
-      windows.push({ scenario, load: result, reports });
+      windows.push({ scenario, load: result, reports, marks: [before, after] });
     }
     await stop();
     const scenarios: ScenarioRound[] = [];
     const pids = new Set<number>();
     let serverNode: string | undefined;
-    for (const [index, { scenario, load, reports }] of windows.entries()) {
+    for (const [index, { scenario, load, reports, marks }] of windows.entries()) {
       const monitors: MonitorSummary[] = [];
       for (const report of reports) {
         pids.add(report.pid);
@@ -311,12 +359,22 @@ async function runRoundOnce(
         profile = read.profile;
         warnings.push(...read.warnings);
       }
+      const otherLoad =
+        monitors.length > 0
+          ? otherLoadSince(
+              marks[0],
+              marks[1],
+              monitors.reduce((sum, m) => sum + m.cpuMicros, 0),
+            )
+          : undefined;
       scenarios.push({
         scenario: scenario.name,
         load,
-        profile: profile && withRelativeLocations(profile, spec.root),
+        profile:
+          profile && withRelativeLocations(withProbeFramesMarked(profile, context.probePath), spec.root),
         monitors,
         profilers: [...new Set(reports.map((r) => r.profiler))],
+        ...(otherLoad !== undefined ? { otherLoad } : {}),
       });
     }
     return { side: spec.side, round, scenarios, pids: [...pids], serverNode, warnings };

@@ -1,5 +1,7 @@
-import type { Measurements, RoundResult, Side } from '../model.js';
+import type { Look, Measurements, RoundResult, RoundsStop, Side } from '../model.js';
 import type { Settings } from '../settings/schema.js';
+import { decideAfterPair } from '../verdict/sequential.js';
+import { roundProgress } from './progress.js';
 import { type RoundContext, runRound, type ServerSpec } from './round.js';
 
 export interface ComparisonPlan {
@@ -8,34 +10,77 @@ export interface ComparisonPlan {
   settings: Settings;
 }
 
-/** The round order: B H B H … (`rounds` of each). */
-export function interleave(rounds: number): Side[] {
-  const order: Side[] = [];
-  for (let i = 0; i < rounds; i++) order.push('base', 'head');
-  return order;
-}
-
 /**
- * Runs every round of both sides, interleaved B H B H …; each round starts the side's server
- * once and measures every scenario in turn.
+ * Runs rounds of both sides, interleaved B H B H …; each round starts the side's server once and
+ * measures every scenario in turn. A fixed `rounds` runs that many pairs; `rounds: auto` looks at
+ * the pairs so far after each pair (with alpha spending, see verdict/sequential.ts) and stops once
+ * the run's outcome is clear, or when the next pair would pass `maxTime` or `maxRounds` is reached.
  */
 export async function measureRounds(plan: ComparisonPlan, context: RoundContext): Promise<Measurements> {
+  const { settings } = plan;
   const startedAt = new Date().toISOString();
-  const order = interleave(plan.settings.rounds);
+  const started = Date.now();
   const results: Record<Side, RoundResult[]> = { base: [], head: [] };
-  for (const side of order) {
-    const round = results[side].length + 1;
-    results[side].push(await runRound(plan[side], round, plan.settings, context));
+  const order: Side[] = [];
+  const auto = settings.rounds === 'auto';
+  const most = settings.rounds === 'auto' ? settings.maxRounds : settings.rounds;
+  const progress = roundProgress(
+    context.onProgress,
+    settings.rounds,
+    auto ? undefined : 2 * most,
+    auto ? settings.maxTime * 1000 : undefined,
+  );
+  const roundContext: RoundContext = { ...context, onProgress: progress.emit };
+  const looks: Look[] = [];
+  let spent = 0;
+  let stop: RoundsStop = { rounds: 'fixed', reason: 'fixed', looks };
+  for (let pair = 1; pair <= most; pair++) {
+    for (const side of ['base', 'head'] as const) {
+      results[side].push(await runRound(plan[side], pair, settings, roundContext));
+      order.push(side);
+      progress.stepDone();
+      progress.emit({ phase: 'round', side, round: pair, message: `${side} round ${pair} done` });
+    }
+    if (!auto) continue;
+    const decision = decideAfterPair({
+      measurements: results,
+      settings,
+      pairs: pair,
+      elapsedMs: Date.now() - started,
+      spent,
+    });
+    if (decision.look) {
+      looks.push(decision.look);
+      spent += decision.look.alphaShare;
+    }
+    stop = { rounds: 'auto', reason: decision.stop ?? 'max-rounds', looks };
+    if (decision.stop) {
+      progress.emit({
+        phase: 'note',
+        message: `${pair} pair${pair === 1 ? '' : 's'}: ${STOP_WORDS[decision.stop]}`,
+      });
+      break;
+    }
   }
   return {
     base: results.base,
     head: results.head,
     order,
-    scenarios: plan.settings.scenarios.map((s) => s.name),
+    scenarios: settings.scenarios.map((s) => s.name),
     startedAt,
     finishedAt: new Date().toISOString(),
+    stop,
   };
 }
+
+const STOP_WORDS: Record<Exclude<RoundsStop['reason'], 'fixed'>, string> = {
+  conclusive: 'the answer is clear, stopping',
+  'max-time': 'the time budget (max-time) is spent, stopping',
+  'max-rounds': 'max-rounds reached, stopping',
+};
+
+/** Rounds `hotpath profile` runs on one side: the fixed count, or for auto the default six. */
+export const PROFILE_AUTO_ROUNDS = 6;
 
 /** Profiles one side only (`hotpath profile`). */
 export async function measureOne(
@@ -44,7 +89,13 @@ export async function measureOne(
   context: RoundContext,
 ): Promise<RoundResult[]> {
   const results: RoundResult[] = [];
-  for (let round = 1; round <= settings.rounds; round++)
-    results.push(await runRound(spec, round, settings, context));
+  const rounds = settings.rounds === 'auto' ? PROFILE_AUTO_ROUNDS : settings.rounds;
+  const progress = roundProgress(context.onProgress, rounds, rounds);
+  const roundContext: RoundContext = { ...context, onProgress: progress.emit };
+  for (let round = 1; round <= rounds; round++) {
+    results.push(await runRound(spec, round, settings, roundContext));
+    progress.stepDone();
+    progress.emit({ phase: 'round', side: spec.side, round, message: `${spec.side} round ${round} done` });
+  }
   return results;
 }

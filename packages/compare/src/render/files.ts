@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { renderDiffFlameGraph, renderFlameGraph, toFolded } from '@hotpath/tick-parser';
 import type { Report } from '../model.js';
 import { renderMarkdown } from './markdown.js';
-import { renderJson } from './render.js';
+import { renderHtmlReport, renderJson } from './render.js';
 
 /** The profile files of one scenario. */
 export interface ScenarioFiles {
@@ -17,6 +17,8 @@ export interface WrittenFiles {
   dir: string;
   report: string;
   markdown: string;
+  /** report.html: charts and interactive flame graphs in one self-contained page. */
+  html?: string;
   scenarios: ScenarioFiles[];
   notes: string[];
 }
@@ -32,8 +34,8 @@ export function fileSlug(name: string, index: number): string {
 }
 
 /**
- * Writes the report JSON, the markdown, and per scenario folded stacks of each side and flame
- * graphs (head, and base → head differential) into `dir`. With one scenario the profile files
+ * Writes the report JSON, the markdown, report.html, and per scenario folded stacks of each side
+ * and flame graphs (head, and base → head differential) into `dir`. With one scenario the profile files
  * have no prefix (`base.folded`); with several, each starts with the scenario's number and name.
  */
 export function writeReport(dir: string, report: Report): WrittenFiles {
@@ -56,6 +58,11 @@ export function writeReport(dir: string, report: Report): WrittenFiles {
       files.notes.push(`${what} could not be written: ${(err as Error).message}`);
     }
   };
+  const html = join(out, 'report.html');
+  attempt('report.html', () => {
+    writeFileSync(html, renderHtmlReport(report));
+    files.html = html;
+  });
   const many = report.scenarios.length > 1;
   report.scenarios.forEach(({ name: scenario, profiles }, index) => {
     const prefix = many ? `${fileSlug(scenario, index)}.` : '';

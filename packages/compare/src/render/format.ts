@@ -1,35 +1,70 @@
 import type { MetricVerdict } from '../model.js';
 
+/** A metric measured as a rate (0..1) whose changes are points: errors, event-loop utilisation. */
+const inPoints = (m: Pick<MetricVerdict, 'unit'>) => m.unit === '%';
+
 /** Number formatting shared by the markdown and terminal renderings. */
-export function formatValue(m: Pick<MetricVerdict, 'metric'>, value: number): string {
+export function formatValue(m: Pick<MetricVerdict, 'metric' | 'unit'>, value: number): string {
+  if (!Number.isFinite(value)) return '—';
   if (m.metric === 'errorRate') return `${(value * 100).toFixed(2)} %`;
+  if (inPoints(m)) return `${(value * 100).toFixed(1)} %`;
   if (m.metric === 'requestsPerSecond') return value >= 100 ? value.toFixed(0) : value.toFixed(1);
-  if (m.metric === 'cpuPerRequest') return `${value >= 100 ? value.toFixed(0) : value.toFixed(1)} µs`;
-  return `${value >= 100 ? value.toFixed(0) : value.toFixed(value >= 10 ? 1 : 2)} ms`;
+  const digits = value >= 100 ? 0 : value >= 10 ? 1 : 2;
+  return `${value.toFixed(digits)} ${m.unit}`;
 }
 
-export function formatChange(m: Pick<MetricVerdict, 'metric'>, change: number): string {
+export function formatChange(m: Pick<MetricVerdict, 'unit'>, change: number): string {
   if (!Number.isFinite(change)) return '—';
   const sign = change > 0 ? '+' : change < 0 ? '−' : '±';
-  if (m.metric === 'errorRate') return `${sign}${Math.abs(change * 100).toFixed(2)} pts`;
+  if (inPoints(m)) return `${sign}${Math.abs(change * 100).toFixed(2)} pts`;
   return `${sign}${Math.abs(change * 100).toFixed(1)} %`;
 }
 
-export function formatInterval(m: Pick<MetricVerdict, 'metric'>, ci: [number, number]): string {
-  if (!Number.isFinite(ci[0]) || !Number.isFinite(ci[1])) return 'n/a';
+/** Wider than this (±1000 %) an interval says only that there were too few pairs. */
+const ABSURD = 10;
+
+/** An interval as text; "too few pairs" when there is none or it is unbounded or absurd. */
+export function formatInterval(m: Pick<MetricVerdict, 'unit'>, ci: [number, number] | null): string {
+  if (
+    !ci ||
+    !Number.isFinite(ci[0]) ||
+    !Number.isFinite(ci[1]) ||
+    Math.abs(ci[0]) > ABSURD ||
+    Math.abs(ci[1]) > ABSURD
+  )
+    return 'too few pairs';
   const one = (x: number) =>
-    m.metric === 'errorRate'
-      ? `${(x * 100).toFixed(2)}`
-      : `${x >= 0 ? '+' : '−'}${Math.abs(x * 100).toFixed(1)}`;
-  return m.metric === 'errorRate' ? `[${one(ci[0])}, ${one(ci[1])}] pts` : `[${one(ci[0])}, ${one(ci[1])}] %`;
+    inPoints(m) ? `${(x * 100).toFixed(2)}` : `${x >= 0 ? '+' : '−'}${Math.abs(x * 100).toFixed(1)}`;
+  return inPoints(m) ? `[${one(ci[0])}, ${one(ci[1])}] pts` : `[${one(ci[0])}, ${one(ci[1])}] %`;
 }
 
-export const STATUS_TEXT: Record<MetricVerdict['status'], string> = {
-  regressed: 'regressed',
-  improved: 'improved',
-  'within-threshold': 'within threshold',
-  'not-significant': 'no significant change',
-};
+/** The smallest change the run could have detected: `±3.1 %`, or — without an interval. */
+export function formatDetectable(m: Pick<MetricVerdict, 'unit' | 'detectable'>): string {
+  const d = m.detectable;
+  if (d === null || !Number.isFinite(d) || Math.abs(d) > ABSURD) return '—';
+  return inPoints(m) ? `±${(d * 100).toFixed(2)} pts` : `±${(d * 100).toFixed(1)} %`;
+}
+
+/** The outcome of a metric in words (the threshold in percent, as the settings give it). */
+export function outcomeText(
+  m: Pick<MetricVerdict, 'outcome' | 'reason' | 'unit'>,
+  threshold: number,
+): string {
+  switch (m.outcome) {
+    case 'regressed':
+      return 'regressed';
+    case 'improved':
+      return 'improved';
+    case 'unchanged':
+      return `unchanged (within ±${threshold} %)`;
+    default:
+      return m.reason === 'too-few-pairs'
+        ? 'inconclusive: too few pairs'
+        : m.reason === 'spoiled'
+          ? 'inconclusive: other load on the machine'
+          : `inconclusive: noise wider than ±${threshold} %`;
+  }
+}
 
 export function share(x: number): string {
   return `${(x * 100).toFixed(1)} %`;
@@ -76,4 +111,11 @@ export function displayName(f: {
 }): string {
   if (!f.file && f.caller) return `${f.name} (native, from ${f.caller.name})`;
   return f.name;
+}
+
+/** A function's main-thread cost per request, base → head (µs), or — without per-thread CPU. */
+export function costText(f: { baseCost?: number; headCost?: number }): string {
+  if (f.baseCost === undefined || f.headCost === undefined) return '—';
+  const us = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+  return `${us(f.baseCost)} → ${us(f.headCost)}`;
 }

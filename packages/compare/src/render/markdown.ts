@@ -1,15 +1,17 @@
-import type { HotFunction, Machine, Report, ScenarioReport, SourceLinks } from '../model.js';
+import type { HotFunction, Machine, Outcome, Report, ScenarioReport, SourceLinks } from '../model.js';
 import {
+  costText,
   displayName,
   formatChange,
+  formatDetectable,
   formatInterval,
   formatValue,
+  outcomeText,
   points,
-  STATUS_TEXT,
   share,
   shortLocation,
 } from './format.js';
-import { metricsSummary, scenarioSummary } from './words.js';
+import { metricsSummary, OUTCOME_WORD, roundsWords, runSummary, scenarioSummary } from './words.js';
 
 /** Hidden marker that identifies hotpath's sticky comment (`key` separates several workflows). */
 export function commentMarker(key = ''): string {
@@ -73,44 +75,59 @@ export function sourceLink(fn: Pick<HotFunction, 'file' | 'line'>, links?: Sourc
   return `${links.repositoryUrl}/blob/${links.sha}/${parts.map(encodeURIComponent).join('/')}${anchor}`;
 }
 
-function verdictIcon(x: { regressed: boolean; improved: boolean }): string {
-  if (x.regressed) return '🔴';
-  if (x.improved) return '🟢';
-  return '⚪';
+/**
+ * The outcome's mark: red for a regression, yellow for "could not tell" (never green or grey:
+ * it does not mean "fine"), green for an improvement, a check for no regression.
+ */
+const OUTCOME_ICON: Record<Outcome, string> = {
+  regressed: '🔴',
+  inconclusive: '🟡',
+  improved: '🟢',
+  unchanged: '✅',
+};
+
+function verdictIcon(x: { outcome: Outcome }): string {
+  return OUTCOME_ICON[x.outcome];
 }
 
 /** The verdict line of a scenario in markdown: hotpath's own words, PR names in code spans. */
-function scenarioTitle(s: ScenarioReport): string {
+function scenarioTitle(s: ScenarioReport, threshold: number): string {
   const hot = (s.hotFunctions?.flagged ?? []).slice(0, 3).map((f) => codeSpan(displayName(f), 80));
-  const byMetrics = s.metrics.some((m) => m.inVerdict && m.status === 'regressed');
+  const byMetrics = s.metrics.some((m) => m.inVerdict && m.outcome === 'regressed');
   if (s.regressed && !byMetrics) return `Regression: hotter functions: ${hot.join(', ')}`;
-  const own = escapeText(metricsSummary(s.metrics));
+  const own = escapeText(metricsSummary(s, threshold));
   return hot.length ? `${own}; hotter: ${hot.join(', ')}` : own;
 }
 
 /** The title line of the document. */
 function title(report: Report): string {
   const [only] = report.scenarios;
-  if (only && report.scenarios.length === 1) return scenarioTitle(only);
-  const list = (pick: (s: ScenarioReport) => boolean) =>
-    report.scenarios.filter(pick).map((s) => codeSpan(s.name, 60));
+  if (only && report.scenarios.length === 1) return scenarioTitle(only, report.settings.threshold);
   const n = report.scenarios.length;
-  const regressed = list((s) => s.regressed);
-  if (regressed.length) return `Regression in ${regressed.length} of ${n} scenarios: ${regressed.join(', ')}`;
-  const improved = list((s) => s.improved);
-  if (improved.length) return `Improvement in ${improved.length} of ${n} scenarios: ${improved.join(', ')}`;
-  return `No significant change beyond the threshold in ${n} scenarios`;
+  if (report.outcome === 'unchanged') return escapeText(runSummary(report));
+  const named = report.scenarios.filter((s) => s.outcome === report.outcome).map((s) => codeSpan(s.name, 60));
+  return `${OUTCOME_WORD[report.outcome]} in ${named.length} of ${n} scenarios: ${named.join(', ')}`;
 }
 
-function metricsTable(scenario: ScenarioReport): string[] {
-  const lines = ['| Metric | Base | Head | Change | Interval | Verdict |', '|---|---:|---:|---:|---|---|'];
+function metricsTable(scenario: ScenarioReport, threshold: number): string[] {
+  const lines = [
+    '| Metric | Base | Head | Change | Interval | Detectable | Outcome |',
+    '|---|---:|---:|---:|---|---:|---|',
+  ];
   for (const m of scenario.metrics) {
-    const text = m.status === 'regressed' && m.inVerdict ? '**regressed**' : STATUS_TEXT[m.status];
+    const words = outcomeText(m, threshold);
+    const text = m.outcome === 'regressed' && m.inVerdict ? `**${words}**` : words;
     const status = m.inVerdict ? text : `${text} (shown only)`;
     lines.push(
-      `| ${m.label} | ${formatValue(m, m.base)} | ${formatValue(m, m.head)} | ${formatChange(m, m.change)} | ${formatInterval(m, m.ci)} | ${status} |`,
+      `| ${m.label} | ${formatValue(m, m.base)} | ${formatValue(m, m.head)} | ${formatChange(m, m.change)} | ${formatInterval(m, m.ci)} | ${formatDetectable(m)} | ${status} |`,
     );
   }
+  const excluded = Math.max(0, ...scenario.metrics.map((m) => m.excluded));
+  if (excluded > 0)
+    lines.push(
+      '',
+      `_${excluded} of ${scenario.pairs} round pairs saw very different load from other processes on the machine in their two rounds: left out of the wall-clock metrics (requests/s, latency, utilisation), kept for CPU time per request._`,
+    );
   return lines;
 }
 
@@ -121,8 +138,8 @@ function hotTable(report: Report, scenario: ScenarioReport): string[] {
   const lines = [
     `Self-time share per function (${hot.baseTotal} base / ${hot.headTotal} head samples, merged over rounds; flagged when it grows by ≥ ${report.settings.hotThreshold} points or is new in the top 10).`,
     '',
-    '| | Function | Where | Self base → head | Δ |',
-    '|---|---|---|---:|---:|',
+    '| | Function | Where | Self base → head | Δ | Event-loop µs per request, base → head |',
+    '|---|---|---|---:|---:|---:|',
   ];
   const row = (f: HotFunction) => {
     const at = f.file ? f : f.caller;
@@ -131,7 +148,7 @@ function hotTable(report: Report, scenario: ScenarioReport): string[] {
     const whereCell = where ? (link ? `[${codeSpan(where)}](${link})` : codeSpan(where)) : escapeText(f.kind);
     const mark = f.flagged ? (f.reason === 'new-in-top-10' ? '🆕' : '🔥') : '';
     const name = f.flagged ? `**${codeSpan(displayName(f))}**` : codeSpan(displayName(f));
-    return `| ${mark} | ${name} | ${whereCell} | ${share(f.baseShare)} → ${share(f.headShare)} | ${points(f.delta)} |`;
+    return `| ${mark} | ${name} | ${whereCell} | ${share(f.baseShare)} → ${share(f.headShare)} | ${points(f.delta)} | ${costText(f)} |`;
   };
   for (const f of hot.rows) lines.push(row(f));
   for (const f of hot.flagged.filter((f) => !hot.rows.includes(f))) lines.push(row(f));
@@ -204,7 +221,7 @@ function scenariosTable(report: Report): string[] {
       const m = metric(name);
       if (!m) return '—';
       const text = formatChange(m, m.change);
-      return m.status === 'regressed' ? `**${text}**` : text;
+      return m.outcome === 'regressed' ? `**${text}**` : text;
     };
     const hot = (s.hotFunctions?.flagged ?? []).slice(0, 2).map((f) => codeSpan(displayName(f), 60));
     lines.push(
@@ -226,10 +243,11 @@ function settingsLines(report: Report): string[] {
   return [
     side('base', report.sides.base),
     side('head', report.sides.head),
-    `- **load**: ${s.warmup} s warm-up + ${s.duration} s measured per round and scenario, ${s.rounds} rounds per side interleaved (${report.order.map((o) => (o === 'base' ? 'B' : 'H')).join(' ')})`,
+    `- **load**: ${s.warmup} s warm-up + ${s.duration} s measured per round and scenario, ${report.rounds} rounds per side interleaved (${report.order.map((o) => (o === 'base' ? 'B' : 'H')).join(' ')})`,
+    `- **rounds**: ${roundsWords(report)}`,
     ...scenarios,
     `- **statistics**: ${report.shards > 1 ? `${report.shards} shards merged, ` : ''}${report.rounds} rounds per side; each base round is paired with the head round after it and the intervals are paired t intervals on the per-pair log-ratios, simultaneous 95 % over ${report.statistics.tests} tests (each at ${((1 - report.statistics.alpha) * 100).toFixed(2)} %, Bonferroni)`,
-    `- **verdict rules**: a scenario regresses when a metric of ${s.metrics.map((m) => codeSpan(m)).join(', ')} has an interval excluding 0 and a change beyond ${s.threshold} %${s.failOn === 'metrics' ? '' : `${s.failOn === 'both' ? ', or' : '; only'} when a function's self-time share grows by ≥ ${s.hotThreshold} points with an interval above 0`}; functions are flagged at ≥ ${s.hotThreshold} points; the run regresses when any scenario does`,
+    `- **verdict rules**: a scenario regresses when a metric of ${s.metrics.map((m) => codeSpan(m)).join(', ')} has an interval excluding 0 and a change beyond ${s.threshold} %, is unchanged when every such interval's worse end stays within ${s.threshold} %, and is inconclusive otherwise; the detectable change is the shift each interval would find with ${Math.round(report.statistics.power * 100)} % power given the pairs' spread${s.failOn === 'metrics' ? '' : `${s.failOn === 'both' ? ', or' : '; only'} when a function's self-time share grows by ≥ ${s.hotThreshold} points with an interval above 0`}; functions are flagged at ≥ ${s.hotThreshold} points; the run regresses when any scenario does`,
     `- **profiler**: ${s.profiler} — ran: base ${env.profilers.base.map((p) => escapeText(p)).join(', ') || 'none'}, head ${env.profilers.head.map((p) => escapeText(p)).join(', ') || 'none'}`,
     ...(env.serverNode ? [`- **server**: Node ${escapeText(env.serverNode, 60)}`] : []),
     ...machineLines(env.machines),
@@ -249,12 +267,12 @@ function scenarioSection(report: Report, s: ScenarioReport, many: boolean): stri
   const out: string[] = [];
   if (many)
     out.push(
-      `#### ${verdictIcon(s)} ${codeSpan(s.name, 80)} — ${escapeText(scenarioSummary(s))}`,
+      `#### ${verdictIcon(s)} ${codeSpan(s.name, 80)} — ${escapeText(scenarioSummary(s, report.settings.threshold))}`,
       '',
       `Load: ${codeSpan(s.target)}`,
       '',
     );
-  out.push(...metricsTable(s), '');
+  out.push(...metricsTable(s, report.settings.threshold), '');
   const h = many ? '#####' : '####';
   out.push(`${h} Hot functions (base → head)`, '', ...hotTable(report, s), '');
   out.push(`${h} Event loop`, '', ...diagnosisLines(s), '');
@@ -270,6 +288,12 @@ export interface MarkdownOptions {
   preamble?: string[];
   /** A closing note (already markdown). */
   filesNote?: string;
+  /**
+   * The workflow artifact that holds report.html (charts, flame graphs): linked under the title.
+   * Only an artifact URL of the form `https://host/owner/repo/actions/runs/N/artifacts/M` and a
+   * name of letters, digits, `-`, `_` and `.` are used; anything else leaves the line out.
+   */
+  htmlArtifact?: { name: string; url: string };
   /** Cut the document to this many characters, saying what was cut (default GitHub's limit). */
   maxLength?: number;
 }
@@ -280,6 +304,16 @@ export function renderMarkdown(report: Report, options: MarkdownOptions = {}): s
   if (options.marker) head.push(commentMarker(options.commentKey));
   head.push(`### ${verdictIcon(report)} hotpath: ${title(report)}`, '');
   if (options.preamble?.length) head.push(...options.preamble, '');
+  const html = options.htmlArtifact;
+  if (
+    html &&
+    /^[\w.-]{1,200}$/.test(html.name) &&
+    /^https:\/\/[\w.-]+(:\d+)?\/[\w.-]+\/[\w.-]+\/actions\/runs\/\d+\/artifacts\/\d+$/.test(html.url)
+  )
+    head.push(
+      `📊 Charts and interactive flame graphs (base, head, differential): \`report.html\` in the artifact [\`${html.name}\`](${html.url}) (download, unzip, open in a browser).`,
+      '',
+    );
   const many = report.scenarios.length > 1;
   const body: string[][] = [];
   if (many) body.push([...scenariosTable(report), '']);

@@ -1,10 +1,12 @@
 import type { Report } from '../model.js';
+import { renderHtml } from './html.js';
 import { type MarkdownOptions, renderMarkdown } from './markdown.js';
 import { renderTerminal } from './terminal.js';
+import { viewerAssets } from './viewer-assets.js';
 import { runSummary, scenarioSummary } from './words.js';
 
 /** The version of report.json's shape; bumped on every change a reader must know about. */
-export const REPORT_SCHEMA = 'hotpath-report/3';
+export const REPORT_SCHEMA = 'hotpath-report/4';
 
 /**
  * The report as report.json holds it: the Report with its one-line summaries (the run's and
@@ -16,7 +18,7 @@ export function reportJson(report: Report) {
     summary: runSummary(report),
     ...report,
     scenarios: report.scenarios.map(({ profiles: _profiles, ...s }) => ({
-      summary: scenarioSummary(s),
+      summary: scenarioSummary(s, report.settings.threshold),
       ...s,
     })),
   };
@@ -40,3 +42,9 @@ export function render(report: Report, options: RenderOptions = {}) {
     json: renderJson(report),
   };
 }
+
+/**
+ * report.html's text: the report as one self-contained page with per-round charts and
+ * interactive base / head / differential flame graphs (the bundled viewer inlined).
+ */
+export const renderHtmlReport = (report: Report): string => renderHtml(report, viewerAssets());

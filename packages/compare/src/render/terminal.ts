@@ -1,15 +1,17 @@
-import type { Report, ScenarioReport } from '../model.js';
+import type { Outcome, Report, ScenarioReport } from '../model.js';
 import {
+  costText,
   displayName,
   formatChange,
+  formatDetectable,
   formatInterval,
   formatValue,
+  outcomeText,
   points,
-  STATUS_TEXT,
   share,
   shortLocation,
 } from './format.js';
-import { runSummary, scenarioSummary } from './words.js';
+import { roundsWords, runSummary, scenarioSummary } from './words.js';
 
 const codes = { red: 31, green: 32, yellow: 33, dim: 2, bold: 1 } as const;
 
@@ -28,8 +30,14 @@ function plain(text: string): string {
 export function renderTerminal(report: Report, options: { color?: boolean } = {}): string {
   const paint = (code: keyof typeof codes, text: string) =>
     options.color ? `\u001b[${codes[code]}m${text}\u001b[0m` : text;
-  const mark = (x: { regressed: boolean; improved: boolean }) =>
-    x.regressed ? paint('red', '✗') : x.improved ? paint('green', '✓') : '•';
+  const mark = (x: { outcome: Outcome }) =>
+    x.outcome === 'regressed'
+      ? paint('red', '✗')
+      : x.outcome === 'inconclusive'
+        ? paint('yellow', '?')
+        : x.outcome === 'improved'
+          ? paint('green', '✓')
+          : '✓';
   const lines: string[] = [];
   lines.push(`${mark(report)} ${paint('bold', plain(runSummary(report)))}`, '');
   const many = report.scenarios.length > 1;
@@ -49,12 +57,12 @@ export function renderTerminal(report: Report, options: { color?: boolean } = {}
     }
     lines.push('');
   }
-  for (const s of report.scenarios) lines.push(...scenarioLines(s, many, paint));
+  for (const s of report.scenarios) lines.push(...scenarioLines(s, many, paint, report.settings.threshold));
   const env = report.environment;
   lines.push(
     paint(
       'dim',
-      `profiler: base ${env.profilers.base.join(', ') || 'none'}, head ${env.profilers.head.join(', ') || 'none'} · ${report.rounds} rounds × ${report.settings.duration} s per side and scenario${report.shards > 1 ? ` from ${report.shards} shards` : ''} · paired intervals, simultaneous 95 % over ${report.statistics.tests} tests`,
+      `profiler: base ${env.profilers.base.join(', ') || 'none'}, head ${env.profilers.head.join(', ') || 'none'} · ${report.rounds} rounds × ${report.settings.duration} s per side and scenario${report.shards > 1 ? ` from ${report.shards} shards` : ''} (${roundsWords(report)}) · paired intervals, simultaneous 95 % over ${report.statistics.tests} tests`,
     ),
   );
   for (const m of env.machines)
@@ -72,11 +80,14 @@ function scenarioLines(
   s: ScenarioReport,
   many: boolean,
   paint: (code: keyof typeof codes, text: string) => string,
+  threshold: number,
 ): string[] {
   const lines: string[] = [];
   if (many)
-    lines.push(paint('bold', `── ${plain(s.name)} (${plain(s.target)}): ${plain(scenarioSummary(s))}`));
-  const widths = [14, 12, 12, 10, 20] as const;
+    lines.push(
+      paint('bold', `── ${plain(s.name)} (${plain(s.target)}): ${plain(scenarioSummary(s, threshold))}`),
+    );
+  const widths = [26, 11, 11, 9, 20, 11] as const;
   lines.push(
     paint(
       'dim',
@@ -86,18 +97,22 @@ function scenarioLines(
         pad('head', widths[2], true),
         pad('change', widths[3], true),
         pad('  interval', widths[4]),
-        'verdict',
+        pad('detectable', widths[5], true),
+        ' outcome',
       ].join(' '),
     ),
   );
   for (const m of s.metrics) {
-    const status = m.inVerdict ? STATUS_TEXT[m.status] : `${STATUS_TEXT[m.status]} (shown only)`;
+    const words = outcomeText(m, threshold);
+    const status = m.inVerdict ? words : `${words} (shown only)`;
     const coloured =
-      m.status === 'regressed'
+      m.outcome === 'regressed'
         ? paint('red', status)
-        : m.status === 'improved'
+        : m.outcome === 'improved'
           ? paint('green', status)
-          : status;
+          : m.outcome === 'inconclusive'
+            ? paint('yellow', status)
+            : status;
     lines.push(
       [
         pad(m.label, widths[0]),
@@ -105,20 +120,29 @@ function scenarioLines(
         pad(formatValue(m, m.head), widths[2], true),
         pad(formatChange(m, m.change), widths[3], true),
         pad(`  ${formatInterval(m, m.ci)}`, widths[4]),
-        coloured,
+        pad(formatDetectable(m), widths[5], true),
+        ` ${coloured}`,
       ].join(' '),
     );
   }
+  const excluded = Math.max(0, ...s.metrics.map((m) => m.excluded));
+  if (excluded > 0)
+    lines.push(
+      paint(
+        'dim',
+        `${excluded} of ${s.pairs} pairs saw very different load from other processes in their two rounds: left out of the wall-clock metrics`,
+      ),
+    );
   lines.push('');
   const hot = s.hotFunctions;
   if (hot && hot.rows.length > 0) {
-    lines.push(paint('bold', 'hot functions (self time, base → head)'));
+    lines.push(paint('bold', 'hot functions (self time, base → head; event-loop µs per request)'));
     for (const f of hot.rows) {
       const flag = f.flagged ? paint('red', f.reason === 'new-in-top-10' ? 'new' : '  ▲') : '   ';
       const at = f.file ? f : f.caller;
       const where = at ? plain(shortLocation(at.file, at.line)) : '';
       lines.push(
-        `  ${flag} ${pad(`${share(f.baseShare)} → ${share(f.headShare)}`, 18, true)} ${pad(points(f.delta), 11, true)}  ${plain(displayName(f))}${where ? paint('dim', `  ${where}`) : ''}`,
+        `  ${flag} ${pad(`${share(f.baseShare)} → ${share(f.headShare)}`, 18, true)} ${pad(points(f.delta), 11, true)} ${pad(costText(f), 18, true)}  ${plain(displayName(f))}${where ? paint('dim', `  ${where}`) : ''}`,
       );
     }
     lines.push('');

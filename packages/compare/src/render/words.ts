@@ -1,37 +1,69 @@
-import type { HotFunctionDiff, MetricVerdict, Report, ScenarioReport } from '../model.js';
-import { displayName, formatChange } from './format.js';
+import type { HotFunctionDiff, MetricVerdict, Outcome, Report, ScenarioReport } from '../model.js';
+import { displayName, formatChange, formatDetectable } from './format.js';
 
-/** The one-line verdict of a scenario, in hotpath's words (names from the PR as they are). */
+/** The outcome as a headline word. */
+export const OUTCOME_WORD: Record<Outcome, string> = {
+  regressed: 'Regression',
+  improved: 'Improvement',
+  unchanged: 'No regression',
+  inconclusive: 'Inconclusive',
+};
+
+/**
+ * The one-line verdict of a scenario, in hotpath's words (names from the PR as they are):
+ * regressed and improved name the metrics; unchanged says within what margin and how small a
+ * change the run could see; inconclusive says that the run could not tell, and why.
+ */
 export function scenarioSummary(
-  s: Pick<ScenarioReport, 'metrics' | 'hotFunctions' | 'functionsRegressed'>,
+  s: Pick<ScenarioReport, 'metrics' | 'hotFunctions' | 'functionsRegressed' | 'outcome'>,
+  threshold: number,
 ): string {
   const hot = hotterText(s.hotFunctions);
-  const regressed = s.metrics.filter((m) => m.inVerdict && m.status === 'regressed');
-  const improved = s.metrics.filter((m) => m.inVerdict && m.status === 'improved');
-  if (regressed.length > 0) return `Regression: ${changes(regressed)}${hot}`;
-  if (s.functionsRegressed) return `Regression: hotter functions: ${hotNames(s.hotFunctions).join(', ')}`;
-  if (improved.length > 0) return `Improvement: ${changes(improved)}${hot}`;
-  return `No significant change beyond the threshold${hot}`;
+  const decided = s.metrics.filter((m) => m.inVerdict);
+  const pick = (o: Outcome) => decided.filter((m) => m.outcome === o);
+  switch (s.outcome) {
+    case 'regressed': {
+      const regressed = pick('regressed');
+      if (regressed.length > 0) return `Regression: ${changes(regressed)}${hot}`;
+      return `Regression: hotter functions: ${hotNames(s.hotFunctions).join(', ')}`;
+    }
+    case 'improved':
+      return `Improvement: ${changes(pick('improved'))}${hot}`;
+    case 'unchanged':
+      return `No regression beyond ${threshold} % (this run could see ${seen(decided)})${hot}`;
+    default: {
+      const open = pick('inconclusive');
+      return `Inconclusive: this run could not tell whether ${open.map((m) => m.label).join(', ')} changed by ${threshold} % (it could see ${seen(open)})${hot}`;
+    }
+  }
 }
 
 /** The metrics part of a scenario's verdict (no function names): safe to show as plain text. */
-export function metricsSummary(metrics: readonly MetricVerdict[]): string {
-  return scenarioSummary({ metrics: [...metrics], functionsRegressed: false });
+export function metricsSummary(s: Pick<ScenarioReport, 'metrics' | 'outcome'>, threshold: number): string {
+  return scenarioSummary({ metrics: s.metrics, outcome: s.outcome, functionsRegressed: false }, threshold);
 }
 
 /** The one-line verdict of the run over its scenarios. */
-export function runSummary(report: Pick<Report, 'scenarios'>): string {
+export function runSummary(report: Pick<Report, 'scenarios' | 'outcome' | 'settings'>): string {
   const { scenarios } = report;
+  const threshold = report.settings.threshold;
   const [only] = scenarios;
-  if (only && scenarios.length === 1) return scenarioSummary(only);
-  const regressed = scenarios.filter((s) => s.regressed);
-  const improved = scenarios.filter((s) => s.improved && !s.regressed);
-  const names = (list: ScenarioReport[]) => list.map((s) => s.name).join(', ');
-  if (regressed.length > 0)
-    return `Regression in ${regressed.length} of ${scenarios.length} scenarios: ${names(regressed)}`;
-  if (improved.length > 0)
-    return `Improvement in ${improved.length} of ${scenarios.length} scenarios: ${names(improved)}`;
-  return `No significant change beyond the threshold in ${scenarios.length} scenarios`;
+  if (only && scenarios.length === 1) return scenarioSummary(only, threshold);
+  const names = (o: Outcome) =>
+    scenarios
+      .filter((s) => s.outcome === o)
+      .map((s) => s.name)
+      .join(', ');
+  const count = (o: Outcome) => scenarios.filter((s) => s.outcome === o).length;
+  const n = scenarios.length;
+  if (report.outcome === 'unchanged') return `No regression beyond ${threshold} % in ${n} scenarios`;
+  return `${OUTCOME_WORD[report.outcome]} in ${count(report.outcome)} of ${n} scenarios: ${names(report.outcome)}`;
+}
+
+/** "±2.1 % in Requests/s, ±0.8 % in CPU per request" for the metrics given. */
+function seen(ms: readonly MetricVerdict[]): string {
+  const parts = ms.map((m) => `${formatDetectable(m)} in ${m.label}`);
+  return parts.length > 0 ? parts.join(', ') : 'nothing: no verdict metric';
 }
 
 const hotNames = (hot: HotFunctionDiff | undefined) => (hot?.flagged ?? []).slice(0, 3).map(displayName);
@@ -43,3 +75,23 @@ function hotterText(hot: HotFunctionDiff | undefined): string {
 
 const changes = (ms: readonly MetricVerdict[]) =>
   ms.map((m) => `${m.label} ${formatChange(m, m.change)}`).join(', ');
+
+/** How many rounds ran and why they stopped (rounds: auto), per shard when they differ. */
+export function roundsWords(report: Pick<Report, 'stop' | 'rounds' | 'settings'>): string {
+  const one = (stop: Report['stop'][number]) => {
+    if (stop.rounds === 'fixed') return 'a fixed count';
+    const last = stop.looks.at(-1);
+    const pairs = last ? `${last.pairs} pairs` : 'no look';
+    const why =
+      stop.reason === 'conclusive'
+        ? 'the answer was clear'
+        : stop.reason === 'max-time'
+          ? `the time budget (${report.settings.maxTime} s) was spent`
+          : `max-rounds (${report.settings.maxRounds}) was reached`;
+    return `auto: ${pairs}, stopped because ${why} (${stop.looks.length} looks, alpha spending)`;
+  };
+  const texts = [...new Set(report.stop.map(one))];
+  return texts.length === 1
+    ? (texts[0] ?? '')
+    : report.stop.map((s, i) => `shard ${i + 1}: ${one(s)}`).join('; ');
+}

@@ -17,9 +17,19 @@ export function flagOf(
   return { flagged: grew || isNew, reason: grew ? 'grew' : isNew ? 'new-in-top-10' : undefined };
 }
 
-/** hotpath's own probe: its frames are measurement overhead, not the user's code. */
+/**
+ * Measurement overhead, not the user's code: hotpath's own probe (marked `hotpath:probe` when
+ * measured; `…/dist/probe.cjs` in older shards) and node:inspector, through which the probe
+ * takes the profile.
+ */
 export function isProbeFrame(file: string): boolean {
-  return file.endsWith('/dist/probe.cjs');
+  return (
+    file === 'hotpath:probe' ||
+    /(^|\/)dist\/probe\.cjs$/.test(file) ||
+    file === 'node:inspector' ||
+    file.startsWith('node:inspector/') ||
+    file.startsWith('node:internal/inspector')
+  );
 }
 
 /**
@@ -76,16 +86,18 @@ export function diffHotFunctions(base: Profile, head: Profile, hotThreshold: num
     profile.functions.findIndex((g) => g.name === f.name && g.file === f.file && g.kind === f.kind);
   const all: HotFunction[] = diff.functions
     .filter((f: FunctionDiff) => f.kind !== 'meta' && !isProbeFrame(f.file))
-    .map((f: FunctionDiff) => {
+    .flatMap((f: FunctionDiff) => {
       const headRank = rank.get(`${f.name}\u0000${f.file}`) ?? 0;
       let caller: HotFunction['caller'];
       if (!f.file) {
         const side = f.headSelf >= f.baseSelf ? head : base;
         const index = indexIn(side, f);
         if (index >= 0) caller = dominantCaller(side, index);
+        // A native frame the probe or the inspector called (`dispatch` from `post`) is overhead too.
+        if (caller && isProbeFrame(caller.file)) return [];
       }
       const grew = f.delta >= hotThreshold - 1e-12 && hotThreshold > 0;
-      return {
+      const row: HotFunction = {
         name: f.name,
         file: f.file,
         kind: f.kind,
@@ -98,6 +110,7 @@ export function diffHotFunctions(base: Profile, head: Profile, hotThreshold: num
         caller,
         ...flagOf(grew, { status: f.status, headRank, headShare: f.headShare }),
       };
+      return [row];
     });
   return {
     rows: all.slice(0, TOP),

@@ -1,8 +1,9 @@
 import type { Report, ReportSettings, Shard, Side } from '../model.js';
 import type { Settings } from '../settings/schema.js';
+import { combineOutcomes, POWER } from '../verdict/judge.js';
+import { intervalAlpha, testsOf } from '../verdict/rounds.js';
 import { analyseScenario } from './scenario.js';
 import { mergeShards, type ReportRules, reportSettings } from './shards.js';
-import { tQuantile } from './statistics.js';
 
 /** Settings as the report shows them (no header values or body: they may hold secrets). */
 export function echoSettings(settings: Settings): ReportSettings {
@@ -28,31 +29,30 @@ export function report(shards: readonly Shard[], rules: ReportRules = {}): Repor
   const settings = reportSettings(merged.settings, rules);
   const { measurements } = merged;
   // One family of tests for the whole run: every verdict metric of every scenario. Each interval
-  // is at level 1 − 0.05 / tests (Bonferroni), so an A/A run flags nothing 95 % of the time.
-  const tests = Math.max(1, settings.metrics.length * settings.scenarios.length);
-  const alpha = 0.05 / tests;
+  // is at level 1 − 0.05 / tests (Bonferroni), so an A/A run flags nothing 95 % of the time; with
+  // rounds: auto, at the share of that alpha the deciding look spent (verdict/sequential.ts).
+  const tests = testsOf(settings);
+  const alpha = intervalAlpha(tests, merged.stops);
   const scenarios = settings.scenarios.map((s) => analyseScenario(measurements, s, settings, alpha));
   const all = [...measurements.base, ...measurements.head];
   const warnings = [...(rules.warnings ?? []), ...merged.warnings, ...all.flatMap((r) => r.warnings)];
   const pairs = Math.min(...scenarios.map((s) => s.pairs));
   if (pairs < 2) warnings.push('fewer than two round pairs: no interval can be computed, nothing is flagged');
-  else if (pairs < 5)
-    warnings.push(
-      `only ${pairs} round pairs for ${tests} tests: each interval spans ±${tQuantile(1 - alpha / 2, pairs - 1).toFixed(1)} standard errors, so only large changes can be flagged; use rounds >= 6 (or more shards)`,
-    );
   for (const s of scenarios)
     if (!s.hotFunctions && settings.profiler !== 'none')
       warnings.push(`${s.name}: no CPU profile on one side, so no hot-function diff`);
   const profilers = (side: Side) => [
     ...new Set(measurements[side].flatMap((r) => r.scenarios.flatMap((s) => s.profilers))),
   ];
-  const regressed = scenarios.some((s) => s.regressed);
+  const outcome = combineOutcomes(scenarios.map((s) => s.outcome));
   return {
-    regressed,
-    improved: !regressed && scenarios.some((s) => s.improved),
+    outcome,
+    regressed: outcome === 'regressed',
+    improved: outcome === 'improved',
     scenarios,
     throughputChange: Math.min(...scenarios.map((s) => s.throughputChange)),
-    statistics: { method: 'paired-t', tests, alpha, familyLevel: 0.95 },
+    statistics: { method: 'paired-t', tests, alpha, familyLevel: 0.95, power: POWER },
+    stop: merged.stops,
     shards: merged.shards,
     rounds: measurements.base.length,
     order: measurements.order,

@@ -4,82 +4,22 @@ import type {
   HotFunctionDiff,
   Measurements,
   Profile,
-  RoundMetrics,
   RoundRow,
   ScenarioReport,
   ScenarioRound,
   Side,
 } from '../model.js';
 import type { Scenario, Settings } from '../settings/schema.js';
+import { judgeMetrics, type RoundPair, scenarioOutcome, spoiled } from '../verdict/judge.js';
+import { roundMetrics, roundPairs, scenarioRounds } from '../verdict/rounds.js';
+import { pairedDifference } from '../verdict/statistics.js';
 import { diagnose } from './diagnosis.js';
 import { diffHotFunctions, flagOf } from './hot-functions.js';
-import { pairedDifference } from './statistics.js';
-import { judgeMetrics, type RoundPair } from './verdict.js';
 
 /** A side's profile merged over its rounds (undefined when no round has one). */
 export function mergeRounds(profiles: readonly Profile[]): Profile | undefined {
   if (profiles.length === 0) return undefined;
   return profiles.length === 1 ? profiles[0] : mergeProfiles(profiles);
-}
-
-/** One round's verdict metrics from its load result and its processes' CPU time. */
-export function roundMetrics(round: ScenarioRound): RoundMetrics {
-  const { load } = round;
-  const failed = load.errors + load.non2xx;
-  const attempts = load.requests.total + load.errors;
-  const cpu = round.monitors.reduce((sum, m) => sum + m.cpuMicros, 0);
-  return {
-    requestsPerSecond: load.requests.mean,
-    p50: load.latency.p50,
-    p90: load.latency.p90,
-    p99: load.latency.p99,
-    errorRate: attempts > 0 ? failed / attempts : 0,
-    cpuPerRequest:
-      round.monitors.length > 0 && load.requests.total > 0 ? cpu / load.requests.total : Number.NaN,
-  };
-}
-
-/**
- * Base round k of a shard with head round k of the same shard: in the interleaved order B H B H
- * they ran next to each other, so what the machine did in between (drift, a faster runner for a
- * whole shard) cancels in the pair's ratio.
- */
-export function roundPairs<T extends { shard?: number }>(base: readonly T[], head: readonly T[]): [T, T][] {
-  const byShard = (list: readonly T[]) => {
-    const map = new Map<number, T[]>();
-    for (const r of list) {
-      const key = r.shard ?? 0;
-      const rounds = map.get(key);
-      if (rounds) rounds.push(r);
-      else map.set(key, [r]);
-    }
-    return map;
-  };
-  const heads = byShard(head);
-  const pairs: [T, T][] = [];
-  for (const [shard, bases] of byShard(base)) {
-    const others = heads.get(shard) ?? [];
-    bases.forEach((b, i) => {
-      const h = others[i];
-      if (h) pairs.push([b, h]);
-    });
-  }
-  return pairs;
-}
-
-/** A scenario's rounds (with their shard), in the order they ran. */
-function scenarioRounds(
-  measurements: Measurements,
-  name: string,
-): Record<Side, (ScenarioRound & { shard: number; round: number })[]> {
-  const pick = (side: Side) =>
-    measurements[side].map((r) => {
-      const found = r.scenarios.find((s) => s.scenario === name);
-      if (!found)
-        throw new Error(`round ${side} ${r.round} has no result for scenario ${JSON.stringify(name)}`);
-      return { ...found, shard: r.shard ?? 1, round: r.round };
-    });
-  return { base: pick('base'), head: pick('head') };
 }
 
 /** Self-time share of each function (by tick-parser's cross-profile key) in one round's profile. */
@@ -93,6 +33,34 @@ function shares(profile: Profile | undefined): Map<string, number> {
   return out;
 }
 
+/** Samples in which the main thread was not idle (everything but the `(idle)` entry). */
+function busySamples(profile: Profile): number {
+  const idle = profile.functions.reduce((s, f) => (f.name === '(idle)' ? s + f.self : s), 0);
+  return profile.totalTicks - idle;
+}
+
+/**
+ * Each function's main-thread CPU time per request (µs) in one round: its self samples over the
+ * non-idle samples, times the main thread's CPU per request. Empty without a profile or
+ * per-thread CPU time.
+ */
+function costs(round: ScenarioRound): Map<string, number> {
+  const out = new Map<string, number>();
+  const perRequest = roundMetrics(round).mainThreadCpuPerRequest;
+  const profile = round.profile;
+  if (!profile || !Number.isFinite(perRequest)) return out;
+  const busy = busySamples(profile);
+  if (busy <= 0) return out;
+  for (const f of profile.functions) {
+    if (f.name === '(idle)') continue;
+    const key = crossProfileKey(f);
+    out.set(key, (out.get(key) ?? 0) + (f.self / busy) * perRequest);
+  }
+  return out;
+}
+
+const meanOf = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+
 /**
  * A paired interval of each listed function's per-pair share growth, to tell growth from
  * sampling noise; growth past the threshold stays flagged only when its interval is above zero.
@@ -103,8 +71,9 @@ function withFunctionIntervals(
   pairs: [ScenarioRound, ScenarioRound][],
   alpha: number,
 ): HotFunctionDiff {
-  if (pairs.length < 2) return diff;
   const perPair = pairs.map(([b, h]) => [shares(b.profile), shares(h.profile)] as const);
+  const perPairCost = pairs.map(([b, h]) => [costs(b), costs(h)] as const);
+  const withCost = pairs.length > 0 && perPairCost.every(([b, h]) => b.size > 0 && h.size > 0);
   const tested = new Set([...diff.rows, ...diff.flagged].filter((f) => f.reason === 'grew'));
   const perTest = tested.size > 0 ? alpha / tested.size : alpha;
   const judged = new Map<string, HotFunction>();
@@ -112,11 +81,30 @@ function withFunctionIntervals(
     const key = crossProfileKey(f);
     const known = judged.get(key);
     if (known) return known;
+    const cost = withCost
+      ? {
+          baseCost: meanOf(perPairCost.map(([b]) => b.get(key) ?? 0)),
+          headCost: meanOf(perPairCost.map(([, h]) => h.get(key) ?? 0)),
+          ...(pairs.length >= 2
+            ? {
+                costCi: pairedDifference(
+                  perPairCost.map(([b, h]) => (h.get(key) ?? 0) - (b.get(key) ?? 0)),
+                  alpha,
+                ).ci,
+              }
+            : {}),
+        }
+      : {};
+    if (pairs.length < 2) {
+      const shown = { ...f, ...cost };
+      judged.set(key, shown);
+      return shown;
+    }
     const d = pairedDifference(
       perPair.map(([b, h]) => (h.get(key) ?? 0) - (b.get(key) ?? 0)),
       f.reason === 'grew' ? perTest : alpha,
     );
-    const next = { ...f, ci: d.ci, significant: d.ci[0] > 0 || d.ci[1] < 0 };
+    const next = { ...f, ...cost, ci: d.ci, significant: d.ci[0] > 0 || d.ci[1] < 0 };
     // Growth past the threshold in the merged profiles is flagged only when the per-pair interval
     // is above zero too: otherwise it is sampling noise, and marking it hotter raises a false alarm.
     const judgedFn = f.reason === 'grew' && !(d.ci[0] > 0) ? { ...next, ...flagOf(false, f) } : next;
@@ -153,24 +141,22 @@ export function analyseScenario(
   const profileOf = (list: ScenarioRound[]) =>
     mergeRounds(list.flatMap((r) => (r.profile ? [r.profile] : [])));
   const profiles = { base: profileOf(rounds.base), head: profileOf(rounds.head) };
+  // Profiles sample wall-clock time: a neighbour that takes the CPU in one round of a pair shifts
+  // its shares (a thread preempted in a syscall is sampled there), so spoiled pairs are left out.
+  const clean = pairs.filter(([b, h]) => !spoiled({ base: roundMetrics(b), head: roundMetrics(h) }));
   const hotFunctions =
     profiles.base && profiles.head
       ? withFunctionIntervals(
           diffHotFunctions(profiles.base, profiles.head, settings.hotThreshold / 100),
-          pairs,
+          clean,
           0.05 / settings.scenarios.length,
         )
       : undefined;
-  const metricRegressed = metrics.some((m) => m.inVerdict && m.status === 'regressed');
   const functionRegressed = (hotFunctions?.flagged ?? []).some(
     (f) => f.reason === 'grew' && f.significant === true,
   );
-  const regressed =
-    settings.failOn === 'metrics'
-      ? metricRegressed
-      : settings.failOn === 'functions'
-        ? functionRegressed
-        : metricRegressed || functionRegressed;
+  const functionsDecide = settings.failOn !== 'metrics' && functionRegressed;
+  const outcome = scenarioOutcome(settings.failOn === 'functions' ? [] : metrics, functionsDecide);
   const diagnosis = diagnose(
     rounds.base.flatMap((r) => r.monitors),
     rounds.head.flatMap((r) => r.monitors),
@@ -196,13 +182,14 @@ export function analyseScenario(
   return {
     name: scenario.name,
     target: describeTarget(scenario),
-    regressed,
-    improved: !regressed && metrics.some((m) => m.inVerdict && m.status === 'improved'),
+    outcome,
+    regressed: outcome === 'regressed',
+    improved: outcome === 'improved',
     pairs: pairs.length,
     metrics,
     throughputChange: throughput?.change ?? 0,
     hotFunctions,
-    functionsRegressed: settings.failOn !== 'metrics' && functionRegressed,
+    functionsRegressed: functionsDecide,
     diagnosis,
     rounds: rows,
     profiles,

@@ -1,5 +1,5 @@
 import { HotpathCompareError } from '../errors.js';
-import type { Machine, Shard, Side, SourceLinks } from '../model.js';
+import type { Machine, RoundsStop, Shard, Side, SourceLinks } from '../model.js';
 import { type RawValues, resolveRecordedSettings, type Settings } from '../settings/schema.js';
 
 /**
@@ -13,6 +13,7 @@ export const REPORTER_KEYS = [
   'metrics',
   'failOn',
   'failOnRegression',
+  'failOnInconclusive',
   'out',
 ] as const;
 
@@ -70,7 +71,9 @@ const sameMachine = (a: Machine, b: Machine) =>
  * with its neighbouring head round within that shard. The shards must have measured the same
  * commits and the same scenarios, each shard once.
  */
-export function mergeShards(shards: readonly Shard[]): Shard & { shards: number; machines: Machine[] } {
+export function mergeShards(
+  shards: readonly Shard[],
+): Shard & { shards: number; machines: Machine[]; stops: RoundsStop[] } {
   const [first, ...rest] = shards;
   if (!first) throw new HotpathCompareError('HP_COMPARE_RESULTS', 'no results to merge');
   const id = (s: Shard) => `${s.shard.index}/${s.shard.total}`;
@@ -105,6 +108,7 @@ export function mergeShards(shards: readonly Shard[]): Shard & { shards: number;
     ...first,
     shards: shards.length,
     machines,
+    stops: shards.map((s) => s.measurements.stop ?? { rounds: 'fixed', reason: 'fixed', looks: [] }),
     warnings: [...new Set(shards.flatMap((s) => s.warnings))],
     measurements: {
       base: all('base'),

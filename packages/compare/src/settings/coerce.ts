@@ -23,6 +23,8 @@ function expected(spec: SettingSpec): string {
   switch (spec.kind) {
     case 'integer':
       return range('a whole number');
+    case 'rounds':
+      return range('auto or a whole number');
     case 'number':
       return range(`a number${spec.unit ? ` (${spec.unit})` : ''}`);
     case 'duration':
@@ -38,7 +40,7 @@ function expected(spec: SettingSpec): string {
     case 'method':
       return 'an HTTP method such as GET';
     case 'headers':
-      return '"Name: value" lines or an object of header names to values';
+      return '"Name: value" (or name=value) lines or an object of header names to values';
     case 'command':
       return 'a command line';
     case 'list':
@@ -79,6 +81,11 @@ export function coerce(spec: SettingSpec, value: unknown, source: Source, path: 
         : Number.NaN;
   switch (spec.kind) {
     case 'integer': {
+      const n = numeric(value);
+      return Number.isInteger(n) && inRange(n) ? n : fail();
+    }
+    case 'rounds': {
+      if (typeof value === 'string' && value.trim().toLowerCase() === 'auto') return 'auto';
       const n = numeric(value);
       return Number.isInteger(n) && inRange(n) ? n : fail();
     }
@@ -140,10 +147,13 @@ export function parseHeaders(value: unknown): Record<string, string> | undefined
     for (const line of lines) {
       if (typeof line !== 'string') return undefined;
       if (line.trim() === '') continue;
+      // "Name: value", or autocannon's name=value: the first separator wins.
       const colon = line.indexOf(':');
-      const name = colon > 0 ? line.slice(0, colon).trim() : '';
+      const equals = line.indexOf('=');
+      const at = colon > 0 && (equals < 0 || colon < equals) ? colon : equals;
+      const name = at > 0 ? line.slice(0, at).trim() : '';
       if (!HEADER_NAME.test(name)) return undefined;
-      headers[name] = line.slice(colon + 1).trim();
+      headers[name] = line.slice(at + 1).trim();
     }
     return headers;
   }

@@ -9,6 +9,8 @@ function valueSchema(spec: SettingSpec): JsonSchema {
   switch (spec.kind) {
     case 'integer':
       return { type: 'integer', ...range };
+    case 'rounds':
+      return { anyOf: [{ type: 'integer', ...range }, { const: 'auto' }] };
     case 'number':
     case 'percent':
       return { type: 'number', ...range };

@@ -8,7 +8,15 @@ export type { Source };
 export type Profiler = 'cpuprofile' | 'prof' | 'none';
 
 /** The metrics a verdict can use (the `metrics` setting). */
-export type MetricName = 'requestsPerSecond' | 'p50' | 'p90' | 'p99' | 'errorRate' | 'cpuPerRequest';
+export type MetricName =
+  | 'requestsPerSecond'
+  | 'p50'
+  | 'p90'
+  | 'p99'
+  | 'errorRate'
+  | 'cpuPerRequest'
+  | 'mainThreadCpuPerRequest'
+  | 'eventLoopUtilization';
 
 /** One request of a scenario's `requests` list (sent in turn on each connection). */
 export interface RequestSpec {
@@ -50,7 +58,12 @@ export interface Settings {
   duration: number;
   /** Seconds per round and scenario. */
   warmup: number;
-  rounds: number;
+  /** A fixed count of rounds per side, or auto: pairs until the answer is clear. */
+  rounds: number | 'auto';
+  /** Seconds: the rounds' budget with rounds auto (per shard). */
+  maxTime: number;
+  /** The most rounds per side with rounds auto. */
+  maxRounds: number;
   profiler: Profiler;
   /** Percent (10 = 10 %). */
   threshold: number;
@@ -60,6 +73,7 @@ export interface Settings {
   metrics: MetricName[];
   failOn: 'metrics' | 'functions' | 'both';
   failOnRegression: boolean;
+  failOnInconclusive: boolean;
   out: string;
   scenarios: Scenario[];
 }
@@ -97,13 +111,16 @@ export interface CompareConfig extends LoadConfig {
   readyTimeout?: number | string;
   duration?: number | string;
   warmup?: number | string;
-  rounds?: number;
+  rounds?: number | 'auto';
+  maxTime?: number | string;
+  maxRounds?: number;
   profiler?: Profiler;
   threshold?: number;
   hotThreshold?: number;
   metrics?: MetricName[];
   failOn?: 'metrics' | 'functions' | 'both';
   failOnRegression?: boolean;
+  failOnInconclusive?: boolean;
   out?: string;
   scenarios?: ScenarioConfig[];
 }

@@ -18,6 +18,7 @@ export type SettingKind =
   | 'url'
   | 'method'
   | 'integer'
+  | 'rounds'
   | 'number'
   | 'duration'
   | 'percent'
@@ -243,7 +244,7 @@ export const SETTINGS = [
     kind: 'duration',
     group: 'load',
     arg: 'TIME',
-    short: 'w',
+    short: 'W',
     unit: 's',
     default: 2,
     min: 0,
@@ -252,15 +253,36 @@ export const SETTINGS = [
   },
   {
     key: 'rounds',
+    kind: 'rounds',
+    group: 'load',
+    arg: 'N|auto',
+    short: 'r',
+    default: 'auto',
+    min: 1,
+    max: 1000,
+    description:
+      'Interleaved rounds per side (B H B H ...): auto runs pairs until the answer is clear (or max-time / max-rounds is reached), a number runs that many. Each round starts the server once for all scenarios, and each base round pairs with the head round after it.',
+  },
+  {
+    key: 'maxTime',
+    kind: 'duration',
+    group: 'load',
+    arg: 'TIME',
+    unit: 's',
+    default: 180,
+    min: 1,
+    max: 86400,
+    description: 'With rounds auto: the time budget of the rounds (per shard); no new pair starts past it.',
+  },
+  {
+    key: 'maxRounds',
     kind: 'integer',
     group: 'load',
     arg: 'N',
-    short: 'r',
-    default: 6,
-    min: 1,
-    max: 100,
-    description:
-      'Interleaved rounds per side (B H B H ...); each round starts the server once for all scenarios, and each base round pairs with the head round after it.',
+    default: 30,
+    min: 2,
+    max: 1000,
+    description: 'With rounds auto: the most rounds per side.',
   },
   // verdict
   {
@@ -282,7 +304,8 @@ export const SETTINGS = [
     default: 5,
     min: 0,
     max: 1000,
-    description: 'Relative change (percent) a significant difference must exceed to count as a regression.',
+    description:
+      'Relative change (percent) a significant difference must exceed to count as a regression; a metric whose interval stays within it is unchanged.',
   },
   {
     key: 'hotThreshold',
@@ -300,8 +323,17 @@ export const SETTINGS = [
     kind: 'choices',
     group: 'verdict',
     arg: 'LIST',
-    default: ['requestsPerSecond', 'p50', 'p99', 'errorRate', 'cpuPerRequest'],
-    values: ['requestsPerSecond', 'p50', 'p90', 'p99', 'errorRate', 'cpuPerRequest'],
+    default: ['requestsPerSecond', 'p50', 'errorRate', 'cpuPerRequest', 'mainThreadCpuPerRequest'],
+    values: [
+      'requestsPerSecond',
+      'p50',
+      'p90',
+      'p99',
+      'errorRate',
+      'cpuPerRequest',
+      'mainThreadCpuPerRequest',
+      'eventLoopUtilization',
+    ],
     description: 'Metrics that can make a scenario regress (comma separated); the others are shown only.',
   },
   {
@@ -320,6 +352,14 @@ export const SETTINGS = [
     group: 'verdict',
     default: false,
     description: 'Fail (exit 1, or fail the step) when a scenario regressed.',
+  },
+  {
+    key: 'failOnInconclusive',
+    kind: 'boolean',
+    group: 'verdict',
+    default: false,
+    description:
+      'Fail (exit 1, or fail the step) when the run could not tell: some scenario is inconclusive (the noise was larger than the threshold).',
   },
   {
     key: 'out',

@@ -43,6 +43,7 @@ export function writeShard(dir: string, results: Shard): string {
     scenarios: results.measurements.scenarios,
     startedAt: results.measurements.startedAt,
     finishedAt: results.measurements.finishedAt,
+    ...(results.measurements.stop ? { stop: results.measurements.stop } : {}),
     base: rounds('base') as ResultsFile['base'],
     head: rounds('head') as ResultsFile['head'],
   };
@@ -137,6 +138,7 @@ export function readShard(path: string): Shard {
       scenarios: data.scenarios,
       startedAt: data.startedAt,
       finishedAt: data.finishedAt,
+      ...(data.stop ? { stop: data.stop } : {}),
     },
   };
 }

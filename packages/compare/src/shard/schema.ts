@@ -30,6 +30,8 @@ export const monitorSchema = z.object({
   pid: count,
   durationMs: finite,
   cpuMicros: maybeNaN,
+  mainThreadCpuMicros: maybeNaN.default(Number.NaN),
+  mainThreadCpuSource: z.enum(['threadCpuUsage', 'proc-schedstat', 'proc-stat']).optional(),
   delayMean: finite,
   delayP99: finite,
   delayMax: finite,
@@ -62,6 +64,19 @@ const scenarioRound = z.object({
     .optional(),
   monitors: z.array(monitorSchema).max(1000),
   profilers: z.array(text(100)).max(1000),
+  otherLoad: z.number().finite().nonnegative().max(100_000).optional(),
+});
+
+const stopSchema = z.object({
+  rounds: z.enum(['fixed', 'auto']),
+  reason: z.enum(['fixed', 'conclusive', 'max-time', 'max-rounds']),
+  looks: z
+    .array(z.object({ pairs: count, alphaShare: z.number().finite().min(0).max(1) }))
+    .max(10_000)
+    .refine(
+      (looks) => looks.reduce((s, l) => s + l.alphaShare, 0) <= 1 + 1e-9,
+      'the looks spend more than alpha',
+    ),
 });
 
 const round = z.object({
@@ -91,6 +106,7 @@ export const resultsSchema = z.object({
   scenarios: z.array(text(80)).min(1).max(100),
   startedAt: text(40),
   finishedAt: text(40),
+  stop: stopSchema.optional(),
   base: z.array(round).max(1000),
   head: z.array(round).max(1000),
 });

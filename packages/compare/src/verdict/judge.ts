@@ -1,0 +1,222 @@
+import type { InconclusiveReason, MetricName, MetricVerdict, Outcome, RoundMetrics } from '../model.js';
+import { detectableShift, pairedDifference } from './statistics.js';
+
+/** How a metric changes: by a ratio (throughput, latency, CPU time) or by points (rates, 0..1). */
+type Scale = 'ratio' | 'points';
+
+/**
+ * What can swing a metric: `wall` metrics (throughput, latency, event-loop utilisation) move
+ * when another process takes the CPU; `cpu` metrics (CPU time per request, the error rate) count
+ * work done, which a neighbour barely changes.
+ */
+type Clock = 'wall' | 'cpu';
+
+export const METRICS: readonly {
+  metric: MetricName;
+  label: string;
+  unit: string;
+  better: 'higher' | 'lower';
+  scale: Scale;
+  clock: Clock;
+}[] = [
+  {
+    metric: 'requestsPerSecond',
+    label: 'Requests/s',
+    unit: 'req/s',
+    better: 'higher',
+    scale: 'ratio',
+    clock: 'wall',
+  },
+  { metric: 'p50', label: 'Latency p50', unit: 'ms', better: 'lower', scale: 'ratio', clock: 'wall' },
+  { metric: 'p90', label: 'Latency p90', unit: 'ms', better: 'lower', scale: 'ratio', clock: 'wall' },
+  { metric: 'p99', label: 'Latency p99', unit: 'ms', better: 'lower', scale: 'ratio', clock: 'wall' },
+  { metric: 'errorRate', label: 'Errors', unit: '%', better: 'lower', scale: 'points', clock: 'cpu' },
+  {
+    metric: 'cpuPerRequest',
+    label: 'CPU per request',
+    unit: 'µs',
+    better: 'lower',
+    scale: 'ratio',
+    clock: 'cpu',
+  },
+  {
+    metric: 'mainThreadCpuPerRequest',
+    label: 'Event-loop CPU per request',
+    unit: 'µs',
+    better: 'lower',
+    scale: 'ratio',
+    clock: 'cpu',
+  },
+  {
+    metric: 'eventLoopUtilization',
+    label: 'Event-loop utilisation',
+    unit: '%',
+    better: 'lower',
+    scale: 'points',
+    clock: 'wall',
+  },
+];
+
+/** Smallest change in points (error rate, event-loop utilisation) that can count: 1 point. */
+export const MIN_POINTS_CHANGE = 0.01;
+
+/** Power at which the detectable change is stated. */
+export const POWER = 0.8;
+
+/**
+ * A pair whose two rounds saw other processes use this much more CPU (in cores) in one than in
+ * the other is spoiled for the wall-clock metrics: a neighbour took the machine for one side.
+ */
+export const SPOILED_CORES = 0.25;
+
+/** One base round and its neighbouring head round (B H in the interleaved order, same shard). */
+export interface RoundPair {
+  base: RoundMetrics;
+  head: RoundMetrics;
+}
+
+export interface VerdictOptions {
+  /** Relative change that counts, as a fraction (0.05 = 5 %); also the margin of "unchanged". */
+  threshold: number;
+  /** The metrics that can make the run regress; the others are shown only. */
+  metrics: readonly MetricName[];
+  /** Level of each interval (corrected for the number of tests and, in auto rounds, the look). */
+  alpha: number;
+}
+
+/** The pair's rounds saw very different load from other processes (see SPOILED_CORES). */
+export function spoiled(pair: RoundPair): boolean {
+  const b = pair.base.otherLoad;
+  const h = pair.head.otherLoad;
+  return b !== undefined && h !== undefined && Math.abs(h - b) > SPOILED_CORES;
+}
+
+const geometricMean = (xs: readonly number[]) =>
+  Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length);
+const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+
+/**
+ * The outcome of one metric from its change, interval and margin, all as "how much worse"
+ * (positive = worse): regressed when the interval lies above zero and the change is past the
+ * margin; improved, the mirror; unchanged when the interval's worse end is within the margin
+ * (shown to be at most that much worse); otherwise inconclusive (the noise is too large).
+ */
+export function outcomeOf(worse: number, worseCi: [number, number], margin: number): Outcome {
+  if (worseCi[0] > 0 && worse > margin) return 'regressed';
+  if (worseCi[1] < 0 && -worse > margin) return 'improved';
+  if (worseCi[1] <= margin) return 'unchanged';
+  return 'inconclusive';
+}
+
+/**
+ * Compares each metric head vs base over the round pairs. Each pair's change is taken within the
+ * pair (log-ratio head/base for ratio metrics, difference for rates), so slow drift of the
+ * machine and a shard on a faster runner cancel; the interval is Student's paired t at level
+ * 1 − alpha, and the detectable change is the shift that interval would find with 80 % power
+ * given the pairs' spread. Wall-clock metrics leave out pairs a neighbour spoiled. Metrics some
+ * round lacks (CPU without a probe) are left out.
+ */
+export function judgeMetrics(pairs: readonly RoundPair[], options: VerdictOptions): MetricVerdict[] {
+  if (pairs.length === 0) return [];
+  const known = METRICS.filter(({ metric }) =>
+    pairs.every((p) => Number.isFinite(p.base[metric]) && Number.isFinite(p.head[metric])),
+  );
+  const clean = pairs.filter((p) => !spoiled(p));
+  return known.map(({ metric, label, unit, better, scale, clock }) => {
+    const used = clock === 'wall' ? clean : pairs;
+    const excluded = pairs.length - used.length;
+    const b = used.map((p) => p.base[metric]);
+    const h = used.map((p) => p.head[metric]);
+    const ratio = scale === 'ratio' && [...b, ...h].every((v) => v > 0);
+    const baseValue = used.length === 0 ? Number.NaN : ratio ? geometricMean(b) : mean(b);
+    const headValue = used.length === 0 ? Number.NaN : ratio ? geometricMean(h) : mean(h);
+    const verdict = {
+      metric,
+      label,
+      unit,
+      better,
+      base: baseValue,
+      head: headValue,
+      inVerdict: options.metrics.includes(metric),
+      pairs: used.length,
+      excluded,
+    };
+    if (used.length < 2) {
+      const why: InconclusiveReason = excluded > 0 ? 'spoiled' : 'too-few-pairs';
+      return {
+        ...verdict,
+        change: used.length === 1 ? (headValue - baseValue) / (scale === 'points' ? 1 : baseValue) : 0,
+        ci: null,
+        significant: false,
+        outcome: 'inconclusive' as const,
+        detectable: null,
+        reason: why,
+      };
+    }
+    let change: number;
+    let ci: [number, number];
+    let detectable: number;
+    let margin: number;
+    if (ratio) {
+      const d = pairedDifference(
+        used.map((p) => Math.log(p.head[metric]) - Math.log(p.base[metric])),
+        options.alpha,
+      );
+      change = Math.expm1(d.mean);
+      ci = [Math.expm1(d.ci[0]), Math.expm1(d.ci[1])];
+      detectable = Math.expm1(detectableShift(d.sd, d.n, options.alpha, POWER));
+      margin = options.threshold;
+    } else if (scale === 'points') {
+      const d = pairedDifference(
+        used.map((p) => p.head[metric] - p.base[metric]),
+        options.alpha,
+      );
+      change = d.mean;
+      ci = d.ci;
+      detectable = detectableShift(d.sd, d.n, options.alpha, POWER);
+      margin = Math.max(options.threshold * baseValue, MIN_POINTS_CHANGE);
+    } else {
+      // Zeros (e.g. a latency below the histogram's resolution): differences relative to base.
+      const d = pairedDifference(
+        used.map((p) => p.head[metric] - p.base[metric]),
+        options.alpha,
+      );
+      const scaleBy = baseValue === 0 ? Number.NaN : baseValue;
+      change = baseValue === 0 ? 0 : d.mean / scaleBy;
+      ci = baseValue === 0 ? [0, 0] : [d.ci[0] / scaleBy, d.ci[1] / scaleBy];
+      detectable = baseValue === 0 ? 0 : detectableShift(d.sd, d.n, options.alpha, POWER) / scaleBy;
+      margin = options.threshold;
+    }
+    const sign = better === 'higher' ? -1 : 1;
+    const worse = sign * change;
+    const worseCi: [number, number] = sign > 0 ? [ci[0], ci[1]] : [-ci[1], -ci[0]];
+    const outcome = outcomeOf(worse, worseCi, margin);
+    const reason: InconclusiveReason | undefined = outcome === 'inconclusive' ? 'noise' : undefined;
+    return {
+      ...verdict,
+      change,
+      ci,
+      significant: ci[0] > 0 || ci[1] < 0,
+      outcome,
+      detectable: Number.isFinite(detectable) ? detectable : null,
+      ...(reason ? { reason } : {}),
+    };
+  });
+}
+
+/**
+ * A scenario's outcome from its verdict metrics (and a hotter function where failOn says so):
+ * regressed if any is, else inconclusive if any is, else improved if any is, else unchanged.
+ */
+export function scenarioOutcome(metrics: readonly MetricVerdict[], functionsRegressed: boolean): Outcome {
+  return combineOutcomes([
+    ...metrics.filter((m) => m.inVerdict).map((m) => m.outcome),
+    ...(functionsRegressed ? (['regressed'] as const) : []),
+  ]);
+}
+
+/** regressed if any is, else inconclusive if any is, else improved if any is, else unchanged. */
+export function combineOutcomes(outcomes: readonly Outcome[]): Outcome {
+  for (const o of ['regressed', 'inconclusive', 'improved'] as const) if (outcomes.includes(o)) return o;
+  return 'unchanged';
+}

@@ -1,0 +1,97 @@
+import type { Measurements, RoundMetrics, RoundsStop, ScenarioRound, Side } from '../model.js';
+import type { Settings } from '../settings/schema.js';
+import type { RoundPair } from './judge.js';
+
+/** One round's verdict metrics from its load result and its processes' CPU time and event loop. */
+export function roundMetrics(round: ScenarioRound): RoundMetrics {
+  const { load, monitors } = round;
+  const failed = load.errors + load.non2xx;
+  const attempts = load.requests.total + load.errors;
+  const requests = load.requests.total;
+  const sum = (pick: (m: (typeof monitors)[number]) => number) => monitors.reduce((s, m) => s + pick(m), 0);
+  const probed = monitors.length > 0 && requests > 0;
+  return {
+    requestsPerSecond: load.requests.mean,
+    p50: load.latency.p50,
+    p90: load.latency.p90,
+    p99: load.latency.p99,
+    errorRate: attempts > 0 ? failed / attempts : 0,
+    cpuPerRequest: probed ? sum((m) => m.cpuMicros) / requests : Number.NaN,
+    // NaN when any process lacks a per-thread time: a partial sum would understate it.
+    mainThreadCpuPerRequest: probed ? sum((m) => m.mainThreadCpuMicros) / requests : Number.NaN,
+    eventLoopUtilization: monitors.length > 0 ? sum((m) => m.utilization) / monitors.length : Number.NaN,
+    ...(round.otherLoad !== undefined ? { otherLoad: round.otherLoad } : {}),
+  };
+}
+
+/**
+ * Base round k of a shard with head round k of the same shard: in the interleaved order B H B H
+ * they ran next to each other, so what the machine did in between (drift, a faster runner for a
+ * whole shard) cancels in the pair's ratio.
+ */
+export function roundPairs<T extends { shard?: number }>(base: readonly T[], head: readonly T[]): [T, T][] {
+  const byShard = (list: readonly T[]) => {
+    const map = new Map<number, T[]>();
+    for (const r of list) {
+      const key = r.shard ?? 0;
+      const rounds = map.get(key);
+      if (rounds) rounds.push(r);
+      else map.set(key, [r]);
+    }
+    return map;
+  };
+  const heads = byShard(head);
+  const pairs: [T, T][] = [];
+  for (const [shard, bases] of byShard(base)) {
+    const others = heads.get(shard) ?? [];
+    bases.forEach((b, i) => {
+      const h = others[i];
+      if (h) pairs.push([b, h]);
+    });
+  }
+  return pairs;
+}
+
+/** A scenario's rounds (with their shard), in the order they ran. */
+export function scenarioRounds(
+  measurements: Pick<Measurements, Side>,
+  name: string,
+): Record<Side, (ScenarioRound & { shard: number; round: number })[]> {
+  const pick = (side: Side) =>
+    measurements[side].map((r) => {
+      const found = r.scenarios.find((s) => s.scenario === name);
+      if (!found)
+        throw new Error(`round ${side} ${r.round} has no result for scenario ${JSON.stringify(name)}`);
+      return { ...found, shard: r.shard ?? 1, round: r.round };
+    });
+  return { base: pick('base'), head: pick('head') };
+}
+
+/** The metric pairs of one scenario. */
+export function metricPairs(measurements: Pick<Measurements, Side>, name: string): RoundPair[] {
+  const rounds = scenarioRounds(measurements, name);
+  return roundPairs(rounds.base, rounds.head).map(([b, h]) => ({
+    base: roundMetrics(b),
+    head: roundMetrics(h),
+  }));
+}
+
+/** Chance of a false alarm anywhere in a run: every verdict metric of every scenario together. */
+export const FAMILY_ALPHA = 0.05;
+
+/** Tests in a run's family: each verdict metric of each scenario (Bonferroni). */
+export function testsOf(settings: Pick<Settings, 'metrics' | 'scenarios'>): number {
+  return Math.max(1, settings.metrics.length * settings.scenarios.length);
+}
+
+/**
+ * The level of each interval: the family's alpha over the tests, times the share of alpha the
+ * deciding look spent (rounds: auto; with several shards, the smallest of their last looks).
+ */
+export function intervalAlpha(tests: number, stops: readonly (RoundsStop | undefined)[]): number {
+  const shares = stops.flatMap((s) => {
+    const last = s?.looks.at(-1);
+    return last ? [last.alphaShare] : [];
+  });
+  return (FAMILY_ALPHA / tests) * (shares.length > 0 ? Math.min(...shares) : 1);
+}

@@ -1,0 +1,88 @@
+import type { Look, Measurements, Outcome, Side } from '../model.js';
+import type { Settings } from '../settings/schema.js';
+import { combineOutcomes, judgeMetrics, scenarioOutcome } from './judge.js';
+import { FAMILY_ALPHA, metricPairs, testsOf } from './rounds.js';
+
+// rounds: auto looks at the data after each pair and stops once the answer is clear. Looking
+// again and again inflates false alarms unless each look pays for itself: alpha spending. Look j
+// spends a share s_j of each test's alpha, the shares sum to at most 1, and every interval of
+// look j is at level 1 − s_j·alpha. By the union bound, the chance that any interval of any look
+// misses the true change is at most alpha — the same guarantee as one look at a fixed count, so
+// stopping on whatever look is clear keeps the error rate (Lan–DeMets, with a power spending
+// function). The spending follows f(t) = t², t = pairs / the pairs the budget allows: early looks
+// get little (only a large change is clear after three pairs), later looks more, and the last
+// look (budget or max-rounds reached) spends what is left.
+
+/** Pairs before the first look (fewer give no usable interval). */
+export const FIRST_LOOK_PAIRS = 3;
+
+/** Exponent of the spending function f(t) = t^RHO (2: between Pocock and O'Brien–Fleming). */
+export const RHO = 2;
+
+/**
+ * The share of alpha the look at `pairs` spends, given what earlier looks spent and the pairs the
+ * run can reach (`planned`); a final look spends all that is left.
+ */
+export function alphaShare(pairs: number, planned: number, spent: number, final: boolean): number {
+  if (final) return Math.max(0, 1 - spent);
+  // planned + 1: a look before the last never spends everything, so the last one has a share.
+  const t = Math.min(1, pairs / (Math.max(pairs, planned) + 1));
+  return Math.max(0, t ** RHO - spent);
+}
+
+/** The run's outcome from the pairs measured so far, at one look's share of alpha. */
+export function outcomeSoFar(
+  measurements: Pick<Measurements, Side>,
+  settings: Pick<Settings, 'metrics' | 'scenarios' | 'threshold'>,
+  share: number,
+): Outcome {
+  const alpha = (FAMILY_ALPHA / testsOf(settings)) * share;
+  return combineOutcomes(
+    settings.scenarios.map((s) =>
+      scenarioOutcome(
+        judgeMetrics(metricPairs(measurements, s.name), {
+          threshold: settings.threshold / 100,
+          metrics: settings.metrics,
+          alpha,
+        }),
+        false,
+      ),
+    ),
+  );
+}
+
+/** What the round loop needs to decide after each pair. */
+export interface LookDecision {
+  look?: Look;
+  /** The run's outcome at this look (when one was taken). */
+  outcome?: Outcome;
+  stop?: 'conclusive' | 'max-time' | 'max-rounds';
+}
+
+/**
+ * After pair `pairs` of rounds: auto — whether to look, and whether to stop. `elapsedMs` is the
+ * rounds' time so far (it sets the pairs the budget allows), `spent` the shares spent.
+ */
+export function decideAfterPair(options: {
+  measurements: Pick<Measurements, Side>;
+  settings: Pick<Settings, 'metrics' | 'scenarios' | 'threshold' | 'maxRounds' | 'maxTime'>;
+  pairs: number;
+  elapsedMs: number;
+  spent: number;
+}): LookDecision {
+  const { pairs, elapsedMs, settings } = options;
+  const perPair = elapsedMs / pairs;
+  const budgetMs = settings.maxTime * 1000;
+  const planned = Math.max(pairs, Math.min(settings.maxRounds, Math.floor(budgetMs / Math.max(perPair, 1))));
+  const atMax = pairs >= settings.maxRounds;
+  const outOfTime = elapsedMs + perPair > budgetMs;
+  const final = atMax || outOfTime;
+  if (pairs < FIRST_LOOK_PAIRS && !final) return {};
+  const share = alphaShare(pairs, planned, options.spent, final);
+  if (share <= 0 && !final) return {};
+  const look: Look = { pairs, alphaShare: share };
+  const outcome = share > 0 ? outcomeSoFar(options.measurements, settings, share) : 'inconclusive';
+  if (outcome !== 'inconclusive') return { look, outcome, stop: 'conclusive' };
+  if (final) return { look, outcome, stop: atMax ? 'max-rounds' : 'max-time' };
+  return { look, outcome };
+}

@@ -1,0 +1,157 @@
+import { describe, expect, it } from 'vitest';
+import type { MonitorSummary, RoundResult, Side } from '../src/model.js';
+import type { MetricName, Settings } from '../src/settings/schema.js';
+import { alphaShare, decideAfterPair, FIRST_LOOK_PAIRS } from '../src/verdict/sequential.js';
+import { seeded } from './helpers/random.js';
+
+const METRICS: MetricName[] = [
+  'requestsPerSecond',
+  'p50',
+  'errorRate',
+  'cpuPerRequest',
+  'mainThreadCpuPerRequest',
+];
+
+const monitor = (cpuMicros: number, mainThreadCpuMicros: number): MonitorSummary => ({
+  pid: 1,
+  durationMs: 5000,
+  cpuMicros,
+  mainThreadCpuMicros,
+  delayMean: 1,
+  delayP99: 2,
+  delayMax: 3,
+  utilization: 0.9,
+  heapStart: 1,
+  heapEnd: 1,
+  heapMax: 1,
+  rssStart: 1,
+  rssEnd: 1,
+  heapSeries: [],
+});
+
+/** One simulated round: throughput and CPU per request with multiplicative noise. */
+function simulatedRound(
+  side: Side,
+  round: number,
+  rps: number,
+  cpu: number,
+  mainThread: number,
+): RoundResult {
+  const total = Math.round(rps * 5);
+  return {
+    side,
+    round,
+    pids: [1],
+    warnings: [],
+    scenarios: [
+      {
+        scenario: 's',
+        load: {
+          duration: 5,
+          requests: { total, mean: rps, perSecond: [] },
+          latency: { mean: 40_000 / rps, p50: 40_000 / rps, p90: 60_000 / rps, p99: 90_000 / rps, max: 1 },
+          statusCodes: {},
+          non2xx: 0,
+          errors: 0,
+          errorsByKind: {},
+        },
+        monitors: [monitor(cpu * total, mainThread * total)],
+        profilers: [],
+      },
+    ],
+  };
+}
+
+const settings: Pick<Settings, 'metrics' | 'scenarios' | 'threshold' | 'maxRounds' | 'maxTime'> = {
+  metrics: METRICS,
+  threshold: 5,
+  maxRounds: 30,
+  maxTime: 180,
+  scenarios: [{ name: 's', url: '/', method: 'GET', headers: {}, connections: 4, pipelining: 1 }],
+};
+
+/**
+ * One auto-rounds comparison, simulated: pairs of rounds with the given noise (sd of the log of
+ * each metric per round) and true factor of head's CPU (throughput falls by the same factor), a
+ * look after each pair as measureRounds takes it, each pair 15 s (12 pairs fit the budget).
+ */
+function simulate(random: () => number, factor: number, noise = { rps: 0.03, cpu: 0.01 }) {
+  const normal = () => Math.sqrt(-2 * Math.log(random() || 1e-12)) * Math.cos(2 * Math.PI * random());
+  const results: Record<Side, RoundResult[]> = { base: [], head: [] };
+  let spent = 0;
+  for (let pair = 1; pair <= settings.maxRounds; pair++) {
+    for (const side of ['base', 'head'] as const) {
+      const f = side === 'head' ? factor : 1;
+      const machine = Math.exp(noise.rps * normal());
+      const cpu = 100 * f * Math.exp(noise.cpu * normal());
+      results[side].push(simulatedRound(side, pair, (1000 / f) * machine, cpu, cpu * 0.6));
+    }
+    const decision = decideAfterPair({
+      measurements: results,
+      settings,
+      pairs: pair,
+      elapsedMs: pair * 15_000,
+      spent,
+    });
+    if (decision.look) spent += decision.look.alphaShare;
+    if (decision.stop) return { pairs: pair, stop: decision.stop, outcome: decision.outcome, spent };
+  }
+  throw new Error('never stopped');
+}
+
+describe('alpha spending (rounds: auto)', () => {
+  it('spends at most alpha over every look, the last look what is left', () => {
+    let spent = 0;
+    const shares: number[] = [];
+    for (let pairs = FIRST_LOOK_PAIRS; pairs < 12; pairs++) {
+      const share = alphaShare(pairs, 12, spent, false);
+      expect(share).toBeGreaterThanOrEqual(0);
+      shares.push(share);
+      spent += share;
+    }
+    expect(spent).toBeLessThan(1);
+    const last = alphaShare(12, 12, spent, true);
+    expect(spent + last).toBeCloseTo(1, 12);
+    // early looks get little, later looks more
+    expect(shares[0]).toBeLessThan(shares[shares.length - 1] ?? 0);
+  });
+
+  it('A/A on a noisy machine: false alarms stay within the family alpha over all the looks (600 runs)', () => {
+    const random = seeded(11);
+    let alarms = 0;
+    const runs = 600;
+    for (let i = 0; i < runs; i++) {
+      const run = simulate(random, 1, { rps: 0.03, cpu: 0.02 });
+      expect(run.spent).toBeLessThanOrEqual(1 + 1e-9);
+      if (run.outcome === 'regressed' || run.outcome === 'improved') alarms++;
+    }
+    // family alpha 5 %: allow three standard errors of the estimate above it
+    expect(alarms / runs).toBeLessThan(0.05 + 3 * Math.sqrt((0.05 * 0.95) / runs));
+  });
+
+  it('A/A on a quiet machine ends shown unchanged, not inconclusive (500 runs)', () => {
+    const random = seeded(13);
+    let unchanged = 0;
+    const runs = 500;
+    for (let i = 0; i < runs; i++)
+      if (simulate(random, 1, { rps: 0.01, cpu: 0.01 }).outcome === 'unchanged') unchanged++;
+    expect(unchanged / runs).toBeGreaterThan(0.9);
+  });
+
+  it('stops at the first look on a 4× regression', () => {
+    const run = simulate(seeded(3), 4);
+    expect(run.stop).toBe('conclusive');
+    expect(run.outcome).toBe('regressed');
+    expect(run.pairs).toBe(FIRST_LOOK_PAIRS);
+  });
+
+  it('finds a 5 % CPU regression in most runs within the budget (500 simulated runs)', () => {
+    const random = seeded(5);
+    let found = 0;
+    for (let i = 0; i < 500; i++) {
+      const run = simulate(random, 1.05);
+      if (run.outcome === 'regressed') found++;
+    }
+    expect(found / 500).toBeGreaterThan(0.8);
+  });
+});
