@@ -9,6 +9,8 @@ export const ERROR_CODES = {
   HP_ACTION_NO_PULL_REQUEST: 'the Action ran on an event without a pull request',
   HP_ACTION_GITHUB_API: 'a GitHub REST call failed (other than a read-only token)',
   HP_ACTION_GIT: 'a git command of the Action failed',
+  HP_ACTION_CONFIG_NOT_JSON:
+    'mode report was given a JavaScript config file; it reads JSON only (it runs no code of the repository)',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -20,7 +20,7 @@ export const ACTION_INPUTS = {
     default: "'1/1'",
   },
   config: {
-    text: 'Path of a hotpath config file (hotpath.config.json/.mjs/.js) in the repository, with scenarios; inputs override its values.',
+    text: 'Path of a hotpath config file (hotpath.config.json/.mjs/.js) in the repository, with scenarios; inputs override its values. measure and all evaluate a .mjs/.js config in a child process with the allowlisted environment; report reads a JSON config only.',
     default: "''",
   },
   comment: {
@@ -40,7 +40,7 @@ export const ACTION_INPUTS = {
     default: "'true'",
   },
   'github-token': {
-    text: 'Token used to write the pull-request comment (mode report and all).',
+    text: "Token used to write the pull-request comment (mode report and all). Set it to '' in a measure job: it calls no API, and the pull request's code could read the token from the Action's environment.",
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, written into action.yml as is
     default: '${{ github.token }}',
   },

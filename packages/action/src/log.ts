@@ -23,3 +23,26 @@ export async function withCommandsStopped<T>(
 export function logSafe(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/::/g, ': :');
 }
+
+/**
+ * Splits a stream of output chunks into lines and writes each through logSafe (for output of
+ * code from the pull request). Call the returned `end` once the stream is done.
+ */
+export function safeLines(write: (line: string) => void): { push(chunk: Buffer): void; end(): void } {
+  let partial = '';
+  return {
+    push(chunk) {
+      const lines = (partial + chunk.toString()).split(/\r?\n/);
+      partial = lines.pop() ?? '';
+      for (const line of lines) write(logSafe(line));
+      if (partial.length > 4096) {
+        write(logSafe(partial));
+        partial = '';
+      }
+    },
+    end() {
+      if (partial !== '') write(logSafe(partial));
+      partial = '';
+    },
+  };
+}

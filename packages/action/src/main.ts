@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as core from '@actions/core';
@@ -33,10 +33,26 @@ import { measureSettings, reportRules } from './settings.js';
 /** The exact v8-profiler-next the Action installs at run time (a native addon, built for the job's Node). */
 export const V8_PROFILER_VERSION = '1.10.0';
 
+/** The job's network settings, which npm needs behind a proxy or a private CA (no PR code runs yet). */
+const INSTALL_NETWORK_ENV = [
+  'HTTPS_PROXY',
+  'https_proxy',
+  'HTTP_PROXY',
+  'http_proxy',
+  'NO_PROXY',
+  'no_proxy',
+  'NODE_EXTRA_CA_CERTS',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+];
+
 /**
  * Installs v8-profiler-next for the Node on PATH (the one the workflow set up) into a private
  * prefix, since the bundle cannot carry a native addon. Returns its path, or undefined (then
- * the probe falls back to node:inspector and the report says so).
+ * the probe falls back to node:inspector and the report says so). The prefix's package.json
+ * allows the addon's install script (npm versions that run only approved install scripts would
+ * otherwise skip its build). On abort (a cancelled job), runCommand stops npm and every process
+ * below it — node-gyp, make, the compilers — before this rejects.
  */
 async function installV8Profiler(
   dir: string,
@@ -46,9 +62,13 @@ async function installV8Profiler(
 ): Promise<string | undefined> {
   if (env.HOTPATH_V8_PROFILER_INSTALL === 'false') return undefined;
   mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, 'package.json'),
+    `${JSON.stringify({ private: true, allowScripts: { 'v8-profiler-next': true } }, null, 2)}\n`,
+  );
   const { exit, output } = await runCommand(
     `npm install --no-save --no-package-lock --no-audit --no-fund --prefix . v8-profiler-next@${V8_PROFILER_VERSION}`,
-    { cwd: dir, env: allowlistedEnvironment(env), timeoutMs: 240_000, signal },
+    { cwd: dir, env: allowlistedEnvironment(env, INSTALL_NETWORK_ENV), timeoutMs: 240_000, signal },
   );
   // A cancelled job: runCommand has stopped npm and everything it started.
   if (signal.aborted)
@@ -75,10 +95,11 @@ async function measurePullRequest(
   shard: string,
   signal: AbortSignal,
 ): Promise<Shard> {
-  const temp = process.env.RUNNER_TEMP ?? tmpdir();
   // Head is what the workflow checked out (for pull_request: the merge of head into base).
   const headSha = await gitHead(workspace);
-  const work = mkdtempSync(join(temp, 'hotpath-'));
+  // Not below RUNNER_TEMP: the profiler's path is handed to the PR's server, and RUNNER_TEMP holds
+  // the runner's command files (the allowlist does not pass it either).
+  const work = mkdtempSync(join(tmpdir(), 'hotpath-'));
   try {
     const extraEnv: Record<string, string> = {};
     const warnings: string[] = [];
@@ -173,11 +194,17 @@ async function uploadReport(files: WrittenFiles, pr: PullRequest) {
 
 /** The Action: modes measure, report and all — the GitHub edge around measure → report → render. */
 export async function run(): Promise<void> {
-  // A cancelled job sends SIGINT, then SIGTERM: stop every server, remove every worktree, then exit.
+  // A cancelled job sends SIGINT, then SIGTERM: stop every server, install and worktree, then
+  // exit. The handlers stay until the end: a second signal must not kill the Action mid-cleanup
+  // (its process groups would outlive it).
   const stop = new AbortController();
-  const onSignal = (name: string) => () => stop.abort(new Error(`${name}: the job was cancelled`));
-  process.once('SIGINT', onSignal('SIGINT'));
-  process.once('SIGTERM', onSignal('SIGTERM'));
+  const onSignal = (name: string) => () => {
+    if (!stop.signal.aborted) stop.abort(new Error(`${name}: the job was cancelled`));
+  };
+  const onInt = onSignal('SIGINT');
+  const onTerm = onSignal('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
   try {
     const options = readActionOptions((name) => core.getInput(name));
     const workspace = process.env.GITHUB_WORKSPACE ?? process.cwd();
@@ -185,7 +212,11 @@ export async function run(): Promise<void> {
 
     if (options.mode === 'measure') {
       refuseUnsafeEvent(options);
-      const settings = await measureSettings(workspace, options);
+      if (options['github-token'] !== '')
+        core.warning(
+          "hotpath: mode measure calls no GitHub API, but github-token is set: the token stays in this step's environment, where the pull request's code can read it (/proc/<pid>/environ). Set github-token: '' in the measure job.",
+        );
+      const settings = await measureSettings(workspace, options, stop.signal);
       const pr = pullRequestFromEvent(github.context.eventName, github.context.payload);
       const shard = await measurePullRequest(workspace, settings, pr, options.shard, stop.signal);
       const folder = writeShard(resultsDir, shard);
@@ -197,10 +228,10 @@ export async function run(): Promise<void> {
     }
 
     if (options.mode === 'report') {
+      const rules = reportRules(workspace, options);
       const shards = readShards([resultsDir]);
       const token = options['github-token'];
       const { pr, runId } = await reportTarget(token ? github.getOctokit(token) : undefined);
-      const rules = await reportRules(workspace, options);
       const result = report(shards, { ...rules, links: linksOf(pr) });
       const out = writeReport(reportDir(), result);
       for (const note of out.notes) core.warning(`hotpath: ${logSafe(note)}`);
@@ -212,7 +243,7 @@ export async function run(): Promise<void> {
 
     // all: measure and report in one step (same-repository pull requests, no secrets in the job).
     refuseUnsafeEvent(options);
-    const settings = await measureSettings(workspace, options);
+    const settings = await measureSettings(workspace, options, stop.signal);
     const pr = pullRequestFromEvent(github.context.eventName, github.context.payload);
     const shard = await measurePullRequest(workspace, settings, pr, options.shard, stop.signal);
     const result = report([shard], { links: linksOf(pr) });
@@ -224,5 +255,8 @@ export async function run(): Promise<void> {
     if (err instanceof HotpathActionError || err instanceof HotpathCompareError)
       core.setFailed(`${err.code}: ${err.message}`);
     else core.setFailed(`hotpath: unexpected failure: ${(err as Error)?.stack ?? String(err)}`);
+  } finally {
+    process.removeListener('SIGINT', onInt);
+    process.removeListener('SIGTERM', onTerm);
   }
 }

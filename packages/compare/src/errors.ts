@@ -20,6 +20,8 @@ export const ERROR_CODES = {
     'a process that a round or command started was still alive after SIGTERM, the grace period, SIGKILL and the wait after it',
   HP_COMPARE_RESULTS:
     'a results folder holds no results, results that do not have the expected shape, or shards that do not fit together',
+  HP_COMPARE_RESULTS_LIMIT:
+    'the results to report exceed a limit of the report stage (files, bytes, shards, rounds per shard): the message names the limit and the value',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -2,10 +2,12 @@
 // GitHub Action (packages/action) and the repository's own scripts need from the engine's
 // insides. Anything here may change in any release.
 
+export { loadConfigInChild } from './measure/config-child.js';
 export { allowlistedEnvironment } from './measure/environment.js';
 export { runCommand } from './measure/process-group.js';
 export { codeSpan, commentMarker, escapeText, MAX_COMMENT_LENGTH } from './render/markdown.js';
 export { type Reproduction, reproduceCommand, shellWord } from './render/reproduce.js';
 export { isReporterKey, REPORTER_KEYS } from './report/shards.js';
+export { isModuleConfig, readJsonConfig } from './settings/config-file.js';
 export { configJsonSchema } from './settings/json-schema.js';
 export { flagOf, inputOf, SETTINGS, type SettingSpec } from './settings/table.js';

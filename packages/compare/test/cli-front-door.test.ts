@@ -39,7 +39,7 @@ describe('hotpath front door: usage, values, progress, output folder, own frames
     [['--connections', '-1'], 'got "-1"'],
     [['-d', '-2s'], 'invalid --duration: expected a duration'],
     [['-W', 'soon'], 'invalid --warmup: expected a duration'],
-    [['-r', '0'], 'invalid --rounds: expected a whole number >= 1'],
+    [['-r', '0'], 'invalid --rounds: expected auto or a whole number >= 1'],
     [['-R', '-10'], 'invalid --rate: expected a number (req/s) > 0, got "-10"'],
     [['-H', '=x'], 'invalid --header'],
     [['--hot-threshold', '-.5'], 'got "-.5"'],

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectSafeMarkdown } from './helpers/gfm.js';
 import { leftAlive, serversRunning } from './helpers/processes.js';
 import { CLI_BIN, FIXTURES, makeRepo } from './helpers/repo.js';
 
@@ -250,6 +251,7 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
     expect(report.sides.head.command).toBe('HASH_MODE=sync node hash-server.cjs');
     expect(existsSync(join(out, 'head.folded'))).toBe(true);
     expect(readFileSync(md, 'utf8')).toMatch(/^### .* hotpath: /m);
+    expectSafeMarkdown(readFileSync(md, 'utf8'));
   });
 
   it('compares two git refs through worktrees and --json', () => {

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { probePath } from '../src/measure/probe-path.js';
 import { STOP_BOUND_MS } from '../src/measure/process-group.js';
 import { listenersOf, liveness } from '../src/measure/process-table.js';
@@ -264,4 +264,49 @@ require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.e
       expect(alive(pid), file).toBe(false);
     }
   });
+
+  it.skipIf(!existsSync('/proc/self/stat'))(
+    'stops a daemon that cleared its environment and left the session once its parent is gone (setsid env -i)',
+    async () => {
+      // The start command's helper starts `setsid env -i sleep` (no marker, own session), lives a
+      // while, and exits: the daemon is re-parented away from the server before the round ends,
+      // so only the walk of the tree while it ran can have seen it.
+      writeFileSync(
+        join(dir, 'env-clearing.cjs'),
+        `const fs = require('node:fs');
+const daemon = Number(fs.readFileSync('daemon.pid', 'utf8'));
+const stat = fs.readFileSync('/proc/' + daemon + '/stat', 'utf8');
+const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+fs.writeFileSync('daemon.seen', JSON.stringify({ ppid, server: process.pid, environ: fs.readFileSync('/proc/' + daemon + '/environ', 'latin1') }));
+require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.env.PORT), '127.0.0.1');`,
+      );
+      const result = await runRound(
+        {
+          side: 'head',
+          command: `sh -c 'setsid env -i sleep 300 & echo $! > daemon.pid; sleep 2'; exec node env-clearing.cjs`,
+          cwd: dir,
+        },
+        1,
+        settings({ profiler: 'none' }),
+        context(),
+      );
+      expect(result.scenarios[0]?.load.requests.total).toBeGreaterThan(0);
+      const daemon = Number(readFileSync(join(dir, 'daemon.pid'), 'utf8'));
+      // A failing run leaves the daemon: end it, by its pid, whatever the assertions say.
+      onTestFinished(() => {
+        if (daemon > 0 && alive(daemon)) process.kill(daemon, 'SIGKILL');
+      });
+      const seen = JSON.parse(readFileSync(join(dir, 'daemon.seen'), 'utf8')) as {
+        ppid: number;
+        server: number;
+        environ: string;
+      };
+      // While the server ran, the daemon was outside its tree and carried no marker …
+      expect(seen.ppid).not.toBe(seen.server);
+      expect(seen.environ).not.toContain('HOTPATH_PROCESS_GROUP');
+      // … and still it was stopped with the round.
+      expect(daemon).toBeGreaterThan(0);
+      expect(alive(daemon)).toBe(false);
+    },
+  );
 });

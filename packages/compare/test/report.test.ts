@@ -14,6 +14,7 @@ import { report as makeReport } from '../src/report/report.js';
 import { resolveSettings } from '../src/settings/schema.js';
 import { readShards, writeShard } from '../src/shard/file.js';
 import { defined } from './helpers/defined.js';
+import { expectSafeMarkdown } from './helpers/gfm.js';
 import { shardOf } from './helpers/shards.js';
 
 const APP = 'app/server.js';
@@ -215,6 +216,7 @@ describe('analyse + renderMarkdown', () => {
     expect(md).toContain('**server**: Node v20.20.2');
     // The machine that measured (the shard's), not the one that renders.
     expect(md).toContain('**measured on**: `recorder`: Node v20.20.2, linux x64, 2 CPUs (Recorded CPU)');
+    expectSafeMarkdown(md, { repositoryUrl: 'https://github.com/o/r' });
   });
 
   it('renders a terminal report without colour codes when asked', () => {
@@ -254,7 +256,7 @@ describe('markdown from hostile text', () => {
     const t = escapeText('![x](https://e.com/p.png) <img src=x> **b** @octocat www.e.com # h');
     expect(t).not.toMatch(/(^|[^\\])[<[!*]/);
     expect(t).toContain('@\u200boctocat');
-    expect(t).toContain('https:\u200b//');
+    expect(t).toContain('https\u200b:\u200b//');
     expect(t).toContain('www\u200b.');
   });
 
@@ -275,6 +277,7 @@ describe('markdown from hostile text', () => {
     expect(md).toMatch(/Cut to fit GitHub's 20000-character limit: \d+ of 41 sections left out/);
     expect(md.startsWith(COMMENT_MARKER)).toBe(true);
     expect(md).toContain('Settings and environment');
+    expectSafeMarkdown(md);
   });
 });
 

@@ -34,6 +34,28 @@ const stream =
   'HTTP/1.1 503 Busy\r\nCONTENT-LENGTH: 2\r\nConnection: close\r\n\r\nno';
 
 describe('HttpResponseParser', () => {
+  it('reads only the bytes of this read from a reused buffer (regression: fast-check seed 0x280a11)', () => {
+    // Socket `onread` reuses one buffer: past this read's length lie an earlier read's bytes,
+    // here a line feed the parser once took for the end of the status line.
+    const buffer = Buffer.alloc(64, 0x20);
+    buffer.write('\n\n', 40, 'latin1');
+    const { responses, errors, parser } = collect([]);
+    const reads = ['HTTP/1.1 200 OK\r\ncontent-le', 'ngth: 0\n\n'];
+    for (const text of reads) {
+      const n = buffer.write(text, 0, 'latin1');
+      parser.execute(buffer, n);
+    }
+    expect(errors).toEqual([]);
+    expect(responses).toEqual([{ status: 200, close: false }]);
+    // The first read held no line end of its own: the parser kept its bytes for the next.
+    buffer.fill(0x0a);
+    const second = collect([]);
+    const n = buffer.write('HTTP/1.1 200', 0, 'latin1');
+    second.parser.execute(buffer, n);
+    expect(second.errors).toEqual([]);
+    expect(second.parser.midResponse).toBe(true);
+  });
+
   it('frames a repeated head like a freshly parsed one, and re-parses a head that differs', () => {
     // Same head length, different framing: a remembered head must never stand in for these.
     const five = 'HTTP/1.1 200 OK\r\nServer: x\r\nContent-Length: 5\r\n\r\n';

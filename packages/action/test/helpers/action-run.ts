@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onTestFinished } from 'vitest';
+import { expectSafeMarkdown } from '../../../compare/test/helpers/gfm.js';
+import { OWN_LINKS } from './fake-github.js';
 
 export const ACTION_BUNDLE = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
 
@@ -114,11 +116,14 @@ export async function runAction(options: {
     stderr += c;
   });
   const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  const summary = readFileSync(summaryPath, 'utf8');
+  // Every job summary of the suite is rendered as GitHub would and checked (comments: fake-github).
+  expectSafeMarkdown(summary, OWN_LINKS);
   return {
     code,
     stdout,
     stderr,
     outputs: parseOutputs(readFileSync(outputPath, 'utf8')),
-    summary: readFileSync(summaryPath, 'utf8'),
+    summary,
   };
 }

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { markdownProblems } from '../../../compare/test/helpers/gfm.js';
 
 export interface RecordedRequest {
   method: string;
@@ -22,8 +23,20 @@ export interface FakeGitHub {
   pulls: unknown[];
   /** Artifacts served by GET /repos/:o/:r/actions/runs/:id/artifacts, by run id. */
   artifacts: Record<number, { id: number; name: string }[]>;
+  /**
+   * What GitHub would have made of the comment bodies written (links other than the
+   * repository's own, HTML, mentions, references: see markdownProblems); close() fails on any.
+   */
+  unsafe: string[];
   close(): Promise<void>;
 }
+
+/** What the Action's comments and summaries may link to: the test repository's own URLs. */
+export const OWN_LINKS = {
+  repositoryUrl: 'https://github.example/o/r',
+  // hotpath's preamble names the pull request it compares.
+  ownText: /\(PR #\d+\)/,
+};
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
@@ -46,6 +59,7 @@ export async function startFakeGitHub(
   const comments: FakeComment[] = [];
   const pulls: unknown[] = [];
   const artifacts: Record<number, { id: number; name: string }[]> = {};
+  const unsafe: string[] = [];
   // An installation token (GITHUB_TOKEN) cannot read /user; its comments are the bot's.
   const identity = options.identity ?? 'github-actions[bot]';
   let nextId = 1000;
@@ -91,6 +105,8 @@ export async function startFakeGitHub(
     if ((list && req.method === 'POST') || (one && req.method === 'PATCH')) {
       if (options.readOnly) return send(403, { message: 'Resource not accessible by integration' });
       const text = (JSON.parse(body) as { body: string }).body;
+      // Every comment hotpath writes is rendered as GitHub would and checked.
+      unsafe.push(...markdownProblems(text, OWN_LINKS));
       if (list) {
         const id = nextId++;
         const comment = {
@@ -119,6 +135,11 @@ export async function startFakeGitHub(
     comments,
     pulls,
     artifacts,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    unsafe,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (unsafe.length > 0)
+        throw new Error(`a comment renders what hotpath did not build:\n${unsafe.join('\n')}`);
+    },
   };
 }

@@ -39,7 +39,10 @@ export function untrustedEnvironment(
   return out;
 }
 
-/** Variables the allowlist keeps (exact names). */
+/**
+ * Variables the allowlist keeps (exact names). Not RUNNER_TEMP: on GitHub it holds the runner's
+ * command files (GITHUB_ENV, GITHUB_PATH, GITHUB_OUTPUT are files in it).
+ */
 const ALLOWED_NAMES = new Set([
   'PATH',
   'HOME',
@@ -56,7 +59,6 @@ const ALLOWED_NAMES = new Set([
   'CI',
   'RUNNER_OS',
   'RUNNER_ARCH',
-  'RUNNER_TEMP',
   'RUNNER_TOOL_CACHE',
   'NODE_OPTIONS',
   'NODE_ENV',
@@ -69,10 +71,10 @@ const ALLOWED_PREFIXES = ['LC_', 'npm_config_', 'NPM_CONFIG_', 'PNPM_', 'YARN_',
 
 /**
  * The environment for code from a pull request where the job may hold secrets (the Action):
- * only an allowlist — PATH, HOME, locale, TMPDIR, CI, RUNNER_OS/ARCH/TEMP, NODE_OPTIONS, the
- * npm/pnpm/yarn settings — plus the names in `pass`, and never a token, an input, ACTIONS_*,
- * GITHUB_ENV/PATH/OUTPUT/STEP_SUMMARY (files that would let the code steer the workflow) or
- * anything secret-looking, even when listed.
+ * only an allowlist — PATH, HOME, locale, TMPDIR, CI, RUNNER_OS/ARCH/TOOL_CACHE, NODE_OPTIONS,
+ * the npm/pnpm/yarn settings — plus the names in `pass`, and never a token, an input, ACTIONS_*,
+ * GITHUB_ENV/PATH/OUTPUT/STEP_SUMMARY (files that would let the code steer the workflow), the
+ * runner's temp folder that holds them, or anything secret-looking, even when listed.
  */
 export function allowlistedEnvironment(
   env: NodeJS.ProcessEnv,

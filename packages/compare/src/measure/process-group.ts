@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { HotpathCompareError } from '../errors.js';
-import { liveness, type ProcessEntry, processTable } from './process-table.js';
+import { liveness, type ProcessEntry, processEntry, processTable } from './process-table.js';
 
 /** The one shell every command from the inputs runs through. */
 export const SHELL = '/bin/sh';
@@ -55,6 +55,14 @@ export interface GroupProcess {
    * processes that left the group and the tree (setsid, double fork) are still found.
    */
   readonly marker: string;
+  /**
+   * Linux: every process seen in the command's tree while it ran (pid → start time; the shell
+   * included), from a walk of /proc children every TREE_SAMPLE_MS: how processes that left the group and the tree *and*
+   * cleared their environment (`setsid env -i …`, then their parent exited) are still found.
+   */
+  readonly seen: ReadonlyMap<number, number>;
+  /** Ends the periodic walk (stopGroup calls it; the walk never keeps Node alive). */
+  unwatch(): void;
 }
 
 export interface SpawnOptions {
@@ -95,10 +103,78 @@ export function spawnInGroup(command: string, options: SpawnOptions): GroupProce
       resolve(exit);
     });
   });
-  return { child, pid: child.pid ?? -1, output, exited, exit: () => exit, marker };
+  const pid = child.pid ?? -1;
+  const seen = new Map<number, number>();
+  let timer: NodeJS.Timeout | undefined;
+  const shell = pid > 0 && HAS_PROC ? processEntry(pid) : undefined;
+  if (shell) {
+    seen.set(pid, shell.startTime);
+    timer = setInterval(() => walkTree(seen), TREE_SAMPLE_MS);
+    timer.unref();
+  }
+  const unwatch = () => {
+    if (timer) clearInterval(timer);
+    timer = undefined;
+  };
+  return { child, pid, output, exited, exit: () => exit, marker, seen, unwatch };
 }
 
 const MARKER = 'HOTPATH_PROCESS_GROUP';
+
+/** Linux, where /proc lists each process's children. */
+const HAS_PROC = (() => {
+  try {
+    return readdirSync(`/proc/${process.pid}/task`).length > 0;
+  } catch {
+    return false;
+  }
+})();
+
+/**
+ * How often a running command's tree is walked. A process that lives shorter than this and
+ * forks a survivor before it exits (a double fork, `sh -c 'daemon &'`) is never seen by the walk:
+ * that survivor is found only if it keeps the marker in its environment.
+ */
+export const TREE_SAMPLE_MS = 100;
+
+/** The children of `pid` (every thread's), from /proc/<pid>/task/<tid>/children. */
+function childrenOf(pid: number): number[] {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  const found: number[] = [];
+  for (const task of tasks) {
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8');
+    } catch {
+      continue; // the thread ended while we looked
+    }
+    for (const child of text.split(' ')) if (child.trim() !== '') found.push(Number(child));
+  }
+  return found;
+}
+
+/**
+ * One walk: drops from `seen` what is gone or whose pid now names another process (its start
+ * time differs), then adds every process below those left (an orphan's own children included).
+ */
+function walkTree(seen: Map<number, number>): void {
+  for (const [pid, start] of seen) if (processEntry(pid)?.startTime !== start) seen.delete(pid);
+  const queue = [...seen.keys()];
+  for (let pid = queue.shift(); pid !== undefined; pid = queue.shift()) {
+    for (const child of childrenOf(pid)) {
+      if (seen.has(child) || child === process.pid) continue;
+      const entry = processEntry(child);
+      if (!entry) continue;
+      seen.set(child, entry.startTime);
+      queue.push(child);
+    }
+  }
+}
 
 /**
  * Linux: processes whose environment carries `marker` — those that escaped the process group
@@ -116,8 +192,8 @@ function marked(marker: string, table: readonly ProcessEntry[]): ProcessEntry[] 
   });
 }
 
-/** Every process of `table` below `root` (children that left the group included). */
-function descendants(root: number, table: readonly ProcessEntry[]): ProcessEntry[] {
+/** Every process of `table` below one of `roots` (children that left the group included). */
+function descendants(roots: Iterable<number>, table: readonly ProcessEntry[]): ProcessEntry[] {
   const children = new Map<number, ProcessEntry[]>();
   for (const entry of table) {
     const list = children.get(entry.ppid);
@@ -125,8 +201,11 @@ function descendants(root: number, table: readonly ProcessEntry[]): ProcessEntry
     else children.set(entry.ppid, [entry]);
   }
   const found: ProcessEntry[] = [];
-  const queue = [root];
+  const queue = [...roots];
+  const visited = new Set<number>();
   for (let pid = queue.shift(); pid !== undefined; pid = queue.shift()) {
+    if (visited.has(pid)) continue;
+    visited.add(pid);
     for (const child of children.get(pid) ?? []) {
       found.push(child);
       queue.push(child.pid);
@@ -171,21 +250,33 @@ function send(pids: Iterable<number>, pgid: number, sig: NodeJS.Signals): void {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Stops the whole tree: SIGTERM to the process group, every descendant and every process that
+ * Stops the whole tree: SIGTERM to the process group, every descendant, every process seen in
+ * the tree while it ran (see GroupProcess.seen) and its descendants, and every process that
  * carries the group's marker; SIGKILL to what is left after `graceMs`; then waits up to
  * STOP_KILL_WAIT_MS. A process counts as stopped only once its last thread has ended (see
  * liveness), so its ports are closed when this resolves with no `survivors`.
  */
 export async function stopGroup(proc: GroupProcess, graceMs = STOP_GRACE_MS): Promise<StopResult> {
+  proc.unwatch();
   if (proc.pid <= 0) return { survivors: [] };
   // pid → start time: a pid the kernel reuses for someone else's process is never counted.
-  const tracked = new Map<number, number | undefined>();
+  const tracked = new Map<number, number | undefined>(proc.seen);
   const look = (): number[] => {
     const table = processTable();
     if (table) {
+      // Walk below the shell while it runs (once reaped its pid may be reused) and below every
+      // tracked process that is still the one we saw.
+      const roots = table.filter((entry) =>
+        entry.pid === proc.pid
+          ? proc.exit() === null
+          : tracked.has(entry.pid) && tracked.get(entry.pid) === entry.startTime,
+      );
       const found = [
         ...table.filter((entry) => entry.pgid === proc.pid),
-        ...descendants(proc.pid, table),
+        ...descendants(
+          roots.map((entry) => entry.pid),
+          table,
+        ),
         ...marked(proc.marker, table),
       ];
       for (const entry of found) if (!tracked.has(entry.pid)) tracked.set(entry.pid, entry.startTime);
@@ -220,10 +311,12 @@ export function survivorsError(stop: StopResult, who: string, failure?: unknown)
   );
 }
 
-/** Synchronous last resort (process 'exit' handlers): SIGKILL the group and the marked. */
+/** Synchronous last resort (process 'exit' handlers): SIGKILL the group, the seen and the marked. */
 export function killGroupNow(proc: GroupProcess): void {
+  proc.unwatch();
   if (proc.pid <= 0) return;
-  for (const { pid } of marked(proc.marker, processTable() ?? [])) {
+  const seen = [...proc.seen].filter(([pid, start]) => processEntry(pid)?.startTime === start);
+  for (const { pid } of [...seen.map(([pid]) => ({ pid })), ...marked(proc.marker, processTable() ?? [])]) {
     try {
       process.kill(pid, 'SIGKILL');
     } catch {

@@ -25,23 +25,40 @@ export const COMMENT_MARKER = commentMarker();
 /** GitHub's limit on a comment or job summary body. */
 export const MAX_COMMENT_LENGTH = 65_536;
 
-// Characters that could turn text into markup: only ever shown as text.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g;
+// Characters that could turn text into markup or hide what it says (controls, line and paragraph
+// separators, zero-width and bidirectional marks): only ever shown as a space.
+const CONTROL =
+  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/g;
+
+/** A zero-width space: put inside a trigger, it keeps the text as it reads and stops the trigger. */
+const ZWSP = '\u200b';
+
+/**
+ * Breaks every trigger that GitHub would turn into a link, mention or reference, wherever it
+ * stands (not only after a word boundary): GFM's extended autolinks (`www.`, `http:`, `https:`,
+ * `ftp:`, `mailto:`, `xmpp:`, any `scheme://`, `user@host`), mentions (`@user`), issue references
+ * (`#123`, `GH-123`). Runs on text whose markup characters are already escaped.
+ */
+function breakAutolinks(text: string): string {
+  return text
+    .replace(/@/g, `@${ZWSP}`)
+    .replace(/:\/\//g, `:${ZWSP}//`)
+    .replace(/(https?|ftp|mailto|xmpp):/gi, `$1${ZWSP}:`)
+    .replace(/www\./gi, (w) => `${w.slice(0, 3)}${ZWSP}.`)
+    .replace(/#(?=\d)/g, `#${ZWSP}`)
+    .replace(/(gh)-(?=\d)/gi, `$1${ZWSP}-`);
+}
 
 /**
  * Text from the pull request (function and file names, commands, warnings) as plain markdown
  * text: one line, no control characters, every character that could start markup escaped
- * (so no HTML, link, image, heading, emphasis or table cell can come from it), and `@` kept
- * from forming a mention.
+ * (so no HTML, link, image, heading, emphasis or table cell can come from it), and every
+ * autolink, mention and reference trigger broken (see breakAutolinks).
  */
 export function escapeText(text: string, max = 300): string {
   let t = text.replace(CONTROL, ' ');
   if (t.length > max) t = `${t.slice(0, max - 1)}…`;
-  return t
-    .replace(/[\\`*_[\]#!|<>~&$]/g, (c) => `\\${c}`)
-    .replace(/@/g, '@\u200b')
-    .replace(/:\/\//g, ':\u200b//')
-    .replace(/\bwww\./gi, (w) => `${w.slice(0, 3)}\u200b.`);
+  return breakAutolinks(t.replace(/[\\`*_[\]#!|<>~&$]/g, (c) => `\\${c}`));
 }
 
 /**
@@ -59,6 +76,22 @@ export function codeSpan(text: string, max = 200): string {
 }
 
 /**
+ * A path segment as a URL part: every character but RFC 3986's unreserved ones (`A-Z a-z 0-9
+ * - . _ ~`) percent-encoded, so no `(`, `)`, `*`, `!` or `'` can end or change the markdown link
+ * around it. Undefined for a string that is not well-formed UTF-16 (a lone surrogate).
+ */
+function encodePathPart(part: string): string | undefined {
+  try {
+    return encodeURIComponent(part).replace(
+      /[!'()*]/g,
+      (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Link to head's source line for a function whose file is a path inside the repository (profile
  * paths are relative to the checkout root); none for dependencies, node's own modules and
  * anything else. Only the repository's own blob URLs, built from validated parts.
@@ -71,8 +104,14 @@ export function sourceLink(fn: Pick<HotFunction, 'file' | 'line'>, links?: Sourc
   if (parts.includes('node_modules') || parts.includes('..') || parts.includes('.')) return undefined;
   if (!/^https:\/\/[\w.-]+(:\d+)?\/[\w.-]+\/[\w.-]+$/.test(links.repositoryUrl)) return undefined;
   if (!/^[0-9a-f]{4,64}$/.test(links.sha)) return undefined;
-  const anchor = fn.line > 0 ? `#L${Math.floor(fn.line)}` : '';
-  return `${links.repositoryUrl}/blob/${links.sha}/${parts.map(encodeURIComponent).join('/')}${anchor}`;
+  const encoded: string[] = [];
+  for (const part of parts) {
+    const e = encodePathPart(part);
+    if (e === undefined) return undefined;
+    encoded.push(e);
+  }
+  const anchor = Number.isSafeInteger(fn.line) && fn.line > 0 ? `#L${fn.line}` : '';
+  return `${links.repositoryUrl}/blob/${links.sha}/${encoded.join('/')}${anchor}`;
 }
 
 /**
@@ -184,7 +223,9 @@ function chart(scenario: ScenarioReport): string[] {
   const base = scenario.rounds.filter((r) => r.side === 'base').map((r) => r.requestsPerSecond);
   const head = scenario.rounds.filter((r) => r.side === 'head').map((r) => r.requestsPerSecond);
   if (base.length < 2 || ![...base, ...head].every(Number.isFinite)) return [];
-  const max = Math.max(...base, ...head);
+  // A loop, not Math.max(...values): spreading tens of thousands of rounds overflows the stack.
+  let max = 0;
+  for (const v of [base, head].flat()) if (v > max) max = v;
   const labels = base.map((_, i) => `"round ${i + 1}"`).join(', ');
   return [
     '```mermaid',
@@ -342,17 +383,36 @@ export function renderMarkdown(report: Report, options: MarkdownOptions = {}): s
   return fitToLength(head, body, tail, options.maxLength ?? MAX_COMMENT_LENGTH);
 }
 
-/** Joins the parts, dropping whole sections from the end of `body` until the text fits. */
+/**
+ * Joins the parts, dropping whole sections from the end of `body` until the text fits. Linear in
+ * the text: the length of each choice is summed from the sections' lengths, and only the chosen
+ * text is joined.
+ */
 function fitToLength(head: string[], body: string[][], tail: string[], max: number): string {
   const join = (sections: string[][], note?: string) =>
     `${[...head, ...sections.flat(), ...(note ? [note, ''] : []), ...tail].join('\n')}\n`;
-  let text = join(body);
-  if (text.length <= max) return text;
+  // Joined with '\n' and ended by one: each line takes its length plus one.
+  const size = (lines: readonly string[]) => lines.reduce((sum, line) => sum + line.length + 1, 0);
+  const fixed = size(head) + size(tail);
+  const sizes = body.map(size);
+  let all = fixed;
+  for (const n of sizes) all += n;
+  if (all <= max) return join(body);
+  let kept = all;
   for (let keep = body.length - 1; keep >= 0; keep--) {
+    kept -= sizes[keep] ?? 0;
     const note = `_Cut to fit GitHub's ${max}-character limit: ${body.length - keep} of ${body.length} sections left out; the whole report is in report.json and report.md._`;
-    text = join(body.slice(0, keep), note);
-    if (text.length <= max) return text;
+    if (kept + note.length + 2 <= max) return join(body.slice(0, keep), note);
   }
+  // Not even the title and the settings fit: as many whole lines of the head as fit (a line is
+  // never cut, so no code span is left open to let its text become markup).
   const note = "_Cut to fit GitHub's limit; the whole report is in report.json and report.md._";
-  return `${[...head, note].join('\n').slice(0, max - 1)}\n`;
+  const lines: string[] = [];
+  let used = note.length + 1;
+  for (const line of head) {
+    if (used + line.length + 1 > max) break;
+    lines.push(line);
+    used += line.length + 1;
+  }
+  return `${[...lines, note].join('\n')}\n`;
 }

@@ -1,4 +1,5 @@
 import { HotpathCompareError } from '../errors.js';
+import { checkShardBounds, limitError, RESULTS_LIMITS } from '../limits.js';
 import type { Machine, RoundsStop, Shard, Side, SourceLinks } from '../model.js';
 import { type RawValues, resolveRecordedSettings, type Settings } from '../settings/schema.js';
 
@@ -76,6 +77,27 @@ export function mergeShards(
 ): Shard & { shards: number; machines: Machine[]; stops: RoundsStop[] } {
   const [first, ...rest] = shards;
   if (!first) throw new HotpathCompareError('HP_COMPARE_RESULTS', 'no results to merge');
+  // The bounds readShards checks on files, checked again on shards from any caller (report() is
+  // public): the number of shards, each shard's id, its rounds against its own settings.
+  if (shards.length > RESULTS_LIMITS.shards)
+    throw limitError('the number of shards to merge', shards.length, RESULTS_LIMITS.shards);
+  for (const s of shards) {
+    let windows = 0;
+    for (const r of s.measurements.base) windows += r.scenarios.length;
+    for (const r of s.measurements.head) windows += r.scenarios.length;
+    checkShardBounds(
+      {
+        shard: s.shard,
+        rounds: s.settings.rounds === 'auto' ? s.settings.maxRounds : s.settings.rounds,
+        base: s.measurements.base,
+        head: s.measurements.head,
+        order: s.measurements.order,
+        scenarios: s.settings.scenarios.length,
+        windows,
+      },
+      s.path ?? 'given to report()',
+    );
+  }
   const id = (s: Shard) => `${s.shard.index}/${s.shard.total}`;
   for (const s of rest) {
     const same = (side: Side) => s.sides[side].sha === first.sides[side].sha;

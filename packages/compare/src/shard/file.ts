@@ -1,15 +1,23 @@
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  type Dirent,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  type Stats,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { getHeapStatistics } from 'node:v8';
 import { HotpathCompareError } from '../errors.js';
+import { checkShardBounds, limitError, RESULTS_LIMITS } from '../limits.js';
 import type { Profile, RoundResult, Shard, Side } from '../model.js';
-import { resolveRecordedSettings } from '../settings/schema.js';
+import { resolveRecordedSettings, type Settings } from '../settings/schema.js';
 import { shardFolder } from './id.js';
 import { profileSchema, type ResultsFile, resultsSchema } from './schema.js';
 
 /** The name of a shard's results file; the report finds every one below a folder. */
 export const RESULTS_FILE = 'hotpath-results.json';
-
-const MAX_FILE_BYTES = 256 * 1024 * 1024;
 
 /**
  * Writes one shard's raw results into `<dir>/shard-<i>-of-<n>/`: hotpath-results.json (per
@@ -55,7 +63,7 @@ export function writeShard(dir: string, results: Shard): string {
 export function findShards(dir: string, depth = 8): string[] {
   const found: string[] = [];
   const walk = (current: string, level: number) => {
-    let entries: import('node:fs').Dirent[];
+    let entries: Dirent[];
     try {
       entries = readdirSync(current, { withFileTypes: true });
     } catch {
@@ -63,21 +71,45 @@ export function findShards(dir: string, depth = 8): string[] {
     }
     for (const entry of entries) {
       const path = join(current, entry.name);
-      if (entry.isFile() && entry.name === RESULTS_FILE) found.push(path);
-      else if (entry.isDirectory() && !entry.isSymbolicLink() && level < depth) walk(path, level + 1);
+      if (entry.isFile() && entry.name === RESULTS_FILE) {
+        found.push(path);
+        // Counted while walking: a crafted artifact of a million folders ends here, not later.
+        if (found.length > RESULTS_LIMITS.files)
+          throw limitError(
+            `the number of ${RESULTS_FILE} files below ${dir}`,
+            `more than ${RESULTS_LIMITS.files}`,
+            RESULTS_LIMITS.files,
+          );
+      } else if (entry.isDirectory() && !entry.isSymbolicLink() && level < depth) walk(path, level + 1);
     }
   };
   walk(resolve(dir), 0);
   return found.sort();
 }
 
-function readJson(path: string, what: string): unknown {
-  const size = statSync(path).size;
-  if (size > MAX_FILE_BYTES)
+/** The size of a regular file, checked against the per-file limit before anything reads it. */
+function fileSize(path: string, what: string): number {
+  let stat: Stats;
+  try {
+    stat = statSync(path);
+  } catch (err) {
     throw new HotpathCompareError(
       'HP_COMPARE_RESULTS',
-      `${what} ${path} is ${size} bytes: expected at most ${MAX_FILE_BYTES}`,
+      `${what} ${path} cannot be read: ${(err as Error).message}`,
     );
+  }
+  if (!stat.isFile())
+    throw new HotpathCompareError('HP_COMPARE_RESULTS', `${what} ${path} is not a regular file`);
+  if (stat.size > RESULTS_LIMITS.fileBytes)
+    throw limitError(
+      `the size of ${what} ${path}`,
+      `${stat.size} bytes`,
+      `${RESULTS_LIMITS.fileBytes} bytes`,
+    );
+  return stat.size;
+}
+
+function parseJson(path: string, what: string): unknown {
   try {
     return JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
@@ -88,9 +120,67 @@ function readJson(path: string, what: string): unknown {
   }
 }
 
-/** Reads and checks one shard's results (untrusted data: see schema.ts). */
-export function readShard(path: string): Shard {
-  const parsed = resultsSchema.safeParse(readJson(path, 'results file'));
+/**
+ * The bytes one report reads, each checked before the file is parsed: every results file and
+ * every profile once, at most `totalBytes`; profiles counted at every reference (what the merge
+ * and the per-round shares go through), at most `referencedProfileBytes`. Both are also at most
+ * an eighth of the heap limit, so a smaller heap gets the clear error rather than an out-of-memory
+ * kill.
+ */
+class ByteBudget {
+  private total = 0;
+  private referenced = 0;
+  private readonly heapShare: number;
+  private readonly heapMiB: number;
+
+  constructor() {
+    const heap = getHeapStatistics().heap_size_limit;
+    this.heapShare = Math.floor(heap * RESULTS_LIMITS.heapShare);
+    this.heapMiB = Math.round(heap / 1024 / 1024);
+  }
+
+  private check(used: number, fixed: number, what: string): void {
+    const limit = Math.min(fixed, this.heapShare);
+    if (used <= limit) return;
+    throw limitError(
+      what,
+      `${used} bytes`,
+      `${limit} bytes`,
+      limit < fixed
+        ? `an eighth of this process's heap limit of ${this.heapMiB} MiB; a larger --max-old-space-size in NODE_OPTIONS raises it up to ${fixed} bytes`
+        : '',
+    );
+  }
+
+  add(bytes: number, what: string): void {
+    this.total += bytes;
+    this.check(
+      this.total,
+      RESULTS_LIMITS.totalBytes,
+      `the size of the results and profiles to report, with ${what},`,
+    );
+  }
+
+  reference(bytes: number, what: string): void {
+    this.referenced += bytes;
+    this.check(
+      this.referenced,
+      RESULTS_LIMITS.referencedProfileBytes,
+      `the size of the profiles to merge, each counted at every round that names it, with ${what},`,
+    );
+  }
+}
+
+/** One results file, parsed and checked, its profiles not yet read. */
+interface ParsedResults {
+  path: string;
+  data: ResultsFile;
+  settings: Settings;
+}
+
+/** Parses and checks one results file (untrusted data: see schema.ts), then its bounds. */
+function parseResults(path: string): ParsedResults {
+  const parsed = resultsSchema.safeParse(parseJson(path, 'results file'));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     if (!issue)
@@ -104,52 +194,116 @@ export function readShard(path: string): Shard {
     );
   }
   const data = parsed.data;
-  const folder = resolve(path, '..');
-  const profileOf = (rel: string | undefined): Profile | undefined => {
+  const settings = resolveRecordedSettings({ config: data.settings, configName: `results ${path}` });
+  let windows = 0;
+  for (const r of [...data.base, ...data.head]) windows += r.scenarios.length;
+  checkShardBounds(
+    {
+      shard: data.shard,
+      rounds: settings.rounds === 'auto' ? settings.maxRounds : settings.rounds,
+      base: data.base,
+      head: data.head,
+      order: data.order,
+      scenarios: settings.scenarios.length,
+      windows,
+    },
+    path,
+  );
+  return { path, data, settings };
+}
+
+/**
+ * Reads results files and the profiles they name, within the limits of the report stage
+ * (RESULTS_LIMITS): the number of files and their bytes before any is parsed; each file's shard,
+ * rounds and scenario results against the settings it carries before its profiles are read; the
+ * profiles' bytes before any is parsed. A profile named by many rounds is parsed once and shared.
+ */
+function readResultsFiles(paths: readonly string[]): Shard[] {
+  if (paths.length > RESULTS_LIMITS.files)
+    throw limitError(`the number of ${RESULTS_FILE} files`, paths.length, RESULTS_LIMITS.files);
+  const budget = new ByteBudget();
+  for (const path of paths) budget.add(fileSize(path, 'results file'), `results file ${path}`);
+  const all = paths.map(parseResults);
+  // Which profile files the rounds name, each checked and counted once (and at every reference).
+  const sizes = new Map<string, number>();
+  const fullPath = (folder: string, rel: string | undefined): string | undefined => {
     if (!rel) return undefined;
     const full = resolve(folder, rel);
-    if (relative(folder, full).startsWith('..')) return undefined;
-    const checked = profileSchema.safeParse(readJson(full, 'profile'));
+    return relative(folder, full).startsWith('..') ? undefined : full;
+  };
+  for (const { path, data } of all) {
+    const folder = resolve(path, '..');
+    for (const r of [...data.base, ...data.head])
+      for (const s of r.scenarios) {
+        const full = fullPath(folder, s.profile);
+        if (!full) continue;
+        let size = sizes.get(full);
+        if (size === undefined) {
+          size = fileSize(full, 'profile');
+          sizes.set(full, size);
+          budget.add(size, `profile ${full}`);
+        }
+        budget.reference(size, `profile ${full}`);
+      }
+  }
+  const profiles = new Map<string, Profile>();
+  const profileAt = (full: string | undefined): Profile | undefined => {
+    if (!full) return undefined;
+    const known = profiles.get(full);
+    if (known) return known;
+    const checked = profileSchema.safeParse(parseJson(full, 'profile'));
     if (!checked.success)
       throw new HotpathCompareError(
         'HP_COMPARE_RESULTS',
         `profile ${full} does not have the expected shape: ${checked.error.issues[0]?.message}`,
       );
-    return checked.data as Profile;
+    const profile = checked.data as Profile;
+    profiles.set(full, profile);
+    return profile;
   };
-  const rounds = (list: ResultsFile['base']): RoundResult[] =>
-    list.map((r) => ({
-      ...r,
-      shard: data.shard.index,
-      scenarios: r.scenarios.map((s) => ({ ...s, profile: profileOf(s.profile) })),
-    }));
-  const settings = resolveRecordedSettings({ config: data.settings, configName: `results ${path}` });
-  return {
-    shard: data.shard,
-    sides: data.sides,
-    settings,
-    machine: data.environment,
-    warnings: data.warnings,
-    path,
-    measurements: {
-      base: rounds(data.base),
-      head: rounds(data.head),
-      order: data.order,
-      scenarios: data.scenarios,
-      startedAt: data.startedAt,
-      finishedAt: data.finishedAt,
-      ...(data.stop ? { stop: data.stop } : {}),
-    },
-  };
+  return all.map(({ path, data, settings }) => {
+    const folder = resolve(path, '..');
+    const rounds = (list: ResultsFile['base']): RoundResult[] =>
+      list.map((r) => ({
+        ...r,
+        shard: data.shard.index,
+        scenarios: r.scenarios.map((s) => ({ ...s, profile: profileAt(fullPath(folder, s.profile)) })),
+      }));
+    return {
+      shard: data.shard,
+      sides: data.sides,
+      settings,
+      machine: data.environment,
+      warnings: data.warnings,
+      path,
+      measurements: {
+        base: rounds(data.base),
+        head: rounds(data.head),
+        order: data.order,
+        scenarios: data.scenarios,
+        startedAt: data.startedAt,
+        finishedAt: data.finishedAt,
+        ...(data.stop ? { stop: data.stop } : {}),
+      },
+    };
+  });
+}
+
+/** Reads and checks one shard's results (untrusted data: see schema.ts), within the limits. */
+export function readShard(path: string): Shard {
+  const [shard] = readResultsFiles([path]);
+  if (!shard) throw new HotpathCompareError('HP_COMPARE_RESULTS', `no results in ${path}`);
+  return shard;
 }
 
 /**
  * Every shard below `dirs` (at any depth, as download-artifact lays artifacts out), read and
- * checked; HP_COMPARE_RESULTS when there is none.
+ * checked within the limits of the report stage (HP_COMPARE_RESULTS_LIMIT names the one
+ * exceeded); HP_COMPARE_RESULTS when there is none.
  */
 export function readShards(dirs: readonly string[]): Shard[] {
   const files = dirs.flatMap((dir) => findShards(dir));
   if (files.length === 0)
     throw new HotpathCompareError('HP_COMPARE_RESULTS', `no ${RESULTS_FILE} below ${dirs.join(', ')}`);
-  return files.map(readShard);
+  return readResultsFiles(files);
 }

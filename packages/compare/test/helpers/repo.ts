@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The `hotpath` bin as npm links it. */
@@ -26,6 +26,14 @@ export interface TempRepo {
   headSha: string;
 }
 
+/** Writes `files` (paths relative to `dir`, folders made as needed). */
+function writeFiles(dir: string, files: Record<string, string>): void {
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+}
+
 /** A git repo with two commits: base has `baseFiles`, head applies `headFiles` on top. */
 export function makeRepo(
   root: string,
@@ -35,11 +43,11 @@ export function makeRepo(
   const dir = join(root, 'repo');
   mkdirSync(dir, { recursive: true });
   git(dir, 'init', '-q', '-b', 'main');
-  for (const [name, text] of Object.entries(baseFiles)) writeFileSync(join(dir, name), text);
+  writeFiles(dir, baseFiles);
   git(dir, 'add', '.');
   git(dir, 'commit', '-q', '-m', 'base');
   const baseSha = git(dir, 'rev-parse', 'HEAD');
-  for (const [name, text] of Object.entries(headFiles)) writeFileSync(join(dir, name), text);
+  writeFiles(dir, headFiles);
   git(dir, 'add', '.');
   git(dir, 'commit', '-q', '--allow-empty', '-m', 'head');
   const headSha = git(dir, 'rev-parse', 'HEAD');
