@@ -1,3 +1,5 @@
+import { createErrorClass } from './error-class.js';
+
 /** Stable error codes of the Action's GitHub edge; each one is documented in the package README. */
 export const ERROR_CODES = {
   HP_ACTION_INVALID_INPUT:
@@ -14,12 +16,4 @@ export const ERROR_CODES = {
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 /** Base class of every error the Action's edge throws on purpose. */
-export class HotpathActionError extends Error {
-  readonly code: ErrorCode;
-
-  constructor(code: ErrorCode, message?: string, options?: { cause?: unknown }) {
-    super(message ?? ERROR_CODES[code], options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'HotpathActionError';
-    this.code = code;
-  }
-}
+export class HotpathActionError extends createErrorClass('HotpathActionError', ERROR_CODES) {}

@@ -168,7 +168,8 @@ export interface TriggeringRun {
 
 export function triggeringRunFromEvent(payload: unknown): TriggeringRun {
   const parsed = workflowRunEvent.safeParse(payload);
-  if (!parsed.success || !parsed.data.workflow_run.head_repository) {
+  const headRepository = parsed.success ? parsed.data.workflow_run.head_repository : undefined;
+  if (!parsed.success || !headRepository) {
     throw new HotpathActionError(
       'HP_ACTION_NO_PULL_REQUEST',
       'the workflow_run event has no triggering run with a head commit and repository',
@@ -179,8 +180,8 @@ export function triggeringRunFromEvent(payload: unknown): TriggeringRun {
     runId: run.id,
     headSha: run.head_sha,
     headBranch: run.head_branch ?? undefined,
-    headRepository: run.head_repository!.full_name,
-    headOwner: run.head_repository!.owner.login,
+    headRepository: headRepository.full_name,
+    headOwner: headRepository.owner.login,
     owner: repository.owner.login,
     repo: repository.name,
     repositoryUrl: repository.html_url,

@@ -100,7 +100,9 @@ export function readActionOptions(read: (name: string) => string): ActionOptions
   for (const name of Object.keys(ACTION_INPUTS)) raw[name] = read(name).trim() || DEFAULTS[name] || '';
   const parsed = actionOptions.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    const issue = parsed.error.issues[0];
+    if (!issue)
+      throw new HotpathActionError('HP_ACTION_INVALID_INPUT', `invalid inputs: ${parsed.error.message}`);
     const name = String(issue.path[0]);
     throw new HotpathActionError(
       'HP_ACTION_INVALID_INPUT',

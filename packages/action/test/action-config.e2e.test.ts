@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { leftAlive } from '../../compare/test/helpers/processes.js';
 import { makeRepo, runAction } from './helpers/action-run.js';
+import { defined } from './helpers/defined.js';
 import { type FakeGitHub, startFakeGitHub } from './helpers/fake-github.js';
 
 const ONE_ROUND = { duration: '0.5', warmup: '0', rounds: '1', connections: '1', 'ready-timeout': '5' };
@@ -59,7 +60,10 @@ describe('config files in the Action', () => {
     expect(run.stdout.match(/::error::.*/)?.[0], run.stdout).toBeUndefined();
     expect(run.code).toBe(0);
     // The config ran, and its object made the settings: the shard measured its scenario.
-    const shard = readFileSync(join(run.outputs.results, 'hotpath-results.json'), 'utf8');
+    const shard = readFileSync(
+      join(defined(run.outputs.results, 'the results output'), 'hotpath-results.json'),
+      'utf8',
+    );
     expect(shard).toContain('from-js-config');
 
     const saw = JSON.parse(readFileSync(join(repo.dir, 'config-saw.json'), 'utf8')) as {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linksIn } from '../../compare/test/helpers/gfm.js';
 import { makeRepo, runAction } from './helpers/action-run.js';
+import { defined } from './helpers/defined.js';
 import { type FakeGitHub, startFakeGitHub } from './helpers/fake-github.js';
 
 // The pull request names its hottest function with markup, a mention, a newline, a workflow
@@ -58,7 +59,7 @@ describe('hostile text from the pull request is harmless', () => {
     });
     expect(run.stdout.match(/::error::.*/)?.[0], run.stdout).toBeUndefined();
     expect(github.comments).toHaveLength(1);
-    const body = github.comments[0]!.body;
+    const body = defined(github.comments[0], 'the comment').body;
     expect(body).toContain('evil');
     for (const line of body.split('\n')) {
       const text = outsideCode(line);
@@ -92,7 +93,9 @@ describe('hostile text from the pull request is harmless', () => {
           /^::(group|endgroup|warning|debug|error)::(hotpath|$)/,
         );
     }
-    expect(readFileSync(join(run.outputs.report, '..', 'report.json'), 'utf8')).toContain('evil');
+    expect(
+      readFileSync(join(defined(run.outputs.report, 'the report output'), '..', 'report.json'), 'utf8'),
+    ).toContain('evil');
     expect(run.outputs.pwned).toBeUndefined();
     expect(run.outputs.x).toBeUndefined();
   });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_BIN } from '../../compare/test/helpers/repo.js';
 import { makeRepo, runAction, type TempRepo } from './helpers/action-run.js';
+import { defined } from './helpers/defined.js';
 import { type FakeGitHub, startFakeGitHub } from './helpers/fake-github.js';
 
 /** Base hashes 2 000 PBKDF2 iterations per request, head 6 000: a clearly slower head. */
@@ -59,7 +60,9 @@ describe('two jobs: measure without a token (matrix shards), report from the res
       });
       expect(run.stdout.match(/::error::.*/)?.[0], run.stdout).toBeUndefined();
       expect(run.code).toBe(0);
-      expect(existsSync(join(run.outputs.results, 'hotpath-results.json'))).toBe(true);
+      expect(
+        existsSync(join(defined(run.outputs.results, 'the results output'), 'hotpath-results.json')),
+      ).toBe(true);
       expect(run.outputs.regressed).toBeUndefined();
     }
     expect(github.requests).toEqual([]);
@@ -119,7 +122,7 @@ describe('two jobs: measure without a token (matrix shards), report from the res
     expect(github.requests.some((r) => r.method === 'POST' && r.url === '/repos/o/r/issues/7/comments')).toBe(
       true,
     );
-    const body = mine[0]!.body;
+    const body = defined(mine[0], 'our comment').body;
     expect(body.split('\n')[0]).toBe('<!-- hotpath-report -->');
     expect(body).toContain(
       `Compared base \`${repo.baseSha.slice(0, 12)}\` with head \`${repo.headSha.slice(0, 12)}\` (PR #7) · 2 shards, 4 rounds per side.`,
@@ -156,9 +159,9 @@ describe('two jobs: measure without a token (matrix shards), report from the res
     expect(second.code).toBe(0);
     expect(github.comments.filter((c) => c.user.login === 'github-actions[bot]')).toHaveLength(1);
     expect(github.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
-    expect(github.requests.filter((r) => r.method === 'PATCH')[0]!.url).toBe(
-      `/repos/o/r/issues/comments/${mine[0]!.id}`,
-    );
+    expect(github.requests.filter((r) => r.method === 'PATCH').map((r) => r.url)).toEqual([
+      `/repos/o/r/issues/comments/${defined(mine[0], 'our comment').id}`,
+    ]);
     expect(github.comments.find((c) => c.id === 1)?.body).toBe('<!-- hotpath-report -->\nfake all-clear');
   });
 

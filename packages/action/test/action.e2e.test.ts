@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRepo, runAction, type TempRepo } from './helpers/action-run.js';
+import { defined } from './helpers/defined.js';
 import { type FakeGitHub, startFakeGitHub } from './helpers/fake-github.js';
 
 /**
@@ -63,9 +64,10 @@ describe('the bundled Action, run as GitHub runs it', () => {
       first.summary,
     ).toContain('**regressed**');
     expect(Number(first.outputs['throughput-change'])).toBeLessThan(-10);
-    expect(existsSync(first.outputs.report)).toBe(true);
+    expect(existsSync(defined(first.outputs.report, 'the report output'))).toBe(true);
     expect(github.comments).toHaveLength(1);
-    const comment = github.comments[0].body;
+    const posted = defined(github.comments[0], 'the comment');
+    const comment = posted.body;
     expect(comment).toContain('<!-- hotpath-report -->');
     expect(comment).toMatch(/pbkdf2/i);
     // The event loop's own CPU per request decides it even when a busy machine makes requests/s
@@ -73,11 +75,11 @@ describe('the bundled Action, run as GitHub runs it', () => {
     expect(comment.split('\n').find((l) => l.startsWith('| Event-loop CPU per request'))).toContain(
       '**regressed**',
     );
-    expect(first.outputs['comment-url']).toBe(github.comments[0].html_url);
+    expect(first.outputs['comment-url']).toBe(posted.html_url);
     expect(first.summary).toContain('hotpath');
     const posts = github.requests.filter((r) => r.method === 'POST');
     expect(posts).toHaveLength(1);
-    expect(posts[0].authorization).toBe('token ghs_secret_token_for_tests');
+    expect(posts.map((r) => r.authorization)).toEqual(['token ghs_secret_token_for_tests']);
 
     // Re-run: the same comment is edited in place, not a second one added.
     const second = await runAction({
@@ -112,8 +114,9 @@ describe('the bundled Action, run as GitHub runs it', () => {
         });
         expect(result.stdout.match(/::error::.*/)?.[0], result.stdout).toBeUndefined();
         expect(result.outputs.regressed, result.summary).toBe('true');
-        expect(fresh.comments[0].body).toMatch(/pbkdf2/);
-        expect(fresh.comments[0].body).toMatch(/\*\*server\*\*: Node v24\./);
+        const body = defined(fresh.comments[0], 'the comment').body;
+        expect(body).toMatch(/pbkdf2/);
+        expect(body).toMatch(/\*\*server\*\*: Node v24\./);
       } finally {
         await fresh.close();
       }
@@ -147,7 +150,7 @@ http.createServer((req, res) => res.end(String(work()))).listen(Number(process.e
     expect(result.outputs.regressed, result.summary).toBe('false');
     expect(['unchanged', 'inconclusive']).toContain(result.outputs.verdict);
     expect(result.summary).not.toMatch(/\*\*regressed\*\*/);
-    const report = JSON.parse(readFileSync(result.outputs.report!, 'utf8'));
+    const report = JSON.parse(readFileSync(defined(result.outputs.report, 'the report output'), 'utf8'));
     for (const scenario of report.scenarios) {
       const flaggedMetrics = scenario.metrics.filter(
         (m: { outcome: string }) => m.outcome === 'regressed' || m.outcome === 'improved',
@@ -200,7 +203,7 @@ require('node:http').createServer((req, res) => {
       });
       expect(result.stdout.match(/::error::.*/)?.[0], result.stdout).toBeUndefined();
       expect(result.outputs.regressed, result.summary).toBe('true');
-      const body = fresh.comments[0]!.body;
+      const body = defined(fresh.comments[0], 'the comment').body;
       expect(body).toContain('| | Scenario | Requests/s | Latency p99 | Hotter functions |');
       expect(body).toMatch(/^\| 🔴 \| `hash` \|/m);
       expect(body).toMatch(/^#### .* `static` — /m);

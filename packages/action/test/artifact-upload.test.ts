@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { artifactName, artifactRuntimeMissing, uploadReportArtifact } from '../src/artifact-upload.js';
+import { defined } from './helpers/defined.js';
 
 // A local stand-in for GitHub's artifact service (the results API and the blob store behind its
 // signed URL), recording what the real @actions/artifact client sends it.
@@ -86,8 +87,11 @@ describe('uploadReportArtifact', () => {
     process.env = runnerEnv();
     const result = await uploadReportArtifact(dir, process.env);
     expect(result).toMatchObject({ state: 'uploaded', name: 'hotpath-report-perf-check-2', id: 42 });
-    const create = recorded.find((r) => r.url.endsWith('/CreateArtifact'));
-    expect(JSON.parse(create!.body.toString())).toMatchObject({
+    const create = defined(
+      recorded.find((r) => r.url.endsWith('/CreateArtifact')),
+      'a CreateArtifact request',
+    );
+    expect(JSON.parse(create.body.toString())).toMatchObject({
       name: 'hotpath-report-perf-check-2',
       workflow_run_backend_id: 'run-1',
       workflow_job_run_backend_id: 'job-1',

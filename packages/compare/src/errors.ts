@@ -1,3 +1,5 @@
+import { createErrorClass } from './error-class.js';
+
 /** Stable error codes of @hotpath/compare; each one is documented in the package README. */
 export const ERROR_CODES = {
   HP_COMPARE_INVALID_SETTING:
@@ -25,15 +27,12 @@ export const ERROR_CODES = {
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 /** Base class of every error this package throws on purpose. */
-export class HotpathCompareError extends Error {
-  readonly code: ErrorCode;
+export class HotpathCompareError extends createErrorClass('HotpathCompareError', ERROR_CODES) {
   /** Which server the error is about, when it is about one. */
   readonly side?: 'base' | 'head';
 
   constructor(code: ErrorCode, message?: string, options?: { cause?: unknown; side?: 'base' | 'head' }) {
-    super(message ?? ERROR_CODES[code], options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'HotpathCompareError';
-    this.code = code;
+    super(code, message, options);
     this.side = options?.side;
   }
 }

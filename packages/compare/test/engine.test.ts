@@ -9,8 +9,10 @@ import { canConnect } from '../src/measure/readiness.js';
 import { runRound } from '../src/measure/round.js';
 import type { RoundResult } from '../src/model.js';
 import { resolveSettings } from '../src/settings/schema.js';
+import { defined } from './helpers/defined.js';
 
 const FIXTURES = new URL('./fixtures/', import.meta.url).pathname;
+const firstScenario = (result: RoundResult) => defined(result.scenarios[0], "the round's first scenario");
 
 const settings = (over: Record<string, string> = {}) =>
   resolveSettings({
@@ -51,13 +53,13 @@ process.on('SIGTERM', () => child.kill('SIGTERM'));`,
       settings({ url: '/auth' }),
       context(),
     );
-    expect(result.scenarios[0]!.load.requests.total).toBeGreaterThan(0);
+    expect(firstScenario(result).load.requests.total).toBeGreaterThan(0);
     expect(result.pids).toHaveLength(1);
-    expect(result.scenarios[0]!.profilers[0]).toMatch(/^(node:inspector|v8-profiler-next)$/);
-    expect(result.scenarios[0]!.profile?.totalTicks).toBeGreaterThan(0);
-    expect(result.scenarios[0]!.profile?.functions.some((f) => /pbkdf2/.test(f.name))).toBe(true);
-    expect(result.scenarios[0]!.monitors).toHaveLength(1);
-    expect(result.scenarios[0]!.monitors[0].heapEnd).toBeGreaterThan(0);
+    expect(firstScenario(result).profilers[0]).toMatch(/^(node:inspector|v8-profiler-next)$/);
+    expect(firstScenario(result).profile?.totalTicks).toBeGreaterThan(0);
+    expect(firstScenario(result).profile?.functions.some((f) => /pbkdf2/.test(f.name))).toBe(true);
+    expect(firstScenario(result).monitors).toHaveLength(1);
+    expect(defined(firstScenario(result).monitors[0], 'a monitor summary').heapEnd).toBeGreaterThan(0);
     for (const pid of result.pids) expect(alive(pid)).toBe(false);
   });
 
@@ -70,8 +72,8 @@ process.on('SIGTERM', () => child.kill('SIGTERM'));`,
     );
     // Two workers, plus the primary: with round-robin scheduling it listens and accepts too.
     expect(new Set(result.pids).size).toBe(3);
-    expect(result.scenarios[0]!.monitors).toHaveLength(3);
-    expect(result.scenarios[0]!.profile?.functions.length).toBeGreaterThan(0);
+    expect(firstScenario(result).monitors).toHaveLength(3);
+    expect(firstScenario(result).profile?.functions.length).toBeGreaterThan(0);
     for (const pid of result.pids) expect(alive(pid)).toBe(false);
   });
 
@@ -88,8 +90,8 @@ process.on('SIGTERM', () => child.kill('SIGTERM'));`,
       settings({ url: '/auth' }),
       { ...context(), extraEnv: { HOTPATH_V8_PROFILER_PATH: path } },
     );
-    expect(result.scenarios[0]!.profilers).toEqual(['v8-profiler-next']);
-    expect(result.scenarios[0]!.profile?.totalTicks).toBeGreaterThan(0);
+    expect(firstScenario(result).profilers).toEqual(['v8-profiler-next']);
+    expect(firstScenario(result).profile?.totalTicks).toBeGreaterThan(0);
   });
 
   it('starts the server again on a new port when its port was taken (EADDRINUSE)', async () => {
@@ -123,8 +125,8 @@ if (!fs.existsSync(${JSON.stringify(marker)})) {
       "base round 1: the server's port was taken by another process (EADDRINUSE); starting it again on a new port",
     ]);
     expect(lines.filter((l) => l.includes('starting "node port-taken.cjs" on port'))).toHaveLength(2);
-    expect(result.scenarios[0]!.load.requests.total).toBeGreaterThan(0);
-    expect(result.scenarios[0]!.profile?.functions.some((f) => /pbkdf2/.test(f.name))).toBe(true);
+    expect(firstScenario(result).load.requests.total).toBeGreaterThan(0);
+    expect(firstScenario(result).profile?.functions.some((f) => /pbkdf2/.test(f.name))).toBe(true);
   });
 
   it('fails naming the side when the server answers only errors', async () => {
@@ -185,9 +187,10 @@ require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.e
     );
     expect(lines.filter((l) => l.includes('starting'))).toHaveLength(1);
     expect(result.scenarios.map((x) => x.scenario)).toEqual(['hash', 'static']);
-    const [hash, plain] = result.scenarios;
+    const hash = defined(result.scenarios[0], 'the hash scenario');
+    const plain = defined(result.scenarios[1], 'the static scenario');
     const pbkdf2Share = (x: typeof hash) => {
-      const p = x!.profile!;
+      const p = defined(x.profile, `the profile of ${x.scenario}`);
       const ticks = p.functions.filter((f) => /pbkdf2|^run$/.test(f.name)).reduce((n, f) => n + f.self, 0);
       // of the samples in which the main thread worked: on a busy machine (idle) grows with the
       // time the server waits for a core, which says nothing about what its work is
@@ -196,9 +199,9 @@ require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.e
     };
     expect(pbkdf2Share(hash)).toBeGreaterThan(0.3);
     expect(pbkdf2Share(plain)).toBeLessThan(0.05);
-    expect(plain!.load.requests.total).toBeGreaterThan(hash!.load.requests.total);
-    expect(hash!.monitors).toHaveLength(1);
-    expect(plain!.monitors).toHaveLength(1);
+    expect(plain.load.requests.total).toBeGreaterThan(hash.load.requests.total);
+    expect(hash.monitors).toHaveLength(1);
+    expect(plain.monitors).toHaveLength(1);
   });
 
   it('stops the server and rejects with HP_COMPARE_ABORTED when its signal fires mid-window', async () => {
@@ -254,7 +257,7 @@ require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.e
       }),
       context(),
     );
-    expect(result.scenarios[0]!.load.requests.total).toBeGreaterThan(0);
+    expect(firstScenario(result).load.requests.total).toBeGreaterThan(0);
     for (const file of ['helper.pid', 'setup.pid']) {
       const pid = Number(readFileSync(join(dir, file), 'utf8'));
       expect(pid).toBeGreaterThan(0);

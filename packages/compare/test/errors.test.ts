@@ -20,4 +20,15 @@ describe('error codes', () => {
     expect(err.cause).toBe(cause);
     expect(err).toBeInstanceOf(Error);
   });
+
+  it("has its class name, the code's default message when given none, and no cause when given none", () => {
+    const err = new HotpathCompareError('HP_COMPARE_GIT');
+    expect(err).toBeInstanceOf(HotpathCompareError);
+    expect(err.name).toBe('HotpathCompareError');
+    expect(err.constructor.name).toBe('HotpathCompareError');
+    expect(err.message).toBe(ERROR_CODES.HP_COMPARE_GIT);
+    expect(err.side).toBeUndefined();
+    expect(Object.hasOwn(err, 'cause')).toBe(false);
+    expect(String(err)).toBe(`HotpathCompareError: ${ERROR_CODES.HP_COMPARE_GIT}`);
+  });
 });

@@ -13,6 +13,7 @@ import { diffHotFunctions } from '../src/report/hot-functions.js';
 import { report as makeReport } from '../src/report/report.js';
 import { resolveSettings } from '../src/settings/schema.js';
 import { readShards, writeShard } from '../src/shard/file.js';
+import { defined } from './helpers/defined.js';
 import { expectSafeMarkdown } from './helpers/gfm.js';
 import { shardOf } from './helpers/shards.js';
 
@@ -29,9 +30,9 @@ function profile(self: Record<string, number>): Profile {
     parse: { file: APP, line: 30, kind: 'js' },
   };
   const names = Object.keys(defs);
-  const functions = names.map((name) => ({
+  const functions = Object.entries(defs).map(([name, def]) => ({
     name,
-    ...defs[name],
+    ...def,
     column: 1,
     self: self[name] ?? 0,
     total: 0,
@@ -48,7 +49,7 @@ function profile(self: Record<string, number>): Profile {
             : n === 'handler' || n === '(idle)'
               ? [idx(n)]
               : [idx('handler'), idx(n)],
-      count: self[n],
+      count: self[n] ?? 0,
     }));
   const total = Object.values(self).reduce((a, b) => a + b, 0);
   return {
@@ -266,7 +267,10 @@ describe('markdown from hostile text', () => {
   it('cuts the document to the limit, whole sections at a time, saying so', () => {
     const many = {
       ...report,
-      scenarios: Array.from({ length: 40 }, (_, i) => ({ ...report.scenarios[0]!, name: `s${i}` })),
+      scenarios: Array.from({ length: 40 }, (_, i) => ({
+        ...defined(report.scenarios[0], 'a scenario'),
+        name: `s${i}`,
+      })),
     };
     const md = renderMarkdown(many, { marker: true, maxLength: 20_000 });
     expect(md.length).toBeLessThanOrEqual(20_000);
@@ -281,16 +285,19 @@ describe('analyse: hotter functions need growth beyond noise', () => {
   const settings = resolveSettings({ config: { start: 'node server.js', url: '/auth', rounds: 3 } });
   const base = profile({ '(idle)': 100, handler: 100, writev: 60, parse: 40 });
   const run = (heads: Profile[]) =>
-    makeReport([
-      shardOf(
-        {
-          ...measurements,
-          base: [1, 2, 3].map((r) => roundResult('base', r, 45, 21, base)),
-          head: heads.map((p, i) => roundResult('head', i + 1, 45, 21, p)),
-        },
-        settings,
-      ),
-    ]).scenarios[0]!.hotFunctions!;
+    defined(
+      makeReport([
+        shardOf(
+          {
+            ...measurements,
+            base: [1, 2, 3].map((r) => roundResult('base', r, 45, 21, base)),
+            head: heads.map((p, i) => roundResult('head', i + 1, 45, 21, p)),
+          },
+          settings,
+        ),
+      ]).scenarios[0]?.hotFunctions,
+      'the hot functions of the first scenario',
+    );
 
   it('does not flag a share that grew in the merged profiles when its per-round interval spans zero', () => {
     // parse: +47 points in one pair, −10 and 0 in the others; merged it grew by 23 points.
@@ -299,9 +306,12 @@ describe('analyse: hotter functions need growth beyond noise', () => {
       profile({ '(idle)': 100, handler: 100, writev: 60, parse: 10 }),
       base,
     ]);
-    const parse = hot.rows.find((f) => f.name === 'parse')!;
+    const parse = defined(
+      hot.rows.find((f) => f.name === 'parse'),
+      'the row of parse',
+    );
     expect(parse.delta).toBeGreaterThan(0.2);
-    expect(parse.ci![0]).toBeLessThan(0);
+    expect(defined(parse.ci, 'the interval of parse')[0]).toBeLessThan(0);
     expect(parse).toMatchObject({ flagged: false, reason: undefined, significant: false });
     expect(hot.flagged).toEqual([]);
   });

@@ -1,3 +1,5 @@
+import { createErrorClass } from './error-class.js';
+
 /** Every error this package throws on purpose carries one of these stable codes. */
 export const LOAD_ERROR_CODES = {
   HP_LOAD_INVALID_URL: 'the target URL is not an http://, https:// or memcache:// URL with a host',
@@ -12,15 +14,7 @@ export const LOAD_ERROR_CODES = {
 export type LoadErrorCode = keyof typeof LOAD_ERROR_CODES;
 
 /** Base class of the errors of @hotpath/load-client; `code` is stable, the message names the bad value. */
-export class HotpathLoadError extends Error {
-  readonly code: LoadErrorCode;
-
-  constructor(code: LoadErrorCode, message?: string, options?: { cause?: unknown }) {
-    super(message ?? LOAD_ERROR_CODES[code], options);
-    this.name = 'HotpathLoadError';
-    this.code = code;
-  }
-}
+export class HotpathLoadError extends createErrorClass('HotpathLoadError', LOAD_ERROR_CODES) {}
 
 export function invalidOption(name: string, value: unknown, expected: string): HotpathLoadError {
   return new HotpathLoadError(

@@ -1,3 +1,5 @@
+import { createErrorClass } from './error-class.js';
+
 /**
  * Every error this package throws or rejects with is a HotpathMcError with a stable code.
  * The README lists every code (a test checks it).
@@ -19,12 +21,4 @@ export const ERROR_CODES = {
 
 export type HotpathMcErrorCode = keyof typeof ERROR_CODES;
 
-export class HotpathMcError extends Error {
-  readonly code: HotpathMcErrorCode;
-
-  constructor(code: HotpathMcErrorCode, message?: string, options?: { cause?: unknown }) {
-    super(message ?? ERROR_CODES[code], options);
-    this.name = 'HotpathMcError';
-    this.code = code;
-  }
-}
+export class HotpathMcError extends createErrorClass('HotpathMcError', ERROR_CODES) {}

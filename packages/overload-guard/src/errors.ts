@@ -1,3 +1,5 @@
+import { createErrorClass } from './error-class.js';
+
 /** Every error this package raises on purpose carries one of these stable codes. */
 export const GUARD_ERROR_CODES = {
   HP_GUARD_INVALID_OPTION: 'an option of createGuard or createMonitor has a value outside what it accepts',
@@ -12,15 +14,7 @@ export const GUARD_ERROR_CODES = {
 export type GuardErrorCode = keyof typeof GUARD_ERROR_CODES;
 
 /** Base class of the errors of @hotpath/overload-guard; `code` is stable, the message names the bad value. */
-export class HotpathGuardError extends Error {
-  readonly code: GuardErrorCode;
-
-  constructor(code: GuardErrorCode, message?: string, options?: { cause?: unknown }) {
-    super(message ?? GUARD_ERROR_CODES[code], options);
-    this.name = 'HotpathGuardError';
-    this.code = code;
-  }
-}
+export class HotpathGuardError extends createErrorClass('HotpathGuardError', GUARD_ERROR_CODES) {}
 
 export function describeValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);

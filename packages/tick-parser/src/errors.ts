@@ -1,3 +1,5 @@
+import { createErrorClass } from './error-class.js';
+
 /** Stable error codes of @hotpath/tick-parser. Every one is documented in the README. */
 export const ERROR_CODES = {
   HP_TICKS_UNKNOWN_FORMAT: 'input is neither a V8 tick log nor a .cpuprofile',
@@ -13,12 +15,4 @@ export const ERROR_CODES = {
 export type TicksErrorCode = keyof typeof ERROR_CODES;
 
 /** Base class of every error this package throws; `code` is stable, `message` names the bad value. */
-export class HotpathTicksError extends Error {
-  readonly code: TicksErrorCode;
-
-  constructor(code: TicksErrorCode, message?: string, options?: { cause?: unknown }) {
-    super(message ?? ERROR_CODES[code], options);
-    this.name = 'HotpathTicksError';
-    this.code = code;
-  }
-}
+export class HotpathTicksError extends createErrorClass('HotpathTicksError', ERROR_CODES) {}

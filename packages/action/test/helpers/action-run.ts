@@ -43,7 +43,9 @@ export interface ActionRun {
 function parseOutputs(text: string): Record<string, string> {
   const out: Record<string, string> = {};
   const re = /^([^\n<]+)<<(\S+)\n([\s\S]*?)\n\2$/gm;
-  for (const m of text.matchAll(re)) out[m[1]] = m[3];
+  for (const [, name, , value] of text.matchAll(re)) {
+    if (name !== undefined && value !== undefined) out[name] = value;
+  }
   return out;
 }
 

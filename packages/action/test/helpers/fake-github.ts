@@ -118,7 +118,7 @@ export async function startFakeGitHub(
         comments.push(comment);
         return send(201, comment);
       }
-      const comment = comments.find((c) => c.id === Number(one![3]));
+      const comment = comments.find((c) => c.id === Number(one?.[3]));
       if (!comment) return send(404, { message: 'Not Found' });
       if (comment.user.login !== identity) return send(403, { message: 'not the author of this comment' });
       comment.body = text;

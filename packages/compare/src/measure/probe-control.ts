@@ -173,7 +173,7 @@ export class ProbeControl {
 
   /** Profilers that started, with notes about fallbacks. */
   startedProfilers(): { pid: number; profiler: string; note?: string; error?: string }[] {
-    return [...this.probes.values()].filter((p) => p.started).map((p) => ({ pid: p.pid, ...p.started! }));
+    return [...this.probes.values()].flatMap((p) => (p.started ? [{ pid: p.pid, ...p.started }] : []));
   }
 
   close(): Promise<void> {

@@ -218,9 +218,15 @@ async function runRoundOnce(
     }
     if (settings.setupCommand) {
       log(`${spec.side} round ${round}: setup-command`);
+      const first = settings.scenarios[0];
+      if (!first)
+        throw new HotpathCompareError(
+          'HP_COMPARE_INVALID_SETTING',
+          'settings.scenarios is empty: expected at least one scenario',
+        );
       const setup = await runCommand(settings.setupCommand, {
         cwd: spec.cwd,
-        env: { ...base, PORT: String(port), HOTPATH_URL: targetUrl(settings.scenarios[0]!.url, port) },
+        env: { ...base, PORT: String(port), HOTPATH_URL: targetUrl(first.url, port) },
         timeoutMs: 300_000,
         signal,
       });

@@ -87,17 +87,17 @@ function scenarioLines(
     lines.push(
       paint('bold', `── ${plain(s.name)} (${plain(s.target)}): ${plain(scenarioSummary(s, threshold))}`),
     );
-  const widths = [26, 11, 11, 9, 20, 11];
+  const widths = [26, 11, 11, 9, 20, 11] as const;
   lines.push(
     paint(
       'dim',
       [
-        pad('metric', widths[0]!),
-        pad('base', widths[1]!, true),
-        pad('head', widths[2]!, true),
-        pad('change', widths[3]!, true),
-        pad('  interval', widths[4]!),
-        pad('detectable', widths[5]!, true),
+        pad('metric', widths[0]),
+        pad('base', widths[1], true),
+        pad('head', widths[2], true),
+        pad('change', widths[3], true),
+        pad('  interval', widths[4]),
+        pad('detectable', widths[5], true),
         ' outcome',
       ].join(' '),
     ),
@@ -115,12 +115,12 @@ function scenarioLines(
             : status;
     lines.push(
       [
-        pad(m.label, widths[0]!),
-        pad(formatValue(m, m.base), widths[1]!, true),
-        pad(formatValue(m, m.head), widths[2]!, true),
-        pad(formatChange(m, m.change), widths[3]!, true),
-        pad(`  ${formatInterval(m, m.ci)}`, widths[4]!),
-        pad(formatDetectable(m), widths[5]!, true),
+        pad(m.label, widths[0]),
+        pad(formatValue(m, m.base), widths[1], true),
+        pad(formatValue(m, m.head), widths[2], true),
+        pad(formatChange(m, m.change), widths[3], true),
+        pad(`  ${formatInterval(m, m.ci)}`, widths[4]),
+        pad(formatDetectable(m), widths[5], true),
         ` ${coloured}`,
       ].join(' '),
     );

@@ -46,7 +46,8 @@ export function dominantCaller(
     const frames = stack.frames;
     if (frames[frames.length - 1] !== index) continue;
     for (let i = frames.length - 2; i >= 0; i--) {
-      const frame = frames[i]!;
+      const frame = frames[i];
+      if (frame === undefined) continue;
       const fn = profile.functions[frame];
       if (fn?.file) {
         counts.set(frame, (counts.get(frame) ?? 0) + stack.count);

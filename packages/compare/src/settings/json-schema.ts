@@ -1,4 +1,4 @@
-import { flagOf, SCENARIO_KEYS, SETTINGS, type SettingSpec } from './table.js';
+import { flagOf, SCENARIO_SPECS, SETTINGS, type SettingSpec } from './table.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -53,7 +53,6 @@ function property(spec: SettingSpec): JsonSchema {
 /** The JSON Schema of hotpath.config.json, derived from the settings table. */
 export function configJsonSchema(): JsonSchema {
   const specs = SETTINGS as readonly SettingSpec[];
-  const byKey = new Map(specs.map((s) => [s.key, s]));
   const request = {
     type: 'object',
     additionalProperties: false,
@@ -70,7 +69,7 @@ export function configJsonSchema(): JsonSchema {
     required: ['name'],
     properties: {
       name: { type: 'string', description: 'Unique name of the scenario, shown in the report.' },
-      ...Object.fromEntries(SCENARIO_KEYS.map((k) => [k, property(byKey.get(k)!)])),
+      ...Object.fromEntries(SCENARIO_SPECS.map((s) => [s.key, property(s)])),
       requests: {
         type: 'array',
         minItems: 1,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { HotpathCompareError } from '../errors.js';
 import { coerce, HEADER_NAME, SCENARIO_NAME, type Source, show } from './coerce.js';
-import { SCENARIO_KEYS, SETTINGS, type SettingSpec } from './table.js';
+import { SCENARIO_KEYS, SCENARIO_SPECS, SETTINGS, type SettingSpec } from './table.js';
 
 export type { Source };
 
@@ -126,7 +126,6 @@ export interface CompareConfig extends LoadConfig {
 }
 
 const specs = SETTINGS as readonly SettingSpec[];
-const byKey = new Map(specs.map((s) => [s.key, s]));
 
 /** The zod schema of one request in a scenario's `requests`. */
 const requestSchema = z.strictObject({
@@ -162,8 +161,7 @@ function scenarioSchema(index: number) {
       .regex(SCENARIO_NAME, 'expected a name of 1 to 80 letters, digits, spaces or . : / @ ( ) + -'),
     requests: z.array(requestSchema).min(1, 'expected at least one request').optional(),
   };
-  for (const key of SCENARIO_KEYS)
-    shape[key] = settingSchema(byKey.get(key)!, `scenarios[${index}].`).optional();
+  for (const spec of SCENARIO_SPECS) shape[spec.key] = settingSchema(spec, `scenarios[${index}].`).optional();
   return z.strictObject(shape);
 }
 
@@ -240,7 +238,12 @@ export function resolveSettings(sources: SettingsSources): Settings {
       );
     }
     const parsed = configSchema.safeParse(sources.config);
-    if (!parsed.success) throw configError(parsed.error.issues[0]!, where);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw issue
+        ? configError(issue, where)
+        : new HotpathCompareError('HP_COMPARE_INVALID_SETTING', `invalid ${where}: ${parsed.error.message}`);
+    }
     config = parsed.data as Record<string, unknown>;
   }
   const values: Record<string, unknown> = {};

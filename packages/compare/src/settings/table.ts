@@ -389,4 +389,5 @@ export function inputOf(spec: SettingSpec): string | undefined {
 }
 
 /** Settings that a scenario may set for itself. */
-export const SCENARIO_KEYS = (SETTINGS as readonly SettingSpec[]).filter((s) => s.scenario).map((s) => s.key);
+export const SCENARIO_SPECS = (SETTINGS as readonly SettingSpec[]).filter((s) => s.scenario);
+export const SCENARIO_KEYS = SCENARIO_SPECS.map((s) => s.key);
