@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Profile } from '@hotpath/tick-parser';
 import { describe, expect, it } from 'vitest';
 import type { Measurements, MonitorSummary, RoundResult } from '../src/model.js';
-import { shortLocation } from '../src/render/format.js';
+import { formatDetectable, formatInterval, shortLocation } from '../src/render/format.js';
 import { COMMENT_MARKER, codeSpan, escapeText, renderMarkdown, sourceLink } from '../src/render/markdown.js';
 import { renderTerminal } from '../src/render/terminal.js';
 import { runSummary } from '../src/render/words.js';
@@ -357,5 +357,23 @@ describe('report() on recorded settings', () => {
     expect(() => makeReport([shardOf(named(measurements, 'a\u001b[31mb'), bad)])).toThrow(
       /invalid "scenarios\[0\]\.name" in the results: expected text of 1 to 2000 characters without control characters/,
     );
+  });
+});
+
+describe('numbers that read as numbers', () => {
+  const ratio = { unit: 'µs' };
+  it('shows a real interval of a large change, and "too few pairs" for an unbounded or absurd one', () => {
+    // a 12× regression decided at the first look is a real interval
+    expect(formatInterval(ratio, [9.2, 13.1])).toBe('[+920.0, +1310.0] %');
+    expect(formatInterval(ratio, [-1, 1.4e14])).toBe('too few pairs');
+    expect(formatInterval(ratio, null)).toBe('too few pairs');
+    expect(formatInterval({ unit: '%' }, [-0.01, 0.02])).toBe('[-1.00, 2.00] pts');
+  });
+
+  it('states the detectable change, or — without one', () => {
+    expect(formatDetectable({ unit: 'req/s', detectable: 0.031 })).toBe('±3.1 %');
+    expect(formatDetectable({ unit: '%', detectable: 0.004 })).toBe('±0.40 pts');
+    expect(formatDetectable({ unit: 'req/s', detectable: null })).toBe('—');
+    expect(formatDetectable({ unit: 'req/s', detectable: 3e70 })).toBe('—');
   });
 });

@@ -20,8 +20,11 @@ export function formatChange(m: Pick<MetricVerdict, 'unit'>, change: number): st
   return `${sign}${Math.abs(change * 100).toFixed(1)} %`;
 }
 
-/** Wider than this (±1000 %) an interval says only that there were too few pairs. */
-const ABSURD = 10;
+/**
+ * Beyond this (±100 000 %) a bound says only that there were too few pairs (a t quantile at one
+ * degree of freedom and a small alpha): a real 100× change is +9 900 %.
+ */
+const ABSURD = 1000;
 
 /** An interval as text; "too few pairs" when there is none or it is unbounded or absurd. */
 export function formatInterval(m: Pick<MetricVerdict, 'unit'>, ci: [number, number] | null): string {

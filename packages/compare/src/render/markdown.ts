@@ -175,9 +175,9 @@ function hotTable(report: Report, scenario: ScenarioReport): string[] {
   if (!hot) return ['_No CPU profile on both sides, so no hot-function diff._'];
   if (hot.rows.length === 0) return ['_The profiles show no function with self time._'];
   const lines = [
-    `Self-time share per function (${hot.baseTotal} base / ${hot.headTotal} head samples, merged over rounds; flagged when it grows by ≥ ${report.settings.hotThreshold} points or is new in the top 10).`,
+    `Self-time share per function (${hot.baseTotal} base / ${hot.headTotal} head samples, merged over rounds; flagged when it grows by ≥ ${report.settings.hotThreshold} points or is new in the top 10) and its event-loop CPU time per request.`,
     '',
-    '| | Function | Where | Self base → head | Δ | Event-loop µs per request, base → head |',
+    '| | Function | Where | Self base → head | Δ | µs/request base → head |',
     '|---|---|---|---:|---:|---:|',
   ];
   const row = (f: HotFunction) => {
