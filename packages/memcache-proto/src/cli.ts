@@ -76,6 +76,18 @@ async function serve(action: ServeAction): Promise<void> {
       process.exit(0);
     },
   });
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    server.close().then(() => {
+      removePid();
+      process.exit(0);
+    });
+  };
+  // before the listening line: whoever waits for it may signal at once
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
   const address = await server.listen();
   const where =
     address.family === 'unix' ? `unix socket ${address.address}` : `${address.address}:${address.port}`;
@@ -95,17 +107,6 @@ async function serve(action: ServeAction): Promise<void> {
   } else {
     process.stderr.write(`hotpath-memcached listening on ${where}\n`);
   }
-  let stopping = false;
-  const stop = () => {
-    if (stopping) return;
-    stopping = true;
-    server.close().then(() => {
-      removePid();
-      process.exit(0);
-    });
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
 }
 
 /** memcached's -u when run as root: the user's group and id, from /etc/passwd. */

@@ -1,12 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer, type MemcachedServer } from '../src/index.js';
-import { exchange, present } from './helpers.js';
+import { exchange, present, startCli } from './helpers.js';
 
-const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const children: ChildProcess[] = [];
 const servers: MemcachedServer[] = [];
 const sockets: net.Socket[] = [];
@@ -16,22 +14,6 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-/** Starts the CLI on a free port; resolves with the process and the port it printed. */
-async function startCli(args: string[]): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [cli, '-p', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-  children.push(child);
-  let stderr = '';
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stderr?.on('data', (d) => {
-      stderr += d;
-      const m = /listening on 127\.0\.0\.1:(\d+)/.exec(stderr);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
-  });
-  return { child, port };
-}
-
 function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(present(/VmRSS:\s+(\d+)/.exec(status), 'VmRSS')[1]) / 1024;
@@ -40,7 +22,7 @@ function rssMb(pid: number): number {
 describe('output cap inside one command', () => {
   it('keeps a server process under its output cap plus a margin for amplifying gets never read', async () => {
     const capMb = 8; // the default maxOutputBytes
-    const { child, port } = await startCli([]);
+    const { child, port } = await startCli(['-p', '0'], children);
     const pid = present(child.pid, 'pid');
     const socket = net.connect(port, '127.0.0.1');
     sockets.push(socket);
