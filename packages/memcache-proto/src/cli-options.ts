@@ -48,7 +48,8 @@ the ones it cannot honour are refused with the reason.
   -W, --disable-watch         accepted (watch does not exist here)
   -Y, --auth-file <file>      authfile of user:password lines: clients must log in
                               (text: set <key> 0 0 <n> with data "user password"; binary: SASL PLAIN)
-  -o, --extended <opt>        extended option; supported: idle_timeout=<seconds>
+  -o, --extended <opt>        extended options, comma separated; supported: idle_timeout=<seconds>,
+                              slab_automove=0|1 (default 1), slab_reassign
   -v, --verbose               log errors; -vv also logs connections
   -V, --version               print the version and exit
   -i, --license               print the license and exit
@@ -258,7 +259,15 @@ export function parseCliArgs(argv: string[]): CliAction {
     for (const part of opt.split(',')) {
       const [name, value = ''] = part.split('=');
       if (name === 'idle_timeout') options.idleTimeoutSeconds = integer('-o idle_timeout', value, 0, 1 << 30);
-      else throw bad('-o', part, 'a supported extended option (idle_timeout=<seconds>)');
+      else if (name === 'slab_automove')
+        options.slabAutomove = integer('-o slab_automove', value, 0, 1) === 1;
+      else if (name === 'slab_reassign' && part === name) options.slabAutomove ??= true;
+      else
+        throw bad(
+          '-o',
+          part,
+          'a supported extended option (idle_timeout=<seconds>, slab_automove=0|1, slab_reassign)',
+        );
     }
   }
   const pidFile = v.pidfile;

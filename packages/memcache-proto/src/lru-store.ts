@@ -106,6 +106,8 @@ export class LruStore {
   readonly expiredUnfetchedBy: Float64Array;
   readonly reclaimedBy: Float64Array;
   readonly requestedBy: Float64Array;
+  /** Per LRU: writes that got no chunk (memcached's outofmemory). */
+  readonly outOfMemoryBy: Float64Array;
   private bytes = 0;
   private nextCas = 0;
   /** Items stored at or before this time are invalid once it has passed (delayed flush_all). */
@@ -150,6 +152,7 @@ export class LruStore {
     this.expiredUnfetchedBy = new Float64Array(lrus);
     this.reclaimedBy = new Float64Array(lrus);
     this.requestedBy = new Float64Array(lrus);
+    this.outOfMemoryBy = new Float64Array(lrus);
   }
 
   get size(): number {
@@ -254,7 +257,10 @@ export class LruStore {
     const size = ITEM_HEADER_BYTES + klen + vlen;
     const lru = this.slabs.classFor(size);
     const h = this.allocate(lru, size, now);
-    if (h === NIL) return NIL;
+    if (h === NIL) {
+      addAt(this.outOfMemoryBy, lru < 0 ? this.slabs.classes.length : lru, 1);
+      return NIL;
+    }
     const d = h & OFFSET_MASK;
     const off = d * 8;
     const w = d * 2;
@@ -392,10 +398,15 @@ export class LruStore {
         best = c;
       }
     }
-    if (best < 0) return -1;
-    const tail = int32At(this.oldest, best);
+    return best < 0 ? -1 : this.pageOfClass(best);
+  }
+
+  /** The page class c would give: the one holding its least recently used item (any of its pages when it has none). */
+  pageOfClass(c: number): number {
+    const tail = int32At(this.oldest, c);
     if (tail !== NIL) return SlabAllocator.page(tail);
-    for (let p = 0; p < slabs.pageCount; p++) if (slabs.pageOwner(p) === best) return p;
+    const slabs = this.slabs;
+    for (let p = 0; p < slabs.pageCount; p++) if (slabs.pageOwner(p) === c) return p;
     return -1;
   }
 
@@ -503,6 +514,11 @@ export class LruStore {
 
   setExpiresAt(h: number, expiresAt: number): void {
     this.slabs.f64Of(h)[(h & OFFSET_MASK) + F_EXPIRES] = expiresAt;
+  }
+
+  /** When the item was last moved to the recent end of its LRU (written or read), in seconds since the epoch. */
+  accessedAtOf(h: number): number {
+    return this.slabs.pageU32(h, (h & OFFSET_MASK) * 2 + W_BUMPED);
   }
 
   /** When the item was written, ms since the epoch (kept to the second, as memcached does). */

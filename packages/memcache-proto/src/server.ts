@@ -6,6 +6,7 @@ import { Connection } from './connection.js';
 import { HotpathMcError } from './errors.js';
 import { LINE_MAX_BYTES } from './protocol-limits.js';
 import type { ConnectionSettings } from './session.js';
+import { SlabAutomover } from './slab-automove.js';
 
 /**
  * What `version` answers: the memcached release whose protocol the server speaks, `x.y.z` and
@@ -66,6 +67,10 @@ export interface ServerOptions {
   protocol?: 'auto' | 'ascii' | 'binary';
   /** Commands served from one connection's input before other connections get a turn (-R); 0 = no limit. */
   maxReqsPerEvent?: number;
+  /** Move slab pages between classes as the mix of item sizes changes (memcached's slab_automove=1). Default true. */
+  slabAutomove?: boolean;
+  /** How often the automover decides, in ms (memcached: every second). Default 1000. */
+  slabAutomoveIntervalMs?: number;
   /** Called after `shutdown` (with enableShutdown) has closed the server. */
   onShutdown?: () => void;
   /** Where log lines go. Default stderr. */
@@ -185,6 +190,14 @@ export function createServer(options: ServerOptions = {}): MemcachedServer {
   const live = new Set<Connection>();
   const stats = cache.stats;
   let sweeper: NodeJS.Timeout | undefined;
+  let automoveTimer: NodeJS.Timeout | undefined;
+  const automoveIntervalMs = checkInteger(
+    'slabAutomoveIntervalMs',
+    options.slabAutomoveIntervalMs ?? 1000,
+    10,
+    3_600_000,
+  );
+  const automover = (options.slabAutomove ?? true) ? new SlabAutomover(cache.store) : undefined;
   let boundPort = 0;
 
   const sockets = new Set<Socket>();
@@ -225,6 +238,7 @@ export function createServer(options: ServerOptions = {}): MemcachedServer {
   let closing: Promise<void> | undefined;
   function close(): Promise<void> {
     if (sweeper !== undefined) clearInterval(sweeper);
+    if (automoveTimer !== undefined) clearInterval(automoveTimer);
     closing ??= new Promise<void>((resolve) => {
       server.close(() => resolve());
       for (const socket of sockets) socket.destroy();
@@ -270,6 +284,10 @@ export function createServer(options: ServerOptions = {}): MemcachedServer {
           }
           sweeper = setInterval(() => cache.store.sweep(), sweepIntervalMs);
           sweeper.unref();
+          if (automover !== undefined) {
+            automoveTimer = setInterval(() => automover.run(Date.now()), automoveIntervalMs);
+            automoveTimer.unref();
+          }
           resolve(
             socketPath === undefined
               ? (address as AddressInfo)

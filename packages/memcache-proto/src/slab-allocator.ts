@@ -280,6 +280,11 @@ export class SlabAllocator {
     return empty;
   }
 
+  /** The handles on class c's free list (not the never-carved rest of its newest page). */
+  *freeChunks(c: number): IterableIterator<number> {
+    for (let h = this.classAt(c).free; h !== NIL; h = this.pageI32(h, (h & OFFSET_MASK) * 2)) yield h;
+  }
+
   /** The handle of chunk i of page p (of the class owning p). */
   chunkOf(p: number, i: number): number {
     return (p << OFFSET_BITS) + (i * this.classAt(this.pageOwner(p)).chunkSize) / ALIGN;
