@@ -140,7 +140,7 @@ function isQuiet(opcode: number): boolean {
  */
 export function processBinary(conn: Session, buf: Buffer, pos: number): number {
   const end = buf.length;
-  while (pos < end && !conn.closing && !conn.outputFull()) {
+  while (pos < end && conn.mayRun()) {
     if (end - pos < HEADER) {
       conn.waitFor(HEADER - (end - pos));
       return pos;
@@ -406,6 +406,10 @@ function runRequest(
     case Opcode.FLUSHQ:
       if ((extrasLength !== 0 && extrasLength !== 4) || keyLength !== 0 || valueLength !== 0) {
         invalid(conn, opcode, opaque);
+        return;
+      }
+      if (!conn.settings.flushEnabled) {
+        error(conn, opcode, Status.AUTH_ERROR, opaque); // memcached's answer under -F
         return;
       }
       cache.flushAll(extrasLength === 4 ? buf.readInt32BE(extras) : 0, now);

@@ -48,6 +48,10 @@ export interface CacheOptions {
   growthFactor?: number;
   /** Minimum key + value space of the smallest chunk (memcached's -n). Default 48. */
   minChunkBytes?: number;
+  /** false: a full store refuses writes instead of evicting (memcached's -M). Default true. */
+  evictions?: boolean;
+  /** false: no cas values (memcached's -C): gets shows 0, a cas command answers EXISTS. Default true. */
+  casEnabled?: boolean;
 }
 
 /**
@@ -68,6 +72,8 @@ export class Cache {
     this.store = new LruStore(options.memoryLimitBytes, {
       growthFactor: options.growthFactor,
       minChunkBytes: options.minChunkBytes,
+      evictions: options.evictions,
+      casEnabled: options.casEnabled,
     });
     this.itemSizeMax = options.itemSizeMax;
   }
@@ -196,7 +202,7 @@ export class Cache {
           this.stats.casMisses++;
           return StoreResult.NOT_FOUND;
         }
-        if (store.casOf(old) !== cas) {
+        if (store.casOf(old) !== cas || !store.casEnabled) {
           this.stats.casBadval++;
           return StoreResult.EXISTS;
         }

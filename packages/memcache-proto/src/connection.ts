@@ -3,7 +3,7 @@ import { processBinary } from './binary-protocol.js';
 import type { Cache } from './cache.js';
 import { internalError } from './checked-index.js';
 import { OutputBuffer } from './output-buffer.js';
-import type { ConnectionSettings, Session } from './session.js';
+import type { ConnectionSettings, PausedGet, Session } from './session.js';
 import { type StatLines, statsLines } from './stats-report.js';
 import { MAX_TOKENS, processText } from './text-protocol.js';
 
@@ -47,6 +47,7 @@ export class Connection implements Session {
   authenticated: boolean;
   closing = false;
   noreply = false;
+  readonly pausedGet: PausedGet = { active: false, withCas: false, touch: false, exptime: 0 };
   /** Bytes to discard before parsing resumes (the data of a rejected value). */
   private swallow = 0;
   /** Bytes still missing before the buffered command can complete; 0 = waiting for a newline. */
@@ -67,6 +68,10 @@ export class Connection implements Session {
   private writeReq: WriteReq | undefined;
   /** This read's replies wait for the end of the event-loop turn (see defer). */
   private waiting = false;
+  /** Commands this connection may still run in this turn (-R; Infinity without a limit). */
+  private requestsLeft = Number.POSITIVE_INFINITY;
+  /** A turn of its own is scheduled for input left when -R's count ran out. */
+  private resumeScheduled = false;
 
   /**
    * Starts reading from the socket (which may have been created paused). With `sharedInput`,
@@ -111,6 +116,12 @@ export class Connection implements Session {
 
   outputFull(): boolean {
     return this.out.pending >= OUTPUT_BATCH_BYTES;
+  }
+
+  mayRun(): boolean {
+    if (this.closing || this.out.pending >= OUTPUT_BATCH_BYTES || this.requestsLeft <= 0) return false;
+    this.requestsLeft--;
+    return true;
   }
 
   waitFor(bytes: number): void {
@@ -200,9 +211,16 @@ export class Connection implements Session {
    * reads its replies cannot grow the server's memory by more than one read's output.
    */
   private process(buf: Buffer, owned: boolean): void {
-    if (this.protocol === PROTOCOL_UNKNOWN) this.protocol = buf[0] === 0x80 ? PROTOCOL_BINARY : PROTOCOL_TEXT;
+    if (this.protocol === PROTOCOL_UNKNOWN) {
+      const forced = this.settings.protocol;
+      this.protocol =
+        forced === 'binary' || (forced === 'auto' && buf[0] === 0x80) ? PROTOCOL_BINARY : PROTOCOL_TEXT;
+    }
     this.clock = Date.now();
+    const limit = this.settings.maxReqsPerEvent;
+    this.requestsLeft = limit === 0 ? Number.POSITIVE_INFINITY : limit;
     let pos = 0;
+    let starved = false;
     for (;;) {
       this.need = 0;
       pos = this.protocol === PROTOCOL_BINARY ? processBinary(this, buf, pos) : processText(this, buf, pos);
@@ -211,14 +229,15 @@ export class Connection implements Session {
         this.swallow = pos - buf.length;
         pos = buf.length;
       }
+      starved = this.requestsLeft <= 0 && pos < buf.length;
       const full = this.outputFull();
       if (!full && !this.closing) {
-        // everything this read held is done: reply at the end of the turn
+        // everything this read held is done (or -R's count is): reply at the end of the turn
         this.defer();
         break;
       }
       this.flush();
-      if (this.closing || this.overCap() || pos >= buf.length) break;
+      if (this.closing || this.overCap() || pos >= buf.length || starved) break;
     }
     if (this.closing) {
       if (!this.socket.destroyed) this.socket.end();
@@ -228,9 +247,21 @@ export class Connection implements Session {
       const rest = owned ? buf.subarray(pos) : Buffer.from(buf.subarray(pos));
       this.chunks.push(rest);
       this.chunkBytes = rest.length;
-      if (this.need === 0 && this.protocol === PROTOCOL_TEXT && !this.blocked) this.checkLine();
+      if (starved) this.resumeLater();
+      else if (this.need === 0 && this.protocol === PROTOCOL_TEXT && !this.blocked) this.checkLine();
       else this.checkInputCap();
     }
+  }
+
+  /** Runs the input left by -R's count in a later turn, after other connections had theirs. */
+  private resumeLater(): void {
+    this.checkInputCap();
+    if (this.resumeScheduled || this.closing) return;
+    this.resumeScheduled = true;
+    setImmediate(() => {
+      this.resumeScheduled = false;
+      if (!this.blocked && !this.closing && this.chunkBytes > 0 && this.need === 0) this.run();
+    });
   }
 
   /**

@@ -105,6 +105,20 @@ export class KeyIndex {
     return true;
   }
 
+  /** Points the entry of handle h (whose key hashes to `hash`) at handle `to`: the item moved. */
+  replace(h: number, to: number, hash: number): void {
+    const slots = this.slots;
+    const mask = this.mask;
+    for (let i = hash & mask; ; i = (i + 1) & mask) {
+      const at = int32At(slots, 2 * i + 1);
+      if (at === NIL) throw internalError(`handle ${h} is not in the key index`);
+      if (at === h) {
+        slots[2 * i + 1] = to;
+        return;
+      }
+    }
+  }
+
   /** The handle in slot i (NIL when empty); for iteration with `slotCount`. */
   handleAt(i: number): number {
     return int32At(this.slots, 2 * i + 1);

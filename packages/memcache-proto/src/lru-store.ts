@@ -61,6 +61,17 @@ const KEY_LIMIT = 255;
 /** Characters that do not fit in one byte: string keys are byte strings (latin1). */
 const NOT_LATIN1 = /[^\u0000-\u00ff]/;
 
+export interface LruStoreOptions {
+  /** Chunk size growth factor between slab classes (-f). */
+  growthFactor?: number;
+  /** Minimum key + value space of the smallest chunk (-n). */
+  minChunkBytes?: number;
+  /** false: never evict a live item to make room (-M); the write fails instead. */
+  evictions?: boolean;
+  /** false: every item's cas is 0 (-C). */
+  casEnabled?: boolean;
+}
+
 /** Something value bytes can be copied into (the connection's OutputBuffer). */
 export interface ByteSink {
   range(data: Buffer, start: number, end: number): void;
@@ -95,6 +106,8 @@ export class LruStore {
   readonly expiredUnfetchedBy: Float64Array;
   readonly reclaimedBy: Float64Array;
   readonly requestedBy: Float64Array;
+  /** Per LRU: writes that got no chunk (memcached's outofmemory). */
+  readonly outOfMemoryBy: Float64Array;
   private bytes = 0;
   private nextCas = 0;
   /** Items stored at or before this time are invalid once it has passed (delayed flush_all). */
@@ -108,12 +121,27 @@ export class LruStore {
   reclaimed = 0;
   totalItems = 0;
 
-  constructor(limitBytes: number, options: { growthFactor?: number; minChunkBytes?: number } = {}) {
+  /** false: a full class answers NIL instead of evicting live items (memcached's -M). */
+  readonly evictionsEnabled: boolean;
+  /** false: items carry cas 0 (memcached's -C). */
+  readonly casEnabled: boolean;
+  /** Slab pages moved to another class or back to the budget, items moved with them, items evicted by it. */
+  pagesMoved = 0;
+  pageItemsRescued = 0;
+  pageItemsEvicted = 0;
+
+  constructor(limitBytes: number, options: LruStoreOptions = {}) {
     if (!Number.isSafeInteger(limitBytes) || limitBytes <= 0) {
       throw new RangeError(`limitBytes must be a positive integer, got ${String(limitBytes)}`);
     }
     this.limitBytes = limitBytes;
-    this.slabs = new SlabAllocator({ limitBytes, ...options });
+    this.slabs = new SlabAllocator({
+      limitBytes,
+      growthFactor: options.growthFactor,
+      minChunkBytes: options.minChunkBytes,
+    });
+    this.evictionsEnabled = options.evictions ?? true;
+    this.casEnabled = options.casEnabled ?? true;
     this.index = new KeyIndex(this.slabs);
     const lrus = this.slabs.classes.length + 1;
     this.newest = new Int32Array(lrus).fill(NIL);
@@ -124,6 +152,7 @@ export class LruStore {
     this.expiredUnfetchedBy = new Float64Array(lrus);
     this.reclaimedBy = new Float64Array(lrus);
     this.requestedBy = new Float64Array(lrus);
+    this.outOfMemoryBy = new Float64Array(lrus);
   }
 
   get size(): number {
@@ -228,7 +257,10 @@ export class LruStore {
     const size = ITEM_HEADER_BYTES + klen + vlen;
     const lru = this.slabs.classFor(size);
     const h = this.allocate(lru, size, now);
-    if (h === NIL) return NIL;
+    if (h === NIL) {
+      addAt(this.outOfMemoryBy, lru < 0 ? this.slabs.classes.length : lru, 1);
+      return NIL;
+    }
     const d = h & OFFSET_MASK;
     const off = d * 8;
     const w = d * 2;
@@ -258,6 +290,10 @@ export class LruStore {
     while (this.bytes > this.limitBytes) {
       const tail = int32At(this.oldest, l);
       if (tail === h || tail === NIL) break;
+      if (!this.evictionsEnabled && !this.isDead(tail, now)) {
+        this.remove(h);
+        return NIL;
+      }
       this.evictOrReclaim(tail, now);
     }
     return h;
@@ -278,9 +314,118 @@ export class LruStore {
       const h = lru < 0 ? slabs.allocLarge(size) : slabs.alloc(lru);
       if (h !== NIL) return h;
       const tail = int32At(this.oldest, l);
-      if (tail === NIL) return NIL;
-      this.evictOrReclaim(tail, now);
+      if (tail !== NIL && (this.evictionsEnabled || this.isDead(tail, now))) {
+        this.evictOrReclaim(tail, now);
+        continue;
+      }
+      // A large item with no large item left to evict: the budget is in slab pages, so the
+      // least recently used class gives one back (memcached keeps large items in chunks of the
+      // slab classes instead, and evicts from those).
+      if (lru >= 0 || !this.evictionsEnabled || !this.freeOnePage(now)) return NIL;
     }
+  }
+
+  /**
+   * Moves the items out of page p: each into a free chunk of its class in another page when
+   * there is one, else it is evicted; then the page goes to class `to`, or back to the page
+   * budget when `to` is negative. memcached's slab reassign.
+   */
+  movePage(p: number, to: number, now: number): void {
+    const slabs = this.slabs;
+    const c = slabs.pageOwner(p);
+    const cls = slabs.classAt(c);
+    const empty = slabs.detachPage(p);
+    for (let i = 0; i < cls.perPage; i++) {
+      if (empty[i] === 1) continue;
+      const h = slabs.chunkOf(p, i);
+      const dead = this.isDead(h, now);
+      const target = dead ? NIL : slabs.allocFree(c);
+      if (target !== NIL) {
+        this.relocate(h, target);
+        this.pageItemsRescued++;
+      } else {
+        const unfetched = !this.hasBit(h, ItemBit.FETCHED);
+        this.index.remove(h, this.index.hashOf(h));
+        this.forget(h, c);
+        if (dead) {
+          this.reclaimed++;
+          addAt(this.reclaimedBy, c, 1);
+          if (unfetched) {
+            this.expiredUnfetched++;
+            addAt(this.expiredUnfetchedBy, c, 1);
+          }
+        } else {
+          this.pageItemsEvicted++;
+          this.evictions++;
+          addAt(this.evictedBy, c, 1);
+          if (unfetched) {
+            this.evictedUnfetched++;
+            addAt(this.evictedUnfetchedBy, c, 1);
+          }
+        }
+      }
+      slabs.forgetChunk(c);
+    }
+    this.pagesMoved++;
+    if (to < 0) slabs.releasePage(p);
+    else slabs.adoptPage(p, to);
+  }
+
+  /**
+   * Gives one slab page back to the budget, from the class whose least recently used item is
+   * the oldest among those with more than one page (memcached's automove picks its source by
+   * that age too); the page is the one holding that item. False when no class has a page to spare.
+   */
+  private freeOnePage(now: number): boolean {
+    const p = this.pageToGive(-1);
+    if (p < 0) return false;
+    this.movePage(p, -1, now);
+    return true;
+  }
+
+  /** The page the oldest class (more than one page, not `except`) would give; -1 when none may. */
+  pageToGive(except: number): number {
+    const slabs = this.slabs;
+    let best = -1;
+    let bestAge = Number.POSITIVE_INFINITY;
+    for (let c = 0; c < slabs.classes.length; c++) {
+      if (c === except || slabs.classAt(c).pages < 2) continue;
+      const tail = int32At(this.oldest, c);
+      // a class with pages and no item at all is the best source: nothing is evicted
+      const at = tail === NIL ? -1 : this.slabs.pageU32(tail, (tail & OFFSET_MASK) * 2 + W_BUMPED);
+      if (at < bestAge) {
+        bestAge = at;
+        best = c;
+      }
+    }
+    return best < 0 ? -1 : this.pageOfClass(best);
+  }
+
+  /** The page class c would give: the one holding its least recently used item (any of its pages when it has none). */
+  pageOfClass(c: number): number {
+    const tail = int32At(this.oldest, c);
+    if (tail !== NIL) return SlabAllocator.page(tail);
+    const slabs = this.slabs;
+    for (let p = 0; p < slabs.pageCount; p++) if (slabs.pageOwner(p) === c) return p;
+    return -1;
+  }
+
+  /** Copies item h into the free chunk `to` of its class and points its index entry and LRU neighbours there. */
+  private relocate(h: number, to: number): void {
+    const slabs = this.slabs;
+    const l = this.lruOf(h);
+    const from = (h & OFFSET_MASK) * 8;
+    const length = ITEM_HEADER_BYTES + this.keyLengthOf(h) + this.valueLength(h);
+    slabs.bytesOf(to).set(slabs.bytesOf(h).subarray(from, from + length), (to & OFFSET_MASK) * 8);
+    this.index.replace(h, to, this.index.hashOf(to));
+    const w = (to & OFFSET_MASK) * 2;
+    const words = slabs.i32Of(to);
+    const newer = int32At(words, w + W_NEWER);
+    const older = int32At(words, w + W_OLDER);
+    if (newer === NIL) this.newest[l] = to;
+    else slabs.i32Of(newer)[(newer & OFFSET_MASK) * 2 + W_OLDER] = to;
+    if (older === NIL) this.oldest[l] = to;
+    else slabs.i32Of(older)[(older & OFFSET_MASK) * 2 + W_NEWER] = to;
   }
 
   private evictOrReclaim(h: number, now: number): void {
@@ -353,6 +498,11 @@ export class LruStore {
 
   /** Gives the item at word w of page words u the next cas. */
   private newCas(u: Uint32Array, w: number): void {
+    if (!this.casEnabled) {
+      u[w + W_CAS_LO] = 0;
+      u[w + W_PACKED] = uint32At(u, w + W_PACKED) & 0xffff_0000;
+      return;
+    }
     this.nextCas = this.nextCas + 1 >= CAS_LIMIT ? 1 : this.nextCas + 1;
     u[w + W_CAS_LO] = this.nextCas % 0x1_0000_0000;
     u[w + W_PACKED] = (uint32At(u, w + W_PACKED) & 0xffff_0000) | Math.floor(this.nextCas / 0x1_0000_0000);
@@ -364,6 +514,11 @@ export class LruStore {
 
   setExpiresAt(h: number, expiresAt: number): void {
     this.slabs.f64Of(h)[(h & OFFSET_MASK) + F_EXPIRES] = expiresAt;
+  }
+
+  /** When the item was last moved to the recent end of its LRU (written or read), in seconds since the epoch. */
+  accessedAtOf(h: number): number {
+    return this.slabs.pageU32(h, (h & OFFSET_MASK) * 2 + W_BUMPED);
   }
 
   /** When the item was written, ms since the epoch (kept to the second, as memcached does). */
@@ -576,13 +731,18 @@ export class LruStore {
   /** Unlinks an item and returns its chunk; its index entry stays (the caller removes it first). */
   private free(h: number): void {
     const l = this.lruOf(h);
+    this.forget(h, l);
+    if (l === this.slabs.classes.length) this.slabs.releaseLarge(h);
+    else this.slabs.release(l, h);
+  }
+
+  /** Unlinks item h from LRU l and uncounts it; its chunk is the caller's to return or drop. */
+  private forget(h: number, l: number): void {
     const counted = ITEM_OVERHEAD_BYTES + this.keyLengthOf(h) + this.valueLength(h);
     this.unlink(h);
     addAt(this.counts, l, -1);
     addAt(this.requestedBy, l, -counted);
     this.bytes -= counted;
-    if (l === this.slabs.classes.length) this.slabs.releaseLarge(h);
-    else this.slabs.release(l, h);
   }
 
   /** Puts an unlinked item at the most recent end of its LRU. */

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { chmodSync, lstatSync, readFileSync, type Stats, unlinkSync } from 'node:fs';
 import { type AddressInfo, createServer as createNetServer, type Server, type Socket } from 'node:net';
 import { type AuthUsers, readAuthfile } from './authfile.js';
 import { Cache } from './cache.js';
@@ -6,6 +6,7 @@ import { Connection } from './connection.js';
 import { HotpathMcError } from './errors.js';
 import { LINE_MAX_BYTES } from './protocol-limits.js';
 import type { ConnectionSettings } from './session.js';
+import { SlabAutomover } from './slab-automove.js';
 
 /**
  * What `version` answers: the memcached release whose protocol the server speaks, `x.y.z` and
@@ -48,6 +49,30 @@ export interface ServerOptions {
   maxOutputBytes?: number;
   /** How often expired items are swept, in ms. Default 1000. */
   sweepIntervalMs?: number;
+  /** Listen on this unix socket instead of TCP (memcached's -s); a stale socket file there is replaced. */
+  socketPath?: string;
+  /** Permission bits of the unix socket (-a). Default 0o700. */
+  socketMask?: number;
+  /** Backlog of pending connections (-b). Default 1024. */
+  backlog?: number;
+  /** false: a full store answers `SERVER_ERROR out of memory storing object` instead of evicting (-M). */
+  evictions?: boolean;
+  /** false: items carry no cas (gets shows 0, cas commands answer EXISTS), as memcached's -C. */
+  casEnabled?: boolean;
+  /** false: flush_all is refused (-F). */
+  flushEnabled?: boolean;
+  /** true: the text command `shutdown` closes the server (-A). */
+  enableShutdown?: boolean;
+  /** Which protocols a connection may speak (-B). Default 'auto' (binary when the first byte is 0x80). */
+  protocol?: 'auto' | 'ascii' | 'binary';
+  /** Commands served from one connection's input before other connections get a turn (-R); 0 = no limit. */
+  maxReqsPerEvent?: number;
+  /** Move slab pages between classes as the mix of item sizes changes (memcached's slab_automove=1). Default true. */
+  slabAutomove?: boolean;
+  /** How often the automover decides, in ms (memcached: every second). Default 1000. */
+  slabAutomoveIntervalMs?: number;
+  /** Called after `shutdown` (with enableShutdown) has closed the server. */
+  onShutdown?: () => void;
   /** Where log lines go. Default stderr. */
   log?: (line: string) => void;
   /**
@@ -90,6 +115,7 @@ function checkInteger(name: string, value: number, min: number, max: number): nu
 export function createServer(options: ServerOptions = {}): MemcachedServer {
   const port = checkInteger('port', options.port ?? 11211, 0, 65535);
   const host = options.host ?? '127.0.0.1';
+  const socketPath = options.socketPath;
   const memoryMb = checkInteger('memoryMb', options.memoryMb ?? 64, 1, 1 << 20);
   const maxConnections = checkInteger('maxConnections', options.maxConnections ?? 1024, 1, 1 << 20);
   const itemSizeMax = checkInteger(
@@ -110,11 +136,22 @@ export function createServer(options: ServerOptions = {}): MemcachedServer {
     );
   }
   const minChunkBytes = checkInteger('minChunkBytes', options.minChunkBytes ?? 48, 1, 1024 * 1024);
+  const backlog = checkInteger('backlog', options.backlog ?? 1024, 1, 1 << 20);
+  const socketMask = checkInteger('socketMask', options.socketMask ?? 0o700, 0, 0o777);
+  const protocol = options.protocol ?? 'auto';
+  if (protocol !== 'auto' && protocol !== 'ascii' && protocol !== 'binary') {
+    throw new HotpathMcError(
+      'HP_MC_INVALID_OPTION',
+      `protocol must be one of auto, ascii, binary, got ${JSON.stringify(protocol)}`,
+    );
+  }
   const cache = new Cache({
     memoryLimitBytes: memoryMb * 1024 * 1024,
     itemSizeMax,
     growthFactor,
     minChunkBytes,
+    evictions: options.evictions ?? true,
+    casEnabled: options.casEnabled ?? true,
   });
   const settings: ConnectionSettings = {
     version: SERVER_VERSION,
@@ -139,11 +176,28 @@ export function createServer(options: ServerOptions = {}): MemcachedServer {
     listen: host,
     maxConnections,
     idleTimeoutSeconds,
+    protocol,
+    flushEnabled: options.flushEnabled ?? true,
+    shutdownEnabled: options.enableShutdown ?? false,
+    shutdown: () => {
+      void close().then(() => options.onShutdown?.());
+    },
+    maxReqsPerEvent: checkInteger('maxReqsPerEvent', options.maxReqsPerEvent ?? 0, 0, 1 << 30),
+    evictions: options.evictions ?? true,
+    casEnabled: options.casEnabled ?? true,
   };
   const sweepIntervalMs = checkInteger('sweepIntervalMs', options.sweepIntervalMs ?? 1000, 10, 3_600_000);
   const live = new Set<Connection>();
   const stats = cache.stats;
   let sweeper: NodeJS.Timeout | undefined;
+  let automoveTimer: NodeJS.Timeout | undefined;
+  const automoveIntervalMs = checkInteger(
+    'slabAutomoveIntervalMs',
+    options.slabAutomoveIntervalMs ?? 1000,
+    10,
+    3_600_000,
+  );
+  const automover = (options.slabAutomove ?? true) ? new SlabAutomover(cache.store) : undefined;
   let boundPort = 0;
 
   const sockets = new Set<Socket>();
@@ -181,6 +235,17 @@ export function createServer(options: ServerOptions = {}): MemcachedServer {
     });
   });
 
+  let closing: Promise<void> | undefined;
+  function close(): Promise<void> {
+    if (sweeper !== undefined) clearInterval(sweeper);
+    if (automoveTimer !== undefined) clearInterval(automoveTimer);
+    closing ??= new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      for (const socket of sockets) socket.destroy();
+    });
+    return closing;
+  }
+
   return {
     cache,
     settings,
@@ -192,30 +257,69 @@ export function createServer(options: ServerOptions = {}): MemcachedServer {
     },
     listen() {
       return new Promise<AddressInfo>((resolve, reject) => {
+        const where = socketPath ?? `${host}:${port}`;
         const onError = (error: Error) =>
           reject(
-            new HotpathMcError('HP_MC_LISTEN', `cannot listen on ${host}:${port}: ${error.message}`, {
+            new HotpathMcError('HP_MC_LISTEN', `cannot listen on ${where}: ${error.message}`, {
               cause: error,
             }),
           );
         server.once('error', onError);
-        server.listen(port, host, () => {
+        const listening = () => {
           server.off('error', onError);
-          const address = server.address() as AddressInfo;
-          boundPort = address.port;
-          settings.port = address.port;
+          const address = server.address();
+          if (socketPath !== undefined) {
+            try {
+              chmodSync(socketPath, socketMask);
+            } catch (error) {
+              server.close();
+              onError(error as Error);
+              return;
+            }
+            boundPort = 0;
+            settings.port = 0;
+          } else {
+            boundPort = (address as AddressInfo).port;
+            settings.port = boundPort;
+          }
           sweeper = setInterval(() => cache.store.sweep(), sweepIntervalMs);
           sweeper.unref();
-          resolve(address);
-        });
+          if (automover !== undefined) {
+            automoveTimer = setInterval(() => automover.run(Date.now()), automoveIntervalMs);
+            automoveTimer.unref();
+          }
+          resolve(
+            socketPath === undefined
+              ? (address as AddressInfo)
+              : { address: socketPath, family: 'unix', port: 0 },
+          );
+        };
+        if (socketPath === undefined) {
+          server.listen({ port, host, backlog }, listening);
+          return;
+        }
+        try {
+          removeStaleSocket(socketPath);
+        } catch (error) {
+          server.off('error', onError);
+          onError(error as Error);
+          return;
+        }
+        server.listen({ path: socketPath, backlog }, listening);
       });
     },
-    close() {
-      if (sweeper !== undefined) clearInterval(sweeper);
-      return new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-      });
-    },
+    close,
   };
+}
+
+/** memcached's -s: a socket file left by an earlier run is replaced; any other file is an error. */
+function removeStaleSocket(path: string): void {
+  let stat: Stats;
+  try {
+    stat = lstatSync(path);
+  } catch {
+    return; // nothing there
+  }
+  if (!stat.isSocket()) throw new Error(`${path} exists and is not a socket`);
+  unlinkSync(path);
 }

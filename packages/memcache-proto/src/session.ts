@@ -24,6 +24,26 @@ export interface ConnectionSettings {
   listen: string;
   maxConnections: number;
   idleTimeoutSeconds: number;
+  /** Which protocols connections may speak (-B). */
+  protocol: 'auto' | 'ascii' | 'binary';
+  /** Whether flush_all is allowed (-F turns it off). */
+  flushEnabled: boolean;
+  /** Whether the text `shutdown` command is allowed (-A), and what it runs. */
+  shutdownEnabled: boolean;
+  shutdown: () => void;
+  /** Commands one connection may run per turn before the others get theirs (-R); 0 = no limit. */
+  maxReqsPerEvent: number;
+  /** For `stats settings`: -M and -C. */
+  evictions: boolean;
+  casEnabled: boolean;
+}
+
+/** What a paused multi-key get resumes with; `active` is false when no get is paused. */
+export interface PausedGet {
+  active: boolean;
+  withCas: boolean;
+  touch: boolean;
+  exptime: number;
 }
 
 /**
@@ -47,6 +67,11 @@ export interface Session {
   readonly authenticated: boolean;
   /** Whether the current command asked for no reply. */
   readonly noreply: boolean;
+  /**
+   * A multi-key get that stopped at the output batch mark with keys left (see text-protocol's
+   * runGet): the input position it returned lies inside its line, where the next key starts.
+   */
+  readonly pausedGet: PausedGet;
   /** The time of the current read, ms since the epoch. */
   now(): number;
   /** Marks the current command noreply (or not). */
@@ -57,6 +82,11 @@ export interface Session {
   replyBytes(bytes: Buffer): void;
   /** Output is over the batch high-water mark: handlers stop until it is written. */
   outputFull(): boolean;
+  /**
+   * Whether the handler may start another command now (not closing, output under the batch
+   * mark, -R's count not spent); counts the command when it may.
+   */
+  mayRun(): boolean;
   /** The command at the returned position needs this many more bytes before it can run. */
   waitFor(bytes: number): void;
   /** Sends what is queued, then closes (quit, fatal protocol errors). */

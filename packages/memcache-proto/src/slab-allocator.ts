@@ -224,6 +224,11 @@ export class SlabAllocator {
     return true;
   }
 
+  /** Whether a large item of this many bytes fits in the page budget now. */
+  largeFits(itemBytes: number): boolean {
+    return this.mallocedBytes + Math.ceil(itemBytes / ALIGN) * ALIGN <= this.limitBytes;
+  }
+
   /** A buffer of its own for an item too large for any class; NIL past the page budget. */
   allocLarge(itemBytes: number): number {
     const size = Math.ceil(itemBytes / ALIGN) * ALIGN;
@@ -232,8 +237,106 @@ export class SlabAllocator {
   }
 
   releaseLarge(h: number): void {
-    const page = h >>> OFFSET_BITS;
-    this.mallocedBytes -= this.bytesOf(h).length;
+    this.dropMemory(h >>> OFFSET_BITS);
+  }
+
+  /** The class index owning page p (LARGE, -1, for a large item's buffer or a released page). */
+  pageOwner(p: number): number {
+    return this.pageClass[p] ?? noPage(p << OFFSET_BITS);
+  }
+
+  /** Number of page indexes handed out so far (some may be released). */
+  get pageCount(): number {
+    return this.bytes.length;
+  }
+
+  /**
+   * Takes page p out of its class's allocation: its free chunks leave the class's free list and
+   * carving stops there, so the class hands out no chunk of it any more. Returns one byte per
+   * chunk of the page: 1 where the chunk holds no item. The caller then moves or drops the
+   * items of the other chunks and ends with releasePage or adoptPage.
+   */
+  detachPage(p: number): Uint8Array {
+    const cls = this.classAt(this.pageOwner(p));
+    const empty = new Uint8Array(cls.perPage);
+    let prev = NIL;
+    for (let h = cls.free; h !== NIL; ) {
+      const next = this.pageI32(h, (h & OFFSET_MASK) * 2);
+      if (h >>> OFFSET_BITS === p) {
+        empty[((h & OFFSET_MASK) * ALIGN) / cls.chunkSize] = 1;
+        if (prev === NIL) cls.free = next;
+        else this.i32Of(prev)[(prev & OFFSET_MASK) * 2] = next;
+        cls.freeCount--;
+      } else {
+        prev = h;
+      }
+      h = next;
+    }
+    if (cls.carve !== NIL && cls.carve >>> OFFSET_BITS === p) {
+      for (let i = cls.perPage - cls.carveLeft; i < cls.perPage; i++) empty[i] = 1;
+      cls.carve = NIL;
+      cls.carveLeft = 0;
+    }
+    return empty;
+  }
+
+  /** The handles on class c's free list (not the never-carved rest of its newest page). */
+  *freeChunks(c: number): IterableIterator<number> {
+    for (let h = this.classAt(c).free; h !== NIL; h = this.pageI32(h, (h & OFFSET_MASK) * 2)) yield h;
+  }
+
+  /** The handle of chunk i of page p (of the class owning p). */
+  chunkOf(p: number, i: number): number {
+    return (p << OFFSET_BITS) + (i * this.classAt(this.pageOwner(p)).chunkSize) / ALIGN;
+  }
+
+  /** A free chunk of class c from its free list only (no carving, no new page), or NIL. */
+  allocFree(c: number): number {
+    const cls = this.classAt(c);
+    const h = cls.free;
+    if (h === NIL) return NIL;
+    cls.free = this.pageI32(h, (h & OFFSET_MASK) * 2);
+    cls.freeCount--;
+    cls.used++;
+    return h;
+  }
+
+  /** A chunk of class c left its class without going back to the free list (its page is detached). */
+  forgetChunk(c: number): void {
+    this.classAt(c).used--;
+  }
+
+  /** Returns a detached page's memory: the page budget (-m) gains a page. */
+  releasePage(p: number): void {
+    this.classAt(this.pageOwner(p)).pages--;
+    this.dropMemory(p);
+  }
+
+  /** Gives a detached page to class c, whose next chunks are carved from it. */
+  adoptPage(p: number, c: number): void {
+    this.classAt(this.pageOwner(p)).pages--;
+    const cls = this.classAt(c);
+    this.pageClass[p] = c;
+    cls.pages++;
+    const first = p << OFFSET_BITS;
+    if (cls.carveLeft === 0) {
+      cls.carve = first;
+      cls.carveLeft = cls.perPage;
+      return;
+    }
+    const words = this.i32Of(first);
+    for (let i = cls.perPage - 1; i >= 0; i--) {
+      const h = first + (i * cls.chunkSize) / ALIGN;
+      words[(h & OFFSET_MASK) * 2] = cls.free;
+      cls.free = h;
+      cls.freeCount++;
+    }
+  }
+
+  /** Frees the memory of page p (a large item's buffer or a detached page) and keeps its index for reuse. */
+  private dropMemory(page: number): void {
+    this.mallocedBytes -= this.bytes[page]?.length ?? 0;
+    this.pageClass[page] = LARGE;
     const empty = EMPTY_PAGE;
     this.bytes[page] = empty.bytes;
     this.buffers[page] = EMPTY_BUFFER;

@@ -16,6 +16,12 @@ export interface StatsSettings {
   readonly listen: string;
   readonly maxConnections: number;
   readonly idleTimeoutSeconds: number;
+  readonly evictions: boolean;
+  readonly casEnabled: boolean;
+  readonly flushEnabled: boolean;
+  readonly shutdownEnabled: boolean;
+  readonly protocol: 'auto' | 'ascii' | 'binary';
+  readonly maxReqsPerEvent: number;
 }
 
 /**
@@ -105,6 +111,9 @@ export function statsLines(conn: StatsSource, group: string, ntok: number): Stat
       ['evicted_unfetched', store.evictedUnfetched],
       ['evictions', store.evictions],
       ['reclaimed', store.reclaimed],
+      ['slabs_moved', store.pagesMoved],
+      ['slab_reassign_rescues', store.pageItemsRescued],
+      ['slab_reassign_evictions_nomem', store.pageItemsEvicted],
     ];
   }
   switch (group) {
@@ -119,9 +128,14 @@ export function statsLines(conn: StatsSource, group: string, ntok: number): Stat
         ['udpport', 0],
         ['inter', context.listen],
         ['verbosity', conn.settings.verbosity],
-        ['evictions', 'on'],
+        ['evictions', conn.settings.evictions ? 'on' : 'off'],
         ['num_threads', 1],
-        ['cas_enabled', 'yes'],
+        ['cas_enabled', conn.settings.casEnabled ? 'yes' : 'no'],
+        ['flush_enabled', conn.settings.flushEnabled ? 'yes' : 'no'],
+        ['shutdown_command', conn.settings.shutdownEnabled ? 'yes' : 'no'],
+        ['binding_protocol', conn.settings.protocol === 'auto' ? 'auto-negotiate' : conn.settings.protocol],
+        ['reqs_per_event', conn.settings.maxReqsPerEvent],
+        ['slab_reassign', 'yes'],
         ['auth_enabled_ascii', conn.settings.users === undefined ? 'no' : 'yes'],
         ['auth_enabled_sasl', conn.settings.users === undefined ? 'no' : 'yes'],
         ['item_size_max', cache.itemSizeMax],

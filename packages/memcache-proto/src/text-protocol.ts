@@ -1,6 +1,6 @@
 import { parseFlags, parseI32, parseU32, parseU64 } from './ascii-numbers.js';
 import { DeltaResult, StoreMode, type StoreResult } from './cache.js';
-import { byteAt, int32At } from './checked-index.js';
+import { byteAt, int32At, internalError } from './checked-index.js';
 import type { LruStore } from './lru-store.js';
 import { processMetaCommand } from './meta-protocol.js';
 import type { OutputBuffer } from './output-buffer.js';
@@ -22,7 +22,11 @@ const NOREPLY = Buffer.from('noreply');
  */
 export function processText(conn: Session, buf: Buffer, pos: number): number {
   const end = buf.length;
-  while (pos < end && !conn.closing && !conn.outputFull()) {
+  while (pos < end && conn.mayRun()) {
+    if (conn.pausedGet.active) {
+      pos = resumeGet(conn, buf, pos);
+      continue;
+    }
     const nl = buf.indexOf(10, pos);
     if (nl === -1) return pos;
     const lineEnd = nl > pos && buf[nl - 1] === 13 ? nl - 1 : nl;
@@ -99,9 +103,11 @@ function runLine(conn: Session, buf: Buffer, start: number, lineEnd: number, nex
       conn.reply('ERROR\r\n');
       return next;
     }
-    if (ntok === 2) getOne(conn, buf, int32At(t, 2), int32At(t, 3), short === CMD_GETS);
-    else runGet(conn, buf, int32At(t, 2), lineEnd, short === CMD_GETS, false, 0);
-    return next;
+    if (ntok === 2) {
+      getOne(conn, buf, int32At(t, 2), int32At(t, 3), short === CMD_GETS);
+      return next;
+    }
+    return runGet(conn, buf, int32At(t, 2), lineEnd, next, short === CMD_GETS, false, 0);
   }
   if (short === CMD_SET && (ntok === 5 || ntok === 6)) return runStore(conn, buf, ntok, StoreMode.SET, next);
   const cmd = buf.toString('latin1', int32At(t, 0), int32At(t, 1));
@@ -109,8 +115,7 @@ function runLine(conn: Session, buf: Buffer, start: number, lineEnd: number, nex
     case 'get':
     case 'gets':
       if (ntok < 2) break;
-      runGet(conn, buf, int32At(t, 2), lineEnd, cmd.length === 4, false, 0);
-      return next;
+      return runGet(conn, buf, int32At(t, 2), lineEnd, next, cmd.length === 4, false, 0);
     case 'gat':
     case 'gats': {
       if (ntok < 3) break;
@@ -119,8 +124,7 @@ function runLine(conn: Session, buf: Buffer, start: number, lineEnd: number, nex
         conn.reply('CLIENT_ERROR invalid exptime argument\r\n');
         return next;
       }
-      runGet(conn, buf, int32At(t, 4), lineEnd, cmd.length === 4, true, exptime);
-      return next;
+      return runGet(conn, buf, int32At(t, 4), lineEnd, next, cmd.length === 4, true, exptime);
     }
     case 'set':
       if (ntok !== 5 && ntok !== 6) break;
@@ -162,7 +166,14 @@ function runLine(conn: Session, buf: Buffer, start: number, lineEnd: number, nex
       return processMetaCommand(conn, buf, ntok, cmd, lineEnd, next);
     case 'flush_all':
       if (ntok > 3) break;
+      if (!conn.settings.flushEnabled) {
+        conn.reply('CLIENT_ERROR flush_all not allowed\r\n');
+        return next;
+      }
       runFlush(conn, buf, ntok);
+      return next;
+    case 'shutdown':
+      runShutdown(conn, buf, ntok);
       return next;
     case 'version':
       conn.reply(`VERSION ${conn.settings.version}\r\n`);
@@ -251,15 +262,22 @@ function authenticateText(conn: Session, buf: Buffer, start: number, lineEnd: nu
   return dataEnd;
 }
 
+/**
+ * get/gets/gat/gats with any number of keys. Returns the position after the line, or, when the
+ * reply reached the output batch mark with keys left, the position of the next key: the get is
+ * paused (conn.pausedGet) and resumes there once the batch is written, so one line naming a big
+ * value thousands of times queues at most a batch and a value before the output cap applies.
+ */
 function runGet(
   conn: Session,
   buf: Buffer,
   keysStart: number,
   lineEnd: number,
+  next: number,
   withCas: boolean,
   touch: boolean,
   exptime: number,
-): void {
+): number {
   // Validate every key first: memcached answers a bad key with only the error, no values.
   let i = keysStart;
   while (i < lineEnd) {
@@ -271,18 +289,54 @@ function runGet(
     i = keyEnd(buf, i, lineEnd);
     if (i - s > KEY_MAX_LENGTH) {
       conn.reply('CLIENT_ERROR bad command line format\r\n');
-      return;
+      return next;
     }
   }
+  const stop = getKeys(conn, buf, keysStart, lineEnd, withCas, touch, exptime);
+  if (stop === lineEnd) return next;
+  const paused = conn.pausedGet;
+  paused.active = true;
+  paused.withCas = withCas;
+  paused.touch = touch;
+  paused.exptime = exptime;
+  return stop;
+}
+
+/** Continues a paused get at pos (the start of its next key, inside its line). */
+function resumeGet(conn: Session, buf: Buffer, pos: number): number {
+  const paused = conn.pausedGet;
+  const nl = buf.indexOf(10, pos);
+  if (nl === -1) throw internalError(`a paused get at input position ${pos} has no line end`);
+  const lineEnd = nl > pos && buf[nl - 1] === 13 ? nl - 1 : nl;
+  const stop = getKeys(conn, buf, pos, lineEnd, paused.withCas, paused.touch, paused.exptime);
+  if (stop !== lineEnd) return stop;
+  paused.active = false;
+  return nl + 1;
+}
+
+/**
+ * Looks up the (validated) keys in [i, lineEnd) and queues their values, then END. Stops early,
+ * before END, when the output reaches the batch mark with keys left; returns where it stopped
+ * (lineEnd when every key was answered).
+ */
+function getKeys(
+  conn: Session,
+  buf: Buffer,
+  i: number,
+  lineEnd: number,
+  withCas: boolean,
+  touch: boolean,
+  exptime: number,
+): number {
   const cache = conn.cache;
   const out = conn.out;
   const now = conn.now();
-  i = keysStart;
   while (i < lineEnd) {
     if (buf[i] === 32) {
       i++;
       continue;
     }
+    if (conn.outputFull()) return i;
     const s = i;
     i = keyEnd(buf, i, lineEnd);
     const h = touch
@@ -291,6 +345,7 @@ function runGet(
     if (h !== NIL) writeValue(out, cache.store, h, withCas);
   }
   out.getEnd();
+  return lineEnd;
 }
 
 /** One `VALUE <key> <flags> <bytes>[ <cas>]` block of a get reply, key and value read from the item. */
@@ -458,6 +513,22 @@ function runFlush(conn: Session, buf: Buffer, ntok: number): void {
   }
   conn.cache.flushAll(delay, conn.now());
   conn.reply('OK\r\n');
+}
+
+/** `shutdown [graceful]`: only with -A, as memcached; the connection closes without a reply. */
+function runShutdown(conn: Session, buf: Buffer, ntok: number): void {
+  if (!conn.settings.shutdownEnabled) {
+    conn.reply('ERROR: shutdown not enabled\r\n');
+    return;
+  }
+  const t = conn.tokens;
+  const mode = ntok === 2 ? buf.toString('latin1', int32At(t, 2), int32At(t, 3)) : '';
+  if (ntok > 2 || (ntok === 2 && mode !== 'graceful')) {
+    conn.reply('CLIENT_ERROR invalid shutdown mode\r\n');
+    return;
+  }
+  conn.closeSilently('shutdown');
+  conn.settings.shutdown();
 }
 
 function runVerbosity(conn: Session, level: number): void {

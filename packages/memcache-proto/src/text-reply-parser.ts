@@ -85,6 +85,9 @@ export function addStatLine(stats: Record<string, string>, text: string): void {
  * and, when given, passed to onReply. Incomplete bytes are kept for the next chunk.
  * Bytes that are not protocol throw HP_MC_PROTOCOL (the connection should be dropped).
  */
+/** An unsigned decimal number (flags, cas). */
+const DIGITS = /^\d+$/;
+
 export class TextReplyParser {
   private pending: Buffer | undefined;
   private values: TextValue[] = [];
@@ -131,7 +134,15 @@ export class TextReplyParser {
       // VALUE <key> <flags> <bytes> [<cas>]
       const [, key, flags, sizeText, cas] = buf.toString('latin1', start, end).split(' ');
       const size = Number(sizeText);
-      if (key === undefined || sizeText === undefined || !Number.isInteger(size) || size < 0) {
+      if (
+        key === undefined ||
+        sizeText === undefined ||
+        !Number.isInteger(size) ||
+        size < 0 ||
+        flags === undefined ||
+        !DIGITS.test(flags) ||
+        (cas !== undefined && !DIGITS.test(cas))
+      ) {
         throw this.bad(buf, start, end);
       }
       const dataEnd = next + size + 2;

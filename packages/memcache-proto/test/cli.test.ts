@@ -50,6 +50,7 @@ describe('hotpath-memcached CLI', () => {
         idleTimeoutSeconds: 5,
         verbosity: 2,
       },
+      process: { daemon: false, pidFile: undefined, user: undefined },
     });
     expect(parseSize('-I', '512k')).toBe(524288);
     const open = parseCliArgs(['-l', '0.0.0.0']);

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
+import { fileURLToPath } from 'node:url';
 
 /** A free TCP port on 127.0.0.1 (bound once, then released). */
 export function freePort(): Promise<number> {
@@ -118,4 +119,29 @@ export function exchange(
 export function present<T>(value: T | undefined | null, what = 'value'): T {
   if (value === undefined || value === null) throw new Error(`expected ${what}, got ${String(value)}`);
   return value;
+}
+
+/** The built CLI (tests of the real server process run it). */
+export const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+
+/**
+ * Starts `hotpath-memcached <args>` and resolves once it prints where it listens: the process,
+ * the port (0 for a unix socket) and what it wrote to stderr so far. `children` collects it for cleanup.
+ */
+export async function startCli(
+  args: string[],
+  children: ChildProcess[],
+): Promise<{ child: ChildProcess; port: number; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  children.push(child);
+  let stderr = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stderr?.on('data', (d) => {
+      stderr += d;
+      const m = /listening on (?:\S+:(\d+)|unix socket )/.exec(stderr);
+      if (m) resolve(Number(m[1] ?? 0));
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
+  });
+  return { child, port, stderr };
 }

@@ -18,6 +18,12 @@ function source(): StatsSource & { cache: Cache; replies: string[]; reply(text: 
       listen: '127.0.0.1',
       maxConnections: 7,
       idleTimeoutSeconds: 30,
+      evictions: false,
+      casEnabled: true,
+      flushEnabled: false,
+      shutdownEnabled: true,
+      protocol: 'ascii',
+      maxReqsPerEvent: 20,
     },
     replies,
     reply: (text) => replies.push(text),
@@ -38,6 +44,12 @@ describe('stats report', () => {
       idle_timeout: 30,
       read_buf_max: 4096,
       write_buf_max: 8192,
+      evictions: 'off',
+      cas_enabled: 'yes',
+      flush_enabled: 'no',
+      shutdown_command: 'yes',
+      binding_protocol: 'ascii',
+      reqs_per_event: 20,
     });
   });
 

@@ -63,6 +63,18 @@ describe('TextReplyParser', () => {
       expect.objectContaining({ name: 'HotpathMcError', code: 'HP_MC_PROTOCOL' }),
     );
   });
+
+  // found by test/fuzz-properties.test.ts: a VALUE line whose cas (or flags) is not a number
+  // threw a bare SyntaxError from BigInt instead of HP_MC_PROTOCOL
+  it.each([
+    'VALUE bb 0 2 \u0000000000000\r\nxx\r\nEND\r\n',
+    'VALUE bb 0 2 12x\r\nxx\r\nEND\r\n',
+    'VALUE bb x 2\r\nxx\r\nEND\r\n',
+  ])('rejects a VALUE line with a bad cas or flags token with HP_MC_PROTOCOL: %j', (line) => {
+    expect(() => new TextReplyParser().push(Buffer.from(line, 'latin1'))).toThrow(
+      expect.objectContaining({ name: 'HotpathMcError', code: 'HP_MC_PROTOCOL' }),
+    );
+  });
 });
 
 describe('text encoders', () => {
