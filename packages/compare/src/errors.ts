@@ -18,6 +18,8 @@ export const ERROR_CODES = {
     'a process that a round or command started was still alive after SIGTERM, the grace period, SIGKILL and the wait after it',
   HP_COMPARE_RESULTS:
     'a results folder holds no results, results that do not have the expected shape, or shards that do not fit together',
+  HP_COMPARE_HISTORY:
+    'a drift history (file or branch) cannot be read, does not match its schema, or cannot be written',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -21,6 +21,7 @@ import { flagOf, SETTINGS, type SettingSpec } from '../settings/table.js';
 import { readShards, writeShard } from '../shard/file.js';
 import { parseShard } from '../shard/id.js';
 import { parseCommandLine, UsageError, usage } from './args.js';
+import { runDrift, runHistory } from './drift.js';
 
 function version(): string {
   const require = createRequire(import.meta.url);
@@ -63,6 +64,7 @@ export async function main(argv: string[], signal?: AbortSignal): Promise<number
     return 0;
   }
   if (parsed.command === 'report') return runReport(parsed);
+  if (parsed.command === 'history') return runHistory(parsed);
   const configPath = parsed.config ?? findConfig(process.cwd());
   const loaded = configPath ? await loadConfig(configPath) : undefined;
   const settings = resolveSettings({
@@ -93,6 +95,8 @@ export async function main(argv: string[], signal?: AbortSignal): Promise<number
     process.stderr.write(`files: ${dir}\n`);
     return 0;
   }
+
+  if (parsed.command === 'drift') return runDrift(parsed, settings, baseDir, ui, signal);
 
   const shard = await measure(settings, {
     signal,
