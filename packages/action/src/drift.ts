@@ -36,9 +36,7 @@ const DRIFT_EVENTS = ['push', 'schedule', 'workflow_dispatch'];
 
 /** The REST calls the drift issue needs (a subset of Octokit's). */
 export interface IssuesApi {
-  listOpen(
-    page: number,
-  ): Promise<
+  listOpen(page: number): Promise<
     {
       number: number;
       body?: string | null;

@@ -28,7 +28,10 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
       ['compare', '--base-start', 'node a.js'],
       /^hotpath: HP_COMPARE_INVALID_SETTING: baseStart and headStart go together/,
     ],
-    [['frobnicate'], /^hotpath: unknown command "frobnicate": expected compare, profile, report or schema/],
+    [
+      ['frobnicate'],
+      /^hotpath: unknown command "frobnicate": expected compare, profile, report, drift, history or schema/,
+    ],
     [
       ['compare', '--config', 'nope.json'],
       /^hotpath: HP_COMPARE_CONFIG: config file "nope.json" does not exist\n$/,

@@ -91,13 +91,19 @@ function trendOf(
   }));
   // Index 0 is the reference itself: head = reference is a change of exactly zero, given the
   // precision of the series' best point, so a step at the first commit after the tag is found too.
-  const floor = Math.min(...rows.map(({ m }) => m.se).filter((se) => se > 0), Number.POSITIVE_INFINITY);
+  // A standard error estimated from few pairs is itself uncertain: the standardised change is
+  // Student's t, whose variance is df / (df − 2); the method weighs points by that wider spread.
+  const spread = (pairs: number) => (pairs - 1 > 2 ? Math.sqrt((pairs - 1) / (pairs - 3)) : 3);
+  const own = rows.map(({ m }) => m.se * spread(m.pairs));
+  const floor = Math.min(...own.filter((se) => se > 0), Number.POSITIVE_INFINITY);
   const values = [
     { value: 0, se: Number.isFinite(floor) ? floor : 0 },
-    ...rows.map(({ m }) => ({ value: analysisValue(m.metric, m.change), se: m.se })),
+    ...rows.map(({ m }, i) => ({ value: analysisValue(m.metric, m.change), se: own[i] ?? m.se })),
   ];
   const commitAt = (i: number) => (i <= 0 ? series.reference.sha : (rows[i - 1]?.point.commit ?? ''));
-  const result = rows.length ? findChangePoints(values, options) : { changePoints: [], segments: [] };
+  const result = rows.length
+    ? findChangePoints(values, options)
+    : { changePoints: [], segments: [], inflation: 1 };
   const steps: DriftStep[] = result.changePoints.map((c) => ({
     after: commitAt(c.first - 1),
     upTo: commitAt(c.last),
@@ -108,7 +114,25 @@ function trendOf(
     change: fromAnalysis(metric.metric, s.level),
     ci: [fromAnalysis(metric.metric, s.ci[0]), fromAnalysis(metric.metric, s.ci[1])] as [number, number],
   });
-  const last = result.segments.at(-1);
+  const segmentEnd = result.segments.at(-1);
+  // The level now: the last segment's points, without the reference's own zero.
+  let last: { start: number; level: number; ci: [number, number] } | undefined;
+  if (segmentEnd) {
+    let w = 0;
+    let sum = 0;
+    for (let i = Math.max(1, segmentEnd.start); i < segmentEnd.end; i++) {
+      const v = values[i];
+      if (!v || !(v.se > 0)) continue;
+      const weight = 1 / (v.se * v.se * result.inflation);
+      w += weight;
+      sum += weight * v.value;
+    }
+    if (w > 0) {
+      const level = sum / w;
+      const half = 1.959963984540054 / Math.sqrt(w);
+      last = { start: segmentEnd.start, level, ci: [level - half, level + half] };
+    }
+  }
   let current: MetricTrend['current'];
   let exceeded = false;
   if (last && rows.length) {

@@ -17,7 +17,7 @@ const sha = z.string().regex(/^[0-9a-f]{40,64}$/, 'expected a full commit sha');
 const finite = z.number().finite();
 
 const metricPoint = z.object({
-  metric: z.string().regex(/^[A-Za-z]{1,40}$/),
+  metric: z.string().regex(/^[A-Za-z][A-Za-z0-9]{0,39}$/),
   better: z.enum(['higher', 'lower']),
   /** Relative change head vs reference (errorRate: absolute change of the rate). */
   change: finite,
@@ -113,7 +113,12 @@ export function parseHistory(text: string, name: string): History {
   return parsed.data;
 }
 
-export const historyText = (history: History): string => `${JSON.stringify(history, null, 1)}\n`;
+/** The history as written: checked against the schema first, so nothing unreadable is written. */
+export function historyText(history: History): string {
+  const text = `${JSON.stringify(history, null, 1)}\n`;
+  parseHistory(text, 'the history about to be written');
+  return text;
+}
 
 const byDate = (a: HistoryPoint, b: HistoryPoint) =>
   a.date < b.date ? -1 : a.date > b.date ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;

@@ -1,0 +1,126 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { analyseSeries } from '../src/drift/analysis.js';
+import {
+  appendPoint,
+  currentSeries,
+  emptyHistory,
+  type History,
+  parseHistory,
+} from '../src/drift/history.js';
+import { driftIssueMarker, issueAction, renderDriftIssue } from '../src/drift/issue.js';
+import { renderTrendMarkdown, renderTrendTerminal } from '../src/drift/trend.js';
+import { point, sha, v140 } from './helpers/history.js';
+
+const recorded = (name: string): History =>
+  parseHistory(readFileSync(new URL(`./fixtures/drift/${name}`, import.meta.url), 'utf8'), name);
+
+/** A history whose points follow `changes` (cpuPerRequest, ±3 % intervals). */
+function historyOf(changes: readonly number[]): History {
+  let h = emptyHistory();
+  changes.forEach((c, i) => {
+    h = appendPoint(h, v140, point(i + 1, c));
+  });
+  return h;
+}
+
+describe('the drift issue on a recorded staircase (bench/drift.mjs, 12 real drift runs)', () => {
+  const history = recorded('staircase.json');
+  const series = currentSeries(history);
+  if (!series) throw new Error('the fixture has no series');
+
+  it('is raised once the drift passes the threshold, and not before', () => {
+    const raisedAt: number[] = [];
+    for (let n = 1; n <= series.points.length; n++) {
+      const analysis = analyseSeries({ ...series, points: series.points.slice(0, n) });
+      if (issueAction(analysis, false) === 'create') raisedAt.push(n);
+    }
+    expect(raisedAt.length).toBeGreaterThan(0);
+    // commits 1–3 are 3 % slower than the reference: below the 5 % threshold
+    expect(Math.min(...raisedAt)).toBeGreaterThanOrEqual(4);
+    expect(raisedAt).toContain(series.points.length);
+  });
+
+  it('names how much, since when and the steps, as commit ranges', () => {
+    const analysis = analyseSeries(series);
+    const cpu = analysis.trends.find((t) => t.metric === 'cpuPerRequest');
+    expect(cpu?.exceeded).toBe(true);
+    expect(cpu?.steps.length).toBeGreaterThanOrEqual(2);
+    const { title, body } = renderDriftIssue(analysis);
+    expect(title).toMatch(/^hotpath: .* drifted \+\d+\.\d % since v1\.0\.0$/);
+    expect(body.split('\n')[0]).toBe(driftIssueMarker());
+    expect(body).toMatch(/CPU per request \| \+\d+\.\d % \[/);
+    expect(body).toMatch(/in (the reference|[0-9a-f]{7})\.\.[0-9a-f]{7}/);
+  });
+});
+
+describe('issueAction', () => {
+  const flat = analyseSeries(
+    currentSeries(historyOf(new Array(12).fill(0.004))) ?? { reference: v140, points: [] },
+  );
+  const drifted = analyseSeries(
+    currentSeries(historyOf([0.01, 0.0, 0.02, 0.09, 0.1, 0.11, 0.1, 0.1])) ?? { reference: v140, points: [] },
+  );
+
+  it('opens one issue when the drift exceeds the threshold, and updates the open one after', () => {
+    expect(drifted.exceeded.map((t) => t.metric)).toEqual(['cpuPerRequest']);
+    expect(issueAction(drifted, false)).toBe('create');
+    expect(issueAction(drifted, true)).toBe('update');
+  });
+
+  it('closes the open issue when the drift is back within the threshold, and does nothing without one', () => {
+    expect(flat.exceeded).toEqual([]);
+    expect(issueAction(flat, true)).toBe('close');
+    expect(issueAction(flat, false)).toBe('none');
+    expect(renderDriftIssue(flat).body).toMatch(/back within 5 % of v1\.4\.0/);
+  });
+
+  it('does not raise on an improvement, however large', () => {
+    const faster = analyseSeries(
+      currentSeries(historyOf(new Array(8).fill(-0.2))) ?? { reference: v140, points: [] },
+    );
+    expect(faster.exceeded).toEqual([]);
+  });
+
+  it('keeps hostile names from the repository inert in the issue and the summary', () => {
+    let h = emptyHistory();
+    const hostile = { ref: '@team <img src=x> [x](https://evil.example)', sha: sha(7) };
+    for (let i = 1; i <= 6; i++) {
+      const p = point(i, 0.15);
+      const scenario = p.scenarios[0];
+      if (!scenario) throw new Error('no scenario');
+      scenario.name = '<script>alert(1)</script> @org/team';
+      scenario.functions = [
+        { name: '`x` | @someone ![i](https://e.example/p.png)', file: 'src/a.js', line: 3, delta: 0.1 },
+      ];
+      h = appendPoint(h, hostile, p);
+    }
+    const analysis = analyseSeries(currentSeries(h) ?? { reference: hostile, points: [] });
+    const { title, body } = renderDriftIssue(analysis);
+    const summary = renderTrendMarkdown(analysis, h);
+    for (const text of [title, body, summary]) {
+      expect(text).not.toMatch(/<script|<img|\]\(https:\/\/evil/);
+      expect(text).not.toMatch(/(^|[^\u200b])@(team|org|someone)/);
+    }
+    expect(title).toMatch(/^[\w .:+%/−-]+$/);
+    expect(body).toContain('`` `x` \\| @someone ![i](https://e.example/p.png) ``');
+    expect(renderTrendTerminal(analysis, h)).not.toMatch(/\u001b/);
+  });
+});
+
+describe('the trend', () => {
+  it('draws a mermaid chart of change with its interval band over commits, and lists the steps', () => {
+    const h = historyOf([0.0, 0.01, 0.0, 0.1, 0.11, 0.1, 0.1]);
+    const analysis = analyseSeries(currentSeries(h) ?? { reference: v140, points: [] });
+    const md = renderTrendMarkdown(analysis, h);
+    expect(md).toContain('```mermaid\nxychart-beta');
+    expect(md).toMatch(/x-axis \["[0-9a-f]{7}"(, "[0-9a-f]{7}"){6}\]/);
+    expect(md.match(/^ {2}line \[/gm)).toHaveLength(3);
+    expect(md).toMatch(
+      /\| CPU per request \| \+\d+\.\d % \[.*\*\*beyond threshold\*\* \| \+\d+\.\d % .* in [0-9a-f]{7}\.\.[0-9a-f]{7} \|/,
+    );
+    const text = renderTrendTerminal(analysis, h);
+    expect(text).toMatch(/CPU per request +[▁▂▃▄▅▆▇█]{7} +now \+/);
+    expect(text).toContain('BEYOND THRESHOLD');
+  });
+});
