@@ -29,13 +29,13 @@ function seriesOf(history: History, reference: string | undefined, file: string)
   return series;
 }
 
-function print(history: History, parsed: ParsedCommandLine, file: string, threshold?: number): number {
+function print(history: History, parsed: ParsedCommandLine, file: string, threshold?: number) {
   const series = seriesOf(history, parsed.command === 'history' ? parsed.reference : undefined, file);
   const analysis = analyseSeries(series, threshold === undefined ? {} : { threshold });
   if (parsed.markdown) writeFileSync(resolve(parsed.markdown), renderTrendMarkdown(analysis, history));
   if (parsed.json) process.stdout.write(`${JSON.stringify(analysis, null, 2)}\n`);
   else process.stdout.write(renderTrendTerminal(analysis, history));
-  return 0;
+  return analysis;
 }
 
 /** `hotpath history FILE`: the trend of the newest series (or --reference's). */
@@ -46,7 +46,8 @@ export function runHistory(parsed: ParsedCommandLine): number {
     throw new UsageError(
       `--threshold ${JSON.stringify(parsed.overrides.threshold)}: expected a percent >= 0`,
     );
-  return print(readHistoryFile(resolve(file)), parsed, file, threshold);
+  print(readHistoryFile(resolve(file)), parsed, file, threshold);
+  return 0;
 }
 
 /** `hotpath drift --reference REF --history FILE`: one drift run, appended, and the trend. */
@@ -57,6 +58,8 @@ export async function runDrift(
   ui: { log: (line: string) => void; done: () => void },
   signal?: AbortSignal,
 ): Promise<number> {
+  if ('base' in parsed.overrides)
+    throw new UsageError('hotpath drift compares against --reference; --base does not apply (see --help)');
   const file = resolve(parsed.history ?? '');
   // Read first: a history that cannot be read fails before minutes of measuring.
   readHistoryFile(file);
@@ -71,5 +74,6 @@ export async function runDrift(
   const history = appendPoint(readHistoryFile(file), run.reference, run.point);
   writeHistoryFile(file, history);
   process.stderr.write(`report: ${files.dir}\nhistory: ${file}\n`);
-  return print(history, parsed, file);
+  const analysis = print(history, parsed, file);
+  return analysis.exceeded.length > 0 && settings.failOnRegression ? 1 : 0;
 }

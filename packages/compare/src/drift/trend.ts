@@ -41,8 +41,8 @@ export function leadTrend(analysis: DriftAnalysis, scenario: string): MetricTren
 
 function chart(analysis: DriftAnalysis, t: MetricTrend): string[] {
   const points = t.points.slice(-CHART_POINTS);
-  const pct = (x: number) => (t.metric === 'errorRate' ? x * 100 : x * 100);
-  const finite = (x: number) => (Number.isFinite(x) ? Number(pct(x).toFixed(2)) : 0);
+  // percent (errorRate: percentage points); an interval without bounds is drawn at zero
+  const finite = (x: number) => (Number.isFinite(x) ? Number((x * 100).toFixed(2)) : 0);
   const lows = points.map((p) => finite(p.ci[0]));
   const highs = points.map((p) => finite(p.ci[1]));
   const changes = points.map((p) => finite(p.change));
