@@ -3,6 +3,7 @@
 //
 //   node bench/drift.mjs [--runs N] [--commits 12] [--aa] [--rounds N] [--duration S] [--save FILE]
 //   node bench/drift.mjs --simulate [--runs 1000] [--half 3] [--intervals HISTORY.json]
+//   node bench/drift.mjs --replay HISTORY.json [--aa]
 //
 // Real mode: a temp git repository whose first commit is tagged v1.0.0 (the reference), then
 // `--commits` commits; with the staircase (default) the handler costs 3 % more CPU (of the
@@ -12,6 +13,9 @@
 // analysed after every run as the Action does, and the drift issue "appears" at the first commit
 // where issueAction says create. Scored from the final history: a step counts as named when a
 // change point's commit range contains it and spans at most three commits.
+//
+// --replay: a recorded history (e.g. one --save wrote) analysed after each of its points, as the
+// Action would have after each run — with the analysis of this build.
 //
 // --simulate: the same staircase (and an A/A series) drawn many times from normal noise with
 // per-point standard errors either from a recorded history's intervals (--intervals) or from
@@ -36,6 +40,7 @@ const { values } = parseArgs({
     commits: { type: 'string', default: '12' },
     aa: { type: 'boolean', default: false },
     simulate: { type: 'boolean', default: false },
+    replay: { type: 'string' },
     half: { type: 'string', default: '3' },
     intervals: { type: 'string' },
     work: { type: 'string', default: '400000' },
@@ -72,6 +77,33 @@ function summarise(label, results) {
   console.log(
     `${label}: ${n} runs; >= 3 of 4 steps named: ${count((r) => r.named >= 3)}/${n}; mean steps named ${(results.reduce((s, r) => s + r.named, 0) / n).toFixed(2)}; issue raised: ${count((r) => r.issueAt !== undefined)}/${n}; issue before the drift passed the threshold: ${count((r) => r.issueAt !== undefined && r.issueAt < 4)}/${n}; change points that name no step: ${results.reduce((s, r) => s + r.spurious, 0)}`,
   );
+}
+
+if (values.replay) {
+  const history = parseHistory(readFileSync(values.replay, 'utf8'), values.replay);
+  const series = currentSeries(history);
+  if (!series) throw new Error(`${values.replay} holds no points`);
+  const shas = [series.reference.sha, ...series.points.map((p) => p.commit)];
+  let open = false;
+  let issueAt;
+  for (let n = 1; n <= series.points.length; n++) {
+    const analysis = analyseSeries({ ...series, points: series.points.slice(0, n) });
+    const action = issueAction(analysis, open);
+    if (action === 'create' && issueAt === undefined) issueAt = n;
+    if (action === 'create' || action === 'update') open = true;
+    if (action === 'close') open = false;
+    const trend = analysis.trends.find((t) => t.metric === values.metric);
+    const m = series.points[n - 1]?.scenarios[0]?.metrics.find((x) => x.metric === values.metric);
+    console.log(
+      `commit ${n} (true drift ${(levelAt(n, values.aa) * 100).toFixed(0)} %): ${values.metric} ${m ? `${(m.change * 100).toFixed(1)} % [${(m.ci[0] * 100).toFixed(1)}, ${(m.ci[1] * 100).toFixed(1)}]` : 'n/a'}; level now ${trend?.current ? `${(trend.current.change * 100).toFixed(1)} % [${(trend.current.ci[0] * 100).toFixed(1)}, ${(trend.current.ci[1] * 100).toFixed(1)}]` : 'n/a'}; steps ${trend?.steps.map((s) => `${shas.indexOf(s.after)}..${shas.indexOf(s.upTo)}`).join(' ') || 'none'}; exceeded: ${analysis.exceeded.map((t) => t.metric).join(', ') || 'none'}; issue ${action}`,
+    );
+  }
+  const trend = analyseSeries(series).trends.find((t) => t.metric === values.metric);
+  const named = values.aa || !trend ? 0 : namedSteps(trend, shas).length;
+  summarise(`replayed ${values.replay}`, [
+    { named, issueAt, spurious: Math.max(0, (trend?.steps.length ?? 0) - named) },
+  ]);
+  process.exit(0);
 }
 
 if (values.simulate) {

@@ -29,16 +29,35 @@ describe('the drift issue on a recorded staircase (bench/drift.mjs, 12 real drif
   const series = currentSeries(history);
   if (!series) throw new Error('the fixture has no series');
 
-  it('is raised once the drift passes the threshold, and not before', () => {
-    const raisedAt: number[] = [];
+  it('is opened once, when the measured level passes the threshold, and stays open (no flapping) to the end', () => {
+    // Recorded on a busy 2-core machine: single-run intervals of ±4–12 %; the level after
+    // commit 2 measured +5.4 % [+2.5, +8.3] (the true drift was 3 %), so the issue opens there.
+    const actions: string[] = [];
+    let open = false;
     for (let n = 1; n <= series.points.length; n++) {
-      const analysis = analyseSeries({ ...series, points: series.points.slice(0, n) });
-      if (issueAction(analysis, false) === 'create') raisedAt.push(n);
+      const action = issueAction(analyseSeries({ ...series, points: series.points.slice(0, n) }), open);
+      actions.push(action);
+      if (action === 'create' || action === 'update') open = true;
+      if (action === 'close') open = false;
     }
-    expect(raisedAt.length).toBeGreaterThan(0);
-    // commits 1–3 are 3 % slower than the reference: below the 5 % threshold
-    expect(Math.min(...raisedAt)).toBeGreaterThanOrEqual(4);
-    expect(raisedAt).toContain(series.points.length);
+    expect(actions.filter((a) => a === 'create')).toHaveLength(1);
+    expect(actions).not.toContain('close');
+    expect(actions.at(-1)).toBe('update');
+    // never before the measured level passed the threshold
+    const first = actions.indexOf('create') + 1;
+    const before = analyseSeries({ ...series, points: series.points.slice(0, first - 1) });
+    expect(before.exceeded).toEqual([]);
+  });
+
+  it('names the steps it found as commit ranges that contain the true steps (commits 1 and 7 here)', () => {
+    const cpu = analyseSeries(series).trends.find((t) => t.metric === 'cpuPerRequest');
+    const shas = [series.reference.sha, ...series.points.map((p) => p.commit)];
+    const ranges = (cpu?.steps ?? []).map((s) => [shas.indexOf(s.after), shas.indexOf(s.upTo)]);
+    expect(ranges.some(([after = -1, upTo = -1]) => after < 1 && upTo >= 1 && upTo - after <= 3)).toBe(true);
+    expect(ranges.some(([after = -1, upTo = -1]) => after < 7 && upTo >= 7 && upTo - after <= 3)).toBe(true);
+    // and none that contains no true step (1, 4, 7, 10)
+    for (const [after = -1, upTo = -1] of ranges)
+      expect([1, 4, 7, 10].some((s) => after < s && s <= upTo)).toBe(true);
   });
 
   it('names how much, since when and the steps, as commit ranges', () => {
@@ -99,8 +118,11 @@ describe('issueAction', () => {
     const { title, body } = renderDriftIssue(analysis);
     const summary = renderTrendMarkdown(analysis, h);
     for (const text of [title, body, summary]) {
-      expect(text).not.toMatch(/<script|<img|\]\(https:\/\/evil/);
-      expect(text).not.toMatch(/(^|[^\u200b])@(team|org|someone)/);
+      // markup only ever escaped: no unescaped tag, no link
+      expect(text).not.toMatch(/(^|[^\\])<(script|img)/);
+      expect(text).not.toMatch(/(^|[^\\])\]\(https?:\/\/evil/);
+      // no mention outside a code span (inside one, nothing is a mention)
+      expect(text.replace(/``.*?``/g, '')).not.toMatch(/(^|[^\u200b])@(team|org|someone)/);
     }
     expect(title).toMatch(/^[\w .:+%/−-]+$/);
     expect(body).toContain('`` `x` \\| @someone ![i](https://e.example/p.png) ``');
@@ -122,5 +144,20 @@ describe('the trend', () => {
     const text = renderTrendTerminal(analysis, h);
     expect(text).toMatch(/CPU per request +[▁▂▃▄▅▆▇█]{7} +now \+/);
     expect(text).toContain('BEYOND THRESHOLD');
+  });
+});
+
+describe('issueAction near the threshold', () => {
+  it('keeps the open issue (updated, not closed) while the level is not clearly within the threshold', () => {
+    // at about the threshold with wide intervals: neither beyond nor clearly within
+    const hovering = analyseSeries(
+      currentSeries(historyOf([0.045, 0.05, 0.04])) ?? { reference: v140, points: [] },
+    );
+    expect(hovering.exceeded).toEqual([]);
+    expect(issueAction(hovering, true)).toBe('update');
+    expect(issueAction(hovering, false)).toBe('none');
+    const { title, body } = renderDriftIssue(hovering);
+    expect(title).toMatch(/^hotpath: drift near 5 % since v1\.4\.0$/);
+    expect(body).toMatch(/stays open until every interval is within the threshold/);
   });
 });

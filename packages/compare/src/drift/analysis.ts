@@ -1,6 +1,8 @@
 // A drift series, analysed: per scenario and metric the points, the steps the change-point method
 // found (as commit ranges), the current level against the reference, and whether the drift
 // exceeds the threshold in the worse direction. Pure.
+
+import { tQuantile } from '../report/statistics.js';
 import { type ChangePointOptions, findChangePoints } from './change-points.js';
 import type { GrownFunction, HistoryPoint, HistorySeries, MetricPoint } from './history.js';
 import { analysisValue } from './point.js';
@@ -36,10 +38,15 @@ export interface MetricTrend {
   inVerdict: boolean;
   points: TrendPoint[];
   steps: DriftStep[];
-  /** The level of the last segment (what the series says now), with a 95 % interval. */
+  /**
+   * The level of the last segment (what the series says now), with its interval at level
+   * 1 − 0.05 / (in-verdict metrics × scenarios).
+   */
   current?: { change: number; ci: [number, number]; since: string };
   /** The drift is beyond the threshold in the worse direction, and its interval excludes zero. */
   exceeded: boolean;
+  /** The whole interval of the level is within the threshold (what closes the drift issue). */
+  within: boolean;
 }
 
 export interface DriftAnalysis {
@@ -74,6 +81,7 @@ function trendOf(
   metric: MetricPoint,
   threshold: number,
   options: ChangePointOptions,
+  z: number,
 ): MetricTrend {
   const rows: { point: HistoryPoint; m: MetricPoint }[] = [];
   for (const point of series.points) {
@@ -129,15 +137,17 @@ function trendOf(
     }
     if (w > 0) {
       const level = sum / w;
-      const half = 1.959963984540054 / Math.sqrt(w);
+      const half = z / Math.sqrt(w);
       last = { start: segmentEnd.start, level, ci: [level - half, level + half] };
     }
   }
   let current: MetricTrend['current'];
   let exceeded = false;
+  let within = rows.length === 0;
   if (last && rows.length) {
     const level = toRelative(last);
     exceeded = worseBeyond(metric.metric, metric.better, level.change, threshold) && excludesZero(level.ci);
+    within = !level.ci.some((bound) => worseBeyond(metric.metric, metric.better, bound, threshold));
     // Since when: the earliest of the trailing segments that are all beyond the threshold.
     let since = last.start;
     for (let i = result.segments.length - 2; i >= 0 && exceeded; i--) {
@@ -156,6 +166,7 @@ function trendOf(
     steps,
     current,
     exceeded: exceeded && metric.inVerdict,
+    within: within || !metric.inVerdict,
   };
 }
 
@@ -169,8 +180,15 @@ export function analyseSeries(
 ): DriftAnalysis {
   const latest = series.points.at(-1);
   const threshold = options.threshold ?? latest?.threshold ?? 5;
+  // The levels of every in-verdict metric of every scenario are one family of tests, as in a
+  // pull request's verdict: each level's interval is at 1 − 0.05 / tests (Bonferroni).
+  const tests = Math.max(
+    1,
+    (latest?.scenarios ?? []).reduce((n, s) => n + s.metrics.filter((m) => m.inVerdict).length, 0),
+  );
+  const z = tQuantile(1 - 0.025 / tests, 1e6);
   const trends = (latest?.scenarios ?? []).flatMap((s) =>
-    s.metrics.map((m) => trendOf(series, s.name, m, threshold, options)),
+    s.metrics.map((m) => trendOf(series, s.name, m, threshold, options, z)),
   );
   const worse = (t: MetricTrend) => {
     const c = t.current?.change ?? 0;

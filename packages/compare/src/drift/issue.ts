@@ -19,11 +19,17 @@ export type IssueAction = 'create' | 'update' | 'close' | 'none';
 
 /**
  * What to do with the issue: open one (or update the open one) while the drift exceeds the
- * threshold; when it no longer does, update the open one to say so and close it.
+ * threshold. Once it no longer does, the open issue is closed only when every metric's interval
+ * lies within the threshold — a level hovering at the threshold keeps it open (and updated)
+ * instead of closing and reopening it run after run.
  */
-export function issueAction(analysis: Pick<DriftAnalysis, 'exceeded'>, hasOpenIssue: boolean): IssueAction {
+export function issueAction(
+  analysis: Pick<DriftAnalysis, 'exceeded' | 'trends'>,
+  hasOpenIssue: boolean,
+): IssueAction {
   if (analysis.exceeded.length > 0) return hasOpenIssue ? 'update' : 'create';
-  return hasOpenIssue ? 'close' : 'none';
+  if (!hasOpenIssue) return 'none';
+  return analysis.trends.every((t) => t.within) ? 'close' : 'update';
 }
 
 const label = (metric: string) => METRICS.find((m) => m.metric === metric)?.label ?? metric;
@@ -43,6 +49,22 @@ export function renderDriftIssue(
     options.runUrl && /^https:\/\/[\w.-]+(:\d+)?\/[\w./-]+$/.test(options.runUrl)
       ? ` ([drift run](${options.runUrl}))`
       : '';
+  const unsure = analysis.trends.filter((t) => !t.within && t.current);
+  if (!worst?.current && unsure.length > 0) {
+    return {
+      title: `hotpath: drift near ${analysis.threshold} % since ${titleSafe(ref.ref)}`,
+      body: [
+        marker,
+        `The drift since ${escapeText(ref.ref, 100)} (\`${short(ref.sha)}\`) is no longer clearly beyond ${analysis.threshold} %, but not clearly within it either${analysis.latest ? ` as of \`${short(analysis.latest.commit)}\`` : ''}${runLink}; this issue stays open until every interval is within the threshold.`,
+        '',
+        ...unsure.map(
+          (t) =>
+            `- ${escapeText(t.scenario, 100)} ${label(t.metric)}: ${t.current ? `${formatChange(as(t.metric), t.current.change)} ${formatInterval(as(t.metric), t.current.ci)}` : ''}`,
+        ),
+        '',
+      ].join('\n'),
+    };
+  }
   if (!worst?.current) {
     return {
       title: `hotpath: no drift beyond ${analysis.threshold} % since ${titleSafe(ref.ref)}`,
