@@ -73,6 +73,32 @@ describe('the drift issue on a recorded staircase (bench/drift.mjs, 12 real drif
   });
 });
 
+describe('the drift issue on a recorded A/A history (bench/drift.mjs --aa, 12 real drift runs, 2 s windows)', () => {
+  const series = currentSeries(recorded('aa.json'));
+  if (!series) throw new Error('the fixture has no series');
+
+  it('finds no step in any metric after any of the 12 runs', () => {
+    for (let n = 1; n <= series.points.length; n++) {
+      const analysis = analyseSeries({ ...series, points: series.points.slice(0, n) });
+      expect(analysis.trends.filter((t) => t.inVerdict).flatMap((t) => t.steps)).toEqual([]);
+    }
+  });
+
+  it('keeps CPU per request, requests/s and p50 within the threshold; p99 alone drifted (a recorded false alarm)', () => {
+    // What this recording shows, kept as a known limitation: head's p99 of 2-s windows was
+    // higher in most runs (+71, +29, … +86 %), and pooled over runs 1–9 its level passed
+    // 5 % with an interval above zero (+22 % [+3, +46] after run 12). Every run measures base
+    // first in each pair; an order effect on the tail is the likely cause, not the analysis.
+    for (let n = 1; n <= series.points.length; n++) {
+      const analysis = analyseSeries({ ...series, points: series.points.slice(0, n) });
+      expect(analysis.exceeded.map((t) => t.metric).filter((m) => m !== 'p99')).toEqual([]);
+    }
+    const cpu = analyseSeries(series).trends.find((t) => t.metric === 'cpuPerRequest');
+    expect(cpu?.within).toBe(true);
+    expect(Math.abs(cpu?.current?.change ?? 1)).toBeLessThan(0.01);
+  });
+});
+
 describe('issueAction', () => {
   const flat = analyseSeries(
     currentSeries(historyOf(new Array(12).fill(0.004))) ?? { reference: v140, points: [] },
