@@ -66,7 +66,9 @@ describe('the drift issue on a recorded staircase (bench/drift.mjs, 12 real drif
     expect(cpu?.exceeded).toBe(true);
     expect(cpu?.steps.length).toBeGreaterThanOrEqual(2);
     const { title, body } = renderDriftIssue(analysis);
-    expect(title).toMatch(/^hotpath: .* drifted \+\d+\.\d % since v1\.0\.0$/);
+    // the surest drift leads (CPU per request: its interval is the narrowest), not the largest
+    expect(analysis.exceeded[0]?.metric).toBe('cpuPerRequest');
+    expect(title).toMatch(/^hotpath: CPU per request drifted \+\d+\.\d % since v1\.0\.0$/);
     expect(body.split('\n')[0]).toBe(driftIssueMarker());
     expect(body).toMatch(/CPU per request \| \+\d+\.\d % \[/);
     expect(body).toMatch(/in (the reference|[0-9a-f]{7})\.\.[0-9a-f]{7}/);

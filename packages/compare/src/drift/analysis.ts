@@ -54,7 +54,7 @@ export interface DriftAnalysis {
   /** Threshold used (percent). */
   threshold: number;
   trends: MetricTrend[];
-  /** The in-verdict trends that exceed the threshold, worst first. */
+  /** The in-verdict trends that exceed the threshold, the surest first (interval bound nearest zero). */
   exceeded: MetricTrend[];
   /** The latest point (its commit and grown functions). */
   latest?: HistoryPoint;
@@ -190,15 +190,16 @@ export function analyseSeries(
   const trends = (latest?.scenarios ?? []).flatMap((s) =>
     s.metrics.map((m) => trendOf(series, s.name, m, threshold, options, z)),
   );
-  const worse = (t: MetricTrend) => {
-    const c = t.current?.change ?? 0;
-    return t.better === 'higher' ? -c : c;
+  // Worst first by what is certain: the bound of the interval nearest to zero, in the worse direction.
+  const surely = (t: MetricTrend) => {
+    const ci = t.current?.ci ?? [0, 0];
+    return t.better === 'higher' ? -ci[1] : ci[0];
   };
   return {
     reference: series.reference,
     threshold,
     trends,
-    exceeded: trends.filter((t) => t.exceeded).sort((a, b) => worse(b) - worse(a)),
+    exceeded: trends.filter((t) => t.exceeded).sort((a, b) => surely(b) - surely(a)),
     latest,
   };
 }
