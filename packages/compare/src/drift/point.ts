@@ -15,13 +15,14 @@ type VerdictExtras = { outcome?: unknown; detectable?: unknown };
 
 const OUTCOMES = ['regressed', 'unchanged', 'improved', 'inconclusive'] as const;
 
-function metricPoint(m: MetricVerdict, alpha: number): MetricPoint | undefined {
+function metricPoint(m: MetricVerdict, alpha: number, scenarioPairs: number): MetricPoint | undefined {
+  const pairs = Number.isInteger(m.pairs) ? m.pairs : scenarioPairs;
   if (!Number.isFinite(m.change) || !Number.isFinite(m.ci[0]) || !Number.isFinite(m.ci[1])) return undefined;
   if (m.metric !== 'errorRate' && (m.ci[0] <= -1 || m.change <= -1)) return undefined;
-  if (m.pairs < 2) return undefined;
+  if (!(pairs >= 2)) return undefined;
   const lo = analysisValue(m.metric, m.ci[0]);
   const hi = analysisValue(m.metric, m.ci[1]);
-  const se = (hi - lo) / 2 / tQuantile(1 - alpha / 2, m.pairs - 1);
+  const se = (hi - lo) / 2 / tQuantile(1 - alpha / 2, pairs - 1);
   if (!Number.isFinite(se)) return undefined;
   const extras = m as MetricVerdict & VerdictExtras;
   const outcome = OUTCOMES.find((o) => o === extras.outcome);
@@ -35,7 +36,7 @@ function metricPoint(m: MetricVerdict, alpha: number): MetricPoint | undefined {
     change: m.change,
     ci: [m.ci[0], m.ci[1]],
     se,
-    pairs: m.pairs,
+    pairs,
     ...(detectable === undefined ? {} : { detectable }),
     ...(outcome ? { outcome } : {}),
     inVerdict: m.inVerdict,
@@ -49,7 +50,9 @@ export function pointFromReport(report: Report, options: { date?: Date; id?: str
   const commit = report.sides.head.sha;
   if (!commit)
     throw new TypeError('a drift point needs the head commit (the report of a comparison of git refs)');
-  const alpha = report.statistics.alpha;
+  // The level the report's intervals were made at (Bonferroni over its tests).
+  const tests = Math.max(1, report.settings.metrics.length * report.scenarios.length);
+  const alpha = Number.isFinite(report.statistics?.alpha) ? report.statistics.alpha : 0.05 / tests;
   return {
     id: options.id ?? randomUUID(),
     commit,
@@ -57,7 +60,7 @@ export function pointFromReport(report: Report, options: { date?: Date; id?: str
     threshold: report.settings.threshold,
     scenarios: report.scenarios.map((s) => ({
       name: clip(s.name, 200),
-      metrics: s.metrics.flatMap((m) => metricPoint(m, alpha) ?? []),
+      metrics: s.metrics.flatMap((m) => metricPoint(m, alpha, s.pairs) ?? []),
       functions: (s.hotFunctions?.rows ?? [])
         .filter((f) => f.delta > 0)
         .sort((a, b) => b.delta - a.delta)
