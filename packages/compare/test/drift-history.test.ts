@@ -5,6 +5,7 @@ import {
   emptyHistory,
   HISTORY_SCHEMA,
   historyText,
+  MAX_BYTES,
   MAX_POINTS_PER_SERIES,
   MAX_SERIES,
   parseHistory,
@@ -75,5 +76,38 @@ describe('highestSemverTag', () => {
     );
     expect(highestSemverTag(['release-0.9.1', 'release-0.10.0'])).toBe('release-0.10.0');
     expect(highestSemverTag(['nightly'])).toBeUndefined();
+  });
+});
+
+describe('the history file size', () => {
+  it('stays within MAX_BYTES, dropping the oldest series first', () => {
+    let h = emptyHistory();
+    const big = (n: number) => {
+      const p = point(n);
+      const s = p.scenarios[0];
+      if (s)
+        s.functions = Array.from({ length: 5 }, (_, i) => ({
+          name: 'f'.repeat(300),
+          file: 'x'.repeat(300),
+          line: i,
+          delta: 0.01,
+        }));
+      return {
+        ...p,
+        scenarios: Array.from({ length: 25 }, (_, i) => ({
+          ...(s ?? { metrics: [], functions: [] }),
+          name: `s${i}`,
+        })),
+      };
+    };
+    for (let r = 0; r < 3; r++)
+      for (let i = 0; i < 40; i++)
+        h = appendPoint(h, { ref: `v${r}.0.0`, sha: sha(50 + r) }, big(r * 100 + i));
+    const text = historyText(h);
+    expect(text.length).toBeLessThanOrEqual(MAX_BYTES);
+    const kept = parseHistory(text, 'h.json');
+    expect(kept.series.at(-1)?.points).toHaveLength(40);
+    expect(kept.series.at(-1)?.reference.ref).toBe('v2.0.0');
+    expect(kept.series.reduce((n, s) => n + s.points.length, 0)).toBeLessThan(120);
   });
 });

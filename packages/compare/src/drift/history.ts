@@ -10,6 +10,8 @@ export const HISTORY_SCHEMA = 'hotpath-history/1';
 export const MAX_POINTS_PER_SERIES = 400;
 /** Series kept (one per reference; the oldest reference's series is dropped beyond it). */
 export const MAX_SERIES = 12;
+/** Size of the history file at most (the oldest points go first beyond it). */
+export const MAX_BYTES = 4 * 1024 * 1024;
 /** Grown functions kept per scenario and point. */
 export const MAX_FUNCTIONS = 5;
 
@@ -113,9 +115,24 @@ export function parseHistory(text: string, name: string): History {
   return parsed.data;
 }
 
-/** The history as written: checked against the schema first, so nothing unreadable is written. */
+/**
+ * The history as written: at most MAX_BYTES (the oldest points of the oldest series dropped
+ * first), checked against the schema, so nothing unreadable is written.
+ */
 export function historyText(history: History): string {
-  const text = `${JSON.stringify(history, null, 1)}\n`;
+  let kept = history;
+  let text = `${JSON.stringify(kept, null, 1)}\n`;
+  while (text.length > MAX_BYTES && kept.series.length > 0) {
+    const [oldest, ...rest] = kept.series;
+    const excess = (text.length - MAX_BYTES) / text.length;
+    const drop = Math.max(1, Math.ceil((oldest?.points.length ?? 0) * Math.min(1, excess)));
+    const points = oldest?.points.slice(drop) ?? [];
+    kept = {
+      schema: HISTORY_SCHEMA,
+      series: oldest && points.length > 0 ? [{ reference: oldest.reference, points }, ...rest] : rest,
+    };
+    text = `${JSON.stringify(kept, null, 1)}\n`;
+  }
   parseHistory(text, 'the history about to be written');
   return text;
 }
