@@ -8,7 +8,7 @@ import { HotpathActionError } from './errors.js';
  */
 export const ACTION_INPUTS = {
   mode: {
-    text: 'all (measure and report in one step), measure (run base and head, write raw results; no GitHub API call, no token needed) or report (merge results, comment, summary, outputs; runs no code from the pull request).',
+    text: 'all (measure and report in one step), measure (run base and head, write raw results; no GitHub API call, no token needed), report (merge results, comment, summary, outputs; runs no code from the pull request) or drift (on push or schedule: the branch head against a fixed reference, appended to the history branch, trend in the summary, one drift issue).',
     default: "'all'",
   },
   results: {
@@ -39,8 +39,20 @@ export const ACTION_INPUTS = {
     text: 'modes all and report: upload report.html, the report, folded stacks and flame graphs as a workflow artifact, linked from the comment.',
     default: "'true'",
   },
+  reference: {
+    text: 'mode drift: the fixed reference, tag:GLOB (the highest semver release tag matching it, e.g. tag:v*) or a ref (pinned). A new reference starts a new series.',
+    default: "'tag:v*'",
+  },
+  'history-branch': {
+    text: 'mode drift: the branch the history is kept on (history.json; created on the first run). Needs contents: write.',
+    default: "'hotpath-history'",
+  },
+  'drift-issue': {
+    text: 'mode drift: open (and keep up to date) one issue while the drift exceeds the threshold, and close it when it no longer does. Needs issues: write.',
+    default: "'true'",
+  },
   'github-token': {
-    text: "Token used to write the pull-request comment (mode report and all). Set it to '' in a measure job: it calls no API, and the pull request's code could read the token from the Action's environment.",
+    text: "Token used to write the pull-request comment (mode report and all), and in mode drift to push the history branch and write the drift issue. Set it to '' in a measure job: it calls no API, and the pull request's code could read the token from the Action's environment.",
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, written into action.yml as is
     default: '${{ github.token }}',
   },
@@ -70,7 +82,7 @@ const flag = (name: string) =>
     .describe(name);
 
 const actionOptions = z.object({
-  mode: z.enum(['all', 'measure', 'report']),
+  mode: z.enum(['all', 'measure', 'report', 'drift']),
   results: z.string().min(1),
   shard: z.string(),
   config: z.string(),
@@ -80,6 +92,11 @@ const actionOptions = z.object({
     .regex(/^[\w.-]{0,100}$/, 'expected letters, digits, ".", "_" or "-" (at most 100)'),
   'allow-pull-request-target': flag('allow-pull-request-target'),
   'upload-artifact': flag('upload-artifact'),
+  reference: z.string(),
+  'history-branch': z
+    .string()
+    .regex(/^\w[\w./-]{0,99}$/, 'expected a branch name (letters, digits, ".", "_", "/", "-")'),
+  'drift-issue': flag('drift-issue'),
   'github-token': z.string(),
 });
 
@@ -92,6 +109,9 @@ const DEFAULTS: Record<string, string> = {
   comment: 'always',
   'upload-artifact': 'true',
   'allow-pull-request-target': 'false',
+  reference: 'tag:v*',
+  'history-branch': 'hotpath-history',
+  'drift-issue': 'true',
 };
 
 /** The Action's own inputs, validated once; `read` is core.getInput. */

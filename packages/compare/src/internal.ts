@@ -2,6 +2,13 @@
 // GitHub Action (packages/action) and the repository's own scripts need from the engine's
 // insides. Anything here may change in any release.
 
+// The drift mode (history, change points, trend, issue): the Action's drift mode.
+export { analyseSeries, type DriftAnalysis } from './drift/analysis.js';
+export { type DriftRun, measureDrift } from './drift/drift.js';
+export { currentSeries, type History, type HistoryPoint, type Reference } from './drift/history.js';
+export { driftIssueMarker, issueAction, renderDriftIssue } from './drift/issue.js';
+export { appendToHistoryBranch, readHistoryBranch } from './drift/store.js';
+export { renderTrendMarkdown, renderTrendTerminal } from './drift/trend.js';
 export { loadConfigInChild } from './measure/config-child.js';
 export { allowlistedEnvironment } from './measure/environment.js';
 export { runCommand } from './measure/process-group.js';

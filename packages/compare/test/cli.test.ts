@@ -31,7 +31,7 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
     ],
     [
       ['frobnicate'],
-      /^hotpath: unknown command "frobnicate": expected compare, profile, report, schema or init/,
+      /^hotpath: unknown command "frobnicate": expected compare, profile, report, drift, history, schema or init/,
     ],
     [
       ['compare', '--config', 'nope.json'],

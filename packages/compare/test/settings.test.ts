@@ -245,7 +245,10 @@ describe('the CLI flags come from the same table', () => {
     [['compare', '-Z'], 'unknown option -Z (see --help)'],
     [['compare', '--rounds'], 'option --rounds needs a value (see --help)'],
     [['compare', 'extra'], 'unexpected argument "extra" (see --help)'],
-    [['bench'], 'unknown command "bench": expected compare, profile, report, schema or init (see --help)'],
+    [
+      ['bench'],
+      'unknown command "bench": expected compare, profile, report, drift, history, schema or init (see --help)',
+    ],
   ])('%j → one line', (argv, message) => {
     expect(() => parseCommandLine(argv)).toThrow(message);
   });

@@ -15,10 +15,21 @@ export interface FakeComment {
   user: { login: string };
 }
 
+export interface FakeIssue {
+  number: number;
+  title: string;
+  body: string;
+  state: 'open' | 'closed';
+  html_url: string;
+  user: { login: string };
+}
+
 export interface FakeGitHub {
   url: string;
   requests: RecordedRequest[];
   comments: FakeComment[];
+  /** Issues served by /repos/:o/:r/issues (the drift issue). */
+  issues: FakeIssue[];
   /** Open pull requests served by GET /repos/:o/:r/pulls. */
   pulls: unknown[];
   /** Artifacts served by GET /repos/:o/:r/actions/runs/:id/artifacts, by run id. */
@@ -57,6 +68,8 @@ export async function startFakeGitHub(
 ): Promise<FakeGitHub> {
   const requests: RecordedRequest[] = [];
   const comments: FakeComment[] = [];
+  const issues: FakeIssue[] = [];
+  let nextIssue = 1;
   const pulls: unknown[] = [];
   const artifacts: Record<number, { id: number; name: string }[]> = {};
   const unsafe: string[] = [];
@@ -94,6 +107,37 @@ export async function startFakeGitHub(
     if (runArtifacts && req.method === 'GET') {
       const list = artifacts[Number(runArtifacts[1])] ?? [];
       return send(200, { total_count: list.length, artifacts: list });
+    }
+    const issueList = /^\/repos\/[^/]+\/[^/]+\/issues$/.test(url.pathname);
+    const issueOne = /^\/repos\/[^/]+\/[^/]+\/issues\/(\d+)$/.exec(url.pathname);
+    if (issueList && req.method === 'GET') {
+      const page = Number(url.searchParams.get('page') ?? 1);
+      const state = url.searchParams.get('state') ?? 'open';
+      const listed = issues.filter((i) => state === 'all' || i.state === state);
+      return send(200, listed.slice((page - 1) * 100, page * 100));
+    }
+    if (issueList && req.method === 'POST') {
+      const { title, body: text } = JSON.parse(body) as { title: string; body: string };
+      const number = nextIssue++;
+      const issue: FakeIssue = {
+        number,
+        title,
+        body: text,
+        state: 'open',
+        html_url: `https://github.example/o/r/issues/${number}`,
+        user: { login: identity },
+      };
+      issues.push(issue);
+      return send(201, issue);
+    }
+    if (issueOne && req.method === 'PATCH') {
+      const issue = issues.find((i) => i.number === Number(issueOne[1]));
+      if (!issue) return send(404, { message: 'Not Found' });
+      const fields = JSON.parse(body) as Partial<FakeIssue>;
+      if (fields.title !== undefined) issue.title = fields.title;
+      if (fields.body !== undefined) issue.body = fields.body;
+      if (fields.state !== undefined) issue.state = fields.state;
+      return send(200, issue);
     }
     const list = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname);
     const one = /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/(\d+)$/.exec(url.pathname);
@@ -133,6 +177,7 @@ export async function startFakeGitHub(
     url: `http://127.0.0.1:${port}`,
     requests,
     comments,
+    issues,
     pulls,
     artifacts,
     unsafe,

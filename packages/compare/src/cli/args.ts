@@ -28,6 +28,13 @@ const CLI_ONLY: Record<string, OptionConfig & { arg?: string; description: strin
     description: 'compare --results: which shard this run is (default 1/1)',
   },
   quiet: { type: 'boolean', short: 'q', description: 'no progress on stderr' },
+  reference: {
+    type: 'string',
+    arg: 'REF',
+    description:
+      'drift: the fixed reference, tag:GLOB (the highest semver tag, e.g. tag:v*) or a ref; history: which series to show',
+  },
+  history: { type: 'string', arg: 'FILE', description: 'drift: the history file to append the run to' },
   help: { type: 'boolean', short: 'h', description: 'this text' },
   version: { type: 'boolean', short: 'v', description: 'print the version' },
 };
@@ -81,6 +88,8 @@ export function usage(): string {
     '  hotpath compare --base-start CMD --head-start CMD [options]',
     '  hotpath profile --start CMD [options]',
     '  hotpath report DIR [DIR ...] [verdict options]   merge raw results (shards) and report',
+    '  hotpath drift --reference REF --history FILE [options]   HEAD vs a fixed reference, appended to FILE',
+    '  hotpath history FILE [--reference REF] [--markdown FILE] [--json]   the trend of a drift history',
     '  hotpath schema                 print the JSON Schema of hotpath.config.json',
     '  hotpath init [--start CMD] [--url PATH ...] [--no-install] [--force]',
     '                                 write hotpath.config.json and the GitHub workflows for this project',
@@ -122,7 +131,7 @@ export interface InitOptions {
 }
 
 export interface ParsedCommandLine {
-  command: 'compare' | 'profile' | 'report' | 'schema' | 'init' | 'help' | 'version';
+  command: 'compare' | 'profile' | 'report' | 'drift' | 'history' | 'schema' | 'init' | 'help' | 'version';
   /** `hotpath init`: its options. */
   init: InitOptions;
   /** No progress on stderr. */
@@ -131,6 +140,10 @@ export interface ParsedCommandLine {
   folders: string[];
   results?: string;
   shard?: string;
+  /** drift: the reference; history: the series to show. */
+  reference?: string;
+  /** drift: the history file. */
+  history?: string;
   /** Setting values from flags, keyed by setting key (strings, string[] for headers, booleans). */
   overrides: Record<string, unknown>;
   config?: string;
@@ -174,13 +187,15 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   if (first === '--version' || first === '-v') return { command: 'version', ...bare };
   if (!first || first === '--help' || first === '-h' || first === 'help') return { command: 'help', ...bare };
   if (first === 'init') return { command: 'init', ...bare, init: parseInit(rest) };
-  if (first !== 'compare' && first !== 'profile' && first !== 'schema' && first !== 'report') {
+  const commands = ['compare', 'profile', 'report', 'drift', 'history', 'schema'] as const;
+  const command = commands.find((c) => c === first);
+  if (!command) {
     if (first.startsWith('-'))
       throw new UsageError(
-        `expected a command before ${first}: hotpath compare|profile|report|schema|init (see --help)`,
+        `expected a command before ${first}: hotpath compare|profile|report|drift|history|schema|init (see --help)`,
       );
     throw new UsageError(
-      `unknown command ${JSON.stringify(first)}: expected compare, profile, report, schema or init (see --help)`,
+      `unknown command ${JSON.stringify(first)}: expected compare, profile, report, drift, history, schema or init (see --help)`,
     );
   }
   let values: Record<string, unknown>;
@@ -190,7 +205,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     ({ values, positionals } = parseArgs({
       args: joinDashValues(rest, valueOptions(options)),
       options,
-      allowPositionals: first === 'report',
+      allowPositionals: command === 'report' || command === 'history',
       strict: true,
     }));
   } catch (err) {
@@ -200,17 +215,32 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   if (values.version) return { command: 'version', ...bare };
   if (first === 'report' && positionals.length === 0)
     throw new UsageError('hotpath report needs the folder(s) holding the results (see --help)');
+  if (
+    (values.reference !== undefined && command !== 'drift' && command !== 'history') ||
+    (values.history !== undefined && command !== 'drift')
+  )
+    throw new UsageError(
+      `${values.history !== undefined ? '--history' : '--reference'} belongs to hotpath drift${values.history !== undefined ? '' : ' and hotpath history'} (see --help)`,
+    );
+  if (command === 'history' && positionals.length !== 1)
+    throw new UsageError('hotpath history needs exactly one history file (see --help)');
+  if (command === 'drift' && (typeof values.reference !== 'string' || typeof values.history !== 'string'))
+    throw new UsageError(
+      'hotpath drift needs --reference REF (tag:GLOB or a ref) and --history FILE (see --help)',
+    );
   const overrides: Record<string, unknown> = {};
   for (const spec of specs) {
     const flag = flagOf(spec);
     if (flag && values[flag] !== undefined) overrides[spec.key] = values[flag];
   }
   return {
-    command: first,
+    command,
     overrides,
     folders: positionals,
     results: values.results as string | undefined,
     shard: values.shard as string | undefined,
+    reference: values.reference as string | undefined,
+    history: values.history as string | undefined,
     config: values.config as string | undefined,
     json: Boolean(values.json),
     quiet: Boolean(values.quiet),

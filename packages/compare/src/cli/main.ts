@@ -22,6 +22,7 @@ import { flagOf, SETTINGS, type SettingSpec } from '../settings/table.js';
 import { readShards, writeShard } from '../shard/file.js';
 import { parseShard } from '../shard/id.js';
 import { parseCommandLine, UsageError, usage } from './args.js';
+import { runDrift, runHistory } from './drift.js';
 import { runInit } from './init.js';
 import { openFile } from './open.js';
 import { ProgressReporter } from './progress.js';
@@ -73,6 +74,7 @@ export async function main(argv: string[], signal?: AbortSignal): Promise<number
     return 0;
   }
   if (parsed.command === 'report') return runReport(parsed);
+  if (parsed.command === 'history') return runHistory(parsed);
   const configPath = parsed.config ?? findConfig(process.cwd());
   const loaded = configPath ? await loadConfig(configPath) : undefined;
   const settings = resolveSettings({
@@ -113,6 +115,8 @@ export async function main(argv: string[], signal?: AbortSignal): Promise<number
     process.stderr.write(`files: ${dir}\n`);
     return 0;
   }
+
+  if (parsed.command === 'drift') return runDrift(parsed, settings, baseDir, ui, signal);
 
   const shard = await measure(settings, {
     signal,

@@ -1,0 +1,289 @@
+// Drift bench (not a CI test): does the drift mode find a staircase of small regressions, and
+// stay quiet on a branch that changes nothing?
+//
+//   node bench/drift.mjs [--runs N] [--commits 12] [--aa] [--rounds N] [--duration S] [--save FILE]
+//   node bench/drift.mjs --simulate [--runs 1000] [--half 3] [--intervals HISTORY.json]
+//   node bench/drift.mjs --replay HISTORY.json [--aa]
+//
+// Real mode: a temp git repository whose first commit is tagged v1.0.0 (the reference), then
+// `--commits` commits; with the staircase (default) the handler costs 3 % more CPU (of the
+// reference's cost) at commits 1, 4, 7 and 10 — four steps, 12 % in all; with --aa every commit
+// changes a comment only. After every commit a full drift run (measureDrift at the default
+// settings unless overridden, one shard) appends its point to a history file; the series is
+// analysed after every run as the Action does, and the drift issue "appears" at the first commit
+// where issueAction says create. Scored from the final history: a step counts as named when a
+// change point's commit range contains it and spans at most three commits.
+//
+// --replay: a recorded history (e.g. one --save wrote) analysed after each of its points, as the
+// Action would have after each run — with the analysis of this build.
+//
+// --simulate: the same staircase (and an A/A series) drawn many times from normal noise with
+// per-point standard errors either from a recorded history's intervals (--intervals) or from
+// interval half-widths around --half percent (0.7–1.3 × it), at the level a default run's
+// interval has (Bonferroni over 5 tests, 6 round pairs); each run's reported standard error is
+// itself estimated from its 6 pairs (drawn as the true one × sqrt(chi²₅ / 5)). The servers are pinned to core 0 and the
+// load generator to core 1 when taskset exists (real mode).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { appendPoint, emptyHistory, historyText, parseHistory } from '../dist/drift/history.js';
+import { resolveSettings } from '../dist/index.js';
+import { analyseSeries, currentSeries, issueAction, measureDrift } from '../dist/internal.js';
+import { tQuantile } from '../dist/report/statistics.js';
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string' },
+    commits: { type: 'string', default: '12' },
+    aa: { type: 'boolean', default: false },
+    simulate: { type: 'boolean', default: false },
+    replay: { type: 'string' },
+    half: { type: 'string', default: '3' },
+    intervals: { type: 'string' },
+    work: { type: 'string', default: '400000' },
+    rounds: { type: 'string' },
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    connections: { type: 'string', default: '4' },
+    metric: { type: 'string', default: 'cpuPerRequest' },
+    save: { type: 'string' },
+    pinned: { type: 'boolean', default: false },
+  },
+});
+
+const STEPS = [1, 4, 7, 10];
+const STEP = 0.03;
+const commits = Number(values.commits);
+const levelAt = (c, aa) => (aa ? 0 : STEP * STEPS.filter((s) => c >= s).length);
+
+/** Steps (commit numbers) named by the trend's change points: range contains it, at most 3 commits wide. */
+function namedSteps(trend, shas) {
+  const indexOf = (sha) => shas.indexOf(sha); // 0 = the reference
+  return STEPS.filter((s) => s <= commits).filter((s) =>
+    trend.steps.some((step) => {
+      const after = indexOf(step.after);
+      const upTo = indexOf(step.upTo);
+      return after >= 0 && upTo >= 0 && after < s && s <= upTo && upTo - after <= 3;
+    }),
+  );
+}
+
+function summarise(label, results) {
+  const n = results.length;
+  const count = (f) => results.filter(f).length;
+  console.log(
+    `${label}: ${n} runs; >= 3 of 4 steps named: ${count((r) => r.named >= 3)}/${n}; mean steps named ${(results.reduce((s, r) => s + r.named, 0) / n).toFixed(2)}; issue raised: ${count((r) => r.issueAt !== undefined)}/${n}; issue before the drift passed the threshold: ${count((r) => r.issueAt !== undefined && r.issueAt < 4)}/${n}; change points that name no step: ${results.reduce((s, r) => s + r.spurious, 0)}`,
+  );
+}
+
+if (values.replay) {
+  const history = parseHistory(readFileSync(values.replay, 'utf8'), values.replay);
+  const series = currentSeries(history);
+  if (!series) throw new Error(`${values.replay} holds no points`);
+  const shas = [series.reference.sha, ...series.points.map((p) => p.commit)];
+  let open = false;
+  let issueAt;
+  for (let n = 1; n <= series.points.length; n++) {
+    const analysis = analyseSeries({ ...series, points: series.points.slice(0, n) });
+    const action = issueAction(analysis, open);
+    if (action === 'create' && issueAt === undefined) issueAt = n;
+    if (action === 'create' || action === 'update') open = true;
+    if (action === 'close') open = false;
+    const trend = analysis.trends.find((t) => t.metric === values.metric);
+    const m = series.points[n - 1]?.scenarios[0]?.metrics.find((x) => x.metric === values.metric);
+    console.log(
+      `commit ${n} (true drift ${(levelAt(n, values.aa) * 100).toFixed(0)} %): ${values.metric} ${m ? `${(m.change * 100).toFixed(1)} % [${(m.ci[0] * 100).toFixed(1)}, ${(m.ci[1] * 100).toFixed(1)}]` : 'n/a'}; level now ${trend?.current ? `${(trend.current.change * 100).toFixed(1)} % [${(trend.current.ci[0] * 100).toFixed(1)}, ${(trend.current.ci[1] * 100).toFixed(1)}]` : 'n/a'}; steps ${trend?.steps.map((s) => `${shas.indexOf(s.after)}..${shas.indexOf(s.upTo)}`).join(' ') || 'none'}; exceeded: ${analysis.exceeded.map((t) => t.metric).join(', ') || 'none'}; issue ${action}`,
+    );
+  }
+  const trend = analyseSeries(series).trends.find((t) => t.metric === values.metric);
+  const named = values.aa || !trend ? 0 : namedSteps(trend, shas).length;
+  summarise(`replayed ${values.replay}`, [
+    { named, issueAt, spurious: Math.max(0, (trend?.steps.length ?? 0) - named) },
+  ]);
+  process.exit(0);
+}
+
+if (values.simulate) {
+  // Per-point standard errors on the log scale, as a default run's interval implies them.
+  const t = tQuantile(1 - 0.01 / 2, 5);
+  let recorded;
+  if (values.intervals) {
+    const history = parseHistory(readFileSync(values.intervals, 'utf8'), values.intervals);
+    recorded = (currentSeries(history)?.points ?? []).flatMap((p) =>
+      p.scenarios.flatMap((s) => s.metrics.filter((m) => m.metric === values.metric).map((m) => m.se)),
+    );
+    if (recorded.length === 0) throw new Error(`${values.intervals} has no ${values.metric} points`);
+  }
+  let seed = 12345;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
+  const gauss = () => {
+    let u = 0;
+    while (u === 0) u = random();
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
+  };
+  const seOf = () =>
+    recorded
+      ? (recorded[Math.floor(random() * recorded.length)] ?? 0.01)
+      : (Number(values.half) / 100 / t) * (0.7 + 0.6 * random());
+  const runs = Number(values.runs ?? 1000);
+  for (const aa of [false, true]) {
+    const results = [];
+    for (let r = 0; r < runs; r++) {
+      const reference = { ref: 'v1.0.0', sha: '0'.repeat(40) };
+      const shas = [reference.sha];
+      let history = emptyHistory();
+      let issueAt;
+      let open = false;
+      for (let c = 1; c <= commits; c++) {
+        const sha = c.toString(16).padStart(40, 'a');
+        shas.push(sha);
+        const trueSe = seOf();
+        const value = Math.log1p(levelAt(c, aa)) + gauss() * trueSe;
+        // What a run reports: its standard error estimated from 6 pairs (5 degrees of freedom).
+        let chi = 0;
+        for (let k = 0; k < 5; k++) chi += gauss() ** 2;
+        const se = trueSe * Math.sqrt(chi / 5);
+        const half = se * t;
+        const change = Math.expm1(value);
+        const point = {
+          id: `sim-${r}-${c}`,
+          commit: sha,
+          date: new Date(Date.UTC(2026, 0, 1, 0, c)).toISOString(),
+          threshold: 5,
+          scenarios: [
+            {
+              name: 'default',
+              metrics: [
+                {
+                  metric: 'cpuPerRequest',
+                  better: 'lower',
+                  change,
+                  ci: [Math.expm1(value - half), Math.expm1(value + half)],
+                  se,
+                  pairs: 6,
+                  inVerdict: true,
+                },
+              ],
+              functions: [],
+            },
+          ],
+        };
+        history = appendPoint(history, reference, point);
+        const analysis = analyseSeries(currentSeries(history), { simulations: 500 });
+        const action = issueAction(analysis, open);
+        if (action === 'create' && issueAt === undefined) issueAt = c;
+        if (action === 'create' || action === 'update') open = true;
+        if (action === 'close') open = false;
+      }
+      const analysis = analyseSeries(currentSeries(history), { simulations: 500 });
+      const trend = analysis.trends[0];
+      const named = aa ? 0 : namedSteps(trend, shas).length;
+      const spurious = aa ? trend.steps.length : trend.steps.length - named;
+      results.push({ named, issueAt, spurious: Math.max(0, spurious) });
+    }
+    summarise(
+      `simulated ${aa ? 'A/A' : 'staircase'} (${recorded ? `se from ${values.intervals}` : `half-widths ~${values.half} %`})`,
+      results,
+    );
+  }
+  process.exit(0);
+}
+
+// ── real mode ─────────────────────────────────────────────────────────────────────────────
+const hasTaskset = spawnSync('taskset', ['-V']).status === 0;
+if (hasTaskset && !values.pinned) {
+  const r = spawnSync(
+    'taskset',
+    ['-c', '1', process.execPath, fileURLToPath(import.meta.url), ...process.argv.slice(2), '--pinned'],
+    { stdio: 'inherit' },
+  );
+  process.exit(r.status ?? 1);
+}
+
+const server = (work, note) => `// each request burns ${work} iterations of CPU${note}
+const work = ${work};
+require('node:http').createServer((req, res) => {
+  let x = 0;
+  for (let i = 0; i < work; i++) x += Math.sqrt(i) * 1e-9;
+  res.end(String(x));
+}).listen(Number(process.env.PORT), '127.0.0.1');
+`;
+
+const runs = Number(values.runs ?? 1);
+const results = [];
+for (let r = 0; r < runs; r++) {
+  const dir = mkdtempSync(join(tmpdir(), 'hotpath-drift-bench-'));
+  const git = (...args) =>
+    execFileSync('git', args, {
+      cwd: dir,
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: 'b',
+        GIT_AUTHOR_EMAIL: 'b@example.com',
+        GIT_COMMITTER_NAME: 'b',
+        GIT_COMMITTER_EMAIL: 'b@example.com',
+      },
+    }).trim();
+  const base = Number(values.work);
+  const write = (c) => {
+    const work = Math.round(base * (1 + levelAt(c, values.aa)));
+    writeFileSync(join(dir, 'server.cjs'), server(work, values.aa ? `\n// commit ${c}` : ''));
+    git('add', '.');
+    git('commit', '-q', '--allow-empty', '-m', `commit ${c}`);
+    return git('rev-parse', 'HEAD');
+  };
+  git('init', '-q', '-b', 'main');
+  const shas = [write(0)];
+  git('tag', 'v1.0.0');
+  const historyFile = values.save ?? join(dir, '..', `${dir.split('/').pop()}-history.json`);
+  let history = emptyHistory();
+  let issueAt;
+  let open = false;
+  try {
+    for (let c = 1; c <= commits; c++) {
+      shas.push(write(c));
+      const settings = resolveSettings({
+        config: {
+          start: `${hasTaskset ? 'taskset -c 0 ' : ''}node server.cjs`,
+          connections: Number(values.connections),
+          ...(values.rounds ? { rounds: Number(values.rounds) } : {}),
+          ...(values.duration ? { duration: Number(values.duration) } : {}),
+          ...(values.warmup ? { warmup: Number(values.warmup) } : {}),
+          out: join(dir, '..', 'hotpath-drift-bench-report'),
+        },
+        configName: 'drift bench',
+      });
+      const started = Date.now();
+      const run = await measureDrift(settings, 'tag:v*', { baseDir: dir });
+      history = appendPoint(history, run.reference, run.point);
+      writeFileSync(historyFile, historyText(history));
+      const analysis = analyseSeries(currentSeries(history));
+      const action = issueAction(analysis, open);
+      if (action === 'create' && issueAt === undefined) issueAt = c;
+      if (action === 'create' || action === 'update') open = true;
+      if (action === 'close') open = false;
+      const m = run.point.scenarios[0]?.metrics.find((x) => x.metric === values.metric);
+      const trend = analysis.trends.find((t) => t.metric === values.metric);
+      console.log(
+        `run ${r + 1} commit ${c} (true drift ${(levelAt(c, values.aa) * 100).toFixed(0)} %): ${values.metric} ${m ? `${(m.change * 100).toFixed(1)} % [${(m.ci[0] * 100).toFixed(1)}, ${(m.ci[1] * 100).toFixed(1)}]` : 'n/a'}; level now ${trend?.current ? `${(trend.current.change * 100).toFixed(1)} %` : 'n/a'}; steps ${trend?.steps.map((s) => `${shas.indexOf(s.after)}..${shas.indexOf(s.upTo)}`).join(' ') || 'none'}; issue ${action}; ${((Date.now() - started) / 1000).toFixed(0)} s`,
+      );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const analysis = analyseSeries(currentSeries(history));
+  const trend = analysis.trends.find((t) => t.metric === values.metric);
+  const named = values.aa || !trend ? 0 : namedSteps(trend, shas).length;
+  results.push({ named, issueAt, spurious: Math.max(0, (trend?.steps.length ?? 0) - named) });
+  console.log(
+    `run ${r + 1}: steps named ${named}, issue at commit ${issueAt ?? 'never'}; history in ${historyFile}`,
+  );
+}
+summarise(`real ${values.aa ? 'A/A' : 'staircase'}`, results);

@@ -1,0 +1,210 @@
+// A drift series, analysed: per scenario and metric the points, the steps the change-point method
+// found (as commit ranges), the current level against the reference, and whether the drift
+// exceeds the threshold in the worse direction. Pure.
+
+import { tQuantile } from '../verdict/statistics.js';
+import { type ChangePointOptions, findChangePoints } from './change-points.js';
+import type { GrownFunction, HistoryPoint, HistorySeries, MetricPoint } from './history.js';
+import { analysisValue } from './point.js';
+
+/** Smallest error-rate increase (absolute) that counts as drift: 1 percentage point. */
+const MIN_ERROR_RATE_DRIFT = 0.01;
+
+const fromAnalysis = (metric: string, value: number) => (metric === 'errorRate' ? value : Math.expm1(value));
+
+export interface TrendPoint {
+  commit: string;
+  date: string;
+  change: number;
+  ci: [number, number];
+  detectable?: number;
+}
+
+/** A step: the first commit at the new level is in (after, upTo] (git range after..upTo). */
+export interface DriftStep {
+  /** The last commit surely before the step (the reference's sha for the first points). */
+  after: string;
+  /** The last commit that may be the first one at the new level. */
+  upTo: string;
+  /** Change of the level (relative, or absolute for errorRate), with a 95 % interval. */
+  change: number;
+  ci: [number, number];
+}
+
+export interface MetricTrend {
+  scenario: string;
+  metric: string;
+  better: 'higher' | 'lower';
+  inVerdict: boolean;
+  points: TrendPoint[];
+  steps: DriftStep[];
+  /**
+   * The level of the last segment (what the series says now), with its interval at level
+   * 1 − 0.05 / (in-verdict metrics × scenarios).
+   */
+  current?: { change: number; ci: [number, number]; since: string };
+  /** The drift is beyond the threshold in the worse direction, and its interval excludes zero. */
+  exceeded: boolean;
+  /** The whole interval of the level is within the threshold (what closes the drift issue). */
+  within: boolean;
+}
+
+export interface DriftAnalysis {
+  reference: HistorySeries['reference'];
+  /** Threshold used (percent). */
+  threshold: number;
+  trends: MetricTrend[];
+  /** The in-verdict trends that exceed the threshold, the surest first (interval bound nearest zero). */
+  exceeded: MetricTrend[];
+  /** The latest point (its commit and grown functions). */
+  latest?: HistoryPoint;
+}
+
+function worseBeyond(
+  metric: MetricPoint['metric'],
+  better: 'higher' | 'lower',
+  change: number,
+  threshold: number,
+) {
+  const worse = better === 'higher' ? -change : change;
+  const limit = metric === 'errorRate' ? MIN_ERROR_RATE_DRIFT : threshold / 100;
+  return worse > limit;
+}
+
+function excludesZero(ci: [number, number]) {
+  return ci[0] > 0 || ci[1] < 0;
+}
+
+function trendOf(
+  series: HistorySeries,
+  scenario: string,
+  metric: MetricPoint,
+  threshold: number,
+  options: ChangePointOptions,
+  z: number,
+): MetricTrend {
+  const rows: { point: HistoryPoint; m: MetricPoint }[] = [];
+  for (const point of series.points) {
+    const m = point.scenarios
+      .find((s) => s.name === scenario)
+      ?.metrics.find((x) => x.metric === metric.metric);
+    if (m) rows.push({ point, m });
+  }
+  const points = rows.map(({ point, m }) => ({
+    commit: point.commit,
+    date: point.date,
+    change: m.change,
+    ci: m.ci,
+    ...(m.detectable === undefined ? {} : { detectable: m.detectable }),
+  }));
+  // Index 0 is the reference itself: head = reference is a change of exactly zero, given the
+  // precision of the series' best point, so a step at the first commit after the tag is found too.
+  // A standard error estimated from few pairs is itself uncertain: the standardised change is
+  // Student's t, whose variance is df / (df − 2); the method weighs points by that wider spread.
+  const spread = (pairs: number) => (pairs - 1 > 2 ? Math.sqrt((pairs - 1) / (pairs - 3)) : 3);
+  const own = rows.map(({ m }) => m.se * spread(m.pairs));
+  const floor = Math.min(...own.filter((se) => se > 0), Number.POSITIVE_INFINITY);
+  const values = [
+    { value: 0, se: Number.isFinite(floor) ? floor : 0 },
+    ...rows.map(({ m }, i) => ({ value: analysisValue(m.metric, m.change), se: own[i] ?? m.se })),
+  ];
+  const commitAt = (i: number) => (i <= 0 ? series.reference.sha : (rows[i - 1]?.point.commit ?? ''));
+  const result = rows.length
+    ? findChangePoints(values, options)
+    : { changePoints: [], segments: [], inflation: 1 };
+  const steps: DriftStep[] = result.changePoints.map((c) => ({
+    after: commitAt(c.first - 1),
+    upTo: commitAt(c.last),
+    change: fromAnalysis(metric.metric, c.step),
+    ci: [fromAnalysis(metric.metric, c.ci[0]), fromAnalysis(metric.metric, c.ci[1])],
+  }));
+  const toRelative = (s: { level: number; ci: [number, number] }) => ({
+    change: fromAnalysis(metric.metric, s.level),
+    ci: [fromAnalysis(metric.metric, s.ci[0]), fromAnalysis(metric.metric, s.ci[1])] as [number, number],
+  });
+  const segmentEnd = result.segments.at(-1);
+  // The level now: the last segment's points, without the reference's own zero.
+  let last: { start: number; level: number; ci: [number, number] } | undefined;
+  if (segmentEnd) {
+    let w = 0;
+    let sum = 0;
+    for (let i = Math.max(1, segmentEnd.start); i < segmentEnd.end; i++) {
+      const v = values[i];
+      if (!v || !(v.se > 0)) continue;
+      const weight = 1 / (v.se * v.se * result.inflation);
+      w += weight;
+      sum += weight * v.value;
+    }
+    if (w > 0) {
+      const level = sum / w;
+      const half = z / Math.sqrt(w);
+      last = { start: segmentEnd.start, level, ci: [level - half, level + half] };
+    }
+  }
+  let current: MetricTrend['current'];
+  let exceeded = false;
+  let within = rows.length === 0;
+  if (last && rows.length) {
+    const level = toRelative(last);
+    exceeded = worseBeyond(metric.metric, metric.better, level.change, threshold) && excludesZero(level.ci);
+    within = !level.ci.some((bound) => worseBeyond(metric.metric, metric.better, bound, threshold));
+    // Since when: the earliest of the trailing segments that are all beyond the threshold.
+    let since = last.start;
+    for (let i = result.segments.length - 2; i >= 0 && exceeded; i--) {
+      const s = result.segments[i];
+      if (!s || !worseBeyond(metric.metric, metric.better, toRelative(s).change, threshold)) break;
+      since = s.start;
+    }
+    current = { ...level, since: commitAt(Math.max(1, since)) };
+  }
+  return {
+    scenario,
+    metric: metric.metric,
+    better: metric.better,
+    inVerdict: metric.inVerdict,
+    points,
+    steps,
+    current,
+    exceeded: exceeded && metric.inVerdict,
+    within: within || !metric.inVerdict,
+  };
+}
+
+/**
+ * Analyses one series: `threshold` in percent (default: the latest point's). Trends follow the
+ * scenarios and metrics of the latest point.
+ */
+export function analyseSeries(
+  series: HistorySeries,
+  options: ChangePointOptions & { threshold?: number } = {},
+): DriftAnalysis {
+  const latest = series.points.at(-1);
+  const threshold = options.threshold ?? latest?.threshold ?? 5;
+  // The levels of every in-verdict metric of every scenario are one family of tests, as in a
+  // pull request's verdict: each level's interval is at 1 − 0.05 / tests (Bonferroni).
+  const tests = Math.max(
+    1,
+    (latest?.scenarios ?? []).reduce((n, s) => n + s.metrics.filter((m) => m.inVerdict).length, 0),
+  );
+  const z = tQuantile(1 - 0.025 / tests, 1e6);
+  const trends = (latest?.scenarios ?? []).flatMap((s) =>
+    s.metrics.map((m) => trendOf(series, s.name, m, threshold, options, z)),
+  );
+  // Worst first by what is certain: the bound of the interval nearest to zero, in the worse direction.
+  const surely = (t: MetricTrend) => {
+    const ci = t.current?.ci ?? [0, 0];
+    return t.better === 'higher' ? -ci[1] : ci[0];
+  };
+  return {
+    reference: series.reference,
+    threshold,
+    trends,
+    exceeded: trends.filter((t) => t.exceeded).sort((a, b) => surely(b) - surely(a)),
+    latest,
+  };
+}
+
+/** The functions that grew most in the latest run, for a scenario. */
+export function grownFunctions(analysis: DriftAnalysis, scenario: string): GrownFunction[] {
+  return analysis.latest?.scenarios.find((s) => s.name === scenario)?.functions ?? [];
+}

@@ -1,0 +1,170 @@
+// The trend of a drift history as text: markdown for the job summary (a mermaid xychart per
+// scenario — change vs the reference with its interval band over commits — and a table of the
+// steps found), and plain text for the terminal (a sparkline per metric). Pure. Names that come
+// from the repository (scenario, reference, functions) are escaped; commits are hex only.
+import type { MetricName } from '../model.js';
+import { formatChange, formatInterval } from '../render/format.js';
+import { escapeText } from '../render/markdown.js';
+import { METRICS } from '../verdict/judge.js';
+import type { DriftAnalysis, DriftStep, MetricTrend } from './analysis.js';
+import type { History } from './history.js';
+
+/** Points a chart shows (the newest). */
+const CHART_POINTS = 60;
+
+const label = (metric: string) =>
+  METRICS.find((m: (typeof METRICS)[number]) => m.metric === metric)?.label ?? metric;
+const as = (metric: string) => ({
+  metric: metric as MetricName,
+  unit: METRICS.find((m: (typeof METRICS)[number]) => m.metric === metric)?.unit ?? '',
+});
+export const short = (sha: string) => (/^[0-9a-f]{7,64}$/.test(sha) ? sha.slice(0, 7) : '???????');
+/** A name for mermaid's quoted strings and the terminal: no quotes, markup or control characters. */
+const plain = (text: string, max = 80) =>
+  text
+    .replace(/[^\w .,:/+()%-]/g, '_')
+    .slice(0, max)
+    .trim();
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g;
+const terminalSafe = (text: string, max = 120) => text.replace(CONTROL, ' ').slice(0, max);
+
+export function stepText(t: Pick<MetricTrend, 'metric'>, s: DriftStep, referenceSha: string): string {
+  const after = s.after === referenceSha ? 'the reference' : short(s.after);
+  return `${formatChange(as(t.metric), s.change)} ${formatInterval(as(t.metric), s.ci)} in ${after}..${short(s.upTo)}`;
+}
+
+/** The trend the chart shows for a scenario: the worst exceeded one, else CPU per request, else the first. */
+export function leadTrend(analysis: DriftAnalysis, scenario: string): MetricTrend | undefined {
+  const ofScenario = analysis.trends.filter((t) => t.scenario === scenario && t.inVerdict);
+  return (
+    analysis.exceeded.find((t) => t.scenario === scenario) ??
+    ofScenario.find((t) => t.metric === 'cpuPerRequest') ??
+    ofScenario[0]
+  );
+}
+
+function chart(analysis: DriftAnalysis, t: MetricTrend): string[] {
+  const points = t.points.slice(-CHART_POINTS);
+  // percent (errorRate: percentage points); an interval without bounds is drawn at zero
+  const finite = (x: number) => (Number.isFinite(x) ? Number((x * 100).toFixed(2)) : 0);
+  const lows = points.map((p) => finite(p.ci[0]));
+  const highs = points.map((p) => finite(p.ci[1]));
+  const changes = points.map((p) => finite(p.change));
+  const min = Math.floor(Math.min(0, ...lows, -analysis.threshold) - 1);
+  const max = Math.ceil(Math.max(0, ...highs, analysis.threshold) + 1);
+  return [
+    '```mermaid',
+    'xychart-beta',
+    `  title "${plain(t.scenario)}: ${plain(label(t.metric))} vs ${plain(analysis.reference.ref, 40)}"`,
+    `  x-axis [${points.map((p) => `"${short(p.commit)}"`).join(', ')}]`,
+    `  y-axis "change ${t.metric === 'errorRate' ? '(points)' : '(%)'}" ${min} --> ${max}`,
+    `  line [${highs.join(', ')}]`,
+    `  line [${changes.join(', ')}]`,
+    `  line [${lows.join(', ')}]`,
+    '```',
+  ];
+}
+
+/** Markdown of a series' analysis: the job summary of a drift run and `hotpath history --markdown`. */
+export function renderTrendMarkdown(analysis: DriftAnalysis, history?: History): string {
+  const ref = analysis.reference;
+  const lines = [
+    `### hotpath drift vs ${escapeText(ref.ref, 100)} (\`${short(ref.sha)}\`)`,
+    '',
+    `${analysis.latest ? `${countPoints(analysis)} runs, latest on \`${short(analysis.latest.commit)}\`. ` : ''}Every point is head vs the same reference, paired on one runner; the band is each run's interval. Threshold ${analysis.threshold} %.`,
+    '',
+  ];
+  if (analysis.exceeded.length > 0) {
+    const worst = analysis.exceeded[0];
+    if (worst?.current)
+      lines.push(
+        `**Drift beyond the threshold**: ${escapeText(worst.scenario, 100)} ${label(worst.metric)} ${formatChange(as(worst.metric), worst.current.change)} ${formatInterval(as(worst.metric), worst.current.ci)} since \`${short(worst.current.since)}\`.`,
+        '',
+      );
+  } else {
+    lines.push('No drift beyond the threshold.', '');
+  }
+  const scenarios = [...new Set(analysis.trends.map((t) => t.scenario))];
+  for (const scenario of scenarios) {
+    lines.push(`#### ${escapeText(scenario, 100)}`, '');
+    const lead = leadTrend(analysis, scenario);
+    if (lead && lead.points.length > 0) lines.push(...chart(analysis, lead), '');
+    lines.push(
+      '| metric | now vs reference | steps found (first commit at the new level in A..B) |',
+      '|---|---|---|',
+    );
+    for (const t of analysis.trends.filter((x) => x.scenario === scenario && x.inVerdict)) {
+      const now = t.current
+        ? `${formatChange(as(t.metric), t.current.change)} ${formatInterval(as(t.metric), t.current.ci)}${t.exceeded ? ' **beyond threshold**' : ''}`
+        : '—';
+      const steps = t.steps.map((s) => stepText(t, s, ref.sha)).join('; ') || 'none';
+      lines.push(`| ${label(t.metric)} | ${now} | ${steps} |`);
+    }
+    lines.push('');
+  }
+  const earlier = (history?.series ?? []).filter((s) => s.reference.sha !== ref.sha);
+  if (earlier.length > 0)
+    lines.push(
+      `Earlier references (their series stay readable with \`hotpath history FILE --reference REF\`): ${earlier
+        .map((s) => `${escapeText(s.reference.ref, 60)} (${s.points.length} runs)`)
+        .join(', ')}.`,
+      '',
+    );
+  return `${lines.join('\n')}\n`;
+}
+
+function countPoints(analysis: DriftAnalysis): number {
+  return Math.max(0, ...analysis.trends.map((t) => t.points.length));
+}
+
+const BARS = '▁▂▃▄▅▆▇█';
+
+/** A sparkline of values (one character each). */
+export function sparkline(values: readonly number[]): string {
+  const finite = values.filter(Number.isFinite);
+  if (finite.length === 0) return '';
+  const lo = Math.min(...finite);
+  const hi = Math.max(...finite);
+  return values
+    .map((v) => {
+      if (!Number.isFinite(v)) return ' ';
+      const i = hi === lo ? 3 : Math.round(((v - lo) / (hi - lo)) * (BARS.length - 1));
+      return BARS[i] ?? ' ';
+    })
+    .join('');
+}
+
+/** Plain text of a series' analysis: `hotpath drift` and `hotpath history`. */
+export function renderTrendTerminal(analysis: DriftAnalysis, history?: History): string {
+  const ref = analysis.reference;
+  const lines = [
+    `hotpath drift vs ${terminalSafe(ref.ref, 60)} (${short(ref.sha)}), threshold ${analysis.threshold} %`,
+  ];
+  for (const scenario of [...new Set(analysis.trends.map((t) => t.scenario))]) {
+    lines.push('', `  ${terminalSafe(scenario, 80)}`);
+    for (const t of analysis.trends.filter((x) => x.scenario === scenario && x.inVerdict)) {
+      const now = t.current
+        ? `${formatChange(as(t.metric), t.current.change)} ${formatInterval(as(t.metric), t.current.ci)}`
+        : '—';
+      lines.push(
+        `    ${label(t.metric).padEnd(16)} ${sparkline(t.points.map((p) => p.change)).padEnd(Math.min(40, t.points.length))}  now ${now}${t.exceeded ? '  BEYOND THRESHOLD' : ''}`,
+      );
+      for (const s of t.steps) lines.push(`      step ${stepText(t, s, ref.sha)}`);
+    }
+  }
+  if (analysis.latest) {
+    lines.push('', `  runs (latest last):`);
+    const lead = analysis.trends.find((t) => t.metric === 'cpuPerRequest') ?? analysis.trends[0];
+    for (const p of (lead?.points ?? []).slice(-15))
+      lines.push(
+        `    ${short(p.commit)}  ${p.date.slice(0, 16).replace('T', ' ')}  ${lead ? `${label(lead.metric)} ${formatChange(as(lead.metric), p.change)} ${formatInterval(as(lead.metric), p.ci)}` : ''}`,
+      );
+  }
+  const earlier = (history?.series ?? []).filter((s) => s.reference.sha !== ref.sha);
+  if (earlier.length > 0)
+    lines.push(
+      '',
+      `  earlier references: ${earlier.map((s) => `${terminalSafe(s.reference.ref, 40)} (${s.points.length} runs)`).join(', ')}`,
+    );
+  return `${lines.join('\n')}\n`;
+}

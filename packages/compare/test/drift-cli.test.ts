@@ -1,0 +1,145 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseHistory } from '../src/drift/history.js';
+import { CLI_BIN, FIXTURES } from './helpers/repo.js';
+
+const cli = (args: string[], cwd = FIXTURES) =>
+  spawnSync(process.execPath, [CLI_BIN, ...args], { cwd, encoding: 'utf8', timeout: 180_000 });
+
+const FAST = [
+  '--duration',
+  '0.7',
+  '--warmup',
+  '0.2',
+  '--rounds',
+  '2',
+  '--connections',
+  '2',
+  '--profiler',
+  'none',
+];
+
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@e',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@e',
+    },
+  }).trim();
+
+const SERVER = `require('node:http').createServer((req, res) => res.end('ok')).listen(Number(process.env.PORT), '127.0.0.1');\n`;
+
+describe('hotpath drift and hotpath history', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'hotpath-drift-cli-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it.each([
+    [
+      ['drift', '--reference', 'v1.0.0'],
+      /^hotpath: hotpath drift needs --reference REF \(tag:GLOB or a ref\) and --history FILE/,
+    ],
+    [['history'], /^hotpath: hotpath history needs exactly one history file/],
+    [['compare', '--history', 'h.json'], /^hotpath: --history belongs to hotpath drift \(see --help\)\n$/],
+  ])('%j exits 2 with one line', (args, message) => {
+    const r = cli(args);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('refuses a history file that is not a history, naming it and the schema', () => {
+    const file = join(dir, 'not-history.json');
+    writeFileSync(file, '{"schema":"something-else"}');
+    const r = cli(['history', file]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(
+      /HP_COMPARE_HISTORY: .*not-history\.json is not a hotpath history of schema hotpath-history\/1/,
+    );
+  });
+
+  it('renders a recorded history: the trend per metric, the steps, and a markdown file', () => {
+    const md = join(dir, 'trend.md');
+    const r = cli(['history', join(FIXTURES, 'drift', 'staircase.json'), '--markdown', md]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^hotpath drift vs v1\.0\.0 \([0-9a-f]{7}\), threshold 5 %/);
+    expect(r.stdout).toMatch(/CPU per request +[▁▂▃▄▅▆▇█]+ +now \+\d/);
+    expect(readFileSync(md, 'utf8')).toContain('xychart-beta');
+  });
+
+  it('measures HEAD against the highest release tag, appends to the history, a new tag starts a new series', () => {
+    const repo = join(dir, 'app');
+    git(dir, 'init', '-q', '-b', 'main', repo);
+    writeFileSync(join(repo, 'server.js'), SERVER);
+    git(repo, 'add', '.');
+    git(repo, 'commit', '-q', '-m', 'v1');
+    git(repo, 'tag', 'v1.9.0');
+    git(repo, 'commit', '-q', '--allow-empty', '-m', 'v1.10');
+    git(repo, 'tag', 'v1.10.0');
+    git(repo, 'tag', 'v2.0.0-rc.1');
+    git(repo, 'commit', '-q', '--allow-empty', '-m', 'work');
+    const history = join(dir, 'history.json');
+    const args = [
+      'drift',
+      '--reference',
+      'tag:v*',
+      '--history',
+      history,
+      '--start',
+      'node server.js',
+      ...FAST,
+    ];
+    const first = cli(args, repo);
+    expect(first.stderr).not.toMatch(/hotpath: HP_/);
+    expect(first.status).toBe(0);
+    expect(first.stdout).toMatch(/^hotpath drift vs v1\.10\.0/);
+    const second = cli(args, repo);
+    expect(second.status).toBe(0);
+    let h = parseHistory(readFileSync(history, 'utf8'), 'history.json');
+    expect(h.series.map((s) => [s.reference.ref, s.points.length])).toEqual([['v1.10.0', 2]]);
+    expect(h.series[0]?.reference.sha).toBe(git(repo, 'rev-parse', 'v1.10.0'));
+    expect(h.series[0]?.points[0]?.commit).toBe(git(repo, 'rev-parse', 'HEAD'));
+    expect(h.series[0]?.points[0]?.scenarios[0]?.metrics.map((m) => m.metric)).toContain('requestsPerSecond');
+
+    git(repo, 'tag', 'v1.11.0');
+    const third = cli(args, repo);
+    expect(third.status).toBe(0);
+    expect(third.stdout).toMatch(/earlier references: v1\.10\.0 \(2 runs\)/);
+    h = parseHistory(readFileSync(history, 'utf8'), 'history.json');
+    expect(h.series.map((s) => [s.reference.ref, s.points.length])).toEqual([
+      ['v1.10.0', 2],
+      ['v1.11.0', 1],
+    ]);
+    const old = cli(['history', history, '--reference', 'v1.10.0']);
+    expect(old.stdout).toMatch(/^hotpath drift vs v1\.10\.0/);
+  });
+
+  it('says which tags there are when none matches the pattern', () => {
+    const r = cli(
+      [
+        'drift',
+        '--reference',
+        'tag:release-*',
+        '--history',
+        join(dir, 'h2.json'),
+        '--start',
+        'node server.js',
+      ],
+      join(dir, 'app'),
+    );
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(
+      /HP_COMPARE_INVALID_SETTING: reference "tag:release-\*": no tag matching "release-\*" is a semver version/,
+    );
+  });
+});

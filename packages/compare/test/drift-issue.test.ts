@@ -1,0 +1,191 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { analyseSeries } from '../src/drift/analysis.js';
+import {
+  appendPoint,
+  currentSeries,
+  emptyHistory,
+  type History,
+  parseHistory,
+} from '../src/drift/history.js';
+import { driftIssueMarker, issueAction, renderDriftIssue } from '../src/drift/issue.js';
+import { renderTrendMarkdown, renderTrendTerminal } from '../src/drift/trend.js';
+import { point, sha, v140 } from './helpers/history.js';
+
+const recorded = (name: string): History =>
+  parseHistory(readFileSync(new URL(`./fixtures/drift/${name}`, import.meta.url), 'utf8'), name);
+
+/** A history whose points follow `changes` (cpuPerRequest, ±3 % intervals). */
+function historyOf(changes: readonly number[]): History {
+  let h = emptyHistory();
+  changes.forEach((c, i) => {
+    h = appendPoint(h, v140, point(i + 1, c));
+  });
+  return h;
+}
+
+describe('the drift issue on a recorded staircase (bench/drift.mjs, 12 real drift runs)', () => {
+  const history = recorded('staircase.json');
+  const series = currentSeries(history);
+  if (!series) throw new Error('the fixture has no series');
+
+  it('is opened once, when the measured level passes the threshold, and stays open (no flapping) to the end', () => {
+    // Recorded on a busy 2-core machine: single-run intervals of ±4–12 %; the level after
+    // commit 2 measured +5.4 % [+2.5, +8.3] (the true drift was 3 %), so the issue opens there.
+    const actions: string[] = [];
+    let open = false;
+    for (let n = 1; n <= series.points.length; n++) {
+      const action = issueAction(analyseSeries({ ...series, points: series.points.slice(0, n) }), open);
+      actions.push(action);
+      if (action === 'create' || action === 'update') open = true;
+      if (action === 'close') open = false;
+    }
+    expect(actions.filter((a) => a === 'create')).toHaveLength(1);
+    expect(actions).not.toContain('close');
+    expect(actions.at(-1)).toBe('update');
+    // never before the measured level passed the threshold
+    const first = actions.indexOf('create') + 1;
+    const before = analyseSeries({ ...series, points: series.points.slice(0, first - 1) });
+    expect(before.exceeded).toEqual([]);
+  });
+
+  it('names the steps it found as commit ranges that contain the true steps (commits 1 and 7 here)', () => {
+    const cpu = analyseSeries(series).trends.find((t) => t.metric === 'cpuPerRequest');
+    const shas = [series.reference.sha, ...series.points.map((p) => p.commit)];
+    const ranges = (cpu?.steps ?? []).map((s) => [shas.indexOf(s.after), shas.indexOf(s.upTo)]);
+    expect(ranges.some(([after = -1, upTo = -1]) => after < 1 && upTo >= 1 && upTo - after <= 3)).toBe(true);
+    expect(ranges.some(([after = -1, upTo = -1]) => after < 7 && upTo >= 7 && upTo - after <= 3)).toBe(true);
+    // and none that contains no true step (1, 4, 7, 10)
+    for (const [after = -1, upTo = -1] of ranges)
+      expect([1, 4, 7, 10].some((s) => after < s && s <= upTo)).toBe(true);
+  });
+
+  it('names how much, since when and the steps, as commit ranges', () => {
+    const analysis = analyseSeries(series);
+    const cpu = analysis.trends.find((t) => t.metric === 'cpuPerRequest');
+    expect(cpu?.exceeded).toBe(true);
+    expect(cpu?.steps.length).toBeGreaterThanOrEqual(2);
+    const { title, body } = renderDriftIssue(analysis);
+    // the surest drift leads (CPU per request: its interval is the narrowest), not the largest
+    expect(analysis.exceeded[0]?.metric).toBe('cpuPerRequest');
+    expect(title).toMatch(/^hotpath: CPU per request drifted \+\d+\.\d % since v1\.0\.0$/);
+    expect(body.split('\n')[0]).toBe(driftIssueMarker());
+    expect(body).toMatch(/CPU per request \| \+\d+\.\d % \[/);
+    expect(body).toMatch(/in (the reference|[0-9a-f]{7})\.\.[0-9a-f]{7}/);
+  });
+});
+
+describe('the drift issue on a recorded A/A history (bench/drift.mjs --aa, 12 real drift runs, 2 s windows)', () => {
+  const series = currentSeries(recorded('aa.json'));
+  if (!series) throw new Error('the fixture has no series');
+
+  it('finds no step in any metric after any of the 12 runs', () => {
+    for (let n = 1; n <= series.points.length; n++) {
+      const analysis = analyseSeries({ ...series, points: series.points.slice(0, n) });
+      expect(analysis.trends.filter((t) => t.inVerdict).flatMap((t) => t.steps)).toEqual([]);
+    }
+  });
+
+  it('keeps CPU per request, requests/s and p50 within the threshold; p99 alone drifted (a recorded false alarm)', () => {
+    // What this recording shows, kept as a known limitation: head's p99 of 2-s windows was
+    // higher in most runs (+71, +29, … +86 %), and pooled over runs 1–9 its level passed
+    // 5 % with an interval above zero (+22 % [+3, +46] after run 12). Every run measures base
+    // first in each pair; an order effect on the tail is the likely cause, not the analysis.
+    for (let n = 1; n <= series.points.length; n++) {
+      const analysis = analyseSeries({ ...series, points: series.points.slice(0, n) });
+      expect(analysis.exceeded.map((t) => t.metric).filter((m) => m !== 'p99')).toEqual([]);
+    }
+    const cpu = analyseSeries(series).trends.find((t) => t.metric === 'cpuPerRequest');
+    expect(cpu?.within).toBe(true);
+    expect(Math.abs(cpu?.current?.change ?? 1)).toBeLessThan(0.01);
+  });
+});
+
+describe('issueAction', () => {
+  const flat = analyseSeries(
+    currentSeries(historyOf(new Array(12).fill(0.004))) ?? { reference: v140, points: [] },
+  );
+  const drifted = analyseSeries(
+    currentSeries(historyOf([0.01, 0.0, 0.02, 0.09, 0.1, 0.11, 0.1, 0.1])) ?? { reference: v140, points: [] },
+  );
+
+  it('opens one issue when the drift exceeds the threshold, and updates the open one after', () => {
+    expect(drifted.exceeded.map((t) => t.metric)).toEqual(['cpuPerRequest']);
+    expect(issueAction(drifted, false)).toBe('create');
+    expect(issueAction(drifted, true)).toBe('update');
+  });
+
+  it('closes the open issue when the drift is back within the threshold, and does nothing without one', () => {
+    expect(flat.exceeded).toEqual([]);
+    expect(issueAction(flat, true)).toBe('close');
+    expect(issueAction(flat, false)).toBe('none');
+    expect(renderDriftIssue(flat).body).toMatch(/back within 5 % of v1\.4\.0/);
+  });
+
+  it('does not raise on an improvement, however large', () => {
+    const faster = analyseSeries(
+      currentSeries(historyOf(new Array(8).fill(-0.2))) ?? { reference: v140, points: [] },
+    );
+    expect(faster.exceeded).toEqual([]);
+  });
+
+  it('keeps hostile names from the repository inert in the issue and the summary', () => {
+    let h = emptyHistory();
+    const hostile = { ref: '@team <img src=x> [x](https://evil.example)', sha: sha(7) };
+    for (let i = 1; i <= 6; i++) {
+      const p = point(i, 0.15);
+      const scenario = p.scenarios[0];
+      if (!scenario) throw new Error('no scenario');
+      scenario.name = '<script>alert(1)</script> @org/team';
+      scenario.functions = [
+        { name: '`x` | @someone ![i](https://e.example/p.png)', file: 'src/a.js', line: 3, delta: 0.1 },
+      ];
+      h = appendPoint(h, hostile, p);
+    }
+    const analysis = analyseSeries(currentSeries(h) ?? { reference: hostile, points: [] });
+    const { title, body } = renderDriftIssue(analysis);
+    const summary = renderTrendMarkdown(analysis, h);
+    for (const text of [title, body, summary]) {
+      // markup only ever escaped: no unescaped tag, no link
+      expect(text).not.toMatch(/(^|[^\\])<(script|img)/);
+      expect(text).not.toMatch(/(^|[^\\])\]\(https?:\/\/evil/);
+      // no mention outside a code span (inside one, nothing is a mention)
+      expect(text.replace(/``.*?``/g, '')).not.toMatch(/(^|[^\u200b])@(team|org|someone)/);
+    }
+    expect(title).toMatch(/^[\w .:+%/−-]+$/);
+    expect(body).toContain('`` `x` \\| @someone ![i](https://e.example/p.png) ``');
+    expect(renderTrendTerminal(analysis, h)).not.toMatch(/\u001b/);
+  });
+});
+
+describe('the trend', () => {
+  it('draws a mermaid chart of change with its interval band over commits, and lists the steps', () => {
+    const h = historyOf([0.0, 0.01, 0.0, 0.1, 0.11, 0.1, 0.1]);
+    const analysis = analyseSeries(currentSeries(h) ?? { reference: v140, points: [] });
+    const md = renderTrendMarkdown(analysis, h);
+    expect(md).toContain('```mermaid\nxychart-beta');
+    expect(md).toMatch(/x-axis \["[0-9a-f]{7}"(, "[0-9a-f]{7}"){6}\]/);
+    expect(md.match(/^ {2}line \[/gm)).toHaveLength(3);
+    expect(md).toMatch(
+      /\| CPU per request \| \+\d+\.\d % \[.*\*\*beyond threshold\*\* \| \+\d+\.\d % .* in [0-9a-f]{7}\.\.[0-9a-f]{7} \|/,
+    );
+    const text = renderTrendTerminal(analysis, h);
+    expect(text).toMatch(/CPU per request +[▁▂▃▄▅▆▇█]{7} +now \+/);
+    expect(text).toContain('BEYOND THRESHOLD');
+  });
+});
+
+describe('issueAction near the threshold', () => {
+  it('keeps the open issue (updated, not closed) while the level is not clearly within the threshold', () => {
+    // at about the threshold with wide intervals: neither beyond nor clearly within
+    const hovering = analyseSeries(
+      currentSeries(historyOf([0.045, 0.05, 0.04])) ?? { reference: v140, points: [] },
+    );
+    expect(hovering.exceeded).toEqual([]);
+    expect(issueAction(hovering, true)).toBe('update');
+    expect(issueAction(hovering, false)).toBe('none');
+    const { title, body } = renderDriftIssue(hovering);
+    expect(title).toMatch(/^hotpath: drift near 5 % since v1\.4\.0$/);
+    expect(body).toMatch(/stays open until every interval is within the threshold/);
+  });
+});
