@@ -12,7 +12,7 @@ export { renderTrendMarkdown, renderTrendTerminal } from './drift/trend.js';
 export { loadConfigInChild } from './measure/config-child.js';
 export { allowlistedEnvironment } from './measure/environment.js';
 export { runCommand } from './measure/process-group.js';
-export { codeSpan, commentMarker, escapeText, MAX_COMMENT_LENGTH } from './render/markdown.js';
+export { codeSpan, commentMarker, escapeText, MAX_COMMENT_LENGTH } from './render/markdown-text.js';
 export { type Reproduction, reproduceCommand, shellWord } from './render/reproduce.js';
 export { isReporterKey, REPORTER_KEYS } from './report/shards.js';
 export { isModuleConfig, readJsonConfig } from './settings/config-file.js';

@@ -1,7 +1,8 @@
 import type { Profile } from '@hotpath/tick-parser';
 import { describe, expect, it } from 'vitest';
 import type { Measurements, Report, RoundResult } from '../src/model.js';
-import { codeSpan, escapeText, renderMarkdown, sourceLink } from '../src/render/markdown.js';
+import { renderMarkdown } from '../src/render/markdown.js';
+import { codeSpan, escapeText, sourceLink } from '../src/render/markdown-text.js';
 import { render } from '../src/render/render.js';
 import { report as makeReport } from '../src/report/report.js';
 import { resolveSettings } from '../src/settings/schema.js';

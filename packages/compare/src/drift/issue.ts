@@ -4,7 +4,7 @@
 // write; the GitHub calls are the Action's.
 import type { MetricName } from '../model.js';
 import { formatChange, formatInterval, points } from '../render/format.js';
-import { codeSpan, escapeText } from '../render/markdown.js';
+import { codeSpan, escapeText } from '../render/markdown-text.js';
 import { METRICS } from '../verdict/judge.js';
 import { type DriftAnalysis, grownFunctions } from './analysis.js';
 import { short, stepText } from './trend.js';

@@ -4,7 +4,7 @@
 // from the repository (scenario, reference, functions) are escaped; commits are hex only.
 import type { MetricName } from '../model.js';
 import { formatChange, formatInterval } from '../render/format.js';
-import { escapeText } from '../render/markdown.js';
+import { escapeText } from '../render/markdown-text.js';
 import { METRICS } from '../verdict/judge.js';
 import type { DriftAnalysis, DriftStep, MetricTrend } from './analysis.js';
 import type { History } from './history.js';

@@ -12,7 +12,7 @@ import {
   share,
   shortLocation,
 } from './format.js';
-import { sourceLink } from './markdown.js';
+import { sourceLink } from './markdown-text.js';
 import type { ViewerAssets } from './viewer-assets.js';
 import { runSummary, scenarioSummary } from './words.js';
 
