@@ -1,4 +1,4 @@
-import type { HotFunction, Machine, Outcome, Report, ScenarioReport, SourceLinks } from '../model.js';
+import type { HotFunction, Machine, Outcome, Report, ScenarioReport } from '../model.js';
 import {
   costText,
   displayName,
