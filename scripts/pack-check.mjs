@@ -170,7 +170,7 @@ if (bins.has('hotpath-load')) {
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${server.address().port}/`;
-  const out = await run(binPath('hotpath-load'), [url, '-n', '500', '-c', '4', '--json'], {
+  const out = await run(binPath('hotpath-load'), [url, '-a', '500', '-c', '4', '--json'], {
     timeout: 30_000,
   });
   server.close();
@@ -180,7 +180,7 @@ if (bins.has('hotpath-load')) {
   } catch {}
   check(
     out.code === 0 && result?.requests?.total === 500 && result.errors === 0 && served >= 500,
-    `hotpath-load -n 500 -c 4 against a local node:http server: 500 requests, 0 errors (server saw ${served})`,
+    `hotpath-load -a 500 -c 4 against a local node:http server: 500 requests, 0 errors (server saw ${served})`,
     `exit ${out.code}; ${out.stderr}${out.stdout.slice(0, 500)}`,
   );
 }
@@ -255,7 +255,7 @@ if (bins.has('hotpath')) {
       'node b.js',
       '-d',
       '1s',
-      '-w',
+      '-W',
       '0',
       '--rounds',
       '1',
