@@ -150,7 +150,11 @@ for (const [bin, manifest] of bins) {
   const out = await run(binPath(bin), ['--version'], { timeout: 15_000 });
   const words = out.stdout.split(/[\s()]+/);
   check(
-    out.code === 0 && (words.includes(manifest.version) || words.includes(`v${manifest.version}`)),
+    out.code === 0 &&
+      (words.includes(manifest.version) ||
+        words.includes(`v${manifest.version}`) ||
+        // hotpath-memcached answers as memcached does: `memcached 1.6.18+hotpath-memcached.0.1.0`
+        words.some((w) => w.endsWith(`+${bin}.${manifest.version}`))),
     `${bin} --version prints ${manifest.version}`,
     `exit ${out.code}; stdout: ${out.stdout.trim() || '(empty)'}; stderr: ${out.stderr.trim()}`,
   );
