@@ -117,9 +117,9 @@ describe('mode drift: head vs the highest release tag, history branch, drift iss
     const head = git(repo.dir, 'rev-parse', 'HEAD');
     const run = await runAction({
       repo: { ...repo, headSha: head },
-      // CPU per request alone decides (the latencies of a 0.8 s window are too wide to be
-      // clearly within 5 %, which closing the issue needs)
-      inputs: { ...FAST, metrics: 'cpuPerRequest', rounds: '6' },
+      // CPU per request alone decides, at a threshold wide enough that one A/A run of 0.8 s
+      // windows on a busy machine is clearly within it (closing the issue needs the whole interval)
+      inputs: { ...FAST, metrics: 'cpuPerRequest', rounds: '6', threshold: '25' },
       apiUrl: github.url,
       eventName: 'schedule',
       event: pushEvent,
@@ -132,6 +132,6 @@ describe('mode drift: head vs the highest release tag, history branch, drift iss
     ]);
     expect(run.outputs['drift-exceeded']).toBe('false');
     expect(github.issues[0]?.state).toBe('closed');
-    expect(github.issues[0]?.body).toMatch(/back within 5 % of v1\.1\.0/);
+    expect(github.issues[0]?.body).toMatch(/back within 25 % of v1\.1\.0/);
   });
 });

@@ -101,6 +101,21 @@ describe('the drift issue on a recorded A/A history (bench/drift.mjs --aa, 12 re
   });
 });
 
+describe('the drift issue on a recorded A/A history at the defaults (12 real drift runs, 5 s windows)', () => {
+  const series = currentSeries(recorded('aa-defaults.json'));
+  if (!series) throw new Error('the fixture has no series');
+
+  it('is never raised, and no step is found, after any of the 12 runs', () => {
+    for (let n = 1; n <= series.points.length; n++) {
+      const analysis = analyseSeries({ ...series, points: series.points.slice(0, n) });
+      expect(issueAction(analysis, false)).toBe('none');
+      expect(analysis.trends.flatMap((t) => t.steps)).toEqual([]);
+    }
+    // and an issue left open from before would be closed: every interval is within 5 %
+    expect(issueAction(analyseSeries(series), true)).toBe('close');
+  });
+});
+
 describe('issueAction', () => {
   const flat = analyseSeries(
     currentSeries(historyOf(new Array(12).fill(0.004))) ?? { reference: v140, points: [] },

@@ -139,6 +139,12 @@ function trendOf(
       const level = sum / w;
       const half = z / Math.sqrt(w);
       last = { start: segmentEnd.start, level, ci: [level - half, level + half] };
+    } else if (segmentEnd.end > 1) {
+      // Every point measured without spread (an error rate of zero in every round): the level is
+      // what they measured, exactly.
+      const measured = values.slice(Math.max(1, segmentEnd.start), segmentEnd.end).map((v) => v.value);
+      const level = measured.reduce((a, b) => a + b, 0) / measured.length;
+      last = { start: segmentEnd.start, level, ci: [Math.min(...measured), Math.max(...measured)] };
     }
   }
   let current: MetricTrend['current'];
