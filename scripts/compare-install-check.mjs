@@ -50,7 +50,8 @@ try {
     cwd: app,
     encoding: 'utf8',
   }).trim();
-  if (shown !== version) fail(`npx hotpath --version printed ${JSON.stringify(shown)}, expected ${version}`);
+  if (shown !== `hotpath ${version}`)
+    fail(`npx hotpath --version printed ${JSON.stringify(shown)}, expected "hotpath ${version}"`);
   step(`npx hotpath --version: ${shown}`);
 
   // Two routes; head's /hash does three times the PBKDF2 work, /static is the same.
