@@ -2,15 +2,13 @@
 // found (as commit ranges), the current level against the reference, and whether the drift
 // exceeds the threshold in the worse direction. Pure.
 
+import { changesInPoints, MIN_POINTS_CHANGE } from '../verdict/judge.js';
 import { tQuantile } from '../verdict/statistics.js';
 import { type ChangePointOptions, findChangePoints } from './change-points.js';
 import type { GrownFunction, HistoryPoint, HistorySeries, MetricPoint } from './history.js';
 import { analysisValue } from './point.js';
 
-/** Smallest error-rate increase (absolute) that counts as drift: 1 percentage point. */
-const MIN_ERROR_RATE_DRIFT = 0.01;
-
-const fromAnalysis = (metric: string, value: number) => (metric === 'errorRate' ? value : Math.expm1(value));
+const fromAnalysis = (metric: string, value: number) => (changesInPoints(metric) ? value : Math.expm1(value));
 
 export interface TrendPoint {
   commit: string;
@@ -67,7 +65,8 @@ function worseBeyond(
   threshold: number,
 ) {
   const worse = better === 'higher' ? -change : change;
-  const limit = metric === 'errorRate' ? MIN_ERROR_RATE_DRIFT : threshold / 100;
+  // A rate (errors): at least 1 percentage point, as in the PR verdict.
+  const limit = changesInPoints(metric) ? MIN_POINTS_CHANGE : threshold / 100;
   return worse > limit;
 }
 

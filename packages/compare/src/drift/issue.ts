@@ -2,10 +2,9 @@
 // (like the sticky comment), saying how far the branch drifted from the reference, since when,
 // the steps found, and which functions grew in the latest drift run. Pure: what to do and what to
 // write; the GitHub calls are the Action's.
-import type { MetricName } from '../model.js';
 import { formatChange, formatInterval, points } from '../render/format.js';
 import { codeSpan, escapeText } from '../render/markdown-text.js';
-import { METRICS } from '../verdict/judge.js';
+import { metricSpec } from '../verdict/judge.js';
 import { type DriftAnalysis, grownFunctions } from './analysis.js';
 import { short, stepText } from './trend.js';
 
@@ -32,12 +31,8 @@ export function issueAction(
   return analysis.trends.every((t) => t.within) ? 'close' : 'update';
 }
 
-const label = (metric: string) =>
-  METRICS.find((m: (typeof METRICS)[number]) => m.metric === metric)?.label ?? metric;
-const as = (metric: string) => ({
-  metric: metric as MetricName,
-  unit: METRICS.find((m: (typeof METRICS)[number]) => m.metric === metric)?.unit ?? '',
-});
+const label = (metric: string) => metricSpec(metric)?.label ?? metric;
+const as = (metric: string) => ({ unit: metricSpec(metric)?.unit ?? '' });
 /** A reference name in an issue title: plain characters only (titles are not escaped by GitHub). */
 const titleSafe = (text: string) => text.replace(/[^\w.+/-]/g, '_').slice(0, 60);
 

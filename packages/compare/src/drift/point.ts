@@ -3,15 +3,13 @@
 // detectable change and outcome when the report has them, and the functions that grew most.
 import { randomUUID } from 'node:crypto';
 import type { MetricVerdict, Report } from '../model.js';
+import { changesInPoints } from '../verdict/judge.js';
 import { tQuantile } from '../verdict/statistics.js';
 import { type GrownFunction, type HistoryPoint, MAX_FUNCTIONS, type MetricPoint } from './history.js';
 
 /** The scale the method works on: log1p for relative changes, the change itself for errorRate. */
 export const analysisValue = (metric: string, change: number): number =>
-  inPoints(metric) ? change : Math.log1p(change);
-
-/** Rates (errors, event-loop utilisation) change by points; the rest by ratios. */
-const inPoints = (metric: string) => metric === 'errorRate' || metric === 'eventLoopUtilization';
+  changesInPoints(metric) ? change : Math.log1p(change);
 
 /** Fields the verdict may add (outcome, detectable change); read when present. */
 type VerdictExtras = { outcome?: unknown; detectable?: unknown };
@@ -23,7 +21,7 @@ function metricPoint(m: MetricVerdict, alpha: number, scenarioPairs: number): Me
   const ci = m.ci;
   if (!ci || !Number.isFinite(m.change) || !Number.isFinite(ci[0]) || !Number.isFinite(ci[1]))
     return undefined;
-  if (!inPoints(m.metric) && (ci[0] <= -1 || m.change <= -1)) return undefined;
+  if (!changesInPoints(m.metric) && (ci[0] <= -1 || m.change <= -1)) return undefined;
   if (!(pairs >= 2)) return undefined;
   const lo = analysisValue(m.metric, ci[0]);
   const hi = analysisValue(m.metric, ci[1]);

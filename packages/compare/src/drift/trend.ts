@@ -2,22 +2,17 @@
 // scenario — change vs the reference with its interval band over commits — and a table of the
 // steps found), and plain text for the terminal (a sparkline per metric). Pure. Names that come
 // from the repository (scenario, reference, functions) are escaped; commits are hex only.
-import type { MetricName } from '../model.js';
 import { formatChange, formatInterval } from '../render/format.js';
 import { escapeText } from '../render/markdown-text.js';
-import { METRICS } from '../verdict/judge.js';
+import { changesInPoints, metricSpec } from '../verdict/judge.js';
 import type { DriftAnalysis, DriftStep, MetricTrend } from './analysis.js';
 import type { History } from './history.js';
 
 /** Points a chart shows (the newest). */
 const CHART_POINTS = 60;
 
-const label = (metric: string) =>
-  METRICS.find((m: (typeof METRICS)[number]) => m.metric === metric)?.label ?? metric;
-const as = (metric: string) => ({
-  metric: metric as MetricName,
-  unit: METRICS.find((m: (typeof METRICS)[number]) => m.metric === metric)?.unit ?? '',
-});
+const label = (metric: string) => metricSpec(metric)?.label ?? metric;
+const as = (metric: string) => ({ unit: metricSpec(metric)?.unit ?? '' });
 export const short = (sha: string) => (/^[0-9a-f]{7,64}$/.test(sha) ? sha.slice(0, 7) : '???????');
 /** A name for mermaid's quoted strings and the terminal: no quotes, markup or control characters. */
 const plain = (text: string, max = 80) =>
@@ -57,7 +52,7 @@ function chart(analysis: DriftAnalysis, t: MetricTrend): string[] {
     'xychart-beta',
     `  title "${plain(t.scenario)}: ${plain(label(t.metric))} vs ${plain(analysis.reference.ref, 40)}"`,
     `  x-axis [${points.map((p) => `"${short(p.commit)}"`).join(', ')}]`,
-    `  y-axis "change ${t.metric === 'errorRate' ? '(points)' : '(%)'}" ${min} --> ${max}`,
+    `  y-axis "change ${changesInPoints(t.metric) ? '(points)' : '(%)'}" ${min} --> ${max}`,
     `  line [${highs.join(', ')}]`,
     `  line [${changes.join(', ')}]`,
     `  line [${lows.join(', ')}]`,

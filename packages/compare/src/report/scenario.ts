@@ -12,7 +12,7 @@ import type {
 import type { Scenario, Settings } from '../settings/schema.js';
 import { judgeMetrics, type RoundPair, scenarioOutcome, spoiled } from '../verdict/judge.js';
 import { roundMetrics, roundPairs, scenarioRounds } from '../verdict/rounds.js';
-import { pairedDifference } from '../verdict/statistics.js';
+import { mean, pairedDifference } from '../verdict/statistics.js';
 import { diagnose } from './diagnosis.js';
 import { diffHotFunctions, flagOf } from './hot-functions.js';
 
@@ -59,8 +59,6 @@ function costs(round: ScenarioRound): Map<string, number> {
   return out;
 }
 
-const meanOf = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-
 /**
  * A paired interval of each listed function's per-pair share growth, to tell growth from
  * sampling noise; growth past the threshold stays flagged only when its interval is above zero.
@@ -83,8 +81,8 @@ function withFunctionIntervals(
     if (known) return known;
     const cost = withCost
       ? {
-          baseCost: meanOf(perPairCost.map(([b]) => b.get(key) ?? 0)),
-          headCost: meanOf(perPairCost.map(([, h]) => h.get(key) ?? 0)),
+          baseCost: mean(perPairCost.map(([b]) => b.get(key) ?? 0)),
+          headCost: mean(perPairCost.map(([, h]) => h.get(key) ?? 0)),
           ...(pairs.length >= 2
             ? {
                 costCi: pairedDifference(

@@ -1,5 +1,5 @@
 import type { InconclusiveReason, MetricName, MetricVerdict, Outcome, RoundMetrics } from '../model.js';
-import { detectableShift, pairedDifference } from './statistics.js';
+import { detectableShift, mean, pairedDifference } from './statistics.js';
 
 /** How a metric changes: by a ratio (throughput, latency, CPU time) or by points (rates, 0..1). */
 type Scale = 'ratio' | 'points';
@@ -57,6 +57,14 @@ export const METRICS: readonly {
   },
 ];
 
+/** A metric's description by name (label, unit, scale), for code that holds only the name. */
+export function metricSpec(metric: string): (typeof METRICS)[number] | undefined {
+  return METRICS.find((m) => m.metric === metric);
+}
+
+/** The metric is a rate (0..1) that changes by points, not by a ratio. */
+export const changesInPoints = (metric: string): boolean => metricSpec(metric)?.scale === 'points';
+
 /** Smallest change in points (error rate, event-loop utilisation) that can count: 1 point. */
 export const MIN_POINTS_CHANGE = 0.01;
 
@@ -93,7 +101,6 @@ export function spoiled(pair: RoundPair): boolean {
 
 const geometricMean = (xs: readonly number[]) =>
   Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length);
-const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 
 /**
  * The outcome of one metric from its change, interval and margin, all as "how much worse"

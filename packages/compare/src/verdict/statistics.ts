@@ -1,4 +1,5 @@
-function mean(values: readonly number[]): number {
+/** The arithmetic mean (NaN for no values). */
+export function mean(values: readonly number[]): number {
   let sum = 0;
   for (const v of values) sum += v;
   return sum / values.length;
