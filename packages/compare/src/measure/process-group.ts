@@ -2,7 +2,14 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { HotpathCompareError } from '../errors.js';
-import { liveness, type ProcessEntry, processEntry, processTable } from './process-table.js';
+import {
+  listenersOf,
+  listeningSockets,
+  liveness,
+  type ProcessEntry,
+  processEntry,
+  processTable,
+} from './process-table.js';
 
 /** The one shell every command from the inputs runs through. */
 export const SHELL = '/bin/sh';
@@ -218,18 +225,37 @@ function descendants(roots: Iterable<number>, table: readonly ProcessEntry[]): P
 export const STOP_GRACE_MS = 3000;
 /** After SIGKILL, this long for the last thread of every process to end. */
 export const STOP_KILL_WAIT_MS = 2000;
+/**
+ * After the last thread has ended, this long for the kernel to close the sockets the tree
+ * listened on: a SIGTERMed node server was seen gone (a zombie with no thread left) while its
+ * listening socket was still in /proc/net/tcp, until the next look 10–20 ms later, in 17 of 2 600
+ * kills (issue #25).
+ */
+export const STOP_PORT_WAIT_MS = 1000;
 /** How often the stop sequence looks again. */
 const STOP_POLL_MS = 25;
 /**
  * The longest stopGroup takes with the default grace: SIGTERM, grace, SIGKILL, wait, the reap
- * of the shell (and the /proc scans in between). Past it, it resolves naming the survivors.
+ * of the shell, the wait for the port (and the /proc scans in between). Past it, it resolves
+ * naming the survivors and the sockets still listening.
  */
-export const STOP_BOUND_MS = STOP_GRACE_MS + STOP_KILL_WAIT_MS + 8 * STOP_POLL_MS;
+export const STOP_BOUND_MS = STOP_GRACE_MS + STOP_KILL_WAIT_MS + STOP_PORT_WAIT_MS + 12 * STOP_POLL_MS;
 
 /** How a stop ended. */
 export interface StopResult {
   /** Processes still alive (or still exiting) at the bound: empty when the stop succeeded. */
   survivors: number[];
+  /** The port's listening sockets (`socket:[inode]`) still open at the bound: empty when closed. */
+  openSockets: string[];
+  /** The processes holding openSockets (none: the kernel had not closed them yet). */
+  holders: number[];
+  /** The port the stop waited for, when it was given one. */
+  port?: number;
+}
+
+/** Whether `stop` left anything behind: a process or a listening socket. */
+export function stopFailed(stop: StopResult): boolean {
+  return stop.survivors.length > 0 || stop.openSockets.length > 0;
 }
 
 function send(pids: Iterable<number>, pgid: number, sig: NodeJS.Signals): void {
@@ -256,9 +282,17 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * STOP_KILL_WAIT_MS. A process counts as stopped only once its last thread has ended (see
  * liveness), so its ports are closed when this resolves with no `survivors`.
  */
-export async function stopGroup(proc: GroupProcess, graceMs = STOP_GRACE_MS): Promise<StopResult> {
+export async function stopGroup(
+  proc: GroupProcess,
+  graceMs = STOP_GRACE_MS,
+  options: { port?: number } = {},
+): Promise<StopResult> {
   proc.unwatch();
-  if (proc.pid <= 0) return { survivors: [] };
+  const { port } = options;
+  if (proc.pid <= 0) return { survivors: [], openSockets: [], holders: [] };
+  // The sockets listening on the tree's port as the stop begins: the port was free when the
+  // round chose it, so they are the tree's (a stranger's later listener is never waited for).
+  const own = port === undefined ? new Set<string>() : listeningSockets(port);
   // pid → start time: a pid the kernel reuses for someone else's process is never counted.
   const tracked = new Map<number, number | undefined>(proc.seen);
   const look = (): number[] => {
@@ -297,16 +331,41 @@ export async function stopGroup(proc: GroupProcess, graceMs = STOP_GRACE_MS): Pr
   }
   // The shell is our child: let Node reap it (its 'exit' event) before reporting.
   if (!left.includes(proc.pid)) await Promise.race([proc.exited, sleep(4 * STOP_POLL_MS)]);
-  return { survivors: left };
+  if (port === undefined || own.size === 0) return { survivors: left, openSockets: [], holders: [] };
+  // Every thread gone is not yet the port closed: wait, bounded, for the kernel to close it.
+  const open = (): string[] => [...listeningSockets(port)].filter((socket) => own.has(socket));
+  const deadline = Date.now() + STOP_PORT_WAIT_MS;
+  let openSockets = open();
+  while (openSockets.length > 0 && Date.now() < deadline) {
+    await sleep(STOP_POLL_MS / 5);
+    openSockets = open();
+  }
+  const holders = openSockets.length > 0 ? listenersOf(port) : [];
+  return { survivors: left, openSockets, holders, port };
 }
 
-/** HP_COMPARE_STOP_FAILED naming the survivors of `stop`; `failure`, what the stop followed. */
+/**
+ * HP_COMPARE_STOP_FAILED naming the survivors and the sockets still listening of `stop`;
+ * `failure`, what the stop followed.
+ */
 export function survivorsError(stop: StopResult, who: string, failure?: unknown): HotpathCompareError {
   const after = failure instanceof Error ? ` (stopping after: ${failure.message})` : '';
   const many = stop.survivors.length > 1;
+  const parts: string[] = [];
+  if (stop.survivors.length > 0)
+    parts.push(
+      `process${many ? 'es' : ''} ${stop.survivors.join(', ')} ${many ? 'were' : 'was'} still alive after SIGTERM, ${STOP_GRACE_MS} ms, SIGKILL and ${STOP_KILL_WAIT_MS} ms`,
+    );
+  if (stop.openSockets.length > 0) {
+    const held =
+      stop.holders.length > 0 ? `held by process ${stop.holders.join(', ')}` : 'held by no process';
+    parts.push(
+      `port ${stop.port} was still listening (${stop.openSockets.join(', ')}, ${held}) ${STOP_PORT_WAIT_MS} ms after its processes ended`,
+    );
+  }
   return new HotpathCompareError(
     'HP_COMPARE_STOP_FAILED',
-    `${who}: process${many ? 'es' : ''} ${stop.survivors.join(', ')} ${many ? 'were' : 'was'} still alive after SIGTERM, ${STOP_GRACE_MS} ms, SIGKILL and ${STOP_KILL_WAIT_MS} ms${after}`,
+    `${who}: ${parts.join('; ')}${after}`,
     failure === undefined ? undefined : { cause: failure },
   );
 }

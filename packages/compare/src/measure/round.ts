@@ -17,6 +17,7 @@ import {
   runCommand,
   type StopResult,
   spawnInGroup,
+  stopFailed,
   stopGroup,
   survivorsError,
 } from './process-group.js';
@@ -183,8 +184,8 @@ async function runRoundOnce(
   // The round settles only after every process it started has ended (or is named a survivor).
   let stopped: StopResult | undefined;
   const stop = async (failure?: unknown): Promise<void> => {
-    stopped ??= await stopGroup(proc);
-    if (stopped.survivors.length > 0) throw survivorsError(stopped, `${spec.side} round ${round}`, failure);
+    stopped ??= await stopGroup(proc, undefined, { port });
+    if (stopFailed(stopped)) throw survivorsError(stopped, `${spec.side} round ${round}`, failure);
   };
   try {
     const ready = await untilAborted(waitUntilReady(port, proc.exited, settings.readyTimeout * 1000), signal);
@@ -382,7 +383,7 @@ async function runRoundOnce(
     if (!stopped) await stop(err);
     throw err;
   } finally {
-    if (!stopped) await stopGroup(proc);
+    if (!stopped) await stopGroup(proc, undefined, { port });
     process.removeListener('exit', onExit);
     await control.close();
     if (!context.keepDir) rmSync(dir, { recursive: true, force: true });
