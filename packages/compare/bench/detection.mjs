@@ -4,7 +4,10 @@
 //
 //   node bench/detection.mjs [--runs N] [--shards 1,2,4] [--factor 1.11] [--rounds N|auto] [--duration S]
 //                            [--change cpu|pbkdf2] [--neighbour off|unpinned|server-core]
+//                            [--only both|aa|ab] [--threshold PCT] [--out FILE]
 //
+// --out keeps every run's summary and its rounds (each round's metrics and other load), so an
+// estimator can be re-run offline on measured data.
 // --change pbkdf2 is the seed's story instead: base hashes with the async crypto.pbkdf2 (libuv's
 // pool), head with pbkdf2Sync (the event loop). --neighbour runs a CPU hog during a random half of
 // the rounds (decided per round, as a shared runner's neighbours come and go): unpinned, or on the
@@ -38,9 +41,15 @@ const { values } = parseArgs({
     pinned: { type: 'boolean', default: false },
     change: { type: 'string', default: 'cpu' },
     neighbour: { type: 'string', default: 'off' },
+    threshold: { type: 'string' },
     seed: { type: 'string', default: '1' },
+    only: { type: 'string', default: 'both' },
   },
 });
+if (!['both', 'aa', 'ab'].includes(values.only)) {
+  console.error(`--only: expected both, aa or ab, got ${JSON.stringify(values.only)}`);
+  process.exit(2);
+}
 if (!['cpu', 'pbkdf2'].includes(values.change)) {
   console.error(`--change: expected cpu or pbkdf2, got ${JSON.stringify(values.change)}`);
   process.exit(2);
@@ -156,7 +165,8 @@ const overrides = {
   install: 'none',
   connections: values.connections,
 };
-for (const key of ['rounds', 'duration', 'warmup']) if (values[key]) overrides[key] = values[key];
+for (const key of ['rounds', 'duration', 'warmup', 'threshold'])
+  if (values[key]) overrides[key] = values[key];
 if (values.change === 'pbkdf2') overrides.url = '/';
 const settings = resolveSettings({ overrides });
 
@@ -192,6 +202,12 @@ async function comparison(headSha, shards) {
     pairs: s.pairs,
     stop: report.stop.map((x) => x.reason),
     functions: functions.map((f) => f.name),
+    rounds: s.rounds.map(({ side, round, shard, profilers: _, ...metrics }) => ({
+      side,
+      round,
+      shard,
+      ...metrics,
+    })),
     metrics: Object.fromEntries(
       s.metrics.map((m) => [
         m.metric,
@@ -209,8 +225,8 @@ try {
   for (const shards of shardCounts) {
     results[shards] = { aa: [], ab: [] };
     for (let i = 0; i < runs; i++) {
-      results[shards].aa.push(await comparison(aa, shards));
-      results[shards].ab.push(await comparison(ab, shards));
+      if (values.only !== 'ab') results[shards].aa.push(await comparison(aa, shards));
+      if (values.only !== 'aa') results[shards].ab.push(await comparison(ab, shards));
       process.stderr.write(
         `shards ${shards}: run ${i + 1}/${runs} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`,
       );
@@ -224,7 +240,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const story =
   values.change === 'pbkdf2' ? 'head pbkdf2Sync vs base pbkdf2' : `head ×${values.factor} CPU per request`;
 console.log(
-  `hotpath detection bench: ${runs} A/A and ${runs} A/B runs per shard count, rounds ${settings.rounds}${settings.rounds === 'auto' ? ` (max-time ${settings.maxTime} s)` : ''} × ${settings.duration} s (+${settings.warmup} s warm-up) per side and shard, ${values.connections} connections, ${story}, neighbour ${values.neighbour}${values.neighbour === 'off' ? '' : ` (on in ${hogRounds} of ${allRounds} rounds)`}, taskset ${hasTaskset && values.neighbour === 'off' ? 'on' : 'off'}`,
+  `hotpath detection bench: ${values.only === 'ab' ? 0 : runs} A/A and ${values.only === 'aa' ? 0 : runs} A/B runs per shard count, threshold ${settings.threshold} %, rounds ${settings.rounds}${settings.rounds === 'auto' ? ` (max-time ${settings.maxTime} s)` : ''} × ${settings.duration} s (+${settings.warmup} s warm-up) per side and shard, ${values.connections} connections, ${story}, neighbour ${values.neighbour}${values.neighbour === 'off' ? '' : ` (on in ${hogRounds} of ${allRounds} rounds)`}, taskset ${hasTaskset && values.neighbour === 'off' ? 'on' : 'off'}`,
 );
 console.log(
   '| shards | A/A flagged (false alarms) | A/A outcomes | A/B flagged (detected) | A/B outcomes | A/B req/s (median) | A/B event-loop CPU/req (median) | detectable req/s, A/A (median) | pairs (median) | s per comparison (median) |',
@@ -242,11 +258,12 @@ for (const shards of shardCounts) {
   const { aa: a, ab: b } = results[shards];
   const fp = a.filter((r) => r.flagged).length;
   const tp = b.filter((r) => r.flagged).length;
+  const of = (list) => list.length;
   const change = (metric) => median(b.map((r) => r.metrics[metric]?.change ?? Number.NaN));
   const detectable = median(a.map((r) => r.metrics.requestsPerSecond?.detectable ?? Number.NaN));
   const all = [...a, ...b];
   console.log(
-    `| ${shards} | ${fp}/${runs} (${((100 * fp) / runs).toFixed(0)} %) | ${outcomes(a)} | ${tp}/${runs} (${((100 * tp) / runs).toFixed(0)} %) | ${outcomes(b)} | ${pct(change('requestsPerSecond'))} | ${pct(change('mainThreadCpuPerRequest'))} | ±${(detectable * 100).toFixed(1)} % | ${median(all.map((r) => r.pairs))} | ${median(all.map((r) => r.seconds)).toFixed(0)} |`,
+    `| ${shards} | ${fp}/${of(a)} | ${outcomes(a)} | ${tp}/${of(b)} | ${outcomes(b)} | ${pct(change('requestsPerSecond'))} | ${pct(change('mainThreadCpuPerRequest'))} | ±${(detectable * 100).toFixed(1)} % | ${median(all.map((r) => r.pairs))} | ${median(all.map((r) => r.seconds)).toFixed(0)} |`,
   );
 }
 console.log(`wall time: ${((Date.now() - started) / 60000).toFixed(1)} min`);
