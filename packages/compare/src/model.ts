@@ -201,6 +201,12 @@ export interface MetricVerdict {
   change: number;
   /** Interval of `change` (level 1 − alpha, corrected for the tests in the run); null: none. */
   ci: [number, number] | null;
+  /**
+   * The worst change the run still allows, in the unit of `change`: the one-sided bound on the
+   * worse side at the equivalence level (statistics.equivalenceAlpha). `unchanged` means it lies
+   * within the threshold. Null with fewer than two pairs.
+   */
+  worstCase: number | null;
   significant: boolean;
   outcome: Outcome;
   /** Set when inconclusive. */
@@ -348,7 +354,15 @@ export interface Report {
    * with rounds: auto, each look's share of alpha (alpha spending) — `alpha` is the level the
    * shown intervals use.
    */
-  statistics: { method: 'paired-t'; tests: number; alpha: number; familyLevel: 0.95; power: number };
+  statistics: {
+    method: 'paired-t';
+    tests: number;
+    alpha: number;
+    /** One-sided level of each metric's worst case, on which `unchanged` is decided. */
+    equivalenceAlpha: number;
+    familyLevel: 0.95;
+    power: number;
+  };
   /** How the rounds ended (per shard: the first shard's; see each shard for the rest). */
   stop: RoundsStop[];
   /** Shards merged (1 without a matrix) and rounds per side over all shards. */

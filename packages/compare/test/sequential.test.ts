@@ -138,6 +138,18 @@ describe('alpha spending (rounds: auto)', () => {
     expect(unchanged / runs).toBeGreaterThan(0.9);
   });
 
+  it('a head truly worse than the threshold is called unchanged in at most alpha of runs, over all the looks (600 runs)', () => {
+    // "unchanged" rests on each metric's one-sided worst case, without Bonferroni over the metrics
+    // (every one must be within the threshold: an intersection–union test) but with alpha spent
+    // over the looks. CPU +6 % against a 5 % threshold: a true regression past it.
+    const random = seeded(17);
+    let unchanged = 0;
+    const runs = 600;
+    for (let i = 0; i < runs; i++)
+      if (simulate(random, 1.06, { rps: 0.03, cpu: 0.03 }).outcome === 'unchanged') unchanged++;
+    expect(unchanged / runs).toBeLessThan(0.05 + 3 * Math.sqrt((0.05 * 0.95) / runs));
+  });
+
   it('stops at the first look on a 4× regression', () => {
     const run = simulate(seeded(3), 4);
     expect(run.stop).toBe('conclusive');

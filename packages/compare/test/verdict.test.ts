@@ -26,7 +26,9 @@ const judge = (
       const h = head[i];
       return h ? [{ base: b, head: h }] : [];
     }),
-    { threshold, metrics: ALL, alpha },
+    // alpha / 2: the worst case is the interval's worse end (the tests written before the
+    // equivalence level had its own value).
+    { threshold, metrics: ALL, alpha, equivalenceAlpha: alpha / 2 },
   );
 
 const round = (
@@ -160,14 +162,17 @@ describe('judgeMetrics on recorded rounds', () => {
 
 describe('four outcomes', () => {
   it('decides from the interval and the margin, as "how much worse"', () => {
-    expect(outcomeOf(0.12, [0.08, 0.16], 0.05)).toBe('regressed');
-    expect(outcomeOf(-0.12, [-0.16, -0.08], 0.05)).toBe('improved');
-    expect(outcomeOf(0.01, [-0.02, 0.04], 0.05)).toBe('unchanged');
+    expect(outcomeOf(0.12, [0.08, 0.16], 0.16, 0.05)).toBe('regressed');
+    expect(outcomeOf(-0.12, [-0.16, -0.08], -0.08, 0.05)).toBe('improved');
+    expect(outcomeOf(0.01, [-0.02, 0.04], 0.04, 0.05)).toBe('unchanged');
     // significant, but shown to be at most 4.5 % worse: no regression past the threshold
-    expect(outcomeOf(0.03, [0.015, 0.045], 0.05)).toBe('unchanged');
+    expect(outcomeOf(0.03, [0.015, 0.045], 0.045, 0.05)).toBe('unchanged');
     // worse beyond zero but the interval reaches past the threshold: could not tell
-    expect(outcomeOf(0.03, [0.01, 0.09], 0.05)).toBe('inconclusive');
-    expect(outcomeOf(0, [-0.2, 0.2], 0.05)).toBe('inconclusive');
+    expect(outcomeOf(0.03, [0.01, 0.09], 0.09, 0.05)).toBe('inconclusive');
+    expect(outcomeOf(0, [-0.2, 0.2], 0.2, 0.05)).toBe('inconclusive');
+    // the worst case (one-sided, at the equivalence level) decides unchanged, not the interval
+    expect(outcomeOf(0.01, [-0.03, 0.07], 0.04, 0.05)).toBe('unchanged');
+    expect(outcomeOf(0.01, [-0.03, 0.07], 0.06, 0.05)).toBe('inconclusive');
   });
 
   it('a run is regressed if any is, else inconclusive if any is, else improved, else unchanged', () => {
@@ -221,7 +226,7 @@ describe('four outcomes', () => {
         base: { ...b, otherLoad: undefined },
         head: { ...defined(head[i]), otherLoad: undefined },
       })),
-      { threshold: 0.05, metrics: ALL, alpha: 0.01 },
+      { threshold: 0.05, metrics: ALL, alpha: 0.01, equivalenceAlpha: 0.005 },
     );
     expect(kept.find((v) => v.metric === 'requestsPerSecond')?.outcome).toBe('inconclusive');
   });

@@ -50,7 +50,7 @@ export function formatDetectable(m: Pick<MetricVerdict, 'unit' | 'detectable'>):
 
 /** The outcome of a metric in words (the threshold in percent, as the settings give it). */
 export function outcomeText(
-  m: Pick<MetricVerdict, 'outcome' | 'reason' | 'unit'>,
+  m: Pick<MetricVerdict, 'outcome' | 'reason' | 'unit'> & Partial<Pick<MetricVerdict, 'worstCase'>>,
   threshold: number,
 ): string {
   switch (m.outcome) {
@@ -59,7 +59,10 @@ export function outcomeText(
     case 'improved':
       return 'improved';
     case 'unchanged':
-      return `unchanged (within ±${threshold} %)`;
+      // The worst change the run still allows: what "unchanged" was decided on.
+      return m.worstCase !== undefined && m.worstCase !== null && Number.isFinite(m.worstCase)
+        ? `unchanged (at worst ${formatChange(m, m.worstCase)}, within ±${threshold} %)`
+        : `unchanged (within ±${threshold} %)`;
     default:
       return m.reason === 'too-few-pairs'
         ? 'inconclusive: too few pairs'

@@ -1,7 +1,7 @@
 import type { Report, ReportSettings, Shard, Side } from '../model.js';
 import type { Settings } from '../settings/schema.js';
 import { combineOutcomes, POWER } from '../verdict/judge.js';
-import { intervalAlpha, testsOf } from '../verdict/rounds.js';
+import { equivalenceAlpha, intervalAlpha, testsOf } from '../verdict/rounds.js';
 import { analyseScenario } from './scenario.js';
 import { mergeShards, type ReportRules, reportSettings } from './shards.js';
 
@@ -33,7 +33,12 @@ export function report(shards: readonly Shard[], rules: ReportRules = {}): Repor
   // rounds: auto, at the share of that alpha the deciding look spent (verdict/sequential.ts).
   const tests = testsOf(settings);
   const alpha = intervalAlpha(tests, merged.stops);
-  const scenarios = settings.scenarios.map((s) => analyseScenario(measurements, s, settings, alpha));
+  // "Unchanged" needs every verdict metric within the threshold: its worst cases need no
+  // Bonferroni correction (see equivalenceAlpha).
+  const equivalence = equivalenceAlpha(merged.stops);
+  const scenarios = settings.scenarios.map((s) =>
+    analyseScenario(measurements, s, settings, alpha, equivalence),
+  );
   const all = [...measurements.base, ...measurements.head];
   const warnings = [...(rules.warnings ?? []), ...merged.warnings, ...all.flatMap((r) => r.warnings)];
   const pairs = Math.min(...scenarios.map((s) => s.pairs));
@@ -51,7 +56,14 @@ export function report(shards: readonly Shard[], rules: ReportRules = {}): Repor
     improved: outcome === 'improved',
     scenarios,
     throughputChange: Math.min(...scenarios.map((s) => s.throughputChange)),
-    statistics: { method: 'paired-t', tests, alpha, familyLevel: 0.95, power: POWER },
+    statistics: {
+      method: 'paired-t',
+      tests,
+      alpha,
+      equivalenceAlpha: equivalence,
+      familyLevel: 0.95,
+      power: POWER,
+    },
     stop: merged.stops,
     shards: merged.shards,
     rounds: measurements.base.length,

@@ -90,6 +90,13 @@ export interface VerdictOptions {
   metrics: readonly MetricName[];
   /** Level of each interval (corrected for the number of tests and, in auto rounds, the look). */
   alpha: number;
+  /**
+   * One-sided level of each metric's worst case, on which `unchanged` is decided (in auto rounds,
+   * corrected for the look). Not divided by the tests: a scenario is unchanged only when every
+   * verdict metric is, and the chance that a metric truly worse than the threshold shows a worst
+   * case within it is at most this — whatever the others show (the intersection–union test).
+   */
+  equivalenceAlpha: number;
 }
 
 /** The pair's rounds saw very different load from other processes (see SPOILED_CORES). */
@@ -103,15 +110,21 @@ const geometricMean = (xs: readonly number[]) =>
   Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length);
 
 /**
- * The outcome of one metric from its change, interval and margin, all as "how much worse"
- * (positive = worse): regressed when the interval lies above zero and the change is past the
- * margin; improved, the mirror; unchanged when the interval's worse end is within the margin
- * (shown to be at most that much worse); otherwise inconclusive (the noise is too large).
+ * The outcome of one metric from its change, interval, worst case and margin, all as "how much
+ * worse" (positive = worse): regressed when the interval lies above zero and the change is past
+ * the margin; improved, the mirror; unchanged when the worst case (the one-sided bound at the
+ * equivalence level) is within the margin — shown to be at most that much worse; otherwise
+ * inconclusive (the noise is too large for the margin).
  */
-export function outcomeOf(worse: number, worseCi: [number, number], margin: number): Outcome {
+export function outcomeOf(
+  worse: number,
+  worseCi: [number, number],
+  worstCase: number,
+  margin: number,
+): Outcome {
   if (worseCi[0] > 0 && worse > margin) return 'regressed';
   if (worseCi[1] < 0 && -worse > margin) return 'improved';
-  if (worseCi[1] <= margin) return 'unchanged';
+  if (worstCase <= margin) return 'unchanged';
   return 'inconclusive';
 }
 
@@ -154,55 +167,58 @@ export function judgeMetrics(pairs: readonly RoundPair[], options: VerdictOption
         ...verdict,
         change: used.length === 1 ? (headValue - baseValue) / (scale === 'points' ? 1 : baseValue) : 0,
         ci: null,
+        worstCase: null,
         significant: false,
         outcome: 'inconclusive' as const,
         detectable: null,
         reason: why,
       };
     }
+    const sign = better === 'higher' ? -1 : 1;
+    // Per-pair changes (log-ratios, or differences), their interval at alpha, and their bounds
+    // at the one-sided equivalence level (a two-sided interval at 2 × that level).
+    const differences = ratio
+      ? used.map((p) => Math.log(p.head[metric]) - Math.log(p.base[metric]))
+      : used.map((p) => p.head[metric] - p.base[metric]);
+    const d = pairedDifference(differences, options.alpha);
+    const bounds = pairedDifference(differences, Math.min(1, 2 * options.equivalenceAlpha)).ci;
+    const shift = detectableShift(d.sd, d.n, options.alpha, POWER);
+    const worstOf = (lo: number, hi: number) => (sign > 0 ? hi : lo);
     let change: number;
     let ci: [number, number];
+    let worstCase: number;
     let detectable: number;
     let margin: number;
     if (ratio) {
-      const d = pairedDifference(
-        used.map((p) => Math.log(p.head[metric]) - Math.log(p.base[metric])),
-        options.alpha,
-      );
       change = Math.expm1(d.mean);
       ci = [Math.expm1(d.ci[0]), Math.expm1(d.ci[1])];
-      detectable = Math.expm1(detectableShift(d.sd, d.n, options.alpha, POWER));
+      worstCase = Math.expm1(worstOf(...bounds));
+      detectable = Math.expm1(shift);
       margin = options.threshold;
     } else if (scale === 'points') {
-      const d = pairedDifference(
-        used.map((p) => p.head[metric] - p.base[metric]),
-        options.alpha,
-      );
       change = d.mean;
       ci = d.ci;
-      detectable = detectableShift(d.sd, d.n, options.alpha, POWER);
+      worstCase = worstOf(...bounds);
+      detectable = shift;
       margin = Math.max(options.threshold * baseValue, MIN_POINTS_CHANGE);
     } else {
       // Zeros (e.g. a latency below the histogram's resolution): differences relative to base.
-      const d = pairedDifference(
-        used.map((p) => p.head[metric] - p.base[metric]),
-        options.alpha,
-      );
       const scaleBy = baseValue === 0 ? Number.NaN : baseValue;
       change = baseValue === 0 ? 0 : d.mean / scaleBy;
       ci = baseValue === 0 ? [0, 0] : [d.ci[0] / scaleBy, d.ci[1] / scaleBy];
-      detectable = baseValue === 0 ? 0 : detectableShift(d.sd, d.n, options.alpha, POWER) / scaleBy;
+      worstCase = baseValue === 0 ? 0 : worstOf(...bounds) / scaleBy;
+      detectable = baseValue === 0 ? 0 : shift / scaleBy;
       margin = options.threshold;
     }
-    const sign = better === 'higher' ? -1 : 1;
     const worse = sign * change;
     const worseCi: [number, number] = sign > 0 ? [ci[0], ci[1]] : [-ci[1], -ci[0]];
-    const outcome = outcomeOf(worse, worseCi, margin);
+    const outcome = outcomeOf(worse, worseCi, sign * worstCase, margin);
     const reason: InconclusiveReason | undefined = outcome === 'inconclusive' ? 'noise' : undefined;
     return {
       ...verdict,
       change,
       ci,
+      worstCase,
       significant: ci[0] > 0 || ci[1] < 0,
       outcome,
       detectable: Number.isFinite(detectable) ? detectable : null,

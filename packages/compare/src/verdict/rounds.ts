@@ -89,9 +89,23 @@ export function testsOf(settings: Pick<Settings, 'metrics' | 'scenarios'>): numb
  * deciding look spent (rounds: auto; with several shards, the smallest of their last looks).
  */
 export function intervalAlpha(tests: number, stops: readonly (RoundsStop | undefined)[]): number {
+  return (FAMILY_ALPHA / tests) * lastShare(stops);
+}
+
+/**
+ * The one-sided level of each metric's worst case (the `unchanged` decision): the family's alpha,
+ * not divided by the tests (every verdict metric must be within the threshold: an
+ * intersection–union test), times the share of the deciding look.
+ */
+export function equivalenceAlpha(stops: readonly (RoundsStop | undefined)[]): number {
+  return FAMILY_ALPHA * lastShare(stops);
+}
+
+/** The share of alpha the deciding look spent (1 with fixed rounds; over shards, the smallest). */
+function lastShare(stops: readonly (RoundsStop | undefined)[]): number {
   const shares = stops.flatMap((s) => {
     const last = s?.looks.at(-1);
     return last ? [last.alphaShare] : [];
   });
-  return (FAMILY_ALPHA / tests) * (shares.length > 0 ? Math.min(...shares) : 1);
+  return shares.length > 0 ? Math.min(...shares) : 1;
 }

@@ -44,6 +44,7 @@ export function outcomeSoFar(
           threshold: settings.threshold / 100,
           metrics: settings.metrics,
           alpha,
+          equivalenceAlpha: FAMILY_ALPHA * share,
         }),
         false,
       ),
