@@ -202,6 +202,14 @@ async function comparison(headSha, shards) {
     pairs: s.pairs,
     stop: report.stop.map((x) => x.reason),
     functions: functions.map((f) => f.name),
+    // Every shown function's cost per request (µs) and the interval of its change: to decide
+    // from measurements whether a cost growth should regress a scenario by default.
+    functionCosts: (s.hotFunctions?.rows ?? []).map(({ name, baseCost, headCost, costCi }) => ({
+      name,
+      baseCost,
+      headCost,
+      costCi,
+    })),
     rounds: s.rounds.map(({ side, round, shard, profilers: _, ...metrics }) => ({
       side,
       round,

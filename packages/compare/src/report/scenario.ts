@@ -94,7 +94,9 @@ function withFunctionIntervals(
         }
       : {};
     if (pairs.length < 2) {
-      const shown = { ...f, ...cost };
+      // No interval can test a growth (too few pairs, or the others spoiled by other load): it
+      // is not flagged, as no metric is flagged without an interval.
+      const shown = { ...f, ...cost, ...(f.reason === 'grew' ? flagOf(false, f) : {}) };
       judged.set(key, shown);
       return shown;
     }
@@ -129,12 +131,13 @@ export function analyseScenario(
   scenario: Scenario,
   settings: Settings,
   alpha: number,
+  equivalenceAlpha: number = alpha,
 ): ScenarioReport {
   const rounds = scenarioRounds(measurements, scenario.name);
   const pairs = roundPairs(rounds.base, rounds.head);
   const metrics = judgeMetrics(
     pairs.map(([b, h]): RoundPair => ({ base: roundMetrics(b), head: roundMetrics(h) })),
-    { threshold: settings.threshold / 100, metrics: settings.metrics, alpha },
+    { threshold: settings.threshold / 100, metrics: settings.metrics, alpha, equivalenceAlpha },
   );
   const profileOf = (list: ScenarioRound[]) =>
     mergeRounds(list.flatMap((r) => (r.profile ? [r.profile] : [])));
