@@ -35,6 +35,9 @@ export async function measureDrift(
   const shard = await measure(
     { ...settings, base: undefined, head: undefined, baseStart: undefined, headStart: undefined },
     {
+      // A drift point is worth its precision: with rounds: auto, measure the whole budget
+      // (a verdict stops at ±threshold, too wide for steps of a few percent).
+      autoRounds: 'budget',
       ...runtime,
       refs: { base: { ref: reference.ref, sha: reference.sha }, head: { ref: headRef, sha: headSha } },
     },

@@ -47,6 +47,12 @@ export interface MeasureRuntime {
   shard?: ShardId;
   /** Warnings the shard carries (e.g. the profiler could not be installed). */
   warnings?: string[];
+  /**
+   * With `rounds: auto`, what ends the rounds: `verdict` (default) stops once the outcome is
+   * clear; `budget` measures until `maxTime` or `maxRounds`, without looking, for a measurement
+   * whose precision matters more than a quick answer (a drift point).
+   */
+  autoRounds?: 'verdict' | 'budget';
 }
 
 /**
@@ -143,7 +149,10 @@ export async function measure(settings: Settings, runtime: MeasureRuntime = {}):
       onProgress: options.onProgress,
       signal,
     };
-    const measurements = await measureRounds({ base: specs.base, head: specs.head, settings }, context);
+    const measurements = await measureRounds(
+      { base: specs.base, head: specs.head, settings, until: runtime.autoRounds ?? 'verdict' },
+      context,
+    );
     return {
       shard: runtime.shard ?? { index: 1, total: 1 },
       sides,

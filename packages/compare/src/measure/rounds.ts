@@ -8,6 +8,8 @@ export interface ComparisonPlan {
   base: ServerSpec;
   head: ServerSpec;
   settings: Settings;
+  /** rounds: auto — stop on a clear verdict (default), or measure the whole budget (see MeasureRuntime). */
+  until?: 'verdict' | 'budget';
 }
 
 /**
@@ -15,6 +17,8 @@ export interface ComparisonPlan {
  * measures every scenario in turn. A fixed `rounds` runs that many pairs; `rounds: auto` looks at
  * the pairs so far after each pair (with alpha spending, see verdict/sequential.ts) and stops once
  * the run's outcome is clear, or when the next pair would pass `maxTime` or `maxRounds` is reached.
+ * With `until: 'budget'` it never looks (no alpha is spent on looks: the intervals keep their full
+ * level) and runs until the budget.
  */
 export async function measureRounds(plan: ComparisonPlan, context: RoundContext): Promise<Measurements> {
   const { settings } = plan;
@@ -42,6 +46,18 @@ export async function measureRounds(plan: ComparisonPlan, context: RoundContext)
       progress.emit({ phase: 'round', side, round: pair, message: `${side} round ${pair} done` });
     }
     if (!auto) continue;
+    if (plan.until === 'budget') {
+      const elapsedMs = Date.now() - started;
+      const atMax = pair >= settings.maxRounds;
+      if (!atMax && elapsedMs + elapsedMs / pair <= settings.maxTime * 1000) continue;
+      const reason = atMax ? 'max-rounds' : 'max-time';
+      stop = { rounds: 'auto', reason, looks };
+      progress.emit({
+        phase: 'note',
+        message: `${pair} pair${pair === 1 ? '' : 's'}: ${STOP_WORDS[reason]}`,
+      });
+      break;
+    }
     const decision = decideAfterPair({
       measurements: results,
       settings,

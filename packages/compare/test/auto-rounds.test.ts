@@ -1,0 +1,93 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { measureDrift } from '../src/drift/drift.js';
+import { probePath } from '../src/measure/probe-path.js';
+import { measureRounds } from '../src/measure/rounds.js';
+import { resolveSettings } from '../src/settings/schema.js';
+import { FIRST_LOOK_PAIRS } from '../src/verdict/sequential.js';
+
+// Real servers, rounds: auto with a small budget. Head burns 20× base's CPU per request: a verdict
+// is clear at the first look; a drift point (until: 'budget') measures the whole budget anyway.
+const server = (iterations: number) => `require('node:http').createServer((req, res) => {
+  let x = 0;
+  for (let i = 0; i < ${iterations}; i++) x += Math.sqrt(i);
+  res.end(String(x));
+}).listen(Number(process.env.PORT), '127.0.0.1');
+`;
+
+describe('rounds: auto, until the verdict or until the budget (real servers)', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'hotpath-auto-'));
+    writeFileSync(join(dir, 'base.cjs'), server(20_000));
+    writeFileSync(join(dir, 'head.cjs'), server(400_000));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const settings = resolveSettings({
+    overrides: {
+      start: 'x',
+      duration: '0.5',
+      warmup: '0',
+      connections: '2',
+      rounds: 'auto',
+      maxRounds: '5',
+      maxTime: '120',
+      profiler: 'none',
+    },
+  });
+  const plan = (until?: 'verdict' | 'budget') => ({
+    base: { side: 'base' as const, command: 'node base.cjs', cwd: dir },
+    head: { side: 'head' as const, command: 'node head.cjs', cwd: dir },
+    settings,
+    ...(until ? { until } : {}),
+  });
+  const context = { probePath: probePath(), env: process.env };
+
+  it('stops at the first look when the answer is clear (the default), and runs the budget for a drift point', async () => {
+    const verdict = await measureRounds(plan(), context);
+    expect(verdict.stop).toMatchObject({ rounds: 'auto', reason: 'conclusive' });
+    expect(verdict.base).toHaveLength(FIRST_LOOK_PAIRS);
+    expect(verdict.stop?.looks.map((l) => l.pairs)).toEqual([FIRST_LOOK_PAIRS]);
+
+    const budget = await measureRounds(plan('budget'), context);
+    // Never looked (no alpha spent on looks: the intervals keep their full level), ran max-rounds.
+    expect(budget.stop).toEqual({ rounds: 'auto', reason: 'max-rounds', looks: [] });
+    expect(budget.base).toHaveLength(5);
+    expect(budget.head).toHaveLength(5);
+  });
+
+  it('a drift point measures the whole budget: measureDrift runs max-rounds pairs without a look', async () => {
+    const repo = join(dir, 'repo');
+    mkdirSync(repo);
+    const git = (...args: string[]) =>
+      execFileSync('git', args, {
+        cwd: repo,
+        env: {
+          ...process.env,
+          GIT_AUTHOR_NAME: 't',
+          GIT_AUTHOR_EMAIL: 't@example.com',
+          GIT_COMMITTER_NAME: 't',
+          GIT_COMMITTER_EMAIL: 't@example.com',
+        },
+      });
+    git('init', '-q', '-b', 'main');
+    writeFileSync(join(repo, 'server.js'), server(400_000));
+    git('add', '.');
+    git('commit', '-q', '-m', 'v1');
+    git('tag', 'v1.0.0');
+    // 20× less work per request than the reference: a verdict would be clear at the first look.
+    writeFileSync(join(repo, 'server.js'), server(20_000));
+    git('commit', '-q', '-am', 'faster');
+    const run = await measureDrift({ ...settings, start: 'node server.js', maxRounds: 4 }, 'tag:v*', {
+      baseDir: repo,
+    });
+    expect(run.reference.ref).toBe('v1.0.0');
+    expect(run.shard.measurements.stop).toEqual({ rounds: 'auto', reason: 'max-rounds', looks: [] });
+    expect(run.shard.measurements.base).toHaveLength(4);
+    expect(run.point.scenarios[0]?.metrics.find((m) => m.metric === 'cpuPerRequest')?.pairs).toBe(4);
+  });
+});
