@@ -232,3 +232,18 @@ describe('the two hostile names of issue #28', () => {
     expect(markdownProblems('<!-- hotpath-report:k -->\n\nok \u202e')).toEqual(['hidden mark U+202e']);
   });
 });
+
+describe('the safety check itself: whose links count as hotpath’s own', () => {
+  const fork = 'https://github.example/fork/r';
+  const blob = `[server.js:2](${fork}/blob/f9852e57922e/server.js#L2)`;
+  it("takes a fork PR's head repository for blob links only when told, and never for artifacts", () => {
+    expect(markdownProblems(blob, { repositoryUrl: REPO })).toEqual([
+      `link: ${fork}/blob/f9852e57922e/server.js#L2`,
+    ]);
+    expect(markdownProblems(blob, { repositoryUrl: REPO, headRepositoryUrl: fork })).toEqual([]);
+    const artifact = `[results](${fork}/actions/runs/1/artifacts/2)`;
+    expect(markdownProblems(artifact, { repositoryUrl: REPO, headRepositoryUrl: fork })).toEqual([
+      `link: ${fork}/actions/runs/1/artifacts/2`,
+    ]);
+  });
+});

@@ -45,6 +45,8 @@ export interface FakeGitHub {
 /** What the Action's comments and summaries may link to: the test repository's own URLs. */
 export const OWN_LINKS = {
   repositoryUrl: 'https://github.example/o/r',
+  // The fork the fork-PR tests' head comes from: its source files are linked there.
+  headRepositoryUrl: 'https://github.example/fork/r',
   // hotpath's preamble names the pull request it compares.
   ownText: /\(PR #\d+\)/,
 };

@@ -19,6 +19,11 @@ export function renderGfm(markdown: string): string {
 export interface OwnLinks {
   /** The repository's URL (`https://github.com/o/r`): its blob and artifact URLs are hotpath's. */
   repositoryUrl?: string;
+  /**
+   * A fork pull request's head repository (`https://github.com/fork/r`): hotpath links the
+   * head's source files there (blob URLs only; artifacts stay the repository's).
+   */
+  headRepositoryUrl?: string;
   /** Text of hotpath's own that GitHub would make a reference of, e.g. `(PR #7)`. */
   ownText?: RegExp;
 }
@@ -70,9 +75,10 @@ export function markdownProblems(markdown: string, own: OwnLinks = {}): string[]
   const html = renderGfm(markdown);
   const problems: string[] = [];
   const repo = own.repositoryUrl ? escapeRe(own.repositoryUrl) : undefined;
+  const blobRepos = [own.repositoryUrl, own.headRepositoryUrl].flatMap((url) => (url ? [escapeRe(url)] : []));
   const ownHref = repo
     ? new RegExp(
-        `^(${repo}/blob/[0-9a-f]{4,64}/([A-Za-z0-9._~/-]|%[0-9A-F]{2})+(#L\\d+)?|${repo}/actions/runs/\\d+/artifacts/\\d+)$`,
+        `^((${blobRepos.join('|')})/blob/[0-9a-f]{4,64}/([A-Za-z0-9._~/-]|%[0-9A-F]{2})+(#L\\d+)?|${repo}/actions/runs/\\d+/artifacts/\\d+)$`,
       )
     : undefined;
   for (const m of html.matchAll(/<!--([\s\S]*?)-->/g))
