@@ -8,7 +8,11 @@
 //   between them, pair by pair;
 // - pipelined and multi-get throughput with our client, a few pairs on fresh servers.
 // For each measure it prints the median of the per-pair ratios (what the goal is judged on),
-// their spread, the ratio of the medians, and memcached's own variation between runs.
+// their spread, the ratio of the medians, and memcached's own variation between runs. Beside
+// each memcaslap TPS it records the server's CPU time per operation (user + system, from /proc):
+// other load on a shared machine moves TPS a lot (a server that waits for its core is slower
+// but uses no CPU meanwhile) and CPU per operation far less, so its pair ratio says more
+// steadily which server does more work per request.
 // Usage: node bench/run.mjs [--pairs 9] [--seconds 4] [--warmup 2] [--client-pairs 3]
 //                           [--items 500000] [--full 800000] [--anchor-cli <other build's dist/cli.js>]
 // --anchor-cli replaces memcached with another build of hotpath-memcached (the rows still say
@@ -118,7 +122,29 @@ const dir = mkdtempSync(join(tmpdir(), 'hotpath-mc-bench-'));
 const cfg = join(dir, 'memaslap.cfg');
 writeFileSync(cfg, 'key\n64 64 1\nvalue\n1024 1024 1\ncmd\n0 0.1\n1 0.9\n');
 
+/** CPU seconds (user + system) a process has used so far, from /proc. */
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+
+/**
+ * One measured memcaslap run against server: its TPS, and the server's CPU time per operation
+ * in microseconds (what the server spends per request, which other load on the machine moves
+ * far less than TPS: a server that waits for a busy core uses no CPU meanwhile).
+ */
+function measure(server) {
+  const before = cpuSeconds(server.pid);
+  const { tps, ops } = memaslapRun(server.port, SECONDS);
+  return { tps, usPerOp: ((cpuSeconds(server.pid) - before) * 1e6) / ops };
+}
+
 function memaslap(port, seconds = SECONDS) {
+  return memaslapRun(port, seconds).tps;
+}
+
+function memaslapRun(port, seconds) {
   const [file, argv] = pin(1, [
     'memcaslap',
     '-s',
@@ -134,8 +160,9 @@ function memaslap(port, seconds = SECONDS) {
   ]);
   const out = spawnSync(file, argv, { encoding: 'utf8', timeout: (seconds + 30) * 1000 });
   const tps = /TPS:\s+(\d+)/.exec(out.stdout ?? '');
-  if (!tps) throw new Error(`memcaslap gave no TPS: ${out.stdout}${out.stderr}`);
-  return Number(tps[1]);
+  const ops = /Ops:\s+(\d+)/.exec(out.stdout ?? '');
+  if (!tps || !ops) throw new Error(`memcaslap gave no TPS: ${out.stdout}${out.stderr}`);
+  return { tps: Number(tps[1]), ops: Number(ops[1]) };
 }
 
 async function pipelined(port, total = 100_000, depth = 200) {
@@ -200,8 +227,8 @@ const KINDS = ['memcached', 'hotpath'];
 /** Pair i runs memcached first when i is even, hotpath first when odd. */
 const order = (i) => (i % 2 === 0 ? KINDS : [...KINDS].reverse());
 const results = {
-  memcached: { tps: [], full: [], pipe: [], multi: [], mem: [] },
-  hotpath: { tps: [], full: [], pipe: [], multi: [], mem: [] },
+  memcached: { tps: [], full: [], cpu: [], fullCpu: [], pipe: [], multi: [], mem: [] },
+  hotpath: { tps: [], full: [], cpu: [], fullCpu: [], pipe: [], multi: [], mem: [] },
 };
 const fmt = (x) => Math.round(x).toString().padStart(7);
 console.log(
@@ -225,8 +252,10 @@ try {
       const server = await start(kind);
       try {
         memaslap(server.port, WARMUP); // JIT, memcaslap's key window: not measured
-        results[kind].tps.push(memaslap(server.port));
-        line.push(`${kind} ${fmt(results[kind].tps.at(-1))}`);
+        const m = measure(server);
+        results[kind].tps.push(m.tps);
+        results[kind].cpu.push(m.usPerOp);
+        line.push(`${kind} ${fmt(m.tps)} (${m.usPerOp.toFixed(2)} us/op)`);
       } finally {
         await stop(server);
       }
@@ -259,8 +288,10 @@ try {
   for (let i = 0; i < PAIRS; i++) {
     const line = [];
     for (const kind of order(i)) {
-      results[kind].full.push(memaslap(full[kind].port));
-      line.push(`${kind} ${fmt(results[kind].full.at(-1))}`);
+      const m = measure(full[kind]);
+      results[kind].full.push(m.tps);
+      results[kind].fullCpu.push(m.usPerOp);
+      line.push(`${kind} ${fmt(m.tps)} (${m.usPerOp.toFixed(2)} us/op)`);
     }
     const ratio = results.hotpath.full[i] / results.memcached.full[i];
     console.log(`full  pair ${String(i + 1).padStart(2)}: ${line.join('  ')}  ratio ${ratio.toFixed(2)}`);
@@ -287,6 +318,8 @@ row('memcaslap 90% get, 50 conns, fresh', 'tps', 'ops/s');
 row(`memcaslap, servers holding ${FULL} items`, 'full', 'ops/s');
 row('pipelined get, 1 conn, depth 200', 'pipe', 'get/s');
 row('multi-get, 100 keys per get', 'multi', 'keys/s');
+row('server CPU per op, fresh', 'cpu', 'us', 2);
+row(`server CPU per op, holding ${FULL} items`, 'fullCpu', 'us', 2);
 row(`memory per 100-byte item (RSS, ${ITEMS})`, 'mem', 'bytes');
 for (const key of ['tps', 'full']) {
   console.log(
