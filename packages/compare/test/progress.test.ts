@@ -75,8 +75,12 @@ describe('progress reporter', () => {
       etaMs: undefined,
     };
     expect(liveLine(auto).length).toBeGreaterThan(79);
-    expect(fitLiveLine(auto, 80)).toBe('round 2 · head · "/token" · measuring 1/5 s · 12,456 req/s · left 2:58');
-    expect(fitLiveLine(tick, 0)).toBe('round 2/6 · head · "login" · measuring 3/5 s · 12,345 req/s · ETA 1:10');
+    expect(fitLiveLine(auto, 80)).toBe(
+      'round 2 · head · "/token" · measuring 1/5 s · 12,456 req/s · left 2:58',
+    );
+    expect(fitLiveLine(tick, 0)).toBe(
+      'round 2/6 · head · "login" · measuring 3/5 s · 12,345 req/s · ETA 1:10',
+    );
     const long = { ...auto, scenario: '/api/v2/organisations/acme/projects/search?q=something-long' };
     const line = fitLiveLine(long, 80);
     expect(line.length).toBe(79);
