@@ -297,6 +297,47 @@ describe('hotpath init in an Express-like project (stdin not a terminal)', () =>
     ]);
   });
 
+  it('as `npm init -y` leaves a project: "main" is the start, process.env.PORT is found, a :param route is named', () => {
+    const app = mkdtempSync(join(tmpdir(), 'hotpath-init-npm-'));
+    try {
+      writeFileSync(
+        join(app, 'package.json'),
+        `${JSON.stringify({ name: 'app', version: '1.0.0', main: 'index.js', scripts: { test: 'exit 1' }, dependencies: { express: '^5.1.0' } }, null, 2)}\n`,
+      );
+      writeFileSync(join(app, 'package-lock.json'), '{"lockfileVersion": 3}\n');
+      writeFileSync(
+        join(app, 'index.js'),
+        [
+          "const app = require('express')();",
+          'const port = process.env.PORT || 3000;',
+          "app.get('/', (req, res) => res.send('hello'));",
+          "app.get('/users/:id', (req, res) => res.json({}));",
+          "app.get('/token', (req, res) => res.json({}));",
+          'app.listen(port);',
+          '',
+        ].join('\n'),
+      );
+      const r = spawnSync(process.execPath, [CLI_BIN, 'init', '--no-install'], {
+        cwd: app,
+        encoding: 'utf8',
+        input: '',
+        timeout: 60_000,
+      });
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr).toContain('hotpath init: package manager: npm (package-lock.json)');
+      expect(r.stderr).toContain('hotpath init: start: node index.js (from package.json "main")');
+      expect(r.stderr).toContain('hotpath init: port: the server reads $PORT\n');
+      expect(r.stderr).toContain('hotpath init: routes found: /, /token\n');
+      expect(r.stderr).toContain('hotpath init: left out (path parameters): /users/:id;');
+      expect(r.stdout).toMatch(/^Next: npx hotpath compare/);
+      const config = JSON.parse(readFileSync(join(app, 'hotpath.config.json'), 'utf8'));
+      expect(config.start).toBe('node index.js');
+      expect(config.scenarios.map((s: { url: string }) => s.url)).toEqual(['/', '/token']);
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
+  });
+
   it('with no start command to be found asks for --start (exit 2, one line)', () => {
     const empty = mkdtempSync(join(tmpdir(), 'hotpath-init-empty-'));
     try {

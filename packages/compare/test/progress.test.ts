@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { fitLine, formatEta, liveLine, ProgressReporter, plainLine } from '../src/cli/progress.js';
+import {
+  fitLine,
+  fitLiveLine,
+  formatEta,
+  liveLine,
+  ProgressReporter,
+  plainLine,
+} from '../src/cli/progress.js';
 import type { ProgressEvent } from '../src/measure/progress.js';
 
 const tick: ProgressEvent = {
@@ -45,11 +52,41 @@ describe('progress reporter', () => {
       new ProgressReporter(out).onProgress(tick);
       const line = out.written[0]?.replace('\r\u001b[2K', '') ?? '';
       const width = columns ? columns : 80;
-      expect(line.length).toBe(Math.min(width - 1, liveLine(tick).length));
-      expect(line.startsWith('hotpath · round 2/6')).toBe(true);
+      expect(line.length).toBeLessThanOrEqual(width - 1);
+      expect(line.startsWith('round 2/6 · head')).toBe(true);
     }
+    const wide = sink(true, 200);
+    new ProgressReporter(wide).onProgress(tick);
+    expect(wide.written[0]).toBe(`\r\u001b[2K${liveLine(tick)}`);
     expect(fitLine('abcdef', 4)).toBe('abc');
     expect(fitLine('a\u001b[31mb\nc', 80)).toBe('a [31mb c');
+  });
+
+  // Seen in a first run on an 80-column terminal: the line was cut at the edge, "budget le".
+  it('on 80 columns keeps the requests/s and the time left, shortening words and then the name', () => {
+    const auto = {
+      ...tick,
+      rounds: 'auto' as const,
+      scenario: '/token',
+      second: 1,
+      requestsPerSecond: 12456,
+      budgetMs: 180_000,
+      elapsedMs: 2_000,
+      etaMs: undefined,
+    };
+    expect(liveLine(auto).length).toBeGreaterThan(79);
+    expect(fitLiveLine(auto, 80)).toBe(
+      'round 2 · head · "/token" · measuring 1/5 s · 12,456 req/s · left 2:58',
+    );
+    expect(fitLiveLine(tick, 0)).toBe(
+      'round 2/6 · head · "login" · measuring 3/5 s · 12,345 req/s · ETA 1:10',
+    );
+    const long = { ...auto, scenario: '/api/v2/organisations/acme/projects/search?q=something-long' };
+    const line = fitLiveLine(long, 80);
+    expect(line.length).toBe(79);
+    expect(line).toBe('round 2 · head · "/api/v2/organi…" · measuring 1/5 s · 12,456 req/s · left 2:58');
+    // too narrow for the facts: cut at the edge, never wider
+    expect(fitLiveLine(long, 30)).toHaveLength(29);
   });
 
   it('piped: plain lines only for measured windows and steps, none for ticks; quiet writes nothing', () => {

@@ -8,7 +8,7 @@ import { formatDetectable, formatInterval, shortLocation } from '../src/render/f
 import { renderMarkdown } from '../src/render/markdown.js';
 import { COMMENT_MARKER, codeSpan, escapeText, sourceLink } from '../src/render/markdown-text.js';
 import { renderTerminal } from '../src/render/terminal.js';
-import { runSummary } from '../src/render/words.js';
+import { roundsWords, runSummary } from '../src/render/words.js';
 import { diagnose } from '../src/report/diagnosis.js';
 import { diffHotFunctions } from '../src/report/hot-functions.js';
 import { report as makeReport } from '../src/report/report.js';
@@ -227,6 +227,32 @@ describe('analyse + renderMarkdown', () => {
     expect(text).not.toContain('\u001b[');
   });
 
+  // Seen in a first run: "[+238.8, +1325.6] %" and "±1515.26 pts" pushed their rows' later
+  // columns one or two characters right of the header's.
+  it('keeps the metric columns aligned when an interval or detectable change is long', () => {
+    const wide = structuredClone(report);
+    const metrics = wide.scenarios[0]?.metrics ?? [];
+    const first = metrics[0];
+    if (!first) throw new Error('the recorded report has no metrics');
+    first.ci = [2.388, 13.256];
+    first.detectable = 12.345;
+    const text = renderTerminal(wide, { color: false });
+    const lines = text.split('\n');
+    const header = lines.findIndex((l) => l.startsWith('metric '));
+    const table = lines.slice(header, header + 1 + metrics.length);
+    expect(table[1]).toContain('[+238.8, +1325.6] %');
+    const outcomeAt = table[0]?.indexOf('outcome') ?? -1;
+    const detectableEnd = (table[0]?.indexOf('detectable') ?? -1) + 'detectable'.length;
+    expect(outcomeAt).toBeGreaterThan(0);
+    for (const row of table.slice(1)) {
+      // the outcome starts in the header's column, and the right-aligned detectable ends where its header does
+      expect(row.slice(outcomeAt - 2, outcomeAt), row).toBe('  ');
+      expect(row[outcomeAt], row).not.toBe(' ');
+      expect(row[detectableEnd - 1], row).not.toBe(' ');
+      expect(row[detectableEnd], row).toBe(' ');
+    }
+  });
+
   it('links only repository paths, never dependencies, node internals or absolute paths', () => {
     const links = { repositoryUrl: 'https://github.com/o/r', sha: 'abc1234' };
     expect(sourceLink({ file: 'a b.js', line: 3 }, links)).toBe(
@@ -398,7 +424,32 @@ describe('numbers that read as numbers', () => {
     expect(formatInterval(ratio, [9.2, 13.1])).toBe('[+920.0, +1310.0] %');
     expect(formatInterval(ratio, [-1, 1.4e14])).toBe('too few pairs');
     expect(formatInterval(ratio, null)).toBe('too few pairs');
-    expect(formatInterval({ unit: '%' }, [-0.01, 0.02])).toBe('[-1.00, 2.00] pts');
+    expect(formatInterval({ unit: '%' }, [-0.01, 0.02])).toBe('[−1.00, +2.00] pts');
+  });
+
+  // Seen in a first run (3 pairs): event-loop utilisation "[-522.86, 505.62] pts ±515.26 pts".
+  it('a rate moves by 100 points at most: an interval or detectable change beyond is "too few pairs" / —', () => {
+    const rate = { unit: '%' };
+    expect(formatInterval(rate, [-5.2286, 5.0562])).toBe('too few pairs');
+    expect(formatInterval(rate, [-0.2634, 0.2722])).toBe('[−26.34, +27.22] pts');
+    expect(formatInterval(rate, [-1, 1])).toBe('[−100.00, +100.00] pts');
+    expect(formatDetectable({ unit: '%', detectable: 5.1526 })).toBe('—');
+    expect(formatDetectable({ unit: '%', detectable: 0.2683 })).toBe('±26.83 pts');
+  });
+
+  it('counts looks and pairs in words that agree with the number ("1 look", not "1 looks")', () => {
+    const settings = resolveSettings({ config: { start: 'node server.js' } });
+    const stop = (pairs: number[]) => ({
+      rounds: 'auto' as const,
+      reason: 'conclusive' as const,
+      looks: pairs.map((p) => ({ pairs: p, alphaShare: 0.5 })),
+    });
+    expect(roundsWords({ stop: [stop([3])], rounds: 3, settings })).toBe(
+      'auto: 3 pairs, stopped because the answer was clear (1 look, alpha spending)',
+    );
+    expect(roundsWords({ stop: [stop([3, 5])], rounds: 5, settings })).toBe(
+      'auto: 5 pairs, stopped because the answer was clear (2 looks, alpha spending)',
+    );
   });
 
   it('states the detectable change, or — without one', () => {

@@ -38,6 +38,11 @@ function describeProject(project: Project): string[] {
       ? `port: the server reads $${project.portVariable}${project.portVariable === 'PORT' ? '' : ", set from hotpath's $PORT"}`
       : 'port: no process.env.…PORT read found; hotpath gives the server its port in $PORT',
     `routes found: ${project.routes.length > 0 ? project.routes.join(', ') : 'none'}`,
+    ...(project.paramRoutes.length > 0
+      ? [
+          `left out (path parameters): ${project.paramRoutes.join(', ')}; add one with a real value to hotpath.config.json's scenarios`,
+        ]
+      : []),
   ];
 }
 

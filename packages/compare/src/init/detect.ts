@@ -21,6 +21,8 @@ export interface Project {
   portVariable?: string;
   /** Paths of GET routes found in the source (literal paths, no parameters). */
   routes: string[];
+  /** GET routes found but not measurable as written (`/users/:id`, `/files/*`): said, not guessed. */
+  paramRoutes: string[];
   /** The package.json text and its parsed value (undefined when there is none). */
   packageJson?: { text: string; value: Record<string, unknown> };
 }
@@ -86,9 +88,12 @@ function sourceFiles(dir: string, entry: string | undefined): string[] {
   return files;
 }
 
-const ROUTE = /\.(?:get|all)\(\s*(['"`])(\/[\w\-./~%]*)\1/g;
+const ROUTE = /\.(?:get|all)\(\s*(['"`])(\/[^'"`\s]*)\1/g;
+/** A path hotpath can request as written: no `:param`, `*`, `(`, `{` or `${`. */
+const LITERAL_PATH = /^\/[\w\-./~%]*$/;
+/** `process.env.PORT`, `process.env.APP_PORT`, `process.env['HTTP_PORT']`: PORT as a word of the name (not PORTAL). */
 const PORT_READ =
-  /process\.env\.([A-Z][A-Z0-9_]*PORT[A-Z0-9_]*)|process\.env\[\s*['"]([A-Z][A-Z0-9_]*PORT[A-Z0-9_]*)['"]\s*\]/;
+  /process\.env\.((?:[A-Z][A-Z0-9]*_)*PORT(?:_[A-Z0-9]+)*)\b|process\.env\[\s*['"]((?:[A-Z][A-Z0-9]*_)*PORT(?:_[A-Z0-9]+)*)['"]\s*\]/;
 
 /** Reads the project in `dir`: package manager, framework, start command, port variable, routes. */
 export function detectProject(dir: string): Project {
@@ -125,6 +130,7 @@ export function detectProject(dir: string): Project {
     }
   }
   const routes: string[] = [];
+  const paramRoutes: string[] = [];
   let portVariable: string | undefined;
   for (const file of sourceFiles(dir, entry)) {
     let text: string;
@@ -140,7 +146,9 @@ export function detectProject(dir: string): Project {
     })();
     for (const m of text.matchAll(ROUTE)) {
       const path = m[2];
-      if (path !== undefined && !routes.includes(path) && routes.length < 10) routes.push(path);
+      if (path === undefined) continue;
+      const list = LITERAL_PATH.test(path) ? routes : paramRoutes;
+      if (!list.includes(path) && list.length < 10) list.push(path);
     }
     if (entry === undefined && /\.listen\(/.test(text) && extname(file) !== '.ts')
       entry = relative(dir, file);
@@ -155,6 +163,7 @@ export function detectProject(dir: string): Project {
     entry,
     portVariable,
     routes,
+    paramRoutes,
     packageJson,
   };
 }

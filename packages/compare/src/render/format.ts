@@ -25,26 +25,25 @@ export function formatChange(m: Pick<MetricVerdict, 'unit'>, change: number): st
  * degree of freedom and a small alpha): a real 100× change is +9 900 %.
  */
 const ABSURD = 1000;
+/** A rate (0..1) cannot move by more than 100 points: a bound beyond that says the same. */
+const ABSURD_POINTS = 1;
+
+const absurd = (m: Pick<MetricVerdict, 'unit'>, x: number) =>
+  !Number.isFinite(x) || Math.abs(x) > (inPoints(m) ? ABSURD_POINTS : ABSURD);
 
 /** An interval as text; "too few pairs" when there is none or it is unbounded or absurd. */
 export function formatInterval(m: Pick<MetricVerdict, 'unit'>, ci: [number, number] | null): string {
-  if (
-    !ci ||
-    !Number.isFinite(ci[0]) ||
-    !Number.isFinite(ci[1]) ||
-    Math.abs(ci[0]) > ABSURD ||
-    Math.abs(ci[1]) > ABSURD
-  )
-    return 'too few pairs';
+  if (!ci || absurd(m, ci[0]) || absurd(m, ci[1])) return 'too few pairs';
+  const sign = (x: number) => (x >= 0 ? '+' : '−');
   const one = (x: number) =>
-    inPoints(m) ? `${(x * 100).toFixed(2)}` : `${x >= 0 ? '+' : '−'}${Math.abs(x * 100).toFixed(1)}`;
+    inPoints(m) ? `${sign(x)}${Math.abs(x * 100).toFixed(2)}` : `${sign(x)}${Math.abs(x * 100).toFixed(1)}`;
   return inPoints(m) ? `[${one(ci[0])}, ${one(ci[1])}] pts` : `[${one(ci[0])}, ${one(ci[1])}] %`;
 }
 
 /** The smallest change the run could have detected: `±3.1 %`, or — without an interval. */
 export function formatDetectable(m: Pick<MetricVerdict, 'unit' | 'detectable'>): string {
   const d = m.detectable;
-  if (d === null || !Number.isFinite(d) || Math.abs(d) > ABSURD) return '—';
+  if (d === null || absurd(m, d)) return '—';
   return inPoints(m) ? `±${(d * 100).toFixed(2)} pts` : `±${(d * 100).toFixed(1)} %`;
 }
 

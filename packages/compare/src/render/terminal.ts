@@ -87,22 +87,24 @@ function scenarioLines(
     lines.push(
       paint('bold', `── ${plain(s.name)} (${plain(s.target)}): ${plain(scenarioSummary(s, threshold))}`),
     );
-  const widths = [26, 11, 11, 9, 20, 11] as const;
-  lines.push(
-    paint(
-      'dim',
-      [
-        pad('metric', widths[0]),
-        pad('base', widths[1], true),
-        pad('head', widths[2], true),
-        pad('change', widths[3], true),
-        pad('  interval', widths[4]),
-        pad('detectable', widths[5], true),
-        ' outcome',
-      ].join(' '),
-    ),
+  // Each column as wide as its longest cell (at least the usual width), so a long interval
+  // or value never pushes the columns after it out of line.
+  const rows = s.metrics.map((m) => [
+    m.label,
+    formatValue(m, m.base),
+    formatValue(m, m.head),
+    formatChange(m, m.change),
+    `  ${formatInterval(m, m.ci)}`,
+    formatDetectable(m),
+  ]);
+  const header = ['metric', 'base', 'head', 'change', '  interval', 'detectable'];
+  const widths = [26, 11, 11, 9, 20, 11].map((least, i) =>
+    Math.max(least, ...[header, ...rows].map((cells) => [...(cells[i] ?? '')].length + (i === 4 ? 1 : 0))),
   );
-  for (const m of s.metrics) {
+  const right = [false, true, true, true, false, true];
+  const line = (cells: string[]) => cells.map((cell, i) => pad(cell, widths[i] ?? 0, right[i])).join(' ');
+  lines.push(paint('dim', `${line(header)}  outcome`));
+  s.metrics.forEach((m, i) => {
     const words = outcomeText(m, threshold);
     const status = m.inVerdict ? words : `${words} (shown only)`;
     const coloured =
@@ -113,18 +115,8 @@ function scenarioLines(
           : m.outcome === 'inconclusive'
             ? paint('yellow', status)
             : status;
-    lines.push(
-      [
-        pad(m.label, widths[0]),
-        pad(formatValue(m, m.base), widths[1], true),
-        pad(formatValue(m, m.head), widths[2], true),
-        pad(formatChange(m, m.change), widths[3], true),
-        pad(`  ${formatInterval(m, m.ci)}`, widths[4]),
-        pad(formatDetectable(m), widths[5], true),
-        ` ${coloured}`,
-      ].join(' '),
-    );
-  }
+    lines.push(`${line(rows[i] ?? [])}  ${coloured}`);
+  });
   const excluded = Math.max(0, ...s.metrics.map((m) => m.excluded));
   if (excluded > 0)
     lines.push(

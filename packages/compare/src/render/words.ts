@@ -81,14 +81,14 @@ export function roundsWords(report: Pick<Report, 'stop' | 'rounds' | 'settings'>
   const one = (stop: Report['stop'][number]) => {
     if (stop.rounds === 'fixed') return 'a fixed count';
     const last = stop.looks.at(-1);
-    const pairs = last ? `${last.pairs} pairs` : 'no look';
+    const pairs = last ? `${last.pairs} ${last.pairs === 1 ? 'pair' : 'pairs'}` : 'no look';
     const why =
       stop.reason === 'conclusive'
         ? 'the answer was clear'
         : stop.reason === 'max-time'
           ? `the time budget (${report.settings.maxTime} s) was spent`
           : `max-rounds (${report.settings.maxRounds}) was reached`;
-    return `auto: ${pairs}, stopped because ${why} (${stop.looks.length} looks, alpha spending)`;
+    return `auto: ${pairs}, stopped because ${why} (${stop.looks.length} ${stop.looks.length === 1 ? 'look' : 'looks'}, alpha spending)`;
   };
   const texts = [...new Set(report.stop.map(one))];
   return texts.length === 1

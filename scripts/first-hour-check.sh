@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# The first hour, as a stranger lives it, with packages that are not published yet:
+#   1. pack every public package, publish the tarballs to a local registry (verdaccio from npm,
+#      on 127.0.0.1; it proxies the registry npm is configured with, so express resolves);
+#   2. an empty Express app: npm init -y, npm install express, a server reading process.env.PORT
+#      with three routes, committed; a second commit makes /token slower (pbkdf2Sync);
+#   3. `npx -p @hotpath/compare hotpath init` with stdin not a terminal: it asks nothing, finds
+#      npm, express, `node index.js`, $PORT and the routes, writes the config and both workflows,
+#      installs the devDependency through the registry;
+#   4. `npx hotpath compare --base HEAD~1` on a pseudo-terminal (`script`) and piped (`| tee`),
+#      short fixed rounds: a live line on the terminal, one plain line per round and scenario in
+#      the pipe, and a report where /token regressed.
+# About two minutes; loopback and the package registry only. Exits non-zero with a line naming
+# what failed. Keeps its folder with HOTPATH_KEEP=1.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/hotpath-first-hour.XXXXXX")
+registry_pid=""
+cleanup() {
+  local status=$?
+  [ -n "$registry_pid" ] && kill "$registry_pid" 2>/dev/null && wait "$registry_pid" 2>/dev/null || true
+  if [ "${HOTPATH_KEEP:-}" = 1 ]; then echo "first-hour-check: kept $work"; else rm -rf "$work"; fi
+  exit "$status"
+}
+trap cleanup EXIT
+say() { printf 'first-hour-check: %s\n' "$*"; }
+fail() {
+  printf 'first-hour-check: FAILED: %s\n' "$*" >&2
+  exit 1
+}
+command -v script >/dev/null || fail "needs script(1) for a pseudo-terminal (util-linux / bsdutils)"
+
+# 1. Tarballs and a registry that serves them.
+mkdir -p "$work/packs" "$work/registry/storage" "$work/app"
+(cd "$root" && pnpm build --output-logs=errors-only >/dev/null)
+for name in memcache-proto tick-parser load-client overload-guard compare; do
+  (cd "$root/packages/$name" && pnpm pack --pack-destination "$work/packs" >/dev/null)
+done
+say "packed $(cd "$work/packs" && echo *.tgz)"
+upstream=$(npm config get registry)
+(
+  cd "$work/registry"
+  # node-fetch@cjs is a dist-tag verdaccio asks for; a registry mirror that serves only
+  # `latest` cannot resolve it, so it is pinned to the version that tag names.
+  printf '{"name":"first-hour-registry","private":true,"overrides":{"node-fetch":"2.7.0"}}\n' >package.json
+  npm install --no-audit --no-fund --loglevel=error verdaccio@6 >/dev/null
+)
+port=$(node -e 'const s=require("node:net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+cat >"$work/registry/config.yaml" <<EOF
+storage: ./storage
+auth:
+  htpasswd: { file: ./htpasswd, max_users: 10 }
+uplinks:
+  upstream: { url: '$upstream' }
+packages:
+  '@hotpath/*': { access: \$all, publish: \$authenticated }
+  '**': { access: \$all, publish: \$authenticated, proxy: upstream }
+log: { type: stdout, format: pretty, level: warn }
+EOF
+(cd "$work/registry" && exec node_modules/.bin/verdaccio --config ./config.yaml --listen "127.0.0.1:$port" >verdaccio.log 2>&1) &
+registry_pid=$!
+registry="http://127.0.0.1:$port/"
+for _ in $(seq 1 100); do curl -fsS "${registry}-/ping" >/dev/null 2>&1 && break; sleep 0.2; done
+curl -fsS "${registry}-/ping" >/dev/null || fail "verdaccio did not answer on $registry: $(tail -5 "$work/registry/verdaccio.log")"
+token=$(curl -fsS -X PUT -H 'content-type: application/json' \
+  -d '{"name":"first-hour","password":"first-hour-check"}' \
+  "${registry}-/user/org.couchdb.user:first-hour" | node -pe 'JSON.parse(require("fs").readFileSync(0)).token')
+printf '//127.0.0.1:%s/:_authToken=%s\n' "$port" "$token" >"$work/publish.npmrc"
+for tarball in "$work"/packs/*.tgz; do
+  npm_config_userconfig="$work/publish.npmrc" npm publish "$tarball" --provenance=false \
+    --registry "$registry" --loglevel=error >/dev/null || fail "npm publish $(basename "$tarball")"
+done
+say "published to the local registry $registry"
+
+# The stranger's npm: only the local registry, an empty cache, no user config of this machine.
+export npm_config_registry=$registry npm_config_cache="$work/npm-cache" npm_config_userconfig="$work/user.npmrc"
+export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
+touch "$work/user.npmrc"
+
+# 2. An empty Express app with a history.
+cd "$work/app"
+npm init -y >/dev/null
+npm install --loglevel=error express >/dev/null
+cat >index.js <<'EOF'
+const express = require('express');
+const crypto = require('node:crypto');
+
+const app = express();
+const port = process.env.PORT || 3000;
+const users = Array.from({ length: 100 }, (_, i) => ({ id: i, name: `user ${i}` }));
+
+app.get('/', (req, res) => {
+  res.send('hello');
+});
+
+app.get('/users/:id', (req, res) => {
+  const user = users[Number(req.params.id)];
+  if (!user) return res.status(404).json({ error: 'not found' });
+  res.json(user);
+});
+
+app.get('/token', (req, res) => {
+  const token = crypto.createHash('sha256').update(`token-${Date.now()}`).digest('hex');
+  res.json({ token });
+});
+
+app.listen(port, () => {
+  console.log(`listening on ${port}`);
+});
+EOF
+printf 'node_modules\n' >.gitignore
+git init -q
+git add -A
+git -c user.name=stranger -c user.email=stranger@example.invalid commit -qm "express app"
+node -e '
+const fs = require("node:fs");
+const text = fs.readFileSync("index.js", "utf8");
+fs.writeFileSync("index.js", text.replace(
+  "crypto.createHash(\x27sha256\x27).update(`token-${Date.now()}`).digest(\x27hex\x27)",
+  "crypto.pbkdf2Sync(`token-${Date.now()}`, \x27salt\x27, 2000, 32, \x27sha256\x27).toString(\x27hex\x27)"));
+'
+grep -q pbkdf2Sync index.js || fail "the slower /token was not written"
+git -c user.name=stranger -c user.email=stranger@example.invalid commit -qam "token: pbkdf2"
+say "app: $(git log --oneline | tr '\n' ' ')"
+
+# 3. hotpath init, stdin not a terminal.
+npx -p @hotpath/compare hotpath init </dev/null >"$work/init.out" 2>"$work/init.err" ||
+  fail "hotpath init exited $?: $(cat "$work/init.err")"
+grep '^hotpath init' "$work/init.err" | sed 's/^/  /'
+sed 's/^/  /' "$work/init.out"
+for expected in 'package manager: npm (package-lock.json)' 'framework: express' \
+  'start: node index.js (from package.json "main")' 'port: the server reads $PORT' \
+  'routes found: /, /token' 'left out (path parameters): /users/:id' \
+  'wrote hotpath.config.json' 'wrote .github/workflows/hotpath.yml' \
+  'wrote .github/workflows/hotpath-report.yml' 'installed @hotpath/compare as a devDependency'; do
+  grep -qF "hotpath init: $expected" "$work/init.err" || fail "hotpath init did not say \"$expected\""
+done
+node -e 'const p=require("./package.json"); if (!p.devDependencies?.["@hotpath/compare"]) process.exit(1)' ||
+  fail "package.json has no devDependency on @hotpath/compare"
+[ -x node_modules/.bin/hotpath ] || fail "node_modules/.bin/hotpath is not installed"
+
+# 4. The first comparison, on a terminal and in a pipe.
+flags=(--rounds 4 --duration 1 --warmup 0.5)
+script -qfec "npx hotpath compare --base HEAD~1 ${flags[*]}" "$work/tty.log" </dev/null >/dev/null ||
+  fail "hotpath compare on a terminal exited non-zero: $(tail -20 "$work/tty.log")"
+tr '\r' '\n' <"$work/tty.log" | sed 's/\x1b\[[0-9;]*[A-Za-z]//g' >"$work/tty.txt"
+grep -q $'\r\x1b\[2K' "$work/tty.log" || fail "no line rewritten in place on the terminal"
+grep -qE '^(hotpath · )?round 2/4 · head · "/token" · measuring 1/1 s · [0-9,]+ req/s · ETA [0-9:]+( s| min)?' "$work/tty.txt" ||
+  fail "no live line with round, side, scenario, req/s and ETA on the terminal: $(grep -m3 round "$work/tty.txt")"
+say "terminal, one of its live lines: $(grep -m1 'round 2/4 · head · "/token" · measuring 1/1 s' "$work/tty.txt")"
+npx hotpath compare --base HEAD~1 "${flags[@]}" </dev/null 2>&1 | tee "$work/pipe.log" >/dev/null ||
+  fail "hotpath compare in a pipe exited non-zero: $(tail -20 "$work/pipe.log")"
+grep -q $'\x1b' "$work/pipe.log" && fail "the piped output has escape sequences"
+# (the first round has no ETA yet: it is known once a pair has run)
+rounds=$(grep -cE '^hotpath: round [1-4]/4 (base|head) · "(/|/token)" · [0-9,]+ req/s( · ETA [0-9]+ (s|min [0-9]+ s))?$' "$work/pipe.log" || true)
+grep -qE '^hotpath: round 4/4 base · "/token" · [0-9,]+ req/s · ETA [0-9]+ s$' "$work/pipe.log" ||
+  fail "the last rounds' plain lines carry no ETA"
+[ "$rounds" = 16 ] || fail "the pipe got $rounds plain round lines, expected 16 (4 rounds × 2 sides × 2 scenarios): $(grep -m5 round "$work/pipe.log")"
+grep -m4 '^hotpath: round' "$work/pipe.log" | sed 's/^/  /'
+for log in "$work/tty.txt" "$work/pipe.log"; do
+  grep -q 'Regression in 1 of 2 scenarios: /token' "$log" || fail "no regression of /token in $(basename "$log"): $(grep -m3 -E 'Regression|Inconclusive|No regression' "$log")"
+  grep -qE '^✗ /token +−[0-9.]+ %.*pbkdf2Sync' "$log" || fail "the /token row does not show fewer req/s and pbkdf2Sync in $(basename "$log")"
+done
+say "verdict: $(grep -m1 'Regression in' "$work/pipe.log")"
+[ -f hotpath-report/report.html ] || fail "no hotpath-report/report.html"
+say "ok in ${SECONDS} s"
