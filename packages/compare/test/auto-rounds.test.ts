@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { probePath } from '../src/measure/probe-path.js';
 import { measureRounds } from '../src/measure/rounds.js';
 import { resolveSettings } from '../src/settings/schema.js';
 import { FIRST_LOOK_PAIRS } from '../src/verdict/sequential.js';
+import { makeRepo } from './helpers/repo.js';
 
 // Real servers, rounds: auto with a small budget. Head burns 20× base's CPU per request: a verdict
 // is clear at the first look; a drift point (until: 'budget') measures the whole budget anyway.
@@ -61,27 +62,13 @@ describe('rounds: auto, until the verdict or until the budget (real servers)', (
   });
 
   it('a drift point measures the whole budget: measureDrift runs max-rounds pairs without a look', async () => {
-    const repo = join(dir, 'repo');
-    mkdirSync(repo);
-    const git = (...args: string[]) =>
-      execFileSync('git', args, {
-        cwd: repo,
-        env: {
-          ...process.env,
-          GIT_AUTHOR_NAME: 't',
-          GIT_AUTHOR_EMAIL: 't@example.com',
-          GIT_COMMITTER_NAME: 't',
-          GIT_COMMITTER_EMAIL: 't@example.com',
-        },
-      });
-    git('init', '-q', '-b', 'main');
-    writeFileSync(join(repo, 'server.js'), server(400_000));
-    git('add', '.');
-    git('commit', '-q', '-m', 'v1');
-    git('tag', 'v1.0.0');
-    // 20× less work per request than the reference: a verdict would be clear at the first look.
-    writeFileSync(join(repo, 'server.js'), server(20_000));
-    git('commit', '-q', '-am', 'faster');
+    // The reference (tagged) burns 20× the work of head: a verdict would be clear at the first look.
+    const { dir: repo, baseSha } = makeRepo(
+      dir,
+      { 'server.js': server(400_000) },
+      { 'server.js': server(20_000) },
+    );
+    execFileSync('git', ['tag', 'v1.0.0', baseSha], { cwd: repo });
     const run = await measureDrift({ ...settings, start: 'node server.js', maxRounds: 4 }, 'tag:v*', {
       baseDir: repo,
     });
