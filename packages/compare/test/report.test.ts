@@ -408,7 +408,9 @@ describe('numbers that read as numbers', () => {
   });
 
   it('counts looks and pairs in words that agree with the number ("1 look", not "1 looks")', () => {
-    const settings = resolveSettings({ config: { start: 'node server.js' } });
+    const { settings } = makeReport([
+      shardOf(measurements, resolveSettings({ config: { start: 'node server.js', url: '/auth', rounds: 3 } })),
+    ]);
     const stop = (pairs: number[]) => ({
       rounds: 'auto' as const,
       reason: 'conclusive' as const,
