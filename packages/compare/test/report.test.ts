@@ -409,7 +409,10 @@ describe('numbers that read as numbers', () => {
 
   it('counts looks and pairs in words that agree with the number ("1 look", not "1 looks")', () => {
     const { settings } = makeReport([
-      shardOf(measurements, resolveSettings({ config: { start: 'node server.js', url: '/auth', rounds: 3 } })),
+      shardOf(
+        measurements,
+        resolveSettings({ config: { start: 'node server.js', url: '/auth', rounds: 3 } }),
+      ),
     ]);
     const stop = (pairs: number[]) => ({
       rounds: 'auto' as const,
