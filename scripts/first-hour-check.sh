@@ -132,9 +132,12 @@ for expected in 'package manager: npm (package-lock.json)' 'framework: express' 
   'start: node index.js (from package.json "main")' 'port: the server reads $PORT' \
   'routes found: /, /token' 'left out (path parameters): /users/:id' \
   'wrote hotpath.config.json' 'wrote .github/workflows/hotpath.yml' \
-  'wrote .github/workflows/hotpath-report.yml' 'installed @hotpath/compare as a devDependency'; do
+  'wrote .github/workflows/hotpath-report.yml' 'installed @hotpath/compare as a devDependency' \
+  'added hotpath-report/ (where runs write) to .gitignore'; do
   grep -qF "hotpath init: $expected" "$work/init.err" || fail "hotpath init did not say \"$expected\""
 done
+grep -q '^Next: npx hotpath compare --base HEAD~1 ' "$work/init.out" ||
+  fail "hotpath init's next command is not --base HEAD~1 on main: $(cat "$work/init.out")"
 node -e 'const p=require("./package.json"); if (!p.devDependencies?.["@hotpath/compare"]) process.exit(1)' ||
   fail "package.json has no devDependency on @hotpath/compare"
 [ -x node_modules/.bin/hotpath ] || fail "node_modules/.bin/hotpath is not installed"
@@ -163,4 +166,5 @@ for log in "$work/tty.txt" "$work/pipe.log"; do
 done
 say "verdict: $(grep -m1 'Regression in' "$work/pipe.log")"
 [ -f hotpath-report/report.html ] || fail "no hotpath-report/report.html"
+[ -z "$(git status --porcelain --untracked-files=all -- hotpath-report)" ] || fail "git status shows hotpath-report/ (not ignored)"
 say "ok in ${SECONDS} s"

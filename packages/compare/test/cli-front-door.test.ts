@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -9,9 +9,9 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_BIN, FIXTURES } from './helpers/repo.js';
+import { CLI_BIN, FIXTURES, makeRepo } from './helpers/repo.js';
 
 const cli = (args: string[], cwd = FIXTURES) =>
   spawnSync(process.execPath, [CLI_BIN, ...args], { cwd, encoding: 'utf8', timeout: 180_000 });
@@ -335,6 +335,51 @@ describe('hotpath init in an Express-like project (stdin not a terminal)', () =>
       expect(config.scenarios.map((s: { url: string }) => s.url)).toEqual(['/', '/token']);
     } finally {
       rmSync(app, { recursive: true, force: true });
+    }
+  });
+
+  it('in a fresh repository on main: next is --base HEAD~1, and .gitignore gets hotpath-report/ once', () => {
+    // The first hour's repository: two commits on main, no remote. The merge-base with the default
+    // branch is HEAD itself, so `hotpath compare` alone would compare HEAD with the working tree.
+    const { dir: app } = makeRepo(
+      mkdtempSync(join(tmpdir(), 'hotpath-init-git-')),
+      {
+        'package.json': `${JSON.stringify({ name: 'app', scripts: { start: 'node index.js' } }, null, 2)}\n`,
+        'index.js': "require('node:http').createServer((q, s) => s.end('ok')).listen(process.env.PORT);\n",
+        '.gitignore': 'node_modules',
+      },
+      { 'index.js': "require('node:http').createServer((q, s) => s.end('ok!')).listen(process.env.PORT);\n" },
+    );
+    try {
+      const run = () =>
+        spawnSync(process.execPath, [CLI_BIN, 'init', '--no-install'], {
+          cwd: app,
+          encoding: 'utf8',
+          input: '',
+          timeout: 60_000,
+        });
+      const r = run();
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(
+        /^Next: npx hotpath compare --base HEAD~1 +# measures your working tree against the commit before HEAD\n/,
+      );
+      expect(r.stderr).toContain('hotpath init: added hotpath-report/ (where runs write) to .gitignore');
+      expect(readFileSync(join(app, '.gitignore'), 'utf8')).toBe('node_modules\nhotpath-report/\n');
+      const again = run();
+      expect(again.stderr).not.toContain('.gitignore');
+      expect(readFileSync(join(app, '.gitignore'), 'utf8')).toBe('node_modules\nhotpath-report/\n');
+      // On a feature branch the merge-base is an older commit: the default comparison is right.
+      execFileSync('git', ['checkout', '-q', '-b', 'feature', 'HEAD~1'], { cwd: app });
+      execFileSync(
+        'git',
+        ['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '--allow-empty', '-m', 'f'],
+        { cwd: app },
+      );
+      expect(run().stdout).toMatch(
+        /^Next: npx hotpath compare +# measures your working tree against the default branch's merge-base\n/,
+      );
+    } finally {
+      rmSync(dirname(app), { recursive: true, force: true });
     }
   });
 

@@ -78,6 +78,7 @@ export async function runInit(options: InitOptions, dir: string = process.cwd())
     versionRange: `^${version}`,
   });
   for (const name of result.written) err(`hotpath init: wrote ${name}`);
+  if (result.gitignore) err('hotpath init: added hotpath-report/ (where runs write) to .gitignore');
   for (const name of result.kept) err(`hotpath init: kept ${name} (it exists; --force overwrites it)`);
   let code = 0;
   if (result.dependency === 'installed') err('hotpath init: installed @hotpath/compare as a devDependency');
@@ -90,7 +91,7 @@ export async function runInit(options: InitOptions, dir: string = process.cwd())
     code = 1;
   }
   process.stdout.write(
-    `Next: ${result.next}   # measures your working tree against the default branch's merge-base\nThen commit hotpath.config.json and .github/workflows/hotpath*.yml: pull requests get a comment.\n`,
+    `Next: ${result.next}   # measures ${result.nextMeasures}\nThen commit hotpath.config.json and .github/workflows/hotpath*.yml: pull requests get a comment.\n`,
   );
   return code;
 }

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Project } from './detect.js';
@@ -28,6 +28,63 @@ export interface InitResult {
   dependency: 'installed' | 'written' | 'present' | { failed: string; command: string };
   /** The command to run next. */
   next: string;
+  /** What `next` measures, in a few words. */
+  nextMeasures: string;
+  /** `.gitignore` got hotpath's output folder (it lacked it). */
+  gitignore: boolean;
+}
+
+/** hotpath's default output folder (`out`), which a run rewrites: never something to commit. */
+const OUT_DIR = 'hotpath-report/';
+
+/** Adds hotpath-report/ to the project's .gitignore (made if absent) unless a line covers it. */
+function ignoreOutput(dir: string): boolean {
+  const path = join(dir, '.gitignore');
+  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const covered = text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .some((line) =>
+      ['hotpath-report', 'hotpath-report/', '/hotpath-report', '/hotpath-report/'].includes(line),
+    );
+  if (covered) return false;
+  appendFileSync(path, `${text === '' || text.endsWith('\n') ? '' : '\n'}${OUT_DIR}\n`);
+  return true;
+}
+
+const git = async (dir: string, args: string[]): Promise<string | undefined> => {
+  try {
+    return (await promisify(execFile)('git', args, { cwd: dir })).stdout.trim();
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * The first comparison to run: against the default branch's merge-base when there is one that
+ * differs from HEAD (a feature branch); on the default branch itself (a fresh repository with no
+ * remote, say) that merge-base is HEAD, so the last commit is measured instead: --base HEAD~1.
+ */
+async function firstComparison(dir: string, run: string): Promise<{ next: string; nextMeasures: string }> {
+  const merged = {
+    next: `${run} compare`,
+    nextMeasures: "your working tree against the default branch's merge-base",
+  };
+  const head = await git(dir, ['rev-parse', 'HEAD']);
+  if (!head) return merged;
+  const remote = await git(dir, ['symbolic-ref', '--short', 'refs/remotes/origin/HEAD']);
+  for (const branch of [remote, 'origin/main', 'origin/master', 'main', 'master']) {
+    if (!branch) continue;
+    const base = await git(dir, ['merge-base', 'HEAD', branch]);
+    if (base === undefined) continue;
+    if (base !== head) return merged;
+    break;
+  }
+  if ((await git(dir, ['rev-parse', '--verify', '-q', 'HEAD~1'])) === undefined) return merged;
+  return {
+    next: `${run} compare --base HEAD~1`,
+    nextMeasures: 'your working tree against the commit before HEAD',
+  };
 }
 
 const PACKAGE = '@hotpath/compare';
@@ -91,5 +148,12 @@ export async function initProject(project: Project, choices: InitChoices): Promi
       dependency = 'written';
     }
   }
-  return { written, kept, dependency, next: `${runCommand(project.packageManager)} compare` };
+  const gitignore = ignoreOutput(project.dir);
+  return {
+    written,
+    kept,
+    dependency,
+    gitignore,
+    ...(await firstComparison(project.dir, runCommand(project.packageManager))),
+  };
 }
