@@ -119,7 +119,7 @@ describe('mode drift: head vs the highest release tag, history branch, drift iss
       repo: { ...repo, headSha: head },
       // CPU per request alone decides, at a threshold wide enough that one A/A run of 0.8 s
       // windows on a busy machine is clearly within it (closing the issue needs the whole interval)
-      inputs: { ...FAST, metrics: 'cpuPerRequest', rounds: '6', threshold: '25' },
+      inputs: { ...FAST, metrics: 'cpuPerRequest', rounds: '10', threshold: '25' },
       apiUrl: github.url,
       eventName: 'schedule',
       event: pushEvent,
