@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MonitorSummary, RoundResult, Side } from '../src/model.js';
 import type { MetricName, Settings } from '../src/settings/schema.js';
-import { alphaShare, decideAfterPair, FIRST_LOOK_PAIRS } from '../src/verdict/sequential.js';
+import { alphaShare, decideAfterPair, FIRST_LOOK_PAIRS, outcomeSoFar } from '../src/verdict/sequential.js';
 import { seeded } from './helpers/random.js';
 
 const METRICS: MetricName[] = [
@@ -75,26 +75,41 @@ const settings: Pick<Settings, 'metrics' | 'scenarios' | 'threshold' | 'maxRound
  * each metric per round) and true factor of head's CPU (throughput falls by the same factor), a
  * look after each pair as measureRounds takes it, each pair 15 s (12 pairs fit the budget).
  */
-function simulate(random: () => number, factor: number, noise = { rps: 0.03, cpu: 0.01 }) {
+function simulate(
+  random: () => number,
+  factor: number,
+  noise = { rps: 0.03, cpu: 0.01 },
+  options: { shard?: number; settings?: typeof settings } = {},
+) {
+  const run = options.settings ?? settings;
   const normal = () => Math.sqrt(-2 * Math.log(random() || 1e-12)) * Math.cos(2 * Math.PI * random());
   const results: Record<Side, RoundResult[]> = { base: [], head: [] };
   let spent = 0;
-  for (let pair = 1; pair <= settings.maxRounds; pair++) {
+  for (let pair = 1; pair <= run.maxRounds; pair++) {
     for (const side of ['base', 'head'] as const) {
       const f = side === 'head' ? factor : 1;
       const machine = Math.exp(noise.rps * normal());
       const cpu = 100 * f * Math.exp(noise.cpu * normal());
-      results[side].push(simulatedRound(side, pair, (1000 / f) * machine, cpu, cpu * 0.6));
+      const round = simulatedRound(side, pair, (1000 / f) * machine, cpu, cpu * 0.6);
+      results[side].push(options.shard === undefined ? round : { ...round, shard: options.shard });
     }
     const decision = decideAfterPair({
       measurements: results,
-      settings,
+      settings: run,
       pairs: pair,
       elapsedMs: pair * 15_000,
       spent,
     });
     if (decision.look) spent += decision.look.alphaShare;
-    if (decision.stop) return { pairs: pair, stop: decision.stop, outcome: decision.outcome, spent };
+    if (decision.stop)
+      return {
+        pairs: pair,
+        stop: decision.stop,
+        outcome: decision.outcome,
+        spent,
+        results,
+        lastShare: decision.look?.alphaShare ?? 1,
+      };
   }
   throw new Error('never stopped');
 }
@@ -165,5 +180,57 @@ describe('alpha spending (rounds: auto)', () => {
       if (run.outcome === 'regressed') found++;
     }
     expect(found / 500).toBeGreaterThan(0.8);
+  });
+});
+
+/**
+ * A matrix of `shards` auto-rounds measurements of one pair of commits, merged as report() merges
+ * them: every shard stopped on its own data, their pairs pooled, the intervals at the smallest
+ * share of alpha that a shard's deciding look spent.
+ */
+function simulateShards(
+  random: () => number,
+  shards: number,
+  factor: number,
+  noise: { rps: number; cpu: number },
+  run: typeof settings,
+) {
+  const merged: Record<Side, RoundResult[]> = { base: [], head: [] };
+  let share = 1;
+  for (let shard = 1; shard <= shards; shard++) {
+    const one = simulate(random, factor, noise, { shard, settings: run });
+    merged.base.push(...one.results.base);
+    merged.head.push(...one.results.head);
+    share = Math.min(share, one.lastShare);
+  }
+  return outcomeSoFar(merged, run, share);
+}
+
+describe('shards of rounds: auto, merged', () => {
+  const fine = { ...settings, threshold: 1 };
+  // per round: 2.5 % sd of CPU per request, 4 % of throughput (a busy runner): one shard alone
+  // cannot resolve a 3 % change against a 1 % threshold, four shards pooled can
+  const busy = { rps: 0.04, cpu: 0.025 };
+
+  it('A/A: four shards that each stopped on their own data, pooled, stay within the family alpha (300 runs)', () => {
+    const random = seeded(23);
+    let alarms = 0;
+    const runs = 300;
+    for (let i = 0; i < runs; i++) {
+      const outcome = simulateShards(random, 4, 1, busy, fine);
+      if (outcome === 'regressed' || outcome === 'improved') alarms++;
+    }
+    expect(alarms / runs).toBeLessThan(0.05 + 3 * Math.sqrt((0.05 * 0.95) / runs));
+  });
+
+  it('finds a 3 % CPU regression at threshold 1 % with four shards in most runs, where one shard mostly cannot (200 runs each)', () => {
+    const found = (shards: number, seed: number) => {
+      const random = seeded(seed);
+      let n = 0;
+      for (let i = 0; i < 200; i++) if (simulateShards(random, shards, 1.03, busy, fine) === 'regressed') n++;
+      return n / 200;
+    };
+    expect(found(4, 29)).toBeGreaterThan(0.8);
+    expect(found(1, 31)).toBeLessThan(0.5);
   });
 });
