@@ -2,6 +2,8 @@ import { execFile } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { git } from '../measure/checkout.js';
+import { SETTINGS } from '../settings/table.js';
 import type { Project } from './detect.js';
 import { configFile, installCommand, measureWorkflow, reportWorkflow, runCommand } from './templates.js';
 
@@ -34,31 +36,22 @@ export interface InitResult {
   gitignore: boolean;
 }
 
-/** hotpath's default output folder (`out`), which a run rewrites: never something to commit. */
-const OUT_DIR = 'hotpath-report/';
+/** hotpath's default output folder (the `out` setting), which a run rewrites: never something to commit. */
+const OUT_DIR = String(SETTINGS.find((s) => s.key === 'out')?.default);
 
-/** Adds hotpath-report/ to the project's .gitignore (made if absent) unless a line covers it. */
+/** Adds the output folder to the project's .gitignore (made if absent) unless a line covers it. */
 function ignoreOutput(dir: string): boolean {
   const path = join(dir, '.gitignore');
   const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
-  const covered = text
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .some((line) =>
-      ['hotpath-report', 'hotpath-report/', '/hotpath-report', '/hotpath-report/'].includes(line),
-    );
+  const covered = text.split(/\r?\n/).some((line) => line.trim().replace(/^\/|\/$/g, '') === OUT_DIR);
   if (covered) return false;
-  appendFileSync(path, `${text === '' || text.endsWith('\n') ? '' : '\n'}${OUT_DIR}\n`);
+  appendFileSync(path, `${text === '' || text.endsWith('\n') ? '' : '\n'}${OUT_DIR}/\n`);
   return true;
 }
 
-const git = async (dir: string, args: string[]): Promise<string | undefined> => {
-  try {
-    return (await promisify(execFile)('git', args, { cwd: dir })).stdout.trim();
-  } catch {
-    return undefined;
-  }
-};
+/** git's output, or undefined when the command fails (no repository, no such ref). */
+const tryGit = (dir: string, args: string[]): Promise<string | undefined> =>
+  git(dir, args).catch(() => undefined);
 
 /**
  * The first comparison to run: against the default branch's merge-base when there is one that
@@ -70,17 +63,17 @@ async function firstComparison(dir: string, run: string): Promise<{ next: string
     next: `${run} compare`,
     nextMeasures: "your working tree against the default branch's merge-base",
   };
-  const head = await git(dir, ['rev-parse', 'HEAD']);
+  const head = await tryGit(dir, ['rev-parse', 'HEAD']);
   if (!head) return merged;
-  const remote = await git(dir, ['symbolic-ref', '--short', 'refs/remotes/origin/HEAD']);
+  const remote = await tryGit(dir, ['symbolic-ref', '--short', 'refs/remotes/origin/HEAD']);
   for (const branch of [remote, 'origin/main', 'origin/master', 'main', 'master']) {
     if (!branch) continue;
-    const base = await git(dir, ['merge-base', 'HEAD', branch]);
+    const base = await tryGit(dir, ['merge-base', 'HEAD', branch]);
     if (base === undefined) continue;
     if (base !== head) return merged;
     break;
   }
-  if ((await git(dir, ['rev-parse', '--verify', '-q', 'HEAD~1'])) === undefined) return merged;
+  if ((await tryGit(dir, ['rev-parse', '--verify', '-q', 'HEAD~1'])) === undefined) return merged;
   return {
     next: `${run} compare --base HEAD~1`,
     nextMeasures: 'your working tree against the commit before HEAD',
