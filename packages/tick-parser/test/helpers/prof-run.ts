@@ -1,7 +1,8 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 
 /** A small HTTP server whose route hashes a password with crypto.pbkdf2Sync. */
 export const PBKDF2_SERVER = `const http = require('node:http');
@@ -166,4 +167,54 @@ export function readProfProcessText(text: string): {
     js.set(label, (js.get(label) ?? 0) + Number(ticks));
   }
   return { total: Number(header?.[1] ?? Number.NaN), unaccounted: Number(header?.[2] ?? Number.NaN), js };
+}
+
+/**
+ * How a profile's JS self ticks differ from `--prof-process`'s, function by function (label →
+ * [ours, theirs]); empty when they are equal.
+ */
+export function selfTickDeviations(
+  mine: ReadonlyMap<string, number>,
+  reference: ReadonlyMap<string, number>,
+): Map<string, [number, number]> {
+  const out = new Map<string, [number, number]>();
+  for (const label of new Set([...mine.keys(), ...reference.keys()])) {
+    const a = mine.get(label) ?? 0;
+    const b = reference.get(label) ?? 0;
+    if (a !== b) out.set(label, [a, b]);
+  }
+  return out;
+}
+
+/**
+ * Ticks that may differ between two readers of one real log: each log is a new run, and once in
+ * many CI runs (never in 90 runs in a loop, beside a full CI run and two CPU hogs) one sample
+ * landed where the two readers disagree. Up to two ticks in all may move; a systematic
+ * difference (a tier, a frame kind, a naming rule) moves many more in every run.
+ */
+export const SELF_TICK_SLACK = 2;
+
+/**
+ * Compares JS self ticks with `--prof-process`'s. A deviation is printed, function by function,
+ * and the log and `--prof-process`'s text are kept under the temp dir, so the next one can be
+ * read; the comparison fails when more than SELF_TICK_SLACK ticks moved.
+ */
+export function checkSelfTicks(
+  mine: ReadonlyMap<string, number>,
+  reference: ReadonlyMap<string, number>,
+  log: string,
+  text: string,
+): { moved: number; deviations: Map<string, [number, number]>; keptIn?: string } {
+  const deviations = selfTickDeviations(mine, reference);
+  if (deviations.size === 0) return { moved: 0, deviations };
+  let moved = 0;
+  for (const [a, b] of deviations.values()) moved += Math.abs(a - b);
+  const keptIn = mkdtempSync(join(tmpdir(), 'hotpath-tick-deviation-'));
+  copyFileSync(log, join(keptIn, basename(log)));
+  writeFileSync(join(keptIn, 'prof-process.txt'), text);
+  const rows = [...deviations].map(([label, [a, b]]) => `  ${label}: ours ${a}, --prof-process ${b}`);
+  console.warn(
+    `JS self ticks differ from --prof-process by ${moved} tick(s); log kept in ${keptIn}\n${rows.join('\n')}`,
+  );
+  return { moved, deviations, keptIn };
 }
