@@ -4,6 +4,8 @@
 //   node bench/drift.mjs [--runs N] [--commits 12] [--aa] [--rounds N] [--duration S] [--save FILE]
 //   node bench/drift.mjs --simulate [--runs 1000] [--half 3] [--intervals HISTORY.json]
 //   node bench/drift.mjs --replay HISTORY.json [--aa]
+//   node bench/drift.mjs --runs N [--aa] --record DIR      (keeps every run's history in DIR)
+//   node bench/drift.mjs --score DIR                       (scores every history kept in DIR)
 //
 // Real mode: a temp git repository whose first commit is tagged v1.0.0 (the reference), then
 // `--commits` commits; with the staircase (default) the handler costs 3 % more CPU (of the
@@ -17,6 +19,12 @@
 // --replay: a recorded history (e.g. one --save wrote) analysed after each of its points, as the
 // Action would have after each run — with the analysis of this build.
 //
+// --record DIR: each real run's history is kept as DIR/<staircase|aa>-<date>-<n>.json, and a line
+// per run (start, end, load average before and after, seconds per drift run) is appended to
+// DIR/runs.jsonl, so that runs made on different days add up to the ten of each kind the goal
+// asks for. --score DIR replays every kept history with this build's analysis and prints the
+// same summary as a real run, per kind.
+//
 // --simulate: the same staircase (and an A/A series) drawn many times from normal noise with
 // per-point standard errors either from a recorded history's intervals (--intervals) or from
 // interval half-widths around --half percent (0.7–1.3 × it), at the level a default run's
@@ -24,15 +32,15 @@
 // itself estimated from its 6 pairs (drawn as the true one × sqrt(chi²₅ / 5)). The servers are pinned to core 0 and the
 // load generator to core 1 when taskset exists (real mode).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { appendPoint, emptyHistory, historyText, parseHistory } from '../dist/drift/history.js';
 import { resolveSettings } from '../dist/index.js';
 import { analyseSeries, currentSeries, issueAction, measureDrift } from '../dist/internal.js';
-import { tQuantile } from '../dist/report/statistics.js';
+import { tQuantile } from '../dist/verdict/statistics.js';
 
 const { values } = parseArgs({
   options: {
@@ -50,6 +58,8 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '4' },
     metric: { type: 'string', default: 'cpuPerRequest' },
     save: { type: 'string' },
+    record: { type: 'string' },
+    score: { type: 'string' },
     pinned: { type: 'boolean', default: false },
   },
 });
@@ -79,10 +89,11 @@ function summarise(label, results) {
   );
 }
 
-if (values.replay) {
-  const history = parseHistory(readFileSync(values.replay, 'utf8'), values.replay);
+/** Replays a kept history as the Action would have analysed it after each of its points. */
+function replayHistory(file, aa, print) {
+  const history = parseHistory(readFileSync(file, 'utf8'), file);
   const series = currentSeries(history);
-  if (!series) throw new Error(`${values.replay} holds no points`);
+  if (!series) throw new Error(`${file} holds no points`);
   const shas = [series.reference.sha, ...series.points.map((p) => p.commit)];
   let open = false;
   let issueAt;
@@ -92,17 +103,40 @@ if (values.replay) {
     if (action === 'create' && issueAt === undefined) issueAt = n;
     if (action === 'create' || action === 'update') open = true;
     if (action === 'close') open = false;
+    if (!print) continue;
     const trend = analysis.trends.find((t) => t.metric === values.metric);
     const m = series.points[n - 1]?.scenarios[0]?.metrics.find((x) => x.metric === values.metric);
     console.log(
-      `commit ${n} (true drift ${(levelAt(n, values.aa) * 100).toFixed(0)} %): ${values.metric} ${m ? `${(m.change * 100).toFixed(1)} % [${(m.ci[0] * 100).toFixed(1)}, ${(m.ci[1] * 100).toFixed(1)}]` : 'n/a'}; level now ${trend?.current ? `${(trend.current.change * 100).toFixed(1)} % [${(trend.current.ci[0] * 100).toFixed(1)}, ${(trend.current.ci[1] * 100).toFixed(1)}]` : 'n/a'}; steps ${trend?.steps.map((s) => `${shas.indexOf(s.after)}..${shas.indexOf(s.upTo)}`).join(' ') || 'none'}; exceeded: ${analysis.exceeded.map((t) => t.metric).join(', ') || 'none'}; issue ${action}`,
+      `commit ${n} (true drift ${(levelAt(n, aa) * 100).toFixed(0)} %): ${values.metric} ${m ? `${(m.change * 100).toFixed(1)} % [${(m.ci[0] * 100).toFixed(1)}, ${(m.ci[1] * 100).toFixed(1)}]` : 'n/a'}; level now ${trend?.current ? `${(trend.current.change * 100).toFixed(1)} % [${(trend.current.ci[0] * 100).toFixed(1)}, ${(trend.current.ci[1] * 100).toFixed(1)}]` : 'n/a'}; steps ${trend?.steps.map((s) => `${shas.indexOf(s.after)}..${shas.indexOf(s.upTo)}`).join(' ') || 'none'}; exceeded: ${analysis.exceeded.map((t) => t.metric).join(', ') || 'none'}; issue ${action}`,
     );
   }
   const trend = analyseSeries(series).trends.find((t) => t.metric === values.metric);
-  const named = values.aa || !trend ? 0 : namedSteps(trend, shas).length;
-  summarise(`replayed ${values.replay}`, [
-    { named, issueAt, spurious: Math.max(0, (trend?.steps.length ?? 0) - named) },
-  ]);
+  const named = aa || !trend ? 0 : namedSteps(trend, shas).length;
+  return { named, issueAt, spurious: Math.max(0, (trend?.steps.length ?? 0) - named), points: series.points.length };
+}
+
+if (values.replay) {
+  summarise(`replayed ${values.replay}`, [replayHistory(values.replay, values.aa, true)]);
+  process.exit(0);
+}
+
+if (values.score) {
+  const files = readdirSync(values.score)
+    .filter((f) => /^(staircase|aa)-.*\.json$/.test(f))
+    .sort();
+  for (const kind of ['staircase', 'aa']) {
+    const results = [];
+    for (const f of files.filter((name) => name.startsWith(`${kind}-`))) {
+      const r = replayHistory(join(values.score, f), kind === 'aa', false);
+      if (r.points < commits) {
+        console.log(`${f}: ${r.points} of ${commits} points (an interrupted run), left out`);
+        continue;
+      }
+      console.log(`${f}: steps named ${r.named}, issue at commit ${r.issueAt ?? 'never'}, other change points ${r.spurious}`);
+      results.push(r);
+    }
+    if (results.length) summarise(`kept ${kind === 'aa' ? 'A/A' : 'staircase'} runs in ${values.score}`, results);
+  }
   process.exit(0);
 }
 
@@ -242,7 +276,15 @@ for (let r = 0; r < runs; r++) {
   git('init', '-q', '-b', 'main');
   const shas = [write(0)];
   git('tag', 'v1.0.0');
-  const historyFile = values.save ?? join(dir, '..', `${dir.split('/').pop()}-history.json`);
+  const kind = values.aa ? 'aa' : 'staircase';
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  if (values.record) mkdirSync(values.record, { recursive: true });
+  const historyFile = values.record
+    ? join(values.record, `${kind}-${stamp}-${r + 1}.json`)
+    : (values.save ?? join(dir, '..', `${dir.split('/').pop()}-history.json`));
+  const runStarted = new Date();
+  const loadBefore = loadavg()[0];
+  const seconds = [];
   let history = emptyHistory();
   let issueAt;
   let open = false;
@@ -271,6 +313,7 @@ for (let r = 0; r < runs; r++) {
       if (action === 'close') open = false;
       const m = run.point.scenarios[0]?.metrics.find((x) => x.metric === values.metric);
       const trend = analysis.trends.find((t) => t.metric === values.metric);
+      seconds.push(Math.round((Date.now() - started) / 1000));
       console.log(
         `run ${r + 1} commit ${c} (true drift ${(levelAt(c, values.aa) * 100).toFixed(0)} %): ${values.metric} ${m ? `${(m.change * 100).toFixed(1)} % [${(m.ci[0] * 100).toFixed(1)}, ${(m.ci[1] * 100).toFixed(1)}]` : 'n/a'}; level now ${trend?.current ? `${(trend.current.change * 100).toFixed(1)} %` : 'n/a'}; steps ${trend?.steps.map((s) => `${shas.indexOf(s.after)}..${shas.indexOf(s.upTo)}`).join(' ') || 'none'}; issue ${action}; ${((Date.now() - started) / 1000).toFixed(0)} s`,
       );
@@ -282,6 +325,19 @@ for (let r = 0; r < runs; r++) {
   const trend = analysis.trends.find((t) => t.metric === values.metric);
   const named = values.aa || !trend ? 0 : namedSteps(trend, shas).length;
   results.push({ named, issueAt, spurious: Math.max(0, (trend?.steps.length ?? 0) - named) });
+  if (values.record) {
+    const line = {
+      history: historyFile.split('/').pop(),
+      kind,
+      started: runStarted.toISOString(),
+      finished: new Date().toISOString(),
+      loadBefore: Number(loadBefore.toFixed(2)),
+      loadAfter: Number(loadavg()[0].toFixed(2)),
+      secondsPerDriftRun: seconds,
+      node: process.version,
+    };
+    appendFileSync(join(values.record, 'runs.jsonl'), `${JSON.stringify(line)}\n`);
+  }
   console.log(
     `run ${r + 1}: steps named ${named}, issue at commit ${issueAt ?? 'never'}; history in ${historyFile}`,
   );
