@@ -84,8 +84,15 @@ function namedSteps(trend, shas) {
 function summarise(label, results) {
   const n = results.length;
   const count = (f) => results.filter(f).length;
+  const raised = `issue raised: ${count((r) => r.issueAt !== undefined)}/${n}`;
+  if (/A\/A/.test(label)) {
+    console.log(
+      `${label}: ${n} runs; ${raised}; runs with a change point: ${count((r) => r.spurious > 0)}/${n}; change points in all: ${results.reduce((s, r) => s + r.spurious, 0)}`,
+    );
+    return;
+  }
   console.log(
-    `${label}: ${n} runs; >= 3 of 4 steps named: ${count((r) => r.named >= 3)}/${n}; mean steps named ${(results.reduce((s, r) => s + r.named, 0) / n).toFixed(2)}; issue raised: ${count((r) => r.issueAt !== undefined)}/${n}; issue before the drift passed the threshold: ${count((r) => r.issueAt !== undefined && r.issueAt < 4)}/${n}; change points that name no step: ${results.reduce((s, r) => s + r.spurious, 0)}`,
+    `${label}: ${n} runs; >= 3 of 4 steps named: ${count((r) => r.named >= 3)}/${n}; mean steps named ${(results.reduce((s, r) => s + r.named, 0) / n).toFixed(2)}; ${raised}; issue before the drift passed the threshold: ${count((r) => r.issueAt !== undefined && r.issueAt < 4)}/${n}; change points that name no step: ${results.reduce((s, r) => s + r.spurious, 0)}`,
   );
 }
 
@@ -116,7 +123,7 @@ function replayHistory(file, aa, print) {
 }
 
 if (values.replay) {
-  summarise(`replayed ${values.replay}`, [replayHistory(values.replay, values.aa, true)]);
+  summarise(`replayed ${values.aa ? 'A/A ' : ''}${values.replay}`, [replayHistory(values.replay, values.aa, true)]);
   process.exit(0);
 }
 
