@@ -32,7 +32,15 @@
 // itself estimated from its 6 pairs (drawn as the true one × sqrt(chi²₅ / 5)). The servers are pinned to core 0 and the
 // load generator to core 1 when taskset exists (real mode).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -119,11 +127,18 @@ function replayHistory(file, aa, print) {
   }
   const trend = analyseSeries(series).trends.find((t) => t.metric === values.metric);
   const named = aa || !trend ? 0 : namedSteps(trend, shas).length;
-  return { named, issueAt, spurious: Math.max(0, (trend?.steps.length ?? 0) - named), points: series.points.length };
+  return {
+    named,
+    issueAt,
+    spurious: Math.max(0, (trend?.steps.length ?? 0) - named),
+    points: series.points.length,
+  };
 }
 
 if (values.replay) {
-  summarise(`replayed ${values.aa ? 'A/A ' : ''}${values.replay}`, [replayHistory(values.replay, values.aa, true)]);
+  summarise(`replayed ${values.aa ? 'A/A ' : ''}${values.replay}`, [
+    replayHistory(values.replay, values.aa, true),
+  ]);
   process.exit(0);
 }
 
@@ -139,10 +154,13 @@ if (values.score) {
         console.log(`${f}: ${r.points} of ${commits} points (an interrupted run), left out`);
         continue;
       }
-      console.log(`${f}: steps named ${r.named}, issue at commit ${r.issueAt ?? 'never'}, other change points ${r.spurious}`);
+      console.log(
+        `${f}: steps named ${r.named}, issue at commit ${r.issueAt ?? 'never'}, other change points ${r.spurious}`,
+      );
       results.push(r);
     }
-    if (results.length) summarise(`kept ${kind === 'aa' ? 'A/A' : 'staircase'} runs in ${values.score}`, results);
+    if (results.length)
+      summarise(`kept ${kind === 'aa' ? 'A/A' : 'staircase'} runs in ${values.score}`, results);
   }
   process.exit(0);
 }
