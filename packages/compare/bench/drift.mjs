@@ -89,11 +89,11 @@ function namedSteps(trend, shas) {
   );
 }
 
-function summarise(label, results) {
+function summarise(label, results, aa) {
   const n = results.length;
   const count = (f) => results.filter(f).length;
   const raised = `issue raised: ${count((r) => r.issueAt !== undefined)}/${n}`;
-  if (/A\/A/.test(label)) {
+  if (aa) {
     console.log(
       `${label}: ${n} runs; ${raised}; runs with a change point: ${count((r) => r.spurious > 0)}/${n}; change points in all: ${results.reduce((s, r) => s + r.spurious, 0)}`,
     );
@@ -104,20 +104,32 @@ function summarise(label, results) {
   );
 }
 
+/** The drift issue as the Action keeps it across runs: open or not, and the run that first opened it. */
+function issueTracker() {
+  const state = { open: false, issueAt: undefined };
+  return {
+    state,
+    /** The action for the analysis after run `n`, applied to the state. */
+    after(n, analysis) {
+      const action = issueAction(analysis, state.open);
+      if (action === 'create' && state.issueAt === undefined) state.issueAt = n;
+      if (action === 'create' || action === 'update') state.open = true;
+      if (action === 'close') state.open = false;
+      return action;
+    },
+  };
+}
+
 /** Replays a kept history as the Action would have analysed it after each of its points. */
 function replayHistory(file, aa, print) {
   const history = parseHistory(readFileSync(file, 'utf8'), file);
   const series = currentSeries(history);
   if (!series) throw new Error(`${file} holds no points`);
   const shas = [series.reference.sha, ...series.points.map((p) => p.commit)];
-  let open = false;
-  let issueAt;
+  const issue = issueTracker();
   for (let n = 1; n <= series.points.length; n++) {
     const analysis = analyseSeries({ ...series, points: series.points.slice(0, n) });
-    const action = issueAction(analysis, open);
-    if (action === 'create' && issueAt === undefined) issueAt = n;
-    if (action === 'create' || action === 'update') open = true;
-    if (action === 'close') open = false;
+    const action = issue.after(n, analysis);
     if (!print) continue;
     const trend = analysis.trends.find((t) => t.metric === values.metric);
     const m = series.points[n - 1]?.scenarios[0]?.metrics.find((x) => x.metric === values.metric);
@@ -129,16 +141,18 @@ function replayHistory(file, aa, print) {
   const named = aa || !trend ? 0 : namedSteps(trend, shas).length;
   return {
     named,
-    issueAt,
+    issueAt: issue.state.issueAt,
     spurious: Math.max(0, (trend?.steps.length ?? 0) - named),
     points: series.points.length,
   };
 }
 
 if (values.replay) {
-  summarise(`replayed ${values.aa ? 'A/A ' : ''}${values.replay}`, [
-    replayHistory(values.replay, values.aa, true),
-  ]);
+  summarise(
+    `replayed ${values.aa ? 'A/A ' : ''}${values.replay}`,
+    [replayHistory(values.replay, values.aa, true)],
+    values.aa,
+  );
   process.exit(0);
 }
 
@@ -160,7 +174,11 @@ if (values.score) {
       results.push(r);
     }
     if (results.length)
-      summarise(`kept ${kind === 'aa' ? 'A/A' : 'staircase'} runs in ${values.score}`, results);
+      summarise(
+        `kept ${kind === 'aa' ? 'A/A' : 'staircase'} runs in ${values.score}`,
+        results,
+        kind === 'aa',
+      );
   }
   process.exit(0);
 }
@@ -197,8 +215,7 @@ if (values.simulate) {
       const reference = { ref: 'v1.0.0', sha: '0'.repeat(40) };
       const shas = [reference.sha];
       let history = emptyHistory();
-      let issueAt;
-      let open = false;
+      const issue = issueTracker();
       for (let c = 1; c <= commits; c++) {
         const sha = c.toString(16).padStart(40, 'a');
         shas.push(sha);
@@ -235,20 +252,18 @@ if (values.simulate) {
         };
         history = appendPoint(history, reference, point);
         const analysis = analyseSeries(currentSeries(history), { simulations: 500 });
-        const action = issueAction(analysis, open);
-        if (action === 'create' && issueAt === undefined) issueAt = c;
-        if (action === 'create' || action === 'update') open = true;
-        if (action === 'close') open = false;
+        issue.after(c, analysis);
       }
       const analysis = analyseSeries(currentSeries(history), { simulations: 500 });
       const trend = analysis.trends[0];
       const named = aa ? 0 : namedSteps(trend, shas).length;
       const spurious = aa ? trend.steps.length : trend.steps.length - named;
-      results.push({ named, issueAt, spurious: Math.max(0, spurious) });
+      results.push({ named, issueAt: issue.state.issueAt, spurious: Math.max(0, spurious) });
     }
     summarise(
       `simulated ${aa ? 'A/A' : 'staircase'} (${recorded ? `se from ${values.intervals}` : `half-widths ~${values.half} %`})`,
       results,
+      aa,
     );
   }
   process.exit(0);
@@ -311,8 +326,7 @@ for (let r = 0; r < runs; r++) {
   const loadBefore = loadavg()[0];
   const seconds = [];
   let history = emptyHistory();
-  let issueAt;
-  let open = false;
+  const issue = issueTracker();
   try {
     for (let c = 1; c <= commits; c++) {
       shas.push(write(c));
@@ -332,15 +346,13 @@ for (let r = 0; r < runs; r++) {
       history = appendPoint(history, run.reference, run.point);
       writeFileSync(historyFile, historyText(history));
       const analysis = analyseSeries(currentSeries(history));
-      const action = issueAction(analysis, open);
-      if (action === 'create' && issueAt === undefined) issueAt = c;
-      if (action === 'create' || action === 'update') open = true;
-      if (action === 'close') open = false;
+      const action = issue.after(c, analysis);
       const m = run.point.scenarios[0]?.metrics.find((x) => x.metric === values.metric);
       const trend = analysis.trends.find((t) => t.metric === values.metric);
-      seconds.push(Math.round((Date.now() - started) / 1000));
+      const took = Math.round((Date.now() - started) / 1000);
+      seconds.push(took);
       console.log(
-        `run ${r + 1} commit ${c} (true drift ${(levelAt(c, values.aa) * 100).toFixed(0)} %): ${values.metric} ${m ? `${(m.change * 100).toFixed(1)} % [${(m.ci[0] * 100).toFixed(1)}, ${(m.ci[1] * 100).toFixed(1)}]` : 'n/a'}; level now ${trend?.current ? `${(trend.current.change * 100).toFixed(1)} %` : 'n/a'}; steps ${trend?.steps.map((s) => `${shas.indexOf(s.after)}..${shas.indexOf(s.upTo)}`).join(' ') || 'none'}; issue ${action}; ${((Date.now() - started) / 1000).toFixed(0)} s`,
+        `run ${r + 1} commit ${c} (true drift ${(levelAt(c, values.aa) * 100).toFixed(0)} %): ${values.metric} ${m ? `${(m.change * 100).toFixed(1)} % [${(m.ci[0] * 100).toFixed(1)}, ${(m.ci[1] * 100).toFixed(1)}]` : 'n/a'}; level now ${trend?.current ? `${(trend.current.change * 100).toFixed(1)} %` : 'n/a'}; steps ${trend?.steps.map((s) => `${shas.indexOf(s.after)}..${shas.indexOf(s.upTo)}`).join(' ') || 'none'}; issue ${action}; ${took} s`,
       );
     }
   } finally {
@@ -349,7 +361,11 @@ for (let r = 0; r < runs; r++) {
   const analysis = analyseSeries(currentSeries(history));
   const trend = analysis.trends.find((t) => t.metric === values.metric);
   const named = values.aa || !trend ? 0 : namedSteps(trend, shas).length;
-  results.push({ named, issueAt, spurious: Math.max(0, (trend?.steps.length ?? 0) - named) });
+  results.push({
+    named,
+    issueAt: issue.state.issueAt,
+    spurious: Math.max(0, (trend?.steps.length ?? 0) - named),
+  });
   if (values.record) {
     const line = {
       history: historyFile.split('/').pop(),
@@ -364,7 +380,7 @@ for (let r = 0; r < runs; r++) {
     appendFileSync(join(values.record, 'runs.jsonl'), `${JSON.stringify(line)}\n`);
   }
   console.log(
-    `run ${r + 1}: steps named ${named}, issue at commit ${issueAt ?? 'never'}; history in ${historyFile}`,
+    `run ${r + 1}: steps named ${named}, issue at commit ${issue.state.issueAt ?? 'never'}; history in ${historyFile}`,
   );
 }
-summarise(`real ${values.aa ? 'A/A' : 'staircase'}`, results);
+summarise(`real ${values.aa ? 'A/A' : 'staircase'}`, results, values.aa);

@@ -197,16 +197,18 @@ export const SELF_TICK_SLACK = 2;
 /**
  * Compares JS self ticks with `--prof-process`'s. A deviation is printed, function by function,
  * and the log and `--prof-process`'s text are kept under the temp dir, so the next one can be
- * read; the comparison fails when more than SELF_TICK_SLACK ticks moved.
+ * read; the comparison fails when more than SELF_TICK_SLACK ticks moved. `summary` is the
+ * deviation on one line, for the assertion's message.
  */
 export function checkSelfTicks(
   mine: ReadonlyMap<string, number>,
   reference: ReadonlyMap<string, number>,
   log: string,
   text: string,
-): { moved: number; deviations: Map<string, [number, number]>; keptIn?: string } {
+): { moved: number; deviations: Map<string, [number, number]>; summary: string; keptIn?: string } {
   const deviations = selfTickDeviations(mine, reference);
-  if (deviations.size === 0) return { moved: 0, deviations };
+  const summary = [...deviations].map(([label, [a, b]]) => `${label}: ${a} vs ${b}`).join('; ');
+  if (deviations.size === 0) return { moved: 0, deviations, summary };
   let moved = 0;
   for (const [a, b] of deviations.values()) moved += Math.abs(a - b);
   const keptIn = mkdtempSync(join(tmpdir(), 'hotpath-tick-deviation-'));
@@ -216,5 +218,5 @@ export function checkSelfTicks(
   console.warn(
     `JS self ticks differ from --prof-process by ${moved} tick(s); log kept in ${keptIn}\n${rows.join('\n')}`,
   );
-  return { moved, deviations, keptIn };
+  return { moved, deviations, summary, keptIn };
 }
