@@ -54,10 +54,6 @@ describe('parseTickLog on a real `node --prof` run of a pbkdf2Sync server under 
     expect(reference.js.size).toBeGreaterThan(0);
     const { moved, summary } = checkSelfTicks(mine, reference.js, log, referenceText);
     expect(moved, summary).toBeLessThanOrEqual(SELF_TICK_SLACK);
-    // The JS function with the most self ticks is the same, with the same count.
-    const [top = '', ticks = 0] = [...reference.js].sort((x, y) => y[1] - x[1])[0] ?? [];
-    expect(ticks).toBeGreaterThan(SELF_TICK_SLACK);
-    expect(mine.get(top)).toBe(ticks);
   });
 
   it('holds the slack to a single racy sample: two ticks pass, a systematic difference fails', () => {
