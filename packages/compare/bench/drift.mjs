@@ -104,15 +104,45 @@ function summarise(label, results, aa) {
   );
 }
 
+/**
+ * How each in-verdict metric answered the CPU staircase, pooled over runs: the slope of its
+ * measured change on the true CPU drift (least squares through zero; 1 = moves as CPU per
+ * request does), or, for A/A runs, its mean change. A slope above 1 passes the threshold before
+ * the CPU drift does: an issue it opens before commit 4 is early by the CPU's measure only.
+ */
+function printResponses(kind, results) {
+  const by = new Map();
+  for (const r of results.flatMap((x) => x.responses)) {
+    const list = by.get(r.metric) ?? [];
+    list.push(r);
+    by.set(r.metric, list);
+  }
+  const parts = [...by].map(([metric, list]) => {
+    if (kind === 'aa')
+      return `${metric} ${((list.reduce((a, r) => a + r.change, 0) / list.length) * 100).toFixed(2)} %`;
+    const sxy = list.reduce((a, r) => a + r.level * r.change, 0);
+    const sxx = list.reduce((a, r) => a + r.level * r.level, 0);
+    return `${metric} ${sxx > 0 ? (sxy / sxx).toFixed(2) : 'n/a'}×`;
+  });
+  console.log(
+    kind === 'aa'
+      ? `  mean change of each verdict metric over the A/A points: ${parts.join(', ')}`
+      : `  each verdict metric's change per unit of true CPU drift, pooled: ${parts.join(', ')}`,
+  );
+}
+
 /** The drift issue as the Action keeps it across runs: open or not, and the run that first opened it. */
 function issueTracker() {
-  const state = { open: false, issueAt: undefined };
+  const state = { open: false, issueAt: undefined, openedBy: [] };
   return {
     state,
     /** The action for the analysis after run `n`, applied to the state. */
     after(n, analysis) {
       const action = issueAction(analysis, state.open);
-      if (action === 'create' && state.issueAt === undefined) state.issueAt = n;
+      if (action === 'create' && state.issueAt === undefined) {
+        state.issueAt = n;
+        state.openedBy = analysis.exceeded.map((t) => t.metric);
+      }
       if (action === 'create' || action === 'update') state.open = true;
       if (action === 'close') state.open = false;
       return action;
@@ -139,11 +169,19 @@ function replayHistory(file, aa, print) {
   }
   const trend = analyseSeries(series).trends.find((t) => t.metric === values.metric);
   const named = aa || !trend ? 0 : namedSteps(trend, shas).length;
+  // Each in-verdict metric's measured change per point, against the true CPU drift there.
+  const responses = series.points.flatMap((point, i) =>
+    (point.scenarios[0]?.metrics ?? [])
+      .filter((m) => m.inVerdict)
+      .map((m) => ({ metric: m.metric, level: levelAt(i + 1, aa), change: m.change })),
+  );
   return {
     named,
     issueAt: issue.state.issueAt,
+    openedBy: issue.state.openedBy,
     spurious: Math.max(0, (trend?.steps.length ?? 0) - named),
     points: series.points.length,
+    responses,
   };
 }
 
@@ -165,20 +203,22 @@ if (values.score) {
     for (const f of files.filter((name) => name.startsWith(`${kind}-`))) {
       const r = replayHistory(join(values.score, f), kind === 'aa', false);
       if (r.points < commits) {
-        console.log(`${f}: ${r.points} of ${commits} points (an interrupted run), left out`);
+        console.log(`${f}: ${r.points} of ${commits} points (interrupted, or still running), left out`);
         continue;
       }
       console.log(
-        `${f}: steps named ${r.named}, issue at commit ${r.issueAt ?? 'never'}, other change points ${r.spurious}`,
+        `${f}: steps named ${r.named}, issue at commit ${r.issueAt === undefined ? 'never' : `${r.issueAt} (by ${r.openedBy.join(', ')})`}, other change points ${r.spurious}`,
       );
       results.push(r);
     }
-    if (results.length)
+    if (results.length) {
       summarise(
         `kept ${kind === 'aa' ? 'A/A' : 'staircase'} runs in ${values.score}`,
         results,
         kind === 'aa',
       );
+      printResponses(kind, results);
+    }
   }
   process.exit(0);
 }
