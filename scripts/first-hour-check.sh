@@ -11,7 +11,7 @@
 #      short fixed rounds: a live line on the terminal, one plain line per round and scenario in
 #      the pipe, and a report where /token regressed.
 # About two minutes; loopback and the package registry only. Exits non-zero with a line naming
-# what failed. Keeps its folder with HOTPATH_KEEP=1.
+# what failed. Keeps its folder with HOTPATH_KEEP=1; HOTPATH_BUILT=1 skips the build.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/hotpath-first-hour.XXXXXX")
@@ -32,7 +32,8 @@ command -v script >/dev/null || fail "needs script(1) for a pseudo-terminal (uti
 
 # 1. Tarballs and a registry that serves them.
 mkdir -p "$work/packs" "$work/registry/storage" "$work/app"
-(cd "$root" && pnpm build --output-logs=errors-only >/dev/null)
+# HOTPATH_BUILT=1: the caller built the packages (.ci/run, which runs other checks beside this one).
+[ "${HOTPATH_BUILT:-}" = 1 ] || (cd "$root" && pnpm build --output-logs=errors-only >/dev/null)
 for name in memcache-proto tick-parser load-client overload-guard compare; do
   (cd "$root/packages/$name" && pnpm pack --pack-destination "$work/packs" >/dev/null)
 done
