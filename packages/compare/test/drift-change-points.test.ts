@@ -53,6 +53,19 @@ describe('findChangePoints', () => {
     expect(result.changePoints.map((c) => c.index)).toEqual([1, 4, 7, 10]);
   });
 
+  it('places each step where it fits best between its neighbours, with a range that holds it', () => {
+    // A staircase with noise where the step at 7, found inside a segment that also holds the
+    // step at 10, fit best at 5 there (Z² of that segment); between its neighbours it fits at 7.
+    const levels = [0, ...Array.from({ length: 12 }, (_, i) => Math.log1p(0.03 * Math.floor(i / 3 + 1)))];
+    const result = findChangePoints(series(levels, 0.01, 10));
+    expect(result.changePoints.map((c) => c.index)).toEqual([4, 7, 10]);
+    for (const [c, step] of result.changePoints.map((c, i) => [c, [4, 7, 10][i] ?? 0] as const)) {
+      expect(c.first).toBeLessThanOrEqual(step);
+      expect(c.last).toBeGreaterThanOrEqual(step);
+      expect(c.last - c.first).toBeLessThanOrEqual(2);
+    }
+  });
+
   it('weighs points by their standard errors: a wild point with a wide interval makes no step', () => {
     const points = series(new Array(12).fill(0), 0.01, 9);
     points[7] = { value: 0.2, se: 0.2 };

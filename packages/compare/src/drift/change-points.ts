@@ -58,7 +58,10 @@ export interface ChangePointOptions {
   simulations?: number;
   /** Seed of the simulation (default 1). */
   seed?: number;
-  /** Widen the location range to splits whose Z² is within this of the best (default 2.71). */
+  /**
+   * Widen the location range to the splits whose Z² is within this of the best, between the
+   * neighbouring steps (default 3.84, the 95 % point of χ²₁).
+   */
   locationSlack?: number;
   /** Where the variance inflation starts: 1 (trust the intervals; default) or successive differences. */
   startInflation?: 'one' | 'differences';
@@ -224,6 +227,44 @@ export function findChangePoints(
   return result;
 }
 
+/**
+ * Places each step where it fits best between its neighbours, and gives it its location range
+ * there: binary segmentation places a step by the segment it was found in, whose other steps pull
+ * the split off by a point or two in a staircase. Each step in turn moves to the best split of
+ * the points between the steps before and after it (until none moves, at most ten passes); its
+ * range is the contiguous splits around it whose Z² in that span is within `slack` of the best.
+ */
+function locate(
+  values: readonly number[],
+  weights: readonly number[],
+  found: { index: number; first: number; last: number }[],
+  slack: number,
+) {
+  for (let pass = 0; pass < 10; pass++) {
+    let moved = false;
+    for (let i = 0; i < found.length; i++) {
+      const step = found[i];
+      if (!step) continue;
+      const lo = found[i - 1]?.index ?? 0;
+      const hi = found[i + 1]?.index ?? values.length;
+      const z = splitStatistics(values, weights, lo, hi);
+      const best = maxOf(z);
+      if (best.at < 0) continue;
+      const index = lo + 1 + best.at;
+      const close = (k: number) => (z[k - lo - 1] ?? 0) ** 2 >= best.value ** 2 - slack;
+      let first = index;
+      while (first - 1 > lo && close(first - 1)) first--;
+      let last = index;
+      while (last + 1 < hi && close(last + 1)) last++;
+      if (index !== step.index) moved = true;
+      step.index = index;
+      step.first = first;
+      step.last = last;
+    }
+    if (!moved) break;
+  }
+}
+
 function segmentAt(
   values: readonly number[],
   own: readonly number[],
@@ -232,7 +273,7 @@ function segmentAt(
 ): ChangePointResult {
   const alpha = options.alpha ?? 0.05;
   const simulations = options.simulations ?? 2000;
-  const slack = options.locationSlack ?? 2.71;
+  const slack = options.locationSlack ?? 3.84;
   const variances = own.map((v) => v * inflation);
   const weights = variances.map((v) => 1 / v);
   const sds = variances.map((v) => Math.sqrt(v));
@@ -255,18 +296,13 @@ function segmentAt(
     const p = (exceed + 1) / (simulations + 1);
     if (p >= alpha) return;
     const index = start + 1 + best.at;
-    // The location range: the contiguous splits around the best whose Z² is within `slack`.
-    const close = (k: number) => (z[k - start - 1] ?? 0) ** 2 >= best.value ** 2 - slack;
-    let first = index;
-    while (first - 1 > start && close(first - 1)) first--;
-    let last = index;
-    while (last + 1 < end && close(last + 1)) last++;
-    found.push({ index, first, last, p });
+    found.push({ index, first: index, last: index, p });
     segment(start, index);
     segment(index, end);
   };
   segment(0, values.length);
   found.sort((a, b) => a.index - b.index);
+  locate(values, weights, found, slack);
 
   const bounds = [0, ...found.map((f) => f.index), values.length];
   const segments: Segment[] = [];
