@@ -29,9 +29,10 @@ describe('the drift issue on a recorded staircase (bench/drift.mjs, 12 real drif
   const series = currentSeries(history);
   if (!series) throw new Error('the fixture has no series');
 
-  it('is opened once, when the measured level passes the threshold, and stays open (no flapping) to the end', () => {
+  it('is opened once, when a second run confirms the level beyond the threshold, and stays open (no flapping) to the end', () => {
     // Recorded on a busy 2-core machine: single-run intervals of ±4–12 %; the level after
-    // commit 2 measured +5.4 % [+2.5, +8.3] (the true drift was 3 %), so the issue opens there.
+    // commit 2 measured +5.4 % [+2.5, +8.3] (the true drift was 3 %): beyond the threshold,
+    // and confirmed only by a later run.
     const actions: string[] = [];
     let open = false;
     for (let n = 1; n <= series.points.length; n++) {
@@ -43,10 +44,23 @@ describe('the drift issue on a recorded staircase (bench/drift.mjs, 12 real drif
     expect(actions.filter((a) => a === 'create')).toHaveLength(1);
     expect(actions).not.toContain('close');
     expect(actions.at(-1)).toBe('update');
-    // never before the measured level passed the threshold
     const first = actions.indexOf('create') + 1;
-    const before = analyseSeries({ ...series, points: series.points.slice(0, first - 1) });
-    expect(before.exceeded).toEqual([]);
+    const after = (n: number) => analyseSeries({ ...series, points: series.points.slice(0, n) });
+    expect(after(first).confirmed).toBe(true);
+    // never before the measured level passed the threshold, and not on the first run it did
+    // unless surely beyond: the same metric exceeded after one of the two runs before
+    const passed = Array.from({ length: first }, (_, i) => i + 1).find((n) => after(n).exceeded.length > 0);
+    expect(passed).toBeDefined();
+    for (let n = 1; n < first; n++) expect(after(n).confirmed).toBe(false);
+    const metrics = (n: number) => after(n).exceeded.map((t) => t.metric);
+    if (first === passed) expect(after(first).exceeded.some((t) => t.sure)).toBe(true);
+    else
+      expect(
+        metrics(first).some((m) => metrics(first - 1).includes(m) || metrics(first - 2).includes(m)),
+      ).toBe(true);
+    // here: beyond after commits 2, 5 and 7 (the level hovered at 5 % while the method had found
+    // only the first step), confirmed at 7, two of the last three
+    expect([passed, first]).toEqual([2, 7]);
   });
 
   it('names the steps it found as commit ranges that contain the true steps (commits 1 and 7 here)', () => {
@@ -135,6 +149,37 @@ describe('issueAction', () => {
     expect(issueAction(flat, true)).toBe('close');
     expect(issueAction(flat, false)).toBe('none');
     expect(renderDriftIssue(flat).body).toMatch(/back within 5 % of v1\.4\.0/);
+  });
+
+  it('waits for a second run when one run alone takes the level beyond the threshold', () => {
+    // +7 % ± 3 % after one run: beyond 5 %, but its interval reaches below it
+    const once = analyseSeries(
+      currentSeries(historyOf([0.0, 0.0, 0.0, 0.0, 0.07])) ?? { reference: v140, points: [] },
+    );
+    expect(once.exceeded.map((t) => t.metric)).toEqual(['cpuPerRequest']);
+    expect(once.exceeded[0]?.sure).toBe(false);
+    expect(once.confirmed).toBe(false);
+    expect(issueAction(once, false)).toBe('none');
+    // an open issue is still updated with it
+    expect(issueAction(once, true)).toBe('update');
+    // the summary and the terminal say what it waits for
+    expect(renderTrendMarkdown(once)).toMatch(/\*\*Drift beyond the threshold\*\*.*Not confirmed yet/);
+    expect(renderTrendTerminal(once)).toContain('the drift issue opens if one of the next two runs agrees');
+    const twice = analyseSeries(
+      currentSeries(historyOf([0.0, 0.0, 0.0, 0.0, 0.07, 0.07])) ?? { reference: v140, points: [] },
+    );
+    expect(twice.confirmed).toBe(true);
+    expect(issueAction(twice, false)).toBe('create');
+    expect(renderTrendMarkdown(twice)).not.toContain('Not confirmed yet');
+  });
+
+  it('opens at once when one run takes the level surely beyond the threshold', () => {
+    const jump = analyseSeries(
+      currentSeries(historyOf([0.0, 0.0, 0.0, 0.0, 0.2])) ?? { reference: v140, points: [] },
+    );
+    expect(jump.exceeded[0]?.sure).toBe(true);
+    expect(jump.confirmed).toBe(true);
+    expect(issueAction(jump, false)).toBe('create');
   });
 
   it('does not raise on an improvement, however large', () => {

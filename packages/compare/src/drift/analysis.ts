@@ -43,6 +43,8 @@ export interface MetricTrend {
   current?: { change: number; ci: [number, number]; since: string };
   /** The drift is beyond the threshold in the worse direction, and its interval excludes zero. */
   exceeded: boolean;
+  /** Surely beyond: the level's whole interval is beyond the threshold in the worse direction. */
+  sure: boolean;
   /** The whole interval of the level is within the threshold (what closes the drift issue). */
   within: boolean;
 }
@@ -54,6 +56,12 @@ export interface DriftAnalysis {
   trends: MetricTrend[];
   /** The in-verdict trends that exceed the threshold, the surest first (interval bound nearest zero). */
   exceeded: MetricTrend[];
+  /**
+   * The drift is confirmed: a metric that exceeds the threshold now also did after one of the two
+   * runs before, or one is surely beyond it. What opens the drift issue: a level that passes the
+   * threshold on one run's noise (its interval barely clear of zero) waits for another run.
+   */
+  confirmed: boolean;
   /** The latest point (its commit and grown functions). */
   latest?: HistoryPoint;
 }
@@ -148,11 +156,13 @@ function trendOf(
   }
   let current: MetricTrend['current'];
   let exceeded = false;
+  let sure = false;
   let within = rows.length === 0;
   if (last && rows.length) {
     const level = toRelative(last);
     exceeded = worseBeyond(metric.metric, metric.better, level.change, threshold) && excludesZero(level.ci);
     within = !level.ci.some((bound) => worseBeyond(metric.metric, metric.better, bound, threshold));
+    sure = level.ci.every((bound) => worseBeyond(metric.metric, metric.better, bound, threshold));
     // Since when: the earliest of the trailing segments that are all beyond the threshold.
     let since = last.start;
     for (let i = result.segments.length - 2; i >= 0 && exceeded; i--) {
@@ -171,6 +181,7 @@ function trendOf(
     steps,
     current,
     exceeded: exceeded && metric.inVerdict,
+    sure: exceeded && sure && metric.inVerdict,
     within: within || !metric.inVerdict,
   };
 }
@@ -179,10 +190,38 @@ function trendOf(
  * Analyses one series: `threshold` in percent (default: the latest point's). Trends follow the
  * scenarios and metrics of the latest point.
  */
+/**
+ * A drift beyond the threshold is confirmed when the same metric exceeded it after 2 of the last
+ * CONFIRM_WITHIN runs (this one among them). Two in a row would let a level that hovers at the
+ * threshold on a noisy runner (beyond, within, beyond…) wait for ever; one alone opens issues on
+ * one run's noise.
+ */
+export const CONFIRM_WITHIN = 3;
+
 export function analyseSeries(
   series: HistorySeries,
   options: ChangePointOptions & { threshold?: number } = {},
 ): DriftAnalysis {
+  const now = analyseNow(series, options);
+  const key = (t: MetricTrend) => `${t.scenario}\u0000${t.metric}`;
+  let confirmed = now.exceeded.some((t) => t.sure);
+  // the analyses after the runs before (at most CONFIRM_WITHIN − 1 back), at this run's threshold
+  for (let back = 1; !confirmed && now.exceeded.length > 0 && back < CONFIRM_WITHIN; back++) {
+    if (series.points.length <= back) break;
+    const before = analyseNow(
+      { ...series, points: series.points.slice(0, -back) },
+      { ...options, threshold: now.threshold },
+    );
+    const then = new Set(before.exceeded.map(key));
+    confirmed = now.exceeded.some((t) => then.has(key(t)));
+  }
+  return { ...now, confirmed };
+}
+
+function analyseNow(
+  series: HistorySeries,
+  options: ChangePointOptions & { threshold?: number },
+): Omit<DriftAnalysis, 'confirmed'> {
   const latest = series.points.at(-1);
   const threshold = options.threshold ?? latest?.threshold ?? 5;
   // The levels of every in-verdict metric of every scenario are one family of tests, as in a

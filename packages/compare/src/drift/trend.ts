@@ -73,7 +73,7 @@ export function renderTrendMarkdown(analysis: DriftAnalysis, history?: History):
     const worst = analysis.exceeded[0];
     if (worst?.current)
       lines.push(
-        `**Drift beyond the threshold**: ${escapeText(worst.scenario, 100)} ${label(worst.metric)} ${formatChange(as(worst.metric), worst.current.change)} ${formatInterval(as(worst.metric), worst.current.ci)} since \`${short(worst.current.since)}\`.`,
+        `**Drift beyond the threshold**: ${escapeText(worst.scenario, 100)} ${label(worst.metric)} ${formatChange(as(worst.metric), worst.current.change)} ${formatInterval(as(worst.metric), worst.current.ci)} since \`${short(worst.current.since)}\`.${analysis.confirmed ? '' : ` ${UNCONFIRMED}`}`,
         '',
       );
   } else {
@@ -129,6 +129,10 @@ export function sparkline(values: readonly number[]): string {
     .join('');
 }
 
+/** What a drift beyond the threshold that is not confirmed yet waits for. */
+const UNCONFIRMED =
+  'Not confirmed yet (beyond it after this run only, of the last three): the drift issue opens if one of the next two runs agrees.';
+
 /** Plain text of a series' analysis: `hotpath drift` and `hotpath history`. */
 export function renderTrendTerminal(analysis: DriftAnalysis, history?: History): string {
   const ref = analysis.reference;
@@ -147,6 +151,7 @@ export function renderTrendTerminal(analysis: DriftAnalysis, history?: History):
       for (const s of t.steps) lines.push(`      step ${stepText(t, s, ref.sha)}`);
     }
   }
+  if (analysis.exceeded.length > 0 && !analysis.confirmed) lines.push('', `  ${UNCONFIRMED}`);
   if (analysis.latest) {
     lines.push('', `  runs (latest last):`);
     const lead = analysis.trends.find((t) => t.metric === 'cpuPerRequest') ?? analysis.trends[0];
