@@ -2,7 +2,8 @@
 // stay quiet on a branch that changes nothing?
 //
 //   node bench/drift.mjs [--runs N] [--commits 12] [--aa] [--rounds N] [--duration S] [--save FILE]
-//   node bench/drift.mjs --simulate [--runs 1000] [--half 3] [--intervals HISTORY.json]
+//   node bench/drift.mjs --simulate [--runs 1000] [--half 3] [--intervals HISTORY.json] [--pairs 12]
+//   node bench/drift.mjs --bootstrap DIR [--runs 200]      (resamples the real runs kept in DIR)
 //   node bench/drift.mjs --replay HISTORY.json [--aa]
 //   node bench/drift.mjs --runs N [--aa] --record DIR      (keeps every run's history in DIR)
 //   node bench/drift.mjs --score DIR                       (scores every history kept in DIR)
@@ -28,8 +29,14 @@
 // --simulate: the same staircase (and an A/A series) drawn many times from normal noise with
 // per-point standard errors either from a recorded history's intervals (--intervals) or from
 // interval half-widths around --half percent (0.7–1.3 × it), at the level a default run's
-// interval has (Bonferroni over 5 tests, 6 round pairs); each run's reported standard error is
-// itself estimated from its 6 pairs (drawn as the true one × sqrt(chi²₅ / 5)). The servers are pinned to core 0 and the
+// interval has (Bonferroni over 5 tests, --pairs round pairs, 12 by default as a run at today's
+// defaults has); each run's reported standard error is itself estimated from its pairs (drawn as
+// the true one × sqrt(chi²ₖ / k), k = pairs − 1).
+//
+// --bootstrap DIR: staircases and A/A series resampled from the kept real runs in DIR: each
+// simulated run draws 12 of their points with all verdict metrics together (their correlation
+// and tails as measured), less the staircase's level times each metric's pooled response, and
+// adds the level back; analysed and scored as real runs are. The servers are pinned to core 0 and the
 // load generator to core 1 when taskset exists (real mode).
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
@@ -46,6 +53,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { appendPoint, emptyHistory, historyText, parseHistory } from '../dist/drift/history.js';
+import { analysisValue } from '../dist/drift/point.js';
 import { resolveSettings } from '../dist/index.js';
 import { analyseSeries, currentSeries, issueAction, measureDrift } from '../dist/internal.js';
 import { tQuantile } from '../dist/verdict/statistics.js';
@@ -68,6 +76,8 @@ const { values } = parseArgs({
     save: { type: 'string' },
     record: { type: 'string' },
     score: { type: 'string' },
+    bootstrap: { type: 'string' },
+    pairs: { type: 'string', default: '12' },
     pinned: { type: 'boolean', default: false },
   },
 });
@@ -223,9 +233,118 @@ if (values.score) {
   process.exit(0);
 }
 
+if (values.bootstrap) {
+  // Resampled series: every kept run's points, each with all its verdict metrics together (so the
+  // metrics keep the correlation and tails they had on this machine), less the staircase's true
+  // level times each metric's pooled response; a simulated run draws 12 of them and adds the
+  // level back. The analysis and the issue logic are this build's.
+  const files = readdirSync(values.bootstrap)
+    .filter((f) => /^(staircase|aa)-.*\.json$/.test(f))
+    .sort();
+  const kept = [];
+  for (const f of files) {
+    const series = currentSeries(parseHistory(readFileSync(join(values.bootstrap, f), 'utf8'), f));
+    if (series && series.points.length >= commits) kept.push({ aa: f.startsWith('aa-'), series });
+  }
+  const slope = new Map();
+  const sums = new Map();
+  for (const { aa, series } of kept) {
+    if (aa) continue;
+    series.points.forEach((point, i) => {
+      const x = Math.log1p(levelAt(i + 1, false));
+      for (const m of point.scenarios[0]?.metrics ?? []) {
+        const sum = sums.get(m.metric) ?? { xy: 0, xx: 0 };
+        sum.xy += x * analysisValue(m.metric, m.change);
+        sum.xx += x * x;
+        sums.set(m.metric, sum);
+      }
+    });
+  }
+  for (const [metric, sum] of sums) slope.set(metric, sum.xx > 0 ? sum.xy / sum.xx : 0);
+  const residuals = kept.flatMap(({ aa, series }) =>
+    series.points.map((point, i) => ({
+      metrics: (point.scenarios[0]?.metrics ?? []).map((m) => {
+        const x = aa ? 0 : Math.log1p(levelAt(i + 1, false));
+        const value = analysisValue(m.metric, m.change);
+        return {
+          ...m,
+          residual: value - (slope.get(m.metric) ?? 0) * x,
+          lo: value - analysisValue(m.metric, m.ci[0]),
+          hi: analysisValue(m.metric, m.ci[1]) - value,
+        };
+      }),
+    })),
+  );
+  if (residuals.length === 0) throw new Error(`no complete history in ${values.bootstrap}`);
+  console.log(
+    `resampling ${residuals.length} points of ${kept.length} kept runs; responses to the staircase: ${[...slope].map(([m, b]) => `${m} ${b.toFixed(2)}×`).join(', ')}`,
+  );
+  let seed = 777;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
+  const fromValue = (metric, v) => (analysisValue(metric, 0.5) === 0.5 ? v : Math.expm1(v));
+  const runs = Number(values.runs ?? 200);
+  for (const aa of [false, true]) {
+    const results = [];
+    for (let r = 0; r < runs; r++) {
+      const reference = { ref: 'v1.0.0', sha: '0'.repeat(40) };
+      const shas = [reference.sha];
+      let history = emptyHistory();
+      const issue = issueTracker();
+      for (let c = 1; c <= commits; c++) {
+        const sha = c.toString(16).padStart(40, 'b');
+        shas.push(sha);
+        const drawn = residuals[Math.floor(random() * residuals.length)];
+        const x = Math.log1p(levelAt(c, aa));
+        const metrics = drawn.metrics.map(({ residual, lo, hi, ...m }) => {
+          const value = (slope.get(m.metric) ?? 0) * x + residual;
+          return {
+            ...m,
+            change: fromValue(m.metric, value),
+            ci: [fromValue(m.metric, value - lo), fromValue(m.metric, value + hi)],
+          };
+        });
+        const point = {
+          id: `boot-${r}-${c}`,
+          commit: sha,
+          date: new Date(Date.UTC(2026, 0, 1, 0, c)).toISOString(),
+          threshold: 5,
+          scenarios: [{ name: 'default', metrics, functions: [] }],
+        };
+        history = appendPoint(history, reference, point);
+        issue.after(c, analyseSeries(currentSeries(history)));
+      }
+      const trend = analyseSeries(currentSeries(history)).trends.find((t) => t.metric === values.metric);
+      const named = aa || !trend ? 0 : namedSteps(trend, shas).length;
+      results.push({
+        named,
+        issueAt: issue.state.issueAt,
+        openedBy: issue.state.openedBy,
+        spurious: Math.max(0, (trend?.steps.length ?? 0) - named),
+      });
+    }
+    summarise(`resampled ${aa ? 'A/A' : 'staircase'} (${runs} runs)`, results, aa);
+    const at = new Map();
+    for (const r of results) at.set(r.issueAt ?? 'never', (at.get(r.issueAt ?? 'never') ?? 0) + 1);
+    const by = new Map();
+    for (const r of results) for (const m of r.openedBy) by.set(m, (by.get(m) ?? 0) + 1);
+    console.log(
+      `  issue opened at commit: ${[...at]
+        .sort((a, b) => String(a[0]).localeCompare(String(b[0]), 'en', { numeric: true }))
+        .map(([k, n]) => `${k}: ${n}`)
+        .join(', ')}; opened by: ${[...by].map(([m, n]) => `${m} ${n}`).join(', ') || 'none'}`,
+    );
+  }
+  process.exit(0);
+}
+
 if (values.simulate) {
   // Per-point standard errors on the log scale, as a default run's interval implies them.
-  const t = tQuantile(1 - 0.01 / 2, 5);
+  const pairs = Number(values.pairs);
+  const df = pairs - 1;
+  const t = tQuantile(1 - 0.01 / 2, df);
   let recorded;
   if (values.intervals) {
     const history = parseHistory(readFileSync(values.intervals, 'utf8'), values.intervals);
@@ -261,10 +380,10 @@ if (values.simulate) {
         shas.push(sha);
         const trueSe = seOf();
         const value = Math.log1p(levelAt(c, aa)) + gauss() * trueSe;
-        // What a run reports: its standard error estimated from 6 pairs (5 degrees of freedom).
+        // What a run reports: its standard error estimated from its pairs (df = pairs − 1).
         let chi = 0;
-        for (let k = 0; k < 5; k++) chi += gauss() ** 2;
-        const se = trueSe * Math.sqrt(chi / 5);
+        for (let k = 0; k < df; k++) chi += gauss() ** 2;
+        const se = trueSe * Math.sqrt(chi / df);
         const half = se * t;
         const change = Math.expm1(value);
         const point = {
@@ -282,7 +401,7 @@ if (values.simulate) {
                   change,
                   ci: [Math.expm1(value - half), Math.expm1(value + half)],
                   se,
-                  pairs: 6,
+                  pairs,
                   inVerdict: true,
                 },
               ],
