@@ -233,6 +233,58 @@ if (values.score) {
   process.exit(0);
 }
 
+/** A seeded uniform generator (an LCG): synthetic runs are the same on every machine. */
+function uniform(seed) {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
+}
+
+/**
+ * Synthetic runs of 12 commits, staircase then A/A: `metricsAt(commit, aa, run)` gives a drift
+ * run's metrics; each series is analysed after every run as the Action does, and scored as a
+ * real run is. Returns the results per kind.
+ */
+function syntheticRuns(runs, metricsAt, analysisOptions = {}) {
+  const byKind = {};
+  for (const aa of [false, true]) {
+    const results = [];
+    for (let r = 0; r < runs; r++) {
+      const reference = { ref: 'v1.0.0', sha: '0'.repeat(40) };
+      const shas = [reference.sha];
+      let history = emptyHistory();
+      const issue = issueTracker();
+      for (let c = 1; c <= commits; c++) {
+        const sha = c.toString(16).padStart(40, 'a');
+        shas.push(sha);
+        const point = {
+          id: `synthetic-${r}-${c}`,
+          commit: sha,
+          date: new Date(Date.UTC(2026, 0, 1, 0, c)).toISOString(),
+          threshold: 5,
+          scenarios: [{ name: 'default', metrics: metricsAt(c, aa, r), functions: [] }],
+        };
+        history = appendPoint(history, reference, point);
+        issue.after(c, analyseSeries(currentSeries(history), analysisOptions));
+      }
+      const trend = analyseSeries(currentSeries(history), analysisOptions).trends.find(
+        (t) => t.metric === values.metric,
+      );
+      const named = aa || !trend ? 0 : namedSteps(trend, shas).length;
+      results.push({
+        named,
+        issueAt: issue.state.issueAt,
+        openedBy: issue.state.openedBy,
+        spurious: Math.max(0, (trend?.steps.length ?? 0) - named),
+      });
+    }
+    byKind[aa ? 'aa' : 'staircase'] = results;
+  }
+  return byKind;
+}
+
 if (values.bootstrap) {
   // Resampled series: every kept run's points, each with all its verdict metrics together (so the
   // metrics keep the correlation and tails they had on this machine), less the staircase's true
@@ -279,52 +331,23 @@ if (values.bootstrap) {
   console.log(
     `resampling ${residuals.length} points of ${kept.length} kept runs; responses to the staircase: ${[...slope].map(([m, b]) => `${m} ${b.toFixed(2)}×`).join(', ')}`,
   );
-  let seed = 777;
-  const random = () => {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    return seed / 2147483648;
-  };
+  const random = uniform(777);
   const fromValue = (metric, v) => (analysisValue(metric, 0.5) === 0.5 ? v : Math.expm1(v));
   const runs = Number(values.runs ?? 200);
+  const byKind = syntheticRuns(runs, (c, aa) => {
+    const drawn = residuals[Math.floor(random() * residuals.length)];
+    const x = Math.log1p(levelAt(c, aa));
+    return drawn.metrics.map(({ residual, lo, hi, ...m }) => {
+      const value = (slope.get(m.metric) ?? 0) * x + residual;
+      return {
+        ...m,
+        change: fromValue(m.metric, value),
+        ci: [fromValue(m.metric, value - lo), fromValue(m.metric, value + hi)],
+      };
+    });
+  });
   for (const aa of [false, true]) {
-    const results = [];
-    for (let r = 0; r < runs; r++) {
-      const reference = { ref: 'v1.0.0', sha: '0'.repeat(40) };
-      const shas = [reference.sha];
-      let history = emptyHistory();
-      const issue = issueTracker();
-      for (let c = 1; c <= commits; c++) {
-        const sha = c.toString(16).padStart(40, 'b');
-        shas.push(sha);
-        const drawn = residuals[Math.floor(random() * residuals.length)];
-        const x = Math.log1p(levelAt(c, aa));
-        const metrics = drawn.metrics.map(({ residual, lo, hi, ...m }) => {
-          const value = (slope.get(m.metric) ?? 0) * x + residual;
-          return {
-            ...m,
-            change: fromValue(m.metric, value),
-            ci: [fromValue(m.metric, value - lo), fromValue(m.metric, value + hi)],
-          };
-        });
-        const point = {
-          id: `boot-${r}-${c}`,
-          commit: sha,
-          date: new Date(Date.UTC(2026, 0, 1, 0, c)).toISOString(),
-          threshold: 5,
-          scenarios: [{ name: 'default', metrics, functions: [] }],
-        };
-        history = appendPoint(history, reference, point);
-        issue.after(c, analyseSeries(currentSeries(history)));
-      }
-      const trend = analyseSeries(currentSeries(history)).trends.find((t) => t.metric === values.metric);
-      const named = aa || !trend ? 0 : namedSteps(trend, shas).length;
-      results.push({
-        named,
-        issueAt: issue.state.issueAt,
-        openedBy: issue.state.openedBy,
-        spurious: Math.max(0, (trend?.steps.length ?? 0) - named),
-      });
-    }
+    const results = byKind[aa ? 'aa' : 'staircase'];
     summarise(`resampled ${aa ? 'A/A' : 'staircase'} (${runs} runs)`, results, aa);
     const at = new Map();
     for (const r of results) at.set(r.issueAt ?? 'never', (at.get(r.issueAt ?? 'never') ?? 0) + 1);
@@ -353,11 +376,7 @@ if (values.simulate) {
     );
     if (recorded.length === 0) throw new Error(`${values.intervals} has no ${values.metric} points`);
   }
-  let seed = 12345;
-  const random = () => {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    return seed / 2147483648;
-  };
+  const random = uniform(12345);
   const gauss = () => {
     let u = 0;
     while (u === 0) u = random();
@@ -367,64 +386,36 @@ if (values.simulate) {
     recorded
       ? (recorded[Math.floor(random() * recorded.length)] ?? 0.01)
       : (Number(values.half) / 100 / t) * (0.7 + 0.6 * random());
-  const runs = Number(values.runs ?? 1000);
-  for (const aa of [false, true]) {
-    const results = [];
-    for (let r = 0; r < runs; r++) {
-      const reference = { ref: 'v1.0.0', sha: '0'.repeat(40) };
-      const shas = [reference.sha];
-      let history = emptyHistory();
-      const issue = issueTracker();
-      for (let c = 1; c <= commits; c++) {
-        const sha = c.toString(16).padStart(40, 'a');
-        shas.push(sha);
-        const trueSe = seOf();
-        const value = Math.log1p(levelAt(c, aa)) + gauss() * trueSe;
-        // What a run reports: its standard error estimated from its pairs (df = pairs − 1).
-        let chi = 0;
-        for (let k = 0; k < df; k++) chi += gauss() ** 2;
-        const se = trueSe * Math.sqrt(chi / df);
-        const half = se * t;
-        const change = Math.expm1(value);
-        const point = {
-          id: `sim-${r}-${c}`,
-          commit: sha,
-          date: new Date(Date.UTC(2026, 0, 1, 0, c)).toISOString(),
-          threshold: 5,
-          scenarios: [
-            {
-              name: 'default',
-              metrics: [
-                {
-                  metric: 'cpuPerRequest',
-                  better: 'lower',
-                  change,
-                  ci: [Math.expm1(value - half), Math.expm1(value + half)],
-                  se,
-                  pairs,
-                  inVerdict: true,
-                },
-              ],
-              functions: [],
-            },
-          ],
-        };
-        history = appendPoint(history, reference, point);
-        const analysis = analyseSeries(currentSeries(history), { simulations: 500 });
-        issue.after(c, analysis);
-      }
-      const analysis = analyseSeries(currentSeries(history), { simulations: 500 });
-      const trend = analysis.trends[0];
-      const named = aa ? 0 : namedSteps(trend, shas).length;
-      const spurious = aa ? trend.steps.length : trend.steps.length - named;
-      results.push({ named, issueAt: issue.state.issueAt, spurious: Math.max(0, spurious) });
-    }
+  const byKind = syntheticRuns(
+    Number(values.runs ?? 1000),
+    (c, aa) => {
+      const trueSe = seOf();
+      const value = Math.log1p(levelAt(c, aa)) + gauss() * trueSe;
+      // What a run reports: its standard error estimated from its pairs (df = pairs − 1).
+      let chi = 0;
+      for (let k = 0; k < df; k++) chi += gauss() ** 2;
+      const se = trueSe * Math.sqrt(chi / df);
+      const half = se * t;
+      return [
+        {
+          metric: 'cpuPerRequest',
+          better: 'lower',
+          change: Math.expm1(value),
+          ci: [Math.expm1(value - half), Math.expm1(value + half)],
+          se,
+          pairs,
+          inVerdict: true,
+        },
+      ];
+    },
+    { simulations: 500 },
+  );
+  for (const aa of [false, true])
     summarise(
       `simulated ${aa ? 'A/A' : 'staircase'} (${recorded ? `se from ${values.intervals}` : `half-widths ~${values.half} %`})`,
-      results,
+      byKind[aa ? 'aa' : 'staircase'],
       aa,
     );
-  }
   process.exit(0);
 }
 
