@@ -48,7 +48,7 @@ export const ACTION_INPUTS = {
     default: "'hotpath-history'",
   },
   'drift-issue': {
-    text: 'mode drift: open (and keep up to date) one issue while the drift exceeds the threshold, and close it when it no longer does. Needs issues: write.',
+    text: 'mode drift: open one issue when a drift beyond the threshold is confirmed (the same metric beyond it after 2 of the last 3 runs, or surely beyond it after one), keep it up to date, and close it when the drift is back within. Needs issues: write.',
     default: "'true'",
   },
   'github-token': {
