@@ -126,6 +126,41 @@ describe('hotpath drift and hotpath history', () => {
     expect(old.stdout).toMatch(/^hotpath drift vs v1\.10\.0/);
   });
 
+  it('with --fail-on-regression exits 1 on a drift surely beyond the threshold (confirmed after one run)', () => {
+    const repo = join(dir, 'slower');
+    git(dir, 'init', '-q', '-b', 'main', repo);
+    writeFileSync(join(repo, 'server.js'), SERVER);
+    git(repo, 'add', '.');
+    git(repo, 'commit', '-q', '-m', 'fast');
+    git(repo, 'tag', 'v1.0.0');
+    // every request now hashes: CPU per request many times the reference's
+    writeFileSync(
+      join(repo, 'server.js'),
+      `const c = require('node:crypto');\nrequire('node:http').createServer((req, res) => res.end(c.pbkdf2Sync('p', 's', 3000, 32, 'sha256'))).listen(Number(process.env.PORT), '127.0.0.1');\n`,
+    );
+    git(repo, 'commit', '-q', '-am', 'slow');
+    const r = cli(
+      [
+        'drift',
+        '--reference',
+        'tag:v*',
+        '--history',
+        join(dir, 'slower.json'),
+        '--start',
+        'node server.js',
+        '--fail-on-regression',
+        ...FAST,
+        '--rounds',
+        '3',
+      ],
+      repo,
+    );
+    expect(r.stderr).not.toMatch(/hotpath: HP_/);
+    expect(r.stdout).toContain('BEYOND THRESHOLD');
+    expect(r.stdout).not.toContain('Not confirmed yet');
+    expect(r.status).toBe(1);
+  });
+
   it('says which tags there are when none matches the pattern', () => {
     const r = cli(
       [
