@@ -51,7 +51,7 @@ export function renderActionYml() {
     '  regressed:',
     '    description: \'"true" when any scenario regressed (verdict is regressed).\'',
     '  throughput-change:',
-    "    description: 'Lowest change of requests per second over the scenarios, head vs base, in percent (e.g. -23.1).'",
+    "    description: 'Lowest change of requests per second over the scenarios, head vs base, in percent (e.g. -23.1); empty when a scenario''s requests per second could not be told (every round pair spoiled by other load on the machine).'",
     '  report:',
     '    description: Path of the JSON report.',
     '  comment-url:',

@@ -25,7 +25,7 @@ import { gitHead } from './git.js';
 import { tokenIdentity } from './github.js';
 import type { ActionOptions } from './inputs.js';
 import { logSafe, withCommandsStopped } from './log.js';
-import { serverUrl } from './publish.js';
+import { serverUrl, throughputOutput } from './publish.js';
 import { measureSettings } from './settings.js';
 import { installV8Profiler } from './v8-profiler.js';
 
@@ -161,7 +161,7 @@ export async function runDriftMode(
   const files = writeReport(join(temp, 'hotpath-report'), run.report);
   core.setOutput('report', files.report);
   core.setOutput('regressed', String(run.report.regressed));
-  core.setOutput('throughput-change', (run.report.throughputChange * 100).toFixed(2));
+  core.setOutput('throughput-change', throughputOutput(run.report));
 
   const token = options['github-token'];
   const pushed = await appendToHistoryBranch(

@@ -14,6 +14,19 @@ import {
 import type { ActionOptions } from './inputs.js';
 import { logSafe, withCommandsStopped } from './log.js';
 
+/**
+ * The `throughput-change` output: the lowest change of requests/s over the scenarios, in percent;
+ * empty when a scenario's requests/s has no round pair to tell it from (every pair spoiled by
+ * other load on the machine), where the report's 0 would read as "unchanged".
+ */
+export function throughputOutput(report: Pick<Report, 'scenarios' | 'throughputChange'>): string {
+  const unmeasured = report.scenarios.some((s) => {
+    const rps = s.metrics.find((m) => m.metric === 'requestsPerSecond');
+    return !rps || rps.pairs === 0;
+  });
+  return unmeasured ? '' : (report.throughputChange * 100).toFixed(2);
+}
+
 export const serverUrl = () => process.env.GITHUB_SERVER_URL ?? 'https://github.com';
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -96,7 +109,7 @@ export async function publish(
   const markdown = text.markdown;
   core.setOutput('verdict', report.outcome);
   core.setOutput('regressed', String(report.regressed));
-  core.setOutput('throughput-change', (report.throughputChange * 100).toFixed(2));
+  core.setOutput('throughput-change', throughputOutput(report));
   core.setOutput('report', reportPath);
   core.setOutput('shards', String(report.shards));
   if (process.env.GITHUB_STEP_SUMMARY) await core.summary.addRaw(markdown).write();

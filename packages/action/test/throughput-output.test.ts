@@ -1,0 +1,24 @@
+import type { Report } from '@hotpath/compare';
+import { describe, expect, it } from 'vitest';
+import { throughputOutput } from '../src/publish.js';
+
+type Shape = Pick<Report, 'scenarios' | 'throughputChange'>;
+const report = (throughputChange: number, rpsPairs: (number | undefined)[]): Shape =>
+  ({
+    throughputChange,
+    scenarios: rpsPairs.map((pairs) => ({
+      metrics: pairs === undefined ? [] : [{ metric: 'requestsPerSecond', pairs }],
+    })),
+  }) as unknown as Shape;
+
+describe('the throughput-change output', () => {
+  it('is the lowest change in percent when every scenario told its requests/s', () => {
+    expect(throughputOutput(report(-0.2312, [6, 4]))).toBe('-23.12');
+    expect(throughputOutput(report(0, [6]))).toBe('0.00');
+  });
+
+  it('is empty when a scenario had no pair left for requests/s (all spoiled) or none measured', () => {
+    expect(throughputOutput(report(0, [6, 0]))).toBe('');
+    expect(throughputOutput(report(0, [undefined]))).toBe('');
+  });
+});
