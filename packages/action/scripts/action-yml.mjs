@@ -62,6 +62,8 @@ export function renderActionYml() {
     '    description: The folder a measure job wrote its shard to.',
     '  drift-exceeded:',
     '    description: \'mode drift: "true" when the drift since the reference exceeds the threshold.\'',
+    '  drift-confirmed:',
+    '    description: \'mode drift: "true" when the drift beyond the threshold is confirmed (the same metric beyond it after 2 of the last 3 runs, or surely beyond it after one): what opens the drift issue.\'',
     '  issue-url:',
     '    description: mode drift, the drift issue written or closed by this run.',
     'runs:',

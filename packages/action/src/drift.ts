@@ -177,6 +177,7 @@ export async function runDriftMode(
     throw new HotpathActionError('HP_ACTION_GITHUB_API', 'the pushed history lacks this run (a bug)');
   const analysis = analyseSeries(series);
   core.setOutput('drift-exceeded', String(analysis.exceeded.length > 0));
+  core.setOutput('drift-confirmed', String(analysis.confirmed));
   const markdown = `${renderTrendMarkdown(analysis, pushed.history)}\n<details><summary>This run: ${run.report.sides.head.sha?.slice(0, 12) ?? ''} vs ${logSafe(run.reference.ref).replace(/[^\w.+/-]/g, '_')}</summary>\n\n${render(run.report, { markdown: {} }).markdown}\n</details>\n`;
   if (process.env.GITHUB_STEP_SUMMARY) await core.summary.addRaw(markdown).write();
 

@@ -88,6 +88,8 @@ describe('mode drift: head vs the highest release tag, history branch, drift iss
     expect(history.series[0].points.map((p: { commit: string }) => p.commit)).toEqual([repo.headSha]);
     expect(first.summary).toContain('```mermaid\nxychart-beta');
     expect(first.outputs['drift-exceeded']).toBe('true');
+    // 3× the PBKDF2 work: surely beyond 5 % after one run, so the issue opens at once
+    expect(first.outputs['drift-confirmed']).toBe('true');
     expect(github.issues).toHaveLength(1);
     const issue = github.issues[0];
     expect(issue?.body.split('\n')[0]).toBe('<!-- hotpath-drift -->');
@@ -131,6 +133,7 @@ describe('mode drift: head vs the highest release tag, history branch, drift iss
       'v1.1.0',
     ]);
     expect(run.outputs['drift-exceeded']).toBe('false');
+    expect(run.outputs['drift-confirmed']).toBe('false');
     expect(github.issues[0]?.state).toBe('closed');
     expect(github.issues[0]?.body).toMatch(/back within 25 % of v1\.1\.0/);
   });
