@@ -187,10 +187,6 @@ function trendOf(
 }
 
 /**
- * Analyses one series: `threshold` in percent (default: the latest point's). Trends follow the
- * scenarios and metrics of the latest point.
- */
-/**
  * A drift beyond the threshold is confirmed when the same metric exceeded it after 2 of the last
  * CONFIRM_WITHIN runs (this one among them). Two in a row would let a level that hovers at the
  * threshold on a noisy runner (beyond, within, beyond…) wait for ever; one alone opens issues on
@@ -198,6 +194,11 @@ function trendOf(
  */
 export const CONFIRM_WITHIN = 3;
 
+/**
+ * Analyses one series: `threshold` in percent (default: the latest point's). Trends follow the
+ * scenarios and metrics of the latest point. `confirmed` also reads the analyses after the two
+ * runs before.
+ */
 export function analyseSeries(
   series: HistorySeries,
   options: ChangePointOptions & { threshold?: number } = {},
