@@ -44,6 +44,17 @@ describe('hotpath drift and hotpath history', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+  /** A git repository in `dir` with SERVER committed and tagged `tag`. */
+  const appRepo = (name: string, tag: string) => {
+    const repo = join(dir, name);
+    git(dir, 'init', '-q', '-b', 'main', repo);
+    writeFileSync(join(repo, 'server.js'), SERVER);
+    git(repo, 'add', '.');
+    git(repo, 'commit', '-q', '-m', tag);
+    git(repo, 'tag', tag);
+    return repo;
+  };
+
   it.each([
     [
       ['drift', '--reference', 'v1.0.0'],
@@ -78,12 +89,7 @@ describe('hotpath drift and hotpath history', () => {
   });
 
   it('measures HEAD against the highest release tag, appends to the history, a new tag starts a new series', () => {
-    const repo = join(dir, 'app');
-    git(dir, 'init', '-q', '-b', 'main', repo);
-    writeFileSync(join(repo, 'server.js'), SERVER);
-    git(repo, 'add', '.');
-    git(repo, 'commit', '-q', '-m', 'v1');
-    git(repo, 'tag', 'v1.9.0');
+    const repo = appRepo('app', 'v1.9.0');
     git(repo, 'commit', '-q', '--allow-empty', '-m', 'v1.10');
     git(repo, 'tag', 'v1.10.0');
     git(repo, 'tag', 'v2.0.0-rc.1');
@@ -127,12 +133,7 @@ describe('hotpath drift and hotpath history', () => {
   });
 
   it('with --fail-on-regression exits 1 on a drift surely beyond the threshold (confirmed after one run)', () => {
-    const repo = join(dir, 'slower');
-    git(dir, 'init', '-q', '-b', 'main', repo);
-    writeFileSync(join(repo, 'server.js'), SERVER);
-    git(repo, 'add', '.');
-    git(repo, 'commit', '-q', '-m', 'fast');
-    git(repo, 'tag', 'v1.0.0');
+    const repo = appRepo('slower', 'v1.0.0');
     // every request now hashes: CPU per request many times the reference's
     writeFileSync(
       join(repo, 'server.js'),
