@@ -312,7 +312,11 @@ export interface ScenarioReport {
   /** Base/head round pairs the statistics are built on (all shards). */
   pairs: number;
   metrics: MetricVerdict[];
-  /** Relative change of requests per second, head vs base, as a fraction (-0.1 = −10 %). */
+  /**
+   * Relative change of requests per second, head vs base, as a fraction (-0.1 = −10 %); 0 when
+   * requests/s has no round pair to tell it from (its metric's `pairs` is 0: every pair spoiled
+   * by other load), so read that metric before taking 0 for "unchanged".
+   */
   throughputChange: number;
   hotFunctions?: HotFunctionDiff;
   /** A significant growth of a function decided the verdict (failOn functions or both). */
@@ -347,7 +351,10 @@ export interface Report {
   /** Some scenario improved and none regressed. */
   improved: boolean;
   scenarios: ScenarioReport[];
-  /** The lowest throughput change over the scenarios, as a fraction. */
+  /**
+   * The lowest throughput change over the scenarios, as a fraction (0 for a scenario whose
+   * requests/s had no pair left; see ScenarioReport.throughputChange).
+   */
   throughputChange: number;
   /**
    * How the intervals were made: paired log-ratios, Bonferroni over `tests` at family level 95 %;
