@@ -48,11 +48,15 @@ describe('rounds: auto, until the verdict or until the budget (real servers)', (
   });
   const context = { probePath: probePath(), env: process.env };
 
-  it('stops at the first look when the answer is clear (the default), and runs the budget for a drift point', async () => {
+  it('stops at a look before the budget when the answer is clear (the default), and runs the budget for a drift point', async () => {
     const verdict = await measureRounds(plan(), context);
     expect(verdict.stop).toMatchObject({ rounds: 'auto', reason: 'conclusive' });
-    expect(verdict.base).toHaveLength(FIRST_LOOK_PAIRS);
-    expect(verdict.stop?.looks.map((l) => l.pairs)).toEqual([FIRST_LOOK_PAIRS]);
+    // Mostly at the first look; a pair a neighbour spoiled for the wall-clock metrics can leave
+    // them open there (CI17: conclusive at 4 pairs), but never the whole budget of 5.
+    const looks = verdict.stop?.looks.map((l) => l.pairs) ?? [];
+    expect(looks[0]).toBe(FIRST_LOOK_PAIRS);
+    expect(verdict.base.length).toBe(looks.at(-1));
+    expect(verdict.base.length).toBeLessThan(5);
 
     const budget = await measureRounds(plan('budget'), context);
     // Never looked (no alpha spent on looks: the intervals keep their full level), ran max-rounds.
