@@ -194,6 +194,14 @@ export function selfTickDeviations(
  */
 export const SELF_TICK_SLACK = 2;
 
+/** Keeps a log and `--prof-process`'s text of it under the temp dir; returns the folder. */
+function keepLog(log: string, text: string): string {
+  const keptIn = mkdtempSync(join(tmpdir(), 'hotpath-tick-deviation-'));
+  copyFileSync(log, join(keptIn, basename(log)));
+  writeFileSync(join(keptIn, 'prof-process.txt'), text);
+  return keptIn;
+}
+
 /**
  * Total ticks the two readers of one log may count differently: once in a fresh-clone CI run
  * (node 20.19.0, a pbkdf2Sync server, beside a drift bench) ours counted 1886 where
@@ -217,9 +225,7 @@ export function checkTotalTicks(
   const difference = ours.totalTicks - theirs;
   const summary = `total ticks: ours ${ours.totalTicks}, --prof-process ${theirs}`;
   if (difference === 0) return { difference, summary };
-  const keptIn = mkdtempSync(join(tmpdir(), 'hotpath-tick-deviation-'));
-  copyFileSync(log, join(keptIn, basename(log)));
-  writeFileSync(join(keptIn, 'prof-process.txt'), text);
+  const keptIn = keepLog(log, text);
   const tail = readFileSync(log).subarray(-200).toString('latin1');
   console.warn(
     `${summary}; log kept in ${keptIn}\n  our warnings: ${ours.warnings.join(' | ') || 'none'}\n  the log ends: ${JSON.stringify(tail)}`,
@@ -244,9 +250,7 @@ export function checkSelfTicks(
   if (deviations.size === 0) return { moved: 0, deviations, summary };
   let moved = 0;
   for (const [a, b] of deviations.values()) moved += Math.abs(a - b);
-  const keptIn = mkdtempSync(join(tmpdir(), 'hotpath-tick-deviation-'));
-  copyFileSync(log, join(keptIn, basename(log)));
-  writeFileSync(join(keptIn, 'prof-process.txt'), text);
+  const keptIn = keepLog(log, text);
   const rows = [...deviations].map(([label, [a, b]]) => `  ${label}: ours ${a}, --prof-process ${b}`);
   console.warn(
     `JS self ticks differ from --prof-process by ${moved} tick(s); log kept in ${keptIn}\n${rows.join('\n')}`,
