@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import {
   STOP_PORT_WAIT_MS,
@@ -8,7 +9,13 @@ import {
   stopGroup,
   survivorsError,
 } from '../src/measure/process-group.js';
-import { listenersOf, listeningSockets, liveness, processEntry } from '../src/measure/process-table.js';
+import {
+  listenersOf,
+  listeningSockets,
+  liveness,
+  ownSockets,
+  processEntry,
+} from '../src/measure/process-table.js';
 import { freePort, waitUntilReady } from '../src/measure/readiness.js';
 
 const linux = existsSync('/proc/self/stat');
@@ -129,6 +136,27 @@ describe.skipIf(!linux)('stopGroup waits for the port (Linux /proc)', () => {
       );
     } finally {
       process.kill(-other.shell, 'SIGKILL');
+    }
+  });
+
+  it('never waits for a socket hotpath itself listens on: it took the port, not the tree', async () => {
+    // A drift bench run: the probe control (in hotpath's process) got the port the round had
+    // just been given, the server died with EADDRINUSE, and the stop waited for the control's
+    // socket, failed with HP_COMPARE_STOP_FAILED and so was not started again on a new port.
+    const mine = createServer();
+    await new Promise<void>((resolve) => mine.listen(0, '127.0.0.1', resolve));
+    const address = mine.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    try {
+      const listening = [...listeningSockets(port)];
+      expect(listening).toHaveLength(1);
+      expect(ownSockets().has(listening[0] ?? '')).toBe(true);
+      const group = spawnInGroup('sleep 30', { cwd: process.cwd(), env: process.env });
+      const stopped = await stopGroup(group, undefined, { port });
+      expect(stopped).toEqual({ survivors: [], openSockets: [], holders: [] });
+      expect(stopFailed(stopped)).toBe(false);
+    } finally {
+      await new Promise((resolve) => mine.close(resolve));
     }
   });
 });

@@ -6,6 +6,7 @@ import {
   listenersOf,
   listeningSockets,
   liveness,
+  ownSockets,
   type ProcessEntry,
   processEntry,
   processTable,
@@ -291,8 +292,13 @@ export async function stopGroup(
   const { port } = options;
   if (proc.pid <= 0) return { survivors: [], openSockets: [], holders: [] };
   // The sockets listening on the tree's port as the stop begins: the port was free when the
-  // round chose it, so they are the tree's (a stranger's later listener is never waited for).
-  const own = port === undefined ? new Set<string>() : listeningSockets(port);
+  // round chose it, so they are the tree's (a stranger's later listener is never waited for),
+  // except one hotpath itself holds: that one took the port before the server could, and it
+  // closes only after the stop.
+  const mine = port === undefined ? new Set<string>() : ownSockets();
+  const own = new Set(
+    port === undefined ? [] : [...listeningSockets(port)].filter((socket) => !mine.has(socket)),
+  );
   // pid → start time: a pid the kernel reuses for someone else's process is never counted.
   const tracked = new Map<number, number | undefined>(proc.seen);
   const look = (): number[] => {

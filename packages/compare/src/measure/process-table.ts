@@ -121,6 +121,29 @@ export function listeningSockets(port: number): Set<string> {
 }
 
 /**
+ * Linux: the sockets this process holds (`socket:[inode]`, from /proc/self/fd). hotpath's own
+ * listeners (the probe control) are never a stopped tree's.
+ */
+export function ownSockets(): Set<string> {
+  const found = new Set<string>();
+  let fds: string[];
+  try {
+    fds = readdirSync('/proc/self/fd');
+  } catch {
+    return found;
+  }
+  for (const fd of fds) {
+    try {
+      const link = readlinkSync(`/proc/self/fd/${fd}`);
+      if (link.startsWith('socket:[')) found.add(link);
+    } catch {
+      // closed while we looked
+    }
+  }
+  return found;
+}
+
+/**
  * Linux: the processes listening on TCP `port` (any address), from /proc/net/tcp{,6} and the
  * socket links in /proc/<pid>/fd. For diagnostics: who holds a port that should be closed.
  */

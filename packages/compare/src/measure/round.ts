@@ -150,7 +150,6 @@ async function runRoundOnce(
   const log = context.log ?? (() => {});
   const { signal } = context;
   throwIfAborted(signal);
-  const port = await freePort();
   const dir = context.keepDir ?? mkdtempSync(join(tmpdir(), `hotpath-${spec.side}-`));
   let command: string;
   try {
@@ -159,7 +158,10 @@ async function runRoundOnce(
     if (!context.keepDir) rmSync(dir, { recursive: true, force: true });
     throw err;
   }
+  // The probe control listens first: the port asked for next can then never be its port (two
+  // asks for a free port in a row can get the same one, and the server's bind then fails).
   const control = await ProbeControl.open();
+  const port = await freePort();
   const base = untrustedEnvironment(context.env, settings.passEnv);
   const env: NodeJS.ProcessEnv = {
     ...base,
