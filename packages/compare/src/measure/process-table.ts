@@ -125,22 +125,7 @@ export function listeningSockets(port: number): Set<string> {
  * listeners (the probe control) are never a stopped tree's.
  */
 export function ownSockets(): Set<string> {
-  const found = new Set<string>();
-  let fds: string[];
-  try {
-    fds = readdirSync('/proc/self/fd');
-  } catch {
-    return found;
-  }
-  for (const fd of fds) {
-    try {
-      const link = readlinkSync(`/proc/self/fd/${fd}`);
-      if (link.startsWith('socket:[')) found.add(link);
-    } catch {
-      // closed while we looked
-    }
-  }
-  return found;
+  return new Set(fdLinks('/proc/self/fd').filter((link) => link.startsWith('socket:[')));
 }
 
 /**
@@ -167,19 +152,25 @@ export function listenersOf(port: number): number[] {
   return found;
 }
 
-function holdsAny(folder: string, inodes: ReadonlySet<string>): boolean {
+/** Where each open file in an fd folder points (`socket:[inode]`, a path, …); [] when gone. */
+function fdLinks(folder: string): string[] {
   let fds: string[];
   try {
     fds = readdirSync(folder);
   } catch {
-    return false;
+    return [];
   }
+  const links: string[] = [];
   for (const fd of fds) {
     try {
-      if (inodes.has(readlinkSync(`${folder}/${fd}`))) return true;
+      links.push(readlinkSync(`${folder}/${fd}`));
     } catch {
       // closed while we looked
     }
   }
-  return false;
+  return links;
+}
+
+function holdsAny(folder: string, inodes: ReadonlySet<string>): boolean {
+  return fdLinks(folder).some((link) => inodes.has(link));
 }
