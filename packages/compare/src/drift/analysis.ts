@@ -45,6 +45,11 @@ export interface MetricTrend {
   exceeded: boolean;
   /** Surely beyond: the level's whole interval is beyond the threshold in the worse direction. */
   sure: boolean;
+  /**
+   * Likely beyond: beyond the threshold with one-sided OPEN_CONFIDENCE (the bound of the level's
+   * one-sided interval nearest zero is beyond it). What a drift must also be to open the issue.
+   */
+  likely: boolean;
   /** The whole interval of the level is within the threshold (what closes the drift issue). */
   within: boolean;
 }
@@ -57,9 +62,9 @@ export interface DriftAnalysis {
   /** The in-verdict trends that exceed the threshold, the surest first (interval bound nearest zero). */
   exceeded: MetricTrend[];
   /**
-   * The drift is confirmed: a metric that exceeds the threshold now also did after one of the two
-   * runs before, or one is surely beyond it. What opens the drift issue: a level that passes the
-   * threshold on one run's noise (its interval barely clear of zero) waits for another run.
+   * The drift is confirmed: a metric is likely beyond the threshold now and also exceeded it after
+   * one of the two runs before, or one is surely beyond it. What opens the drift issue: a level that
+   * passes the threshold on one run's noise, or whose interval still reaches well below it, waits.
    */
   confirmed: boolean;
   /** The latest point (its commit and grown functions). */
@@ -131,7 +136,7 @@ function trendOf(
   });
   const segmentEnd = result.segments.at(-1);
   // The level now: the last segment's points, without the reference's own zero.
-  let last: { start: number; level: number; ci: [number, number] } | undefined;
+  let last: { start: number; level: number; ci: [number, number]; se?: number } | undefined;
   if (segmentEnd) {
     let w = 0;
     let sum = 0;
@@ -145,7 +150,7 @@ function trendOf(
     if (w > 0) {
       const level = sum / w;
       const half = z / Math.sqrt(w);
-      last = { start: segmentEnd.start, level, ci: [level - half, level + half] };
+      last = { start: segmentEnd.start, level, ci: [level - half, level + half], se: 1 / Math.sqrt(w) };
     } else if (segmentEnd.end > 1) {
       // Every point measured without spread (an error rate of zero in every round): the level is
       // what they measured, exactly.
@@ -157,6 +162,7 @@ function trendOf(
   let current: MetricTrend['current'];
   let exceeded = false;
   let sure = false;
+  let likely = false;
   let within = rows.length === 0;
   if (last && rows.length) {
     const level = toRelative(last);
@@ -171,6 +177,12 @@ function trendOf(
       since = s.start;
     }
     current = { ...level, since: commitAt(Math.max(1, since)) };
+    if (last.se === undefined) likely = sure;
+    else {
+      const half = LIKELY_Z * last.se;
+      const bounds = toRelative({ level: last.level, ci: [last.level - half, last.level + half] }).ci;
+      likely = bounds.every((bound) => worseBeyond(metric.metric, metric.better, bound, threshold));
+    }
   }
   return {
     scenario,
@@ -182,17 +194,28 @@ function trendOf(
     current,
     exceeded: exceeded && metric.inVerdict,
     sure: exceeded && sure && metric.inVerdict,
+    likely: exceeded && likely && metric.inVerdict,
     within: within || !metric.inVerdict,
   };
 }
 
 /**
  * A drift beyond the threshold is confirmed when the same metric exceeded it after 2 of the last
- * CONFIRM_WITHIN runs (this one among them). Two in a row would let a level that hovers at the
- * threshold on a noisy runner (beyond, within, beyond…) wait for ever; one alone opens issues on
- * one run's noise.
+ * CONFIRM_WITHIN runs (this one among them) and is now beyond it with OPEN_CONFIDENCE. Two in a row
+ * would let a level that hovers at the threshold on a noisy runner (beyond, within, beyond…) wait
+ * for ever; one alone opens issues on one run's noise.
  */
 export const CONFIRM_WITHIN = 3;
+
+/**
+ * How sure (one-sided) a level must be beyond the threshold to open the drift issue. A level
+ * whose point estimate is beyond it is a coin flip when the true drift sits at the threshold, and
+ * persistence alone does not change that: successive levels pool the same runs. A noisy metric
+ * (p50, whose per-run standard error is about 3× CPU per request's) otherwise opens the issue on a
+ * drift just short of the threshold (bench/drift.mjs: 39 of 200 resampled staircases, at a true 3 %).
+ */
+export const OPEN_CONFIDENCE = 0.9;
+const LIKELY_Z = tQuantile(OPEN_CONFIDENCE, 1e6);
 
 /**
  * Analyses one series: `threshold` in percent (default: the latest point's). Trends follow the
@@ -206,15 +229,16 @@ export function analyseSeries(
   const now = analyseNow(series, options);
   const key = (t: MetricTrend) => `${t.scenario}\u0000${t.metric}`;
   let confirmed = now.exceeded.some((t) => t.sure);
+  const likely = now.exceeded.filter((t) => t.likely);
   // the analyses after the runs before (at most CONFIRM_WITHIN − 1 back), at this run's threshold
-  for (let back = 1; !confirmed && now.exceeded.length > 0 && back < CONFIRM_WITHIN; back++) {
+  for (let back = 1; !confirmed && likely.length > 0 && back < CONFIRM_WITHIN; back++) {
     if (series.points.length <= back) break;
     const before = analyseNow(
       { ...series, points: series.points.slice(0, -back) },
       { ...options, threshold: now.threshold },
     );
     const then = new Set(before.exceeded.map(key));
-    confirmed = now.exceeded.some((t) => then.has(key(t)));
+    confirmed = likely.some((t) => then.has(key(t)));
   }
   return { ...now, confirmed };
 }

@@ -5,7 +5,7 @@
 import { formatChange, formatInterval } from '../render/format.js';
 import { escapeText } from '../render/markdown-text.js';
 import { changesInPoints, metricSpec } from '../verdict/judge.js';
-import type { DriftAnalysis, DriftStep, MetricTrend } from './analysis.js';
+import { type DriftAnalysis, type DriftStep, type MetricTrend, OPEN_CONFIDENCE } from './analysis.js';
 import type { History } from './history.js';
 
 /** Points a chart shows (the newest). */
@@ -73,7 +73,7 @@ export function renderTrendMarkdown(analysis: DriftAnalysis, history?: History):
     const worst = analysis.exceeded[0];
     if (worst?.current)
       lines.push(
-        `**Drift beyond the threshold**: ${escapeText(worst.scenario, 100)} ${label(worst.metric)} ${formatChange(as(worst.metric), worst.current.change)} ${formatInterval(as(worst.metric), worst.current.ci)} since \`${short(worst.current.since)}\`.${analysis.confirmed ? '' : ` ${UNCONFIRMED}`}`,
+        `**Drift beyond the threshold**: ${escapeText(worst.scenario, 100)} ${label(worst.metric)} ${formatChange(as(worst.metric), worst.current.change)} ${formatInterval(as(worst.metric), worst.current.ci)} since \`${short(worst.current.since)}\`.${analysis.confirmed ? '' : ` ${unconfirmed(analysis)}`}`,
         '',
       );
   } else {
@@ -130,8 +130,12 @@ export function sparkline(values: readonly number[]): string {
 }
 
 /** What a drift beyond the threshold that is not confirmed yet waits for. */
-const UNCONFIRMED =
-  'Not confirmed yet (beyond it after this run only, of the last three): the drift issue opens if one of the next two runs agrees.';
+function unconfirmed(analysis: DriftAnalysis): string {
+  const rule = `the drift issue opens once the same metric is beyond it after 2 of the last 3 runs and, that run, with ${Math.round(OPEN_CONFIDENCE * 100)} % confidence.`;
+  return analysis.exceeded.some((t) => t.likely)
+    ? `Not confirmed yet (beyond it after this run only, of the last three): ${rule}`
+    : `Not confirmed yet (beyond it, but not with ${Math.round(OPEN_CONFIDENCE * 100)} % confidence): ${rule}`;
+}
 
 /** Plain text of a series' analysis: `hotpath drift` and `hotpath history`. */
 export function renderTrendTerminal(analysis: DriftAnalysis, history?: History): string {
@@ -151,7 +155,7 @@ export function renderTrendTerminal(analysis: DriftAnalysis, history?: History):
       for (const s of t.steps) lines.push(`      step ${stepText(t, s, ref.sha)}`);
     }
   }
-  if (analysis.exceeded.length > 0 && !analysis.confirmed) lines.push('', `  ${UNCONFIRMED}`);
+  if (analysis.exceeded.length > 0 && !analysis.confirmed) lines.push('', `  ${unconfirmed(analysis)}`);
   if (analysis.latest) {
     lines.push('', `  runs (latest last):`);
     const lead = analysis.trends.find((t) => t.metric === 'cpuPerRequest') ?? analysis.trends[0];
