@@ -212,7 +212,8 @@ export const CONFIRM_WITHIN = 3;
  * whose point estimate is beyond it is a coin flip when the true drift sits at the threshold, and
  * persistence alone does not change that: successive levels pool the same runs. A noisy metric
  * (p50, whose per-run standard error is about 3× CPU per request's) otherwise opens the issue on a
- * drift just short of the threshold (bench/drift.mjs: 39 of 200 resampled staircases, at a true 3 %).
+ * drift just short of the threshold (bench/drift.mjs --bootstrap: 27 of 200 resampled staircases
+ * opened it at a true 3 %; 5 of 200 with this bound).
  */
 export const OPEN_CONFIDENCE = 0.9;
 const LIKELY_Z = tQuantile(OPEN_CONFIDENCE, 1e6);
