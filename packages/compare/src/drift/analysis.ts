@@ -164,24 +164,24 @@ function trendOf(
   let sure = false;
   let likely = false;
   let within = rows.length === 0;
+  const beyond = (value: number) => worseBeyond(metric.metric, metric.better, value, threshold);
   if (last && rows.length) {
     const level = toRelative(last);
-    exceeded = worseBeyond(metric.metric, metric.better, level.change, threshold) && excludesZero(level.ci);
-    within = !level.ci.some((bound) => worseBeyond(metric.metric, metric.better, bound, threshold));
-    sure = level.ci.every((bound) => worseBeyond(metric.metric, metric.better, bound, threshold));
+    exceeded = beyond(level.change) && excludesZero(level.ci);
+    within = !level.ci.some(beyond);
+    sure = level.ci.every(beyond);
     // Since when: the earliest of the trailing segments that are all beyond the threshold.
     let since = last.start;
     for (let i = result.segments.length - 2; i >= 0 && exceeded; i--) {
       const s = result.segments[i];
-      if (!s || !worseBeyond(metric.metric, metric.better, toRelative(s).change, threshold)) break;
+      if (!s || !beyond(toRelative(s).change)) break;
       since = s.start;
     }
     current = { ...level, since: commitAt(Math.max(1, since)) };
     if (last.se === undefined) likely = sure;
     else {
       const half = LIKELY_Z * last.se;
-      const bounds = toRelative({ level: last.level, ci: [last.level - half, last.level + half] }).ci;
-      likely = bounds.every((bound) => worseBeyond(metric.metric, metric.better, bound, threshold));
+      likely = toRelative({ level: last.level, ci: [last.level - half, last.level + half] }).ci.every(beyond);
     }
   }
   return {

@@ -131,10 +131,11 @@ export function sparkline(values: readonly number[]): string {
 
 /** What a drift beyond the threshold that is not confirmed yet waits for. */
 function unconfirmed(analysis: DriftAnalysis): string {
-  const rule = `the drift issue opens once the same metric is beyond it after 2 of the last 3 runs and, that run, with ${Math.round(OPEN_CONFIDENCE * 100)} % confidence.`;
-  return analysis.exceeded.some((t) => t.likely)
-    ? `Not confirmed yet (beyond it after this run only, of the last three): ${rule}`
-    : `Not confirmed yet (beyond it, but not with ${Math.round(OPEN_CONFIDENCE * 100)} % confidence): ${rule}`;
+  const sure = `${Math.round(OPEN_CONFIDENCE * 100)} % confidence`;
+  const why = analysis.exceeded.some((t) => t.likely)
+    ? 'beyond it after this run only, of the last three'
+    : `beyond it, but not with ${sure}`;
+  return `Not confirmed yet (${why}): the drift issue opens once the same metric is beyond it after 2 of the last 3 runs and, that run, with ${sure}.`;
 }
 
 /** Plain text of a series' analysis: `hotpath drift` and `hotpath history`. */
