@@ -178,6 +178,7 @@ export async function runDriftMode(
   const analysis = analyseSeries(series);
   core.setOutput('drift-exceeded', String(analysis.exceeded.length > 0));
   core.setOutput('drift-confirmed', String(analysis.confirmed));
+  core.setOutput('drift-status', analysis.status);
   const markdown = `${renderTrendMarkdown(analysis, pushed.history)}\n<details><summary>This run: ${run.report.sides.head.sha?.slice(0, 12) ?? ''} vs ${logSafe(run.reference.ref).replace(/[^\w.+/-]/g, '_')}</summary>\n\n${render(run.report, { markdown: {} }).markdown}\n</details>\n`;
   if (process.env.GITHUB_STEP_SUMMARY) await core.summary.addRaw(markdown).write();
 

@@ -90,6 +90,7 @@ describe('mode drift: head vs the highest release tag, history branch, drift iss
     expect(first.outputs['drift-exceeded']).toBe('true');
     // 3× the PBKDF2 work: surely beyond 5 % after one run, so the issue opens at once
     expect(first.outputs['drift-confirmed']).toBe('true');
+    expect(first.outputs['drift-status']).toBe('beyond');
     expect(github.issues).toHaveLength(1);
     const issue = github.issues[0];
     expect(issue?.body.split('\n')[0]).toBe('<!-- hotpath-drift -->');
@@ -134,6 +135,9 @@ describe('mode drift: head vs the highest release tag, history branch, drift iss
     ]);
     expect(run.outputs['drift-exceeded']).toBe('false');
     expect(run.outputs['drift-confirmed']).toBe('false');
+    // every interval within the threshold, and the summary says so (not merely "nothing beyond")
+    expect(run.outputs['drift-status']).toBe('within');
+    expect(run.summary).toContain("No drift beyond 25 %: every metric's interval");
     expect(github.issues[0]?.state).toBe('closed');
     expect(github.issues[0]?.body).toMatch(/back within 25 % of v1\.1\.0/);
   });

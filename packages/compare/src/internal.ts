@@ -3,7 +3,7 @@
 // insides. Anything here may change in any release.
 
 // The drift mode (history, change points, trend, issue): the Action's drift mode.
-export { analyseSeries, type DriftAnalysis } from './drift/analysis.js';
+export { analyseSeries, type DriftAnalysis, type DriftStatus } from './drift/analysis.js';
 export { type DriftRun, measureDrift } from './drift/drift.js';
 export { currentSeries, type History, type HistoryPoint, type Reference } from './drift/history.js';
 export { driftIssueMarker, issueAction, renderDriftIssue } from './drift/issue.js';

@@ -54,6 +54,8 @@ export interface MetricTrend {
   within: boolean;
 }
 
+export type DriftStatus = 'beyond' | 'unresolved' | 'within';
+
 export interface DriftAnalysis {
   reference: HistorySeries['reference'];
   /** Threshold used (percent). */
@@ -67,6 +69,17 @@ export interface DriftAnalysis {
    * passes the threshold on one run's noise, or whose interval still reaches well below it, waits.
    */
   confirmed: boolean;
+  /**
+   * The in-verdict trends not shown beyond the threshold whose level's interval still reaches
+   * beyond it in the worse direction, the farthest-reaching first: a drift that size is not ruled
+   * out (the runs were too noisy, or too few, to tell).
+   */
+  unresolved: MetricTrend[];
+  /**
+   * What the series says now: `beyond` (some metric exceeds the threshold), `unresolved` (none does,
+   * but not every level is within it), or `within` (every level's interval is within it).
+   */
+  status: DriftStatus;
   /** The latest point (its commit and grown functions). */
   latest?: HistoryPoint;
 }
@@ -265,11 +278,22 @@ function analyseNow(
     const ci = t.current?.ci ?? [0, 0];
     return t.better === 'higher' ? -ci[1] : ci[0];
   };
+  // and by how far the interval reaches in the worse direction: its far bound.
+  const reach = (t: MetricTrend) => {
+    const ci = t.current?.ci ?? [0, 0];
+    return t.better === 'higher' ? -ci[0] : ci[1];
+  };
+  const exceeded = trends.filter((t) => t.exceeded).sort((a, b) => surely(b) - surely(a));
+  const unresolved = trends
+    .filter((t) => t.inVerdict && t.current && !t.exceeded && !t.within)
+    .sort((a, b) => reach(b) - reach(a));
   return {
     reference: series.reference,
     threshold,
     trends,
-    exceeded: trends.filter((t) => t.exceeded).sort((a, b) => surely(b) - surely(a)),
+    exceeded,
+    unresolved,
+    status: exceeded.length > 0 ? 'beyond' : unresolved.length > 0 ? 'unresolved' : 'within',
     latest,
   };
 }

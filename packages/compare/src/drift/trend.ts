@@ -69,16 +69,21 @@ export function renderTrendMarkdown(analysis: DriftAnalysis, history?: History):
     `${analysis.latest ? `${countPoints(analysis)} runs, latest on \`${short(analysis.latest.commit)}\`. ` : ''}Every point is head vs the same reference, paired on one runner; the band is each run's interval. Threshold ${analysis.threshold} %.`,
     '',
   ];
-  if (analysis.exceeded.length > 0) {
-    const worst = analysis.exceeded[0];
-    if (worst?.current)
-      lines.push(
-        `**Drift beyond the threshold**: ${escapeText(worst.scenario, 100)} ${label(worst.metric)} ${formatChange(as(worst.metric), worst.current.change)} ${formatInterval(as(worst.metric), worst.current.ci)} since \`${short(worst.current.since)}\`.${analysis.confirmed ? '' : ` ${unconfirmed(analysis)}`}`,
-        '',
-      );
-  } else {
-    lines.push('No drift beyond the threshold.', '');
-  }
+  const worst = analysis.exceeded[0];
+  if (worst?.current)
+    lines.push(
+      `**Drift beyond the threshold**: ${escapeText(worst.scenario, 100)} ${label(worst.metric)} ${formatChange(as(worst.metric), worst.current.change)} ${formatInterval(as(worst.metric), worst.current.ci)} since \`${short(worst.current.since)}\`.${analysis.confirmed ? '' : ` ${unconfirmed(analysis)}`}`,
+      '',
+    );
+  else
+    lines.push(
+      notBeyond(
+        analysis,
+        (t) => escapeText(t, 100),
+        (t) => `**${t}**`,
+      ),
+      '',
+    );
   const scenarios = [...new Set(analysis.trends.map((t) => t.scenario))];
   for (const scenario of scenarios) {
     lines.push(`#### ${escapeText(scenario, 100)}`, '');
@@ -90,7 +95,7 @@ export function renderTrendMarkdown(analysis: DriftAnalysis, history?: History):
     );
     for (const t of analysis.trends.filter((x) => x.scenario === scenario && x.inVerdict)) {
       const now = t.current
-        ? `${formatChange(as(t.metric), t.current.change)} ${formatInterval(as(t.metric), t.current.ci)}${t.exceeded ? ' **beyond threshold**' : ''}`
+        ? `${formatChange(as(t.metric), t.current.change)} ${formatInterval(as(t.metric), t.current.ci)}${t.exceeded ? ' **beyond threshold**' : t.within ? '' : ' could be beyond'}`
         : '—';
       const steps = t.steps.map((s) => stepText(t, s, ref.sha)).join('; ') || 'none';
       lines.push(`| ${label(t.metric)} | ${now} | ${steps} |`);
@@ -129,6 +134,31 @@ export function sparkline(values: readonly number[]): string {
     .join('');
 }
 
+/**
+ * The headline when no metric is shown beyond the threshold: within it, or not resolved — never
+ * "no drift" when the runs could not tell.
+ */
+function notBeyond(
+  analysis: DriftAnalysis,
+  safe: (text: string) => string,
+  strong: (text: string) => string,
+): string {
+  const t = analysis.threshold;
+  if (!analysis.latest) return 'No runs in this series yet.';
+  if (analysis.status === 'within')
+    return `No drift beyond ${t} %: every metric's interval stays short of it in the worse direction.`;
+  const shown = analysis.unresolved
+    .slice(0, 3)
+    .map((u) =>
+      u.current
+        ? `${safe(u.scenario)} ${label(u.metric)} ${formatChange(as(u.metric), u.current.change)} ${formatInterval(as(u.metric), u.current.ci)}`
+        : '',
+    )
+    .join('; ');
+  const more = analysis.unresolved.length > 3 ? ` and ${analysis.unresolved.length - 3} more` : '';
+  return `${strong('Not resolved')}: no metric is shown beyond ${t} %, but a drift that size is not ruled out either (${shown}${more}): the runs were too noisy or too few to tell, and each further run narrows the level.`;
+}
+
 /** What a drift beyond the threshold that is not confirmed yet waits for. */
 function unconfirmed(analysis: DriftAnalysis): string {
   const sure = `${Math.round(OPEN_CONFIDENCE * 100)} % confidence`;
@@ -144,6 +174,14 @@ export function renderTrendTerminal(analysis: DriftAnalysis, history?: History):
   const lines = [
     `hotpath drift vs ${terminalSafe(ref.ref, 60)} (${short(ref.sha)}), threshold ${analysis.threshold} %`,
   ];
+  if (analysis.exceeded.length === 0)
+    lines.push(
+      `  ${notBeyond(
+        analysis,
+        (t) => terminalSafe(t, 80),
+        (t) => t.toUpperCase(),
+      )}`,
+    );
   for (const scenario of [...new Set(analysis.trends.map((t) => t.scenario))]) {
     lines.push('', `  ${terminalSafe(scenario, 80)}`);
     for (const t of analysis.trends.filter((x) => x.scenario === scenario && x.inVerdict)) {
@@ -151,7 +189,7 @@ export function renderTrendTerminal(analysis: DriftAnalysis, history?: History):
         ? `${formatChange(as(t.metric), t.current.change)} ${formatInterval(as(t.metric), t.current.ci)}`
         : '—';
       lines.push(
-        `    ${label(t.metric).padEnd(16)} ${sparkline(t.points.map((p) => p.change)).padEnd(Math.min(40, t.points.length))}  now ${now}${t.exceeded ? '  BEYOND THRESHOLD' : ''}`,
+        `    ${label(t.metric).padEnd(16)} ${sparkline(t.points.map((p) => p.change)).padEnd(Math.min(40, t.points.length))}  now ${now}${t.exceeded ? '  BEYOND THRESHOLD' : t.within ? '' : '  could be beyond'}`,
       );
       for (const s of t.steps) lines.push(`      step ${stepText(t, s, ref.sha)}`);
     }
