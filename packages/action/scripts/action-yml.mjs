@@ -64,6 +64,8 @@ export function renderActionYml() {
     '    description: \'mode drift: "true" when the drift since the reference exceeds the threshold.\'',
     '  drift-confirmed:',
     '    description: \'mode drift: "true" when the drift beyond the threshold is confirmed (the same metric beyond it after 2 of the last 3 runs, or surely beyond it after one): what opens the drift issue.\'',
+    '  drift-status:',
+    "    description: 'mode drift: what the series says now: beyond (a metric exceeds the threshold), unresolved (none is shown beyond it, but some level''s interval still reaches beyond it: the runs were too noisy or too few to tell), or within (every level''s interval is within it).'",
     '  issue-url:',
     '    description: mode drift, the drift issue written or closed by this run.',
     'runs:',
