@@ -273,20 +273,17 @@ function analyseNow(
   const trends = (latest?.scenarios ?? []).flatMap((s) =>
     s.metrics.map((m) => trendOf(series, s.name, m, threshold, options, z)),
   );
-  // Worst first by what is certain: the bound of the interval nearest to zero, in the worse direction.
-  const surely = (t: MetricTrend) => {
-    const ci = t.current?.ci ?? [0, 0];
-    return t.better === 'higher' ? -ci[1] : ci[0];
+  // A bound of the level's interval, as a change in the worse direction: the one nearest zero
+  // (what is certain: exceeded trends, worst first) or the far one (how far an unresolved one reaches).
+  const worse = (t: MetricTrend, bound: 'near' | 'far') => {
+    const [lo, hi] = t.current?.ci ?? [0, 0];
+    if (t.better === 'higher') return -(bound === 'near' ? hi : lo);
+    return bound === 'near' ? lo : hi;
   };
-  // and by how far the interval reaches in the worse direction: its far bound.
-  const reach = (t: MetricTrend) => {
-    const ci = t.current?.ci ?? [0, 0];
-    return t.better === 'higher' ? -ci[0] : ci[1];
-  };
-  const exceeded = trends.filter((t) => t.exceeded).sort((a, b) => surely(b) - surely(a));
+  const exceeded = trends.filter((t) => t.exceeded).sort((a, b) => worse(b, 'near') - worse(a, 'near'));
   const unresolved = trends
     .filter((t) => t.inVerdict && t.current && !t.exceeded && !t.within)
-    .sort((a, b) => reach(b) - reach(a));
+    .sort((a, b) => worse(b, 'far') - worse(a, 'far'));
   return {
     reference: series.reference,
     threshold,

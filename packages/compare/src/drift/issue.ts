@@ -2,11 +2,11 @@
 // (like the sticky comment), saying how far the branch drifted from the reference, since when,
 // the steps found, and which functions grew in the latest drift run. Pure: what to do and what to
 // write; the GitHub calls are the Action's.
-import { formatChange, formatInterval, points } from '../render/format.js';
+import { formatChange, points } from '../render/format.js';
 import { codeSpan, escapeText } from '../render/markdown-text.js';
 import { metricSpec } from '../verdict/judge.js';
 import { type DriftAnalysis, grownFunctions } from './analysis.js';
-import { short, stepText } from './trend.js';
+import { levelText, short, stepText } from './trend.js';
 
 /** The hidden first line that identifies hotpath's drift issue (`key` separates several). */
 export function driftIssueMarker(key = ''): string {
@@ -52,7 +52,8 @@ export function renderDriftIssue(
     options.runUrl && /^https:\/\/[\w.-]+(:\d+)?\/[\w./-]+$/.test(options.runUrl)
       ? ` ([drift run](${options.runUrl}))`
       : '';
-  const unsure = analysis.trends.filter((t) => !t.within && t.current);
+  // the metrics not resolved, in the order of the trends
+  const unsure = analysis.trends.filter((t) => analysis.unresolved.includes(t));
   if (!worst?.current && unsure.length > 0) {
     return {
       title: `hotpath: drift near ${analysis.threshold} % since ${titleSafe(ref.ref)}`,
@@ -60,10 +61,7 @@ export function renderDriftIssue(
         marker,
         `The drift since ${escapeText(ref.ref, 100)} (\`${short(ref.sha)}\`) is no longer clearly beyond ${analysis.threshold} %, but not clearly within it either${analysis.latest ? ` as of \`${short(analysis.latest.commit)}\`` : ''}${runLink}; this issue stays open until every interval is within the threshold.`,
         '',
-        ...unsure.map(
-          (t) =>
-            `- ${escapeText(t.scenario, 100)} ${label(t.metric)}: ${t.current ? `${formatChange(as(t.metric), t.current.change)} ${formatInterval(as(t.metric), t.current.ci)}` : ''}`,
-        ),
+        ...unsure.map((t) => `- ${escapeText(t.scenario, 100)} ${label(t.metric)}: ${levelText(t)}`),
         '',
       ].join('\n'),
     };
@@ -89,7 +87,7 @@ export function renderDriftIssue(
   for (const t of analysis.exceeded) {
     if (!t.current) continue;
     lines.push(
-      `| ${escapeText(t.scenario, 100)} | ${label(t.metric)} | ${formatChange(as(t.metric), t.current.change)} ${formatInterval(as(t.metric), t.current.ci)} | \`${short(t.current.since)}\` | ${t.steps.map((s) => stepText(t, s, ref.sha)).join('; ') || 'none'} |`,
+      `| ${escapeText(t.scenario, 100)} | ${label(t.metric)} | ${levelText(t)} | \`${short(t.current.since)}\` | ${t.steps.map((s) => stepText(t, s, ref.sha)).join('; ') || 'none'} |`,
     );
   }
   const scenarios = [...new Set(analysis.exceeded.map((t) => t.scenario))];

@@ -23,6 +23,13 @@ const plain = (text: string, max = 80) =>
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g;
 const terminalSafe = (text: string, max = 120) => text.replace(CONTROL, ' ').slice(0, max);
 
+/** A trend's level now with its interval ("+4.0 % [+1.4, +6.7] %"); '—' before it has one. */
+export function levelText(t: Pick<MetricTrend, 'metric' | 'current'>): string {
+  return t.current
+    ? `${formatChange(as(t.metric), t.current.change)} ${formatInterval(as(t.metric), t.current.ci)}`
+    : '—';
+}
+
 export function stepText(t: Pick<MetricTrend, 'metric'>, s: DriftStep, referenceSha: string): string {
   const after = s.after === referenceSha ? 'the reference' : short(s.after);
   return `${formatChange(as(t.metric), s.change)} ${formatInterval(as(t.metric), s.ci)} in ${after}..${short(s.upTo)}`;
@@ -72,7 +79,7 @@ export function renderTrendMarkdown(analysis: DriftAnalysis, history?: History):
   const worst = analysis.exceeded[0];
   if (worst?.current)
     lines.push(
-      `**Drift beyond the threshold**: ${escapeText(worst.scenario, 100)} ${label(worst.metric)} ${formatChange(as(worst.metric), worst.current.change)} ${formatInterval(as(worst.metric), worst.current.ci)} since \`${short(worst.current.since)}\`.${analysis.confirmed ? '' : ` ${unconfirmed(analysis)}`}`,
+      `**Drift beyond the threshold**: ${escapeText(worst.scenario, 100)} ${label(worst.metric)} ${levelText(worst)} since \`${short(worst.current.since)}\`.${analysis.confirmed ? '' : ` ${unconfirmed(analysis)}`}`,
       '',
     );
   else
@@ -95,7 +102,7 @@ export function renderTrendMarkdown(analysis: DriftAnalysis, history?: History):
     );
     for (const t of analysis.trends.filter((x) => x.scenario === scenario && x.inVerdict)) {
       const now = t.current
-        ? `${formatChange(as(t.metric), t.current.change)} ${formatInterval(as(t.metric), t.current.ci)}${t.exceeded ? ' **beyond threshold**' : t.within ? '' : ' could be beyond'}`
+        ? `${levelText(t)}${t.exceeded ? ' **beyond threshold**' : t.within ? '' : ' could be beyond'}`
         : '—';
       const steps = t.steps.map((s) => stepText(t, s, ref.sha)).join('; ') || 'none';
       lines.push(`| ${label(t.metric)} | ${now} | ${steps} |`);
@@ -149,11 +156,7 @@ function notBeyond(
     return `No drift beyond ${t} %: every metric's interval stays short of it in the worse direction.`;
   const shown = analysis.unresolved
     .slice(0, 3)
-    .map((u) =>
-      u.current
-        ? `${safe(u.scenario)} ${label(u.metric)} ${formatChange(as(u.metric), u.current.change)} ${formatInterval(as(u.metric), u.current.ci)}`
-        : '',
-    )
+    .map((u) => `${safe(u.scenario)} ${label(u.metric)} ${levelText(u)}`)
     .join('; ');
   const more = analysis.unresolved.length > 3 ? ` and ${analysis.unresolved.length - 3} more` : '';
   return `${strong('Not resolved')}: no metric is shown beyond ${t} %, but a drift that size is not ruled out either (${shown}${more}): the runs were too noisy or too few to tell, and each further run narrows the level.`;
@@ -185,9 +188,7 @@ export function renderTrendTerminal(analysis: DriftAnalysis, history?: History):
   for (const scenario of [...new Set(analysis.trends.map((t) => t.scenario))]) {
     lines.push('', `  ${terminalSafe(scenario, 80)}`);
     for (const t of analysis.trends.filter((x) => x.scenario === scenario && x.inVerdict)) {
-      const now = t.current
-        ? `${formatChange(as(t.metric), t.current.change)} ${formatInterval(as(t.metric), t.current.ci)}`
-        : '—';
+      const now = levelText(t);
       lines.push(
         `    ${label(t.metric).padEnd(16)} ${sparkline(t.points.map((p) => p.change)).padEnd(Math.min(40, t.points.length))}  now ${now}${t.exceeded ? '  BEYOND THRESHOLD' : t.within ? '' : '  could be beyond'}`,
       );
