@@ -4,7 +4,7 @@
 // write; the GitHub calls are the Action's.
 import { formatChange, points } from '../render/format.js';
 import { codeSpan, escapeText } from '../render/markdown-text.js';
-import { metricSpec } from '../verdict/judge.js';
+import { metricFormat, metricLabel } from '../verdict/judge.js';
 import { type DriftAnalysis, grownFunctions } from './analysis.js';
 import { levelText, short, stepText } from './trend.js';
 
@@ -35,8 +35,6 @@ export function issueAction(
   return analysis.trends.every((t) => t.within) ? 'close' : 'update';
 }
 
-const label = (metric: string) => metricSpec(metric)?.label ?? metric;
-const as = (metric: string) => ({ unit: metricSpec(metric)?.unit ?? '' });
 /** A reference name in an issue title: plain characters only (titles are not escaped by GitHub). */
 const titleSafe = (text: string) => text.replace(/[^\w.+/-]/g, '_').slice(0, 60);
 
@@ -61,7 +59,7 @@ export function renderDriftIssue(
         marker,
         `The drift since ${escapeText(ref.ref, 100)} (\`${short(ref.sha)}\`) is no longer clearly beyond ${analysis.threshold} %, but not clearly within it either${analysis.latest ? ` as of \`${short(analysis.latest.commit)}\`` : ''}${runLink}; this issue stays open until every interval is within the threshold.`,
         '',
-        ...unsure.map((t) => `- ${escapeText(t.scenario, 100)} ${label(t.metric)}: ${levelText(t)}`),
+        ...unsure.map((t) => `- ${escapeText(t.scenario, 100)} ${metricLabel(t.metric)}: ${levelText(t)}`),
         '',
       ].join('\n'),
     };
@@ -76,7 +74,7 @@ export function renderDriftIssue(
       ].join('\n'),
     };
   }
-  const title = `hotpath: ${label(worst.metric)} drifted ${formatChange(as(worst.metric), worst.current.change)} since ${titleSafe(ref.ref)}`;
+  const title = `hotpath: ${metricLabel(worst.metric)} drifted ${formatChange(metricFormat(worst.metric), worst.current.change)} since ${titleSafe(ref.ref)}`;
   const lines = [
     marker,
     `Since ${escapeText(ref.ref, 100)} (\`${short(ref.sha)}\`) the branch drifted beyond the ${analysis.threshold} % threshold${analysis.latest ? `, as of \`${short(analysis.latest.commit)}\`` : ''}${runLink}. Every point of the series is the branch head against that same reference, paired on one runner.`,
@@ -87,7 +85,7 @@ export function renderDriftIssue(
   for (const t of analysis.exceeded) {
     if (!t.current) continue;
     lines.push(
-      `| ${escapeText(t.scenario, 100)} | ${label(t.metric)} | ${levelText(t)} | \`${short(t.current.since)}\` | ${t.steps.map((s) => stepText(t, s, ref.sha)).join('; ') || 'none'} |`,
+      `| ${escapeText(t.scenario, 100)} | ${metricLabel(t.metric)} | ${levelText(t)} | \`${short(t.current.since)}\` | ${t.steps.map((s) => stepText(t, s, ref.sha)).join('; ') || 'none'} |`,
     );
   }
   const scenarios = [...new Set(analysis.exceeded.map((t) => t.scenario))];

@@ -4,15 +4,13 @@
 // from the repository (scenario, reference, functions) are escaped; commits are hex only.
 import { formatChange, formatInterval } from '../render/format.js';
 import { escapeText } from '../render/markdown-text.js';
-import { changesInPoints, metricSpec } from '../verdict/judge.js';
+import { changesInPoints, metricFormat, metricLabel } from '../verdict/judge.js';
 import { type DriftAnalysis, type DriftStep, type MetricTrend, OPEN_CONFIDENCE } from './analysis.js';
 import type { History } from './history.js';
 
 /** Points a chart shows (the newest). */
 const CHART_POINTS = 60;
 
-const label = (metric: string) => metricSpec(metric)?.label ?? metric;
-const as = (metric: string) => ({ unit: metricSpec(metric)?.unit ?? '' });
 export const short = (sha: string) => (/^[0-9a-f]{7,64}$/.test(sha) ? sha.slice(0, 7) : '???????');
 /** A name for mermaid's quoted strings and the terminal: no quotes, markup or control characters. */
 const plain = (text: string, max = 80) =>
@@ -26,13 +24,13 @@ const terminalSafe = (text: string, max = 120) => text.replace(CONTROL, ' ').sli
 /** A trend's level now with its interval ("+4.0 % [+1.4, +6.7] %"); '—' before it has one. */
 export function levelText(t: Pick<MetricTrend, 'metric' | 'current'>): string {
   return t.current
-    ? `${formatChange(as(t.metric), t.current.change)} ${formatInterval(as(t.metric), t.current.ci)}`
+    ? `${formatChange(metricFormat(t.metric), t.current.change)} ${formatInterval(metricFormat(t.metric), t.current.ci)}`
     : '—';
 }
 
 export function stepText(t: Pick<MetricTrend, 'metric'>, s: DriftStep, referenceSha: string): string {
   const after = s.after === referenceSha ? 'the reference' : short(s.after);
-  return `${formatChange(as(t.metric), s.change)} ${formatInterval(as(t.metric), s.ci)} in ${after}..${short(s.upTo)}`;
+  return `${formatChange(metricFormat(t.metric), s.change)} ${formatInterval(metricFormat(t.metric), s.ci)} in ${after}..${short(s.upTo)}`;
 }
 
 /** The trend the chart shows for a scenario: the worst exceeded one, else CPU per request, else the first. */
@@ -57,7 +55,7 @@ function chart(analysis: DriftAnalysis, t: MetricTrend): string[] {
   return [
     '```mermaid',
     'xychart-beta',
-    `  title "${plain(t.scenario)}: ${plain(label(t.metric))} vs ${plain(analysis.reference.ref, 40)}"`,
+    `  title "${plain(t.scenario)}: ${plain(metricLabel(t.metric))} vs ${plain(analysis.reference.ref, 40)}"`,
     `  x-axis [${points.map((p) => `"${short(p.commit)}"`).join(', ')}]`,
     `  y-axis "change ${changesInPoints(t.metric) ? '(points)' : '(%)'}" ${min} --> ${max}`,
     `  line [${highs.join(', ')}]`,
@@ -79,7 +77,7 @@ export function renderTrendMarkdown(analysis: DriftAnalysis, history?: History):
   const worst = analysis.exceeded[0];
   if (worst?.current)
     lines.push(
-      `**Drift beyond the threshold**: ${escapeText(worst.scenario, 100)} ${label(worst.metric)} ${levelText(worst)} since \`${short(worst.current.since)}\`.${analysis.confirmed ? '' : ` ${unconfirmed(analysis)}`}`,
+      `**Drift beyond the threshold**: ${escapeText(worst.scenario, 100)} ${metricLabel(worst.metric)} ${levelText(worst)} since \`${short(worst.current.since)}\`.${analysis.confirmed ? '' : ` ${unconfirmed(analysis)}`}`,
       '',
     );
   else
@@ -105,7 +103,7 @@ export function renderTrendMarkdown(analysis: DriftAnalysis, history?: History):
         ? `${levelText(t)}${t.exceeded ? ' **beyond threshold**' : t.within ? '' : ' could be beyond'}`
         : '—';
       const steps = t.steps.map((s) => stepText(t, s, ref.sha)).join('; ') || 'none';
-      lines.push(`| ${label(t.metric)} | ${now} | ${steps} |`);
+      lines.push(`| ${metricLabel(t.metric)} | ${now} | ${steps} |`);
     }
     lines.push('');
   }
@@ -156,7 +154,7 @@ function notBeyond(
     return `No drift beyond ${t} %: every metric's interval stays short of it in the worse direction.`;
   const shown = analysis.unresolved
     .slice(0, 3)
-    .map((u) => `${safe(u.scenario)} ${label(u.metric)} ${levelText(u)}`)
+    .map((u) => `${safe(u.scenario)} ${metricLabel(u.metric)} ${levelText(u)}`)
     .join('; ');
   const more = analysis.unresolved.length > 3 ? ` and ${analysis.unresolved.length - 3} more` : '';
   return `${strong('Not resolved')}: no metric is shown beyond ${t} %, but a drift that size is not ruled out either (${shown}${more}): the runs were too noisy or too few to tell, and each further run narrows the level.`;
@@ -190,7 +188,7 @@ export function renderTrendTerminal(analysis: DriftAnalysis, history?: History):
     for (const t of analysis.trends.filter((x) => x.scenario === scenario && x.inVerdict)) {
       const now = levelText(t);
       lines.push(
-        `    ${label(t.metric).padEnd(16)} ${sparkline(t.points.map((p) => p.change)).padEnd(Math.min(40, t.points.length))}  now ${now}${t.exceeded ? '  BEYOND THRESHOLD' : t.within ? '' : '  could be beyond'}`,
+        `    ${metricLabel(t.metric).padEnd(16)} ${sparkline(t.points.map((p) => p.change)).padEnd(Math.min(40, t.points.length))}  now ${now}${t.exceeded ? '  BEYOND THRESHOLD' : t.within ? '' : '  could be beyond'}`,
       );
       for (const s of t.steps) lines.push(`      step ${stepText(t, s, ref.sha)}`);
     }
@@ -201,7 +199,7 @@ export function renderTrendTerminal(analysis: DriftAnalysis, history?: History):
     const lead = analysis.trends.find((t) => t.metric === 'cpuPerRequest') ?? analysis.trends[0];
     for (const p of (lead?.points ?? []).slice(-15))
       lines.push(
-        `    ${short(p.commit)}  ${p.date.slice(0, 16).replace('T', ' ')}  ${lead ? `${label(lead.metric)} ${formatChange(as(lead.metric), p.change)} ${formatInterval(as(lead.metric), p.ci)}` : ''}`,
+        `    ${short(p.commit)}  ${p.date.slice(0, 16).replace('T', ' ')}  ${lead ? `${metricLabel(lead.metric)} ${formatChange(metricFormat(lead.metric), p.change)} ${formatInterval(metricFormat(lead.metric), p.ci)}` : ''}`,
       );
   }
   const earlier = (history?.series ?? []).filter((s) => s.reference.sha !== ref.sha);

@@ -62,6 +62,12 @@ export function metricSpec(metric: string): (typeof METRICS)[number] | undefined
   return METRICS.find((m) => m.metric === metric);
 }
 
+/** A metric's name for people ("CPU per request"); an unknown metric keeps its key. */
+export const metricLabel = (metric: string): string => metricSpec(metric)?.label ?? metric;
+
+/** The format options of a metric's change (its unit), for formatChange and formatInterval. */
+export const metricFormat = (metric: string): { unit: string } => ({ unit: metricSpec(metric)?.unit ?? '' });
+
 /** The metric is a rate (0..1) that changes by points, not by a ratio. */
 export const changesInPoints = (metric: string): boolean => metricSpec(metric)?.scale === 'points';
 
