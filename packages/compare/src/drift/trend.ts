@@ -21,16 +21,18 @@ const plain = (text: string, max = 80) =>
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g;
 const terminalSafe = (text: string, max = 120) => text.replace(CONTROL, ' ').slice(0, max);
 
-/** A trend's level now with its interval ("+4.0 % [+1.4, +6.7] %"); '—' before it has one. */
+/** A change of a metric with its interval ("+4.0 % [+1.4, +6.7] %"). */
+const changeText = (metric: string, change: number, ci: [number, number]) =>
+  `${formatChange(metricFormat(metric), change)} ${formatInterval(metricFormat(metric), ci)}`;
+
+/** A trend's level now with its interval; '—' before it has one. */
 export function levelText(t: Pick<MetricTrend, 'metric' | 'current'>): string {
-  return t.current
-    ? `${formatChange(metricFormat(t.metric), t.current.change)} ${formatInterval(metricFormat(t.metric), t.current.ci)}`
-    : '—';
+  return t.current ? changeText(t.metric, t.current.change, t.current.ci) : '—';
 }
 
 export function stepText(t: Pick<MetricTrend, 'metric'>, s: DriftStep, referenceSha: string): string {
   const after = s.after === referenceSha ? 'the reference' : short(s.after);
-  return `${formatChange(metricFormat(t.metric), s.change)} ${formatInterval(metricFormat(t.metric), s.ci)} in ${after}..${short(s.upTo)}`;
+  return `${changeText(t.metric, s.change, s.ci)} in ${after}..${short(s.upTo)}`;
 }
 
 /** The trend the chart shows for a scenario: the worst exceeded one, else CPU per request, else the first. */
@@ -199,7 +201,7 @@ export function renderTrendTerminal(analysis: DriftAnalysis, history?: History):
     const lead = analysis.trends.find((t) => t.metric === 'cpuPerRequest') ?? analysis.trends[0];
     for (const p of (lead?.points ?? []).slice(-15))
       lines.push(
-        `    ${short(p.commit)}  ${p.date.slice(0, 16).replace('T', ' ')}  ${lead ? `${metricLabel(lead.metric)} ${formatChange(metricFormat(lead.metric), p.change)} ${formatInterval(metricFormat(lead.metric), p.ci)}` : ''}`,
+        `    ${short(p.commit)}  ${p.date.slice(0, 16).replace('T', ' ')}  ${lead ? `${metricLabel(lead.metric)} ${changeText(lead.metric, p.change, p.ci)}` : ''}`,
       );
   }
   const earlier = (history?.series ?? []).filter((s) => s.reference.sha !== ref.sha);
