@@ -6,12 +6,13 @@
 export { analyseSeries, type DriftAnalysis, type DriftStatus } from './drift/analysis.js';
 export { type DriftRun, measureDrift } from './drift/drift.js';
 export { currentSeries, type History, type HistoryPoint, type Reference } from './drift/history.js';
-export { driftIssueMarker, issueAction, renderDriftIssue } from './drift/issue.js';
+export { issueAction } from './drift/issue-action.js';
 export { appendToHistoryBranch, readHistoryBranch } from './drift/store.js';
-export { renderTrendMarkdown, renderTrendTerminal } from './drift/trend.js';
 export { loadConfigInChild } from './measure/config-child.js';
 export { allowlistedEnvironment } from './measure/environment.js';
 export { runCommand } from './measure/process-group.js';
+export { driftIssueMarker, renderDriftIssue } from './render/drift-issue.js';
+export { renderTrendMarkdown, renderTrendTerminal } from './render/drift-trend.js';
 export { codeSpan, commentMarker, escapeText, MAX_COMMENT_LENGTH } from './render/markdown-text.js';
 export { type Reproduction, reproduceCommand, shellWord } from './render/reproduce.js';
 export { isReporterKey, REPORTER_KEYS } from './report/shards.js';

@@ -191,7 +191,6 @@ export type InconclusiveReason = 'too-few-pairs' | 'spoiled' | 'noise';
 
 export interface MetricVerdict {
   metric: MetricName;
-  label: string;
   unit: string;
   /** Which direction is good. */
   better: 'higher' | 'lower';
@@ -367,7 +366,7 @@ export interface Report {
     alpha: number;
     /** One-sided level of each metric's worst case, on which `unchanged` is decided. */
     equivalenceAlpha: number;
-    familyLevel: 0.95;
+    familyLevel: number;
     power: number;
   };
   /** How the rounds ended (per shard: the first shard's; see each shard for the rest). */

@@ -8,8 +8,9 @@ import {
   type History,
   parseHistory,
 } from '../src/drift/history.js';
-import { driftIssueMarker, issueAction, renderDriftIssue } from '../src/drift/issue.js';
-import { renderTrendMarkdown, renderTrendTerminal } from '../src/drift/trend.js';
+import { issueAction } from '../src/drift/issue-action.js';
+import { driftIssueMarker, renderDriftIssue } from '../src/render/drift-issue.js';
+import { renderTrendMarkdown, renderTrendTerminal } from '../src/render/drift-trend.js';
 import { point, sha, v140 } from './helpers/history.js';
 
 const recorded = (name: string): History =>

@@ -1,7 +1,7 @@
 import type { Profile } from '@hotpath/tick-parser';
 import { describe, expect, it } from 'vitest';
 import { relativeLocation, withRelativeLocations } from '../src/measure/locations.js';
-import { diffHotFunctions } from '../src/report/hot-functions.js';
+import { diffHotFunctions } from '../src/verdict/hot-functions.js';
 
 describe('relativeLocation: the same function has the same location in two checkouts', () => {
   it.each([

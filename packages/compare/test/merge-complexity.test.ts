@@ -5,6 +5,7 @@ import { report } from '../src/report/report.js';
 import { analyseScenario } from '../src/report/scenario.js';
 import { mergeShards } from '../src/report/shards.js';
 import { resolveSettings } from '../src/settings/schema.js';
+import { lookLevels, verdictPolicy } from '../src/verdict/policy.js';
 import { shardOf } from './helpers/shards.js';
 
 // How much work merging shards and building the rounds table take, counted rather than timed: a
@@ -117,7 +118,12 @@ describe('merging shards and the rounds table take linear work', () => {
     });
     const count = (m: Measurements) => {
       const input = counting(m);
-      const scenario = analyseScenario(input.value, SCENARIO, settings, 0.05);
+      const scenario = analyseScenario(
+        input.value,
+        SCENARIO,
+        verdictPolicy(settings),
+        lookLevels(verdictPolicy(settings)),
+      );
       const analysed = input.reads();
       const made = report(shards(1, 100));
       const doc = counting({

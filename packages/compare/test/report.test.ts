@@ -10,10 +10,10 @@ import { COMMENT_MARKER, codeSpan, escapeText, sourceLink } from '../src/render/
 import { renderTerminal } from '../src/render/terminal.js';
 import { roundsWords, runSummary } from '../src/render/words.js';
 import { diagnose } from '../src/report/diagnosis.js';
-import { diffHotFunctions } from '../src/report/hot-functions.js';
 import { report as makeReport } from '../src/report/report.js';
 import { resolveSettings } from '../src/settings/schema.js';
 import { readShards, writeShard } from '../src/shard/file.js';
+import { diffHotFunctions } from '../src/verdict/hot-functions.js';
 import { defined } from './helpers/defined.js';
 import { expectSafeMarkdown } from './helpers/gfm.js';
 import { shardOf } from './helpers/shards.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MonitorSummary, RoundResult, Side } from '../src/model.js';
 import type { MetricName, Settings } from '../src/settings/schema.js';
+import { type PolicySettings, verdictPolicy } from '../src/verdict/policy.js';
 import { alphaShare, decideAfterPair, FIRST_LOOK_PAIRS, outcomeSoFar } from '../src/verdict/sequential.js';
 import { seeded } from './helpers/random.js';
 
@@ -62,9 +63,13 @@ function simulatedRound(
   };
 }
 
-const settings: Pick<Settings, 'metrics' | 'scenarios' | 'threshold' | 'maxRounds' | 'maxTime'> = {
+const settings: PolicySettings & Pick<Settings, 'scenarios' | 'maxRounds' | 'maxTime'> = {
   metrics: METRICS,
   threshold: 5,
+  hotThreshold: 5,
+  failOn: 'metrics',
+  failOnRegression: true,
+  failOnInconclusive: false,
   maxRounds: 30,
   maxTime: 180,
   scenarios: [{ name: 's', url: '/', method: 'GET', headers: {}, connections: 4, pipelining: 1 }],
@@ -203,7 +208,7 @@ function simulateShards(
     merged.head.push(...one.results.head);
     share = Math.min(share, one.lastShare);
   }
-  return outcomeSoFar(merged, run, share);
+  return outcomeSoFar(merged, run.scenarios, verdictPolicy(run), share);
 }
 
 describe('shards of rounds: auto, merged', () => {

@@ -2,7 +2,9 @@
 // found (as commit ranges), the current level against the reference, and whether the drift
 // exceeds the threshold in the worse direction. Pure.
 
-import { changesInPoints, MIN_POINTS_CHANGE } from '../verdict/judge.js';
+import { changesInPoints } from '../settings/metrics.js';
+import { MIN_POINTS_CHANGE } from '../verdict/judge.js';
+import { DEFAULT_THRESHOLD, FAMILY_ALPHA, familyTests, thresholdFraction } from '../verdict/policy.js';
 import { tQuantile } from '../verdict/statistics.js';
 import { type ChangePointOptions, findChangePoints } from './change-points.js';
 import type { GrownFunction, HistoryPoint, HistorySeries, MetricPoint } from './history.js';
@@ -92,7 +94,7 @@ function worseBeyond(
 ) {
   const worse = better === 'higher' ? -change : change;
   // A rate (errors): at least 1 percentage point, as in the PR verdict.
-  const limit = changesInPoints(metric) ? MIN_POINTS_CHANGE : threshold / 100;
+  const limit = changesInPoints(metric) ? MIN_POINTS_CHANGE : thresholdFraction(threshold);
   return worse > limit;
 }
 
@@ -262,14 +264,14 @@ function analyseNow(
   options: ChangePointOptions & { threshold?: number },
 ): Omit<DriftAnalysis, 'confirmed'> {
   const latest = series.points.at(-1);
-  const threshold = options.threshold ?? latest?.threshold ?? 5;
+  const threshold = options.threshold ?? latest?.threshold ?? DEFAULT_THRESHOLD;
   // The levels of every in-verdict metric of every scenario are one family of tests, as in a
   // pull request's verdict: each level's interval is at 1 − 0.05 / tests (Bonferroni).
-  const tests = Math.max(
-    1,
+  const tests = familyTests(
     (latest?.scenarios ?? []).reduce((n, s) => n + s.metrics.filter((m) => m.inVerdict).length, 0),
+    1,
   );
-  const z = tQuantile(1 - 0.025 / tests, 1e6);
+  const z = tQuantile(1 - FAMILY_ALPHA / 2 / tests, 1e6);
   const trends = (latest?.scenarios ?? []).flatMap((s) =>
     s.metrics.map((m) => trendOf(series, s.name, m, threshold, options, z)),
   );

@@ -1,4 +1,5 @@
 // Change points of a paired drift series: where did the level of "head vs the reference" step?
+import { FAMILY_ALPHA } from '../verdict/policy.js';
 //
 // Every point is a paired comparison with its own standard error (from its run's interval), so
 // the method weighs points by it: binary segmentation on the weighted two-sample statistic
@@ -271,7 +272,7 @@ function segmentAt(
   inflation: number,
   options: ChangePointOptions,
 ): ChangePointResult {
-  const alpha = options.alpha ?? 0.05;
+  const alpha = options.alpha ?? FAMILY_ALPHA;
   const simulations = options.simulations ?? 2000;
   const slack = options.locationSlack ?? 3.84;
   const variances = own.map((v) => v * inflation);

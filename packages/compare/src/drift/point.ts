@@ -3,7 +3,8 @@
 // detectable change and outcome when the report has them, and the functions that grew most.
 import { randomUUID } from 'node:crypto';
 import type { MetricVerdict, Report } from '../model.js';
-import { changesInPoints } from '../verdict/judge.js';
+import { changesInPoints } from '../settings/metrics.js';
+import { FAMILY_ALPHA, familyTests } from '../verdict/policy.js';
 import { tQuantile } from '../verdict/statistics.js';
 import { type GrownFunction, type HistoryPoint, MAX_FUNCTIONS, type MetricPoint } from './history.js';
 
@@ -54,8 +55,8 @@ export function pointFromReport(report: Report, options: { date?: Date; id?: str
   if (!commit)
     throw new TypeError('a drift point needs the head commit (the report of a comparison of git refs)');
   // The level the report's intervals were made at (Bonferroni over its tests).
-  const tests = Math.max(1, report.settings.metrics.length * report.scenarios.length);
-  const alpha = Number.isFinite(report.statistics?.alpha) ? report.statistics.alpha : 0.05 / tests;
+  const tests = familyTests(report.settings.metrics.length, report.scenarios.length);
+  const alpha = Number.isFinite(report.statistics?.alpha) ? report.statistics.alpha : FAMILY_ALPHA / tests;
   return {
     id: options.id ?? randomUUID(),
     commit,

@@ -13,6 +13,7 @@ import {
   shortLocation,
 } from './format.js';
 import { sourceLink } from './markdown-text.js';
+import { metricLabel } from './metric-labels.js';
 import type { ViewerAssets } from './viewer-assets.js';
 import { runSummary, scenarioSummary } from './words.js';
 
@@ -55,7 +56,7 @@ const e = escapeHtml;
 
 /** The metrics of a scenario: what changed, by how much, how sure, and the verdict. */
 const METRIC_COLUMNS: readonly Column<MetricVerdict>[] = [
-  { title: 'Metric', cell: (m) => e(m.label) },
+  { title: 'Metric', cell: (m) => e(metricLabel(m.metric)) },
   { title: 'Base', numeric: true, cell: (m) => e(formatValue(m, m.base)) },
   { title: 'Head', numeric: true, cell: (m) => e(formatValue(m, m.head)) },
   { title: 'Change', numeric: true, cell: (m) => e(formatChange(m, m.change)) },

@@ -12,6 +12,7 @@ import {
   shortLocation,
 } from './format.js';
 import { codeSpan, commentMarker, escapeText, MAX_COMMENT_LENGTH, sourceLink } from './markdown-text.js';
+import { metricLabel } from './metric-labels.js';
 import { metricsSummary, OUTCOME_WORD, roundsWords, runSummary, scenarioSummary } from './words.js';
 
 /**
@@ -58,7 +59,7 @@ function metricsTable(scenario: ScenarioReport, threshold: number): string[] {
     const text = m.outcome === 'regressed' && m.inVerdict ? `**${words}**` : words;
     const status = m.inVerdict ? text : `${text} (shown only)`;
     lines.push(
-      `| ${m.label} | ${formatValue(m, m.base)} | ${formatValue(m, m.head)} | ${formatChange(m, m.change)} | ${formatInterval(m, m.ci)} | ${formatDetectable(m)} | ${status} |`,
+      `| ${metricLabel(m.metric)} | ${formatValue(m, m.base)} | ${formatValue(m, m.head)} | ${formatChange(m, m.change)} | ${formatInterval(m, m.ci)} | ${formatDetectable(m)} | ${status} |`,
     );
   }
   const excluded = Math.max(0, ...scenario.metrics.map((m) => m.excluded));

@@ -1,6 +1,7 @@
 import type { Report } from '../model.js';
 import { renderHtml } from './html.js';
 import { type MarkdownOptions, renderMarkdown } from './markdown.js';
+import { metricLabel } from './metric-labels.js';
 import { renderTerminal } from './terminal.js';
 import { viewerAssets } from './viewer-assets.js';
 import { runSummary, scenarioSummary } from './words.js';
@@ -20,6 +21,7 @@ export function reportJson(report: Report) {
     scenarios: report.scenarios.map(({ profiles: _profiles, ...s }) => ({
       summary: scenarioSummary(s, report.settings.threshold),
       ...s,
+      metrics: s.metrics.map((m) => ({ ...m, label: metricLabel(m.metric) })),
     })),
   };
 }

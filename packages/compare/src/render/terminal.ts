@@ -11,6 +11,7 @@ import {
   share,
   shortLocation,
 } from './format.js';
+import { metricLabel } from './metric-labels.js';
 import { roundsWords, runSummary, scenarioSummary } from './words.js';
 
 const codes = { red: 31, green: 32, yellow: 33, dim: 2, bold: 1 } as const;
@@ -90,7 +91,7 @@ function scenarioLines(
   // Each column as wide as its longest cell (at least the usual width), so a long interval
   // or value never pushes the columns after it out of line.
   const rows = s.metrics.map((m) => [
-    m.label,
+    metricLabel(m.metric),
     formatValue(m, m.base),
     formatValue(m, m.head),
     formatChange(m, m.change),

@@ -1,5 +1,6 @@
 import type { HotFunctionDiff, MetricVerdict, Outcome, Report, ScenarioReport } from '../model.js';
 import { displayName, formatChange, formatDetectable } from './format.js';
+import { metricLabel } from './metric-labels.js';
 
 /** The outcome as a headline word. */
 export const OUTCOME_WORD: Record<Outcome, string> = {
@@ -33,7 +34,7 @@ export function scenarioSummary(
       return `No regression beyond ${threshold} % (this run could see ${seen(decided)})${hot}`;
     default: {
       const open = pick('inconclusive');
-      return `Inconclusive: this run could not tell whether ${open.map((m) => m.label).join(', ')} changed by ${threshold} % (it could see ${seen(open)})${hot}`;
+      return `Inconclusive: this run could not tell whether ${open.map((m) => metricLabel(m.metric)).join(', ')} changed by ${threshold} % (it could see ${seen(open)})${hot}`;
     }
   }
 }
@@ -62,7 +63,7 @@ export function runSummary(report: Pick<Report, 'scenarios' | 'outcome' | 'setti
 
 /** "±2.1 % in Requests/s, ±0.8 % in CPU per request" for the metrics given. */
 function seen(ms: readonly MetricVerdict[]): string {
-  const parts = ms.map((m) => `${formatDetectable(m)} in ${m.label}`);
+  const parts = ms.map((m) => `${formatDetectable(m)} in ${metricLabel(m.metric)}`);
   return parts.length > 0 ? parts.join(', ') : 'nothing: no verdict metric';
 }
 
@@ -74,7 +75,7 @@ function hotterText(hot: HotFunctionDiff | undefined): string {
 }
 
 const changes = (ms: readonly MetricVerdict[]) =>
-  ms.map((m) => `${m.label} ${formatChange(m, m.change)}`).join(', ');
+  ms.map((m) => `${metricLabel(m.metric)} ${formatChange(m, m.change)}`).join(', ');
 
 /** How many rounds ran and why they stopped (rounds: auto), per shard when they differ. */
 export function roundsWords(report: Pick<Report, 'stop' | 'rounds' | 'settings'>): string {

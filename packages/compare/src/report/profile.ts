@@ -1,9 +1,9 @@
 import type { ProfileReport, RoundResult } from '../model.js';
 import type { Settings } from '../settings/schema.js';
+import { mergeRounds } from '../verdict/function-verdict.js';
 import { roundMetrics } from '../verdict/rounds.js';
 import { sideHealth } from './diagnosis.js';
 import { echoSettings } from './report.js';
-import { mergeRounds } from './scenario.js';
 
 /** Turns one side's rounds into a ProfileReport. Pure. */
 export function profileReport(rounds: readonly RoundResult[], settings: Settings): ProfileReport {

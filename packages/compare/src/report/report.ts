@@ -1,7 +1,7 @@
 import type { Report, ReportSettings, Shard, Side } from '../model.js';
 import type { Settings } from '../settings/schema.js';
 import { combineOutcomes, POWER } from '../verdict/judge.js';
-import { equivalenceAlpha, intervalAlpha, testsOf } from '../verdict/rounds.js';
+import { decidingShare, lookLevels, verdictPolicy } from '../verdict/policy.js';
 import { analyseScenario } from './scenario.js';
 import { mergeShards, type ReportRules, reportSettings } from './shards.js';
 
@@ -28,17 +28,12 @@ export function report(shards: readonly Shard[], rules: ReportRules = {}): Repor
   const merged = mergeShards(shards);
   const settings = reportSettings(merged.settings, rules);
   const { measurements } = merged;
-  // One family of tests for the whole run: every verdict metric of every scenario. Each interval
-  // is at level 1 − 0.05 / tests (Bonferroni), so an A/A run flags nothing 95 % of the time; with
-  // rounds: auto, at the share of that alpha the deciding look spent (verdict/sequential.ts).
-  const tests = testsOf(settings);
-  const alpha = intervalAlpha(tests, merged.stops);
-  // "Unchanged" needs every verdict metric within the threshold: its worst cases need no
-  // Bonferroni correction (see equivalenceAlpha).
-  const equivalence = equivalenceAlpha(merged.stops);
-  const scenarios = settings.scenarios.map((s) =>
-    analyseScenario(measurements, s, settings, alpha, equivalence),
-  );
+  // One family of tests for the whole run: every verdict metric of every scenario, judged at the
+  // levels of the policy (verdict/policy.ts); with rounds: auto, at the share of alpha the deciding
+  // look spent (verdict/sequential.ts).
+  const policy = verdictPolicy(settings);
+  const levels = lookLevels(policy, decidingShare(merged.stops));
+  const scenarios = settings.scenarios.map((s) => analyseScenario(measurements, s, policy, levels));
   const all = [...measurements.base, ...measurements.head];
   const warnings = [...(rules.warnings ?? []), ...merged.warnings, ...all.flatMap((r) => r.warnings)];
   const pairs = Math.min(...scenarios.map((s) => s.pairs));
@@ -58,10 +53,10 @@ export function report(shards: readonly Shard[], rules: ReportRules = {}): Repor
     throughputChange: Math.min(...scenarios.map((s) => s.throughputChange)),
     statistics: {
       method: 'paired-t',
-      tests,
-      alpha,
-      equivalenceAlpha: equivalence,
-      familyLevel: 0.95,
+      tests: policy.tests,
+      alpha: levels.alpha,
+      equivalenceAlpha: levels.equivalenceAlpha,
+      familyLevel: 1 - policy.familyAlpha,
       power: POWER,
     },
     stop: merged.stops,

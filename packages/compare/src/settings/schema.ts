@@ -1,22 +1,12 @@
 import { z } from 'zod';
 import { HotpathCompareError } from '../errors.js';
 import { coerce, HEADER_NAME, SCENARIO_NAME, type Source, show } from './coerce.js';
+import type { MetricName } from './metrics.js';
 import { SCENARIO_KEYS, SCENARIO_SPECS, SETTINGS, type SettingSpec } from './table.js';
 
-export type { Source };
+export type { MetricName, Source };
 
 export type Profiler = 'cpuprofile' | 'prof' | 'none';
-
-/** The metrics a verdict can use (the `metrics` setting). */
-export type MetricName =
-  | 'requestsPerSecond'
-  | 'p50'
-  | 'p90'
-  | 'p99'
-  | 'errorRate'
-  | 'cpuPerRequest'
-  | 'mainThreadCpuPerRequest'
-  | 'eventLoopUtilization';
 
 /** One request of a scenario's `requests` list (sent in turn on each connection). */
 export interface RequestSpec {

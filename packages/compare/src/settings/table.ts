@@ -10,6 +10,8 @@
  * `settings` and in the Action's outputs.
  */
 
+import { DEFAULT_METRICS, METRIC_NAMES } from './metrics.js';
+
 export type SettingKind =
   | 'command'
   | 'text'
@@ -323,17 +325,8 @@ export const SETTINGS = [
     kind: 'choices',
     group: 'verdict',
     arg: 'LIST',
-    default: ['requestsPerSecond', 'p50', 'errorRate', 'cpuPerRequest', 'mainThreadCpuPerRequest'],
-    values: [
-      'requestsPerSecond',
-      'p50',
-      'p90',
-      'p99',
-      'errorRate',
-      'cpuPerRequest',
-      'mainThreadCpuPerRequest',
-      'eventLoopUtilization',
-    ],
+    default: DEFAULT_METRICS,
+    values: METRIC_NAMES,
     description: 'Metrics that can make a scenario regress (comma separated); the others are shown only.',
   },
   {

@@ -1,75 +1,6 @@
 import type { InconclusiveReason, MetricName, MetricVerdict, Outcome, RoundMetrics } from '../model.js';
+import { changesInPoints, METRICS, metricSpec } from '../settings/metrics.js';
 import { detectableShift, mean, pairedDifference } from './statistics.js';
-
-/** How a metric changes: by a ratio (throughput, latency, CPU time) or by points (rates, 0..1). */
-type Scale = 'ratio' | 'points';
-
-/**
- * What can swing a metric: `wall` metrics (throughput, latency, event-loop utilisation) move
- * when another process takes the CPU; `cpu` metrics (CPU time per request, the error rate) count
- * work done, which a neighbour barely changes.
- */
-type Clock = 'wall' | 'cpu';
-
-export const METRICS: readonly {
-  metric: MetricName;
-  label: string;
-  unit: string;
-  better: 'higher' | 'lower';
-  scale: Scale;
-  clock: Clock;
-}[] = [
-  {
-    metric: 'requestsPerSecond',
-    label: 'Requests/s',
-    unit: 'req/s',
-    better: 'higher',
-    scale: 'ratio',
-    clock: 'wall',
-  },
-  { metric: 'p50', label: 'Latency p50', unit: 'ms', better: 'lower', scale: 'ratio', clock: 'wall' },
-  { metric: 'p90', label: 'Latency p90', unit: 'ms', better: 'lower', scale: 'ratio', clock: 'wall' },
-  { metric: 'p99', label: 'Latency p99', unit: 'ms', better: 'lower', scale: 'ratio', clock: 'wall' },
-  { metric: 'errorRate', label: 'Errors', unit: '%', better: 'lower', scale: 'points', clock: 'cpu' },
-  {
-    metric: 'cpuPerRequest',
-    label: 'CPU per request',
-    unit: 'µs',
-    better: 'lower',
-    scale: 'ratio',
-    clock: 'cpu',
-  },
-  {
-    metric: 'mainThreadCpuPerRequest',
-    label: 'Event-loop CPU per request',
-    unit: 'µs',
-    better: 'lower',
-    scale: 'ratio',
-    clock: 'cpu',
-  },
-  {
-    metric: 'eventLoopUtilization',
-    label: 'Event-loop utilisation',
-    unit: '%',
-    better: 'lower',
-    scale: 'points',
-    clock: 'wall',
-  },
-];
-
-/** A metric's description by name (label, unit, scale), for code that holds only the name. */
-export function metricSpec(metric: string): (typeof METRICS)[number] | undefined {
-  return METRICS.find((m) => m.metric === metric);
-}
-
-/** A metric's name for people ("CPU per request"); an unknown metric keeps its key. */
-export const metricLabel = (metric: string): string => metricSpec(metric)?.label ?? metric;
-
-/** The format options of a metric's change (its unit), for formatChange and formatInterval. */
-export const metricFormat = (metric: string): { unit: string } => ({ unit: metricSpec(metric)?.unit ?? '' });
-
-/** The metric is a rate (0..1) that changes by points, not by a ratio. */
-export const changesInPoints = (metric: string): boolean => metricSpec(metric)?.scale === 'points';
 
 /** Smallest change in points (error rate, event-loop utilisation) that can count: 1 point. */
 export const MIN_POINTS_CHANGE = 0.01;
@@ -148,7 +79,7 @@ export function judgeMetrics(pairs: readonly RoundPair[], options: VerdictOption
     pairs.every((p) => Number.isFinite(p.base[metric]) && Number.isFinite(p.head[metric])),
   );
   const clean = pairs.filter((p) => !spoiled(p));
-  return known.map(({ metric, label, unit, better, scale, clock }) => {
+  return known.map(({ metric, unit, better, scale, clock }) => {
     const used = clock === 'wall' ? clean : pairs;
     const excluded = pairs.length - used.length;
     const b = used.map((p) => p.base[metric]);
@@ -158,7 +89,6 @@ export function judgeMetrics(pairs: readonly RoundPair[], options: VerdictOption
     const headValue = used.length === 0 ? Number.NaN : ratio ? geometricMean(h) : mean(h);
     const verdict = {
       metric,
-      label,
       unit,
       better,
       base: baseValue,

@@ -1,5 +1,4 @@
-import type { Measurements, RoundMetrics, RoundsStop, ScenarioRound, Side } from '../model.js';
-import type { Settings } from '../settings/schema.js';
+import type { Measurements, RoundMetrics, ScenarioRound, Side } from '../model.js';
 import type { RoundPair } from './judge.js';
 
 /** One round's verdict metrics from its load result and its processes' CPU time and event loop. */
@@ -74,38 +73,4 @@ export function metricPairs(measurements: Pick<Measurements, Side>, name: string
     base: roundMetrics(b),
     head: roundMetrics(h),
   }));
-}
-
-/** Chance of a false alarm anywhere in a run: every verdict metric of every scenario together. */
-export const FAMILY_ALPHA = 0.05;
-
-/** Tests in a run's family: each verdict metric of each scenario (Bonferroni). */
-export function testsOf(settings: Pick<Settings, 'metrics' | 'scenarios'>): number {
-  return Math.max(1, settings.metrics.length * settings.scenarios.length);
-}
-
-/**
- * The level of each interval: the family's alpha over the tests, times the share of alpha the
- * deciding look spent (rounds: auto; with several shards, the smallest of their last looks).
- */
-export function intervalAlpha(tests: number, stops: readonly (RoundsStop | undefined)[]): number {
-  return (FAMILY_ALPHA / tests) * lastShare(stops);
-}
-
-/**
- * The one-sided level of each metric's worst case (the `unchanged` decision): the family's alpha,
- * not divided by the tests (every verdict metric must be within the threshold: an
- * intersection–union test), times the share of the deciding look.
- */
-export function equivalenceAlpha(stops: readonly (RoundsStop | undefined)[]): number {
-  return FAMILY_ALPHA * lastShare(stops);
-}
-
-/** The share of alpha the deciding look spent (1 with fixed rounds; over shards, the smallest). */
-function lastShare(stops: readonly (RoundsStop | undefined)[]): number {
-  const shares = stops.flatMap((s) => {
-    const last = s?.looks.at(-1);
-    return last ? [last.alphaShare] : [];
-  });
-  return shares.length > 0 ? Math.min(...shares) : 1;
 }

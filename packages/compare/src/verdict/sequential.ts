@@ -1,7 +1,14 @@
 import type { Look, Measurements, Outcome, Side } from '../model.js';
 import type { Settings } from '../settings/schema.js';
-import { combineOutcomes, judgeMetrics, scenarioOutcome } from './judge.js';
-import { FAMILY_ALPHA, metricPairs, testsOf } from './rounds.js';
+import { combineOutcomes } from './judge.js';
+import {
+  functionsDecide,
+  lookLevels,
+  type PolicySettings,
+  type VerdictPolicy,
+  verdictPolicy,
+} from './policy.js';
+import { judgeScenario } from './scenario-verdict.js';
 
 // rounds: auto looks at the data after each pair and stops once the answer is clear. Looking
 // again and again inflates false alarms unless each look pays for itself: alpha spending. Look j
@@ -30,24 +37,21 @@ export function alphaShare(pairs: number, planned: number, spent: number, final:
   return Math.max(0, t ** RHO - spent);
 }
 
-/** The run's outcome from the pairs measured so far, at one look's share of alpha. */
+/**
+ * The run's outcome from the pairs measured so far, at one look's share of alpha: each scenario
+ * judged as report() judges it (the hot functions too, where failOn lets them decide).
+ */
 export function outcomeSoFar(
   measurements: Pick<Measurements, Side>,
-  settings: Pick<Settings, 'metrics' | 'scenarios' | 'threshold'>,
+  scenarios: readonly { name: string }[],
+  policy: VerdictPolicy,
   share: number,
 ): Outcome {
-  const alpha = (FAMILY_ALPHA / testsOf(settings)) * share;
+  const levels = lookLevels(policy, share);
   return combineOutcomes(
-    settings.scenarios.map((s) =>
-      scenarioOutcome(
-        judgeMetrics(metricPairs(measurements, s.name), {
-          threshold: settings.threshold / 100,
-          metrics: settings.metrics,
-          alpha,
-          equivalenceAlpha: FAMILY_ALPHA * share,
-        }),
-        false,
-      ),
+    scenarios.map(
+      (s) =>
+        judgeScenario(measurements, s.name, policy, levels, { functions: functionsDecide(policy) }).outcome,
     ),
   );
 }
@@ -66,7 +70,7 @@ export interface LookDecision {
  */
 export function decideAfterPair(options: {
   measurements: Pick<Measurements, Side>;
-  settings: Pick<Settings, 'metrics' | 'scenarios' | 'threshold' | 'maxRounds' | 'maxTime'>;
+  settings: PolicySettings & Pick<Settings, 'scenarios' | 'maxRounds' | 'maxTime'>;
   pairs: number;
   elapsedMs: number;
   spent: number;
@@ -82,7 +86,10 @@ export function decideAfterPair(options: {
   const share = alphaShare(pairs, planned, options.spent, final);
   if (share <= 0 && !final) return {};
   const look: Look = { pairs, alphaShare: share };
-  const outcome = share > 0 ? outcomeSoFar(options.measurements, settings, share) : 'inconclusive';
+  const outcome =
+    share > 0
+      ? outcomeSoFar(options.measurements, settings.scenarios, verdictPolicy(settings), share)
+      : 'inconclusive';
   if (outcome !== 'inconclusive') return { look, outcome, stop: 'conclusive' };
   if (final) return { look, outcome, stop: atMax ? 'max-rounds' : 'max-time' };
   return { look, outcome };

@@ -9,7 +9,7 @@ const TOP = 10;
  * interval above zero), or it is absent from base and among head's 10 hottest with at least 1 %
  * of its samples.
  */
-export function flagOf(
+export function functionFlag(
   grew: boolean,
   f: Pick<HotFunction, 'status' | 'headRank' | 'headShare'>,
 ): Pick<HotFunction, 'flagged' | 'reason'> {
@@ -108,7 +108,7 @@ export function diffHotFunctions(base: Profile, head: Profile, hotThreshold: num
         status: f.status,
         headRank,
         caller,
-        ...flagOf(grew, { status: f.status, headRank, headShare: f.headShare }),
+        ...functionFlag(grew, { status: f.status, headRank, headShare: f.headShare }),
       };
       return [row];
     });

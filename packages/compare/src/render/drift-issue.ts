@@ -1,38 +1,18 @@
 // The drift issue: one issue per repository and key, found by a hidden marker on its first line
 // (like the sticky comment), saying how far the branch drifted from the reference, since when,
-// the steps found, and which functions grew in the latest drift run. Pure: what to do and what to
-// write; the GitHub calls are the Action's.
-import { formatChange, points } from '../render/format.js';
-import { codeSpan, escapeText } from '../render/markdown-text.js';
-import { metricFormat, metricLabel } from '../verdict/judge.js';
-import { type DriftAnalysis, grownFunctions } from './analysis.js';
-import { levelText, short, stepText } from './trend.js';
+// the steps found, and which functions grew in the latest drift run. Pure: what to
+// write; whether to open it is drift/issue-action.ts, the GitHub calls the Action's.
+
+import { type DriftAnalysis, grownFunctions } from '../drift/analysis.js';
+import { levelText, short, stepText } from './drift-trend.js';
+import { formatChange, points } from './format.js';
+import { codeSpan, escapeText } from './markdown-text.js';
+import { metricFormat, metricLabel } from './metric-labels.js';
 
 /** The hidden first line that identifies hotpath's drift issue (`key` separates several). */
 export function driftIssueMarker(key = ''): string {
   const safe = key.replace(/[^\w.-]/g, '_').slice(0, 100);
   return safe ? `<!-- hotpath-drift:${safe} -->` : '<!-- hotpath-drift -->';
-}
-
-export type IssueAction = 'create' | 'update' | 'close' | 'none';
-
-/**
- * What to do with the issue: open one when the drift beyond the threshold is confirmed (the same
- * metric beyond it after 2 of the last 3 runs, or surely beyond it after one), and update the open
- * one while the drift exceeds the threshold. Once it no longer does, the open issue is closed
- * only when every metric's interval lies within the threshold — a level hovering at the threshold
- * keeps it open (and updated) instead of closing and reopening it run after run.
- */
-export function issueAction(
-  analysis: Pick<DriftAnalysis, 'exceeded' | 'trends' | 'confirmed'>,
-  hasOpenIssue: boolean,
-): IssueAction {
-  if (analysis.exceeded.length > 0) {
-    if (hasOpenIssue) return 'update';
-    return analysis.confirmed ? 'create' : 'none';
-  }
-  if (!hasOpenIssue) return 'none';
-  return analysis.trends.every((t) => t.within) ? 'close' : 'update';
 }
 
 /** A reference name in an issue title: plain characters only (titles are not escaped by GitHub). */

@@ -2,11 +2,13 @@
 // scenario — change vs the reference with its interval band over commits — and a table of the
 // steps found), and plain text for the terminal (a sparkline per metric). Pure. Names that come
 // from the repository (scenario, reference, functions) are escaped; commits are hex only.
-import { formatChange, formatInterval } from '../render/format.js';
-import { escapeText } from '../render/markdown-text.js';
-import { changesInPoints, metricFormat, metricLabel } from '../verdict/judge.js';
-import { type DriftAnalysis, type DriftStep, type MetricTrend, OPEN_CONFIDENCE } from './analysis.js';
-import type { History } from './history.js';
+
+import { type DriftAnalysis, type DriftStep, type MetricTrend, OPEN_CONFIDENCE } from '../drift/analysis.js';
+import type { History } from '../drift/history.js';
+import { changesInPoints } from '../settings/metrics.js';
+import { formatChange, formatInterval } from './format.js';
+import { escapeText } from './markdown-text.js';
+import { metricFormat, metricLabel } from './metric-labels.js';
 
 /** Points a chart shows (the newest). */
 const CHART_POINTS = 60;

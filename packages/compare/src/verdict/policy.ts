@@ -1,0 +1,134 @@
+// The one verdict policy: what counts as a change (the threshold, as a fraction), the family of
+// tests and its alpha, which findings decide a scenario (failOn), and when a run fails. Sequential
+// stopping (rounds: auto), report() and drift all take their rules from here, so a change to the
+// alpha, the threshold's unit or the fail rule is made once.
+import type { MetricName, MetricVerdict, Outcome, RoundsStop } from '../model.js';
+import type { Settings } from '../settings/schema.js';
+import { SETTINGS } from '../settings/table.js';
+import { scenarioOutcome } from './judge.js';
+
+/** Chance of a false alarm anywhere in a run: every verdict metric of every scenario together. */
+export const FAMILY_ALPHA = 0.05;
+
+/** The settings the policy is made from (a Settings, or a report's echo of it). */
+export type PolicySettings = Pick<
+  Settings,
+  'threshold' | 'hotThreshold' | 'metrics' | 'failOn' | 'failOnRegression' | 'failOnInconclusive'
+> & { scenarios: readonly unknown[] };
+
+export interface VerdictPolicy {
+  /** Relative change that counts, as a fraction (0.05 = 5 %); also the margin of "unchanged". */
+  threshold: number;
+  /** Growth in a function's share that flags it, as a fraction (0.05 = 5 points). */
+  hotThreshold: number;
+  /** The metrics that can make a scenario regress; the others are shown only. */
+  metrics: readonly MetricName[];
+  failOn: Settings['failOn'];
+  failOnRegression: boolean;
+  failOnInconclusive: boolean;
+  /** Scenarios in the run. */
+  scenarios: number;
+  /** Tests in the family: each verdict metric of each scenario (Bonferroni). */
+  tests: number;
+  /** The family's alpha. */
+  familyAlpha: number;
+}
+
+/** The threshold's default (percent), from the settings table: what a history without one is judged at. */
+export const DEFAULT_THRESHOLD = Number(
+  (SETTINGS as readonly { key: string; default?: unknown }[]).find((s) => s.key === 'threshold')?.default,
+);
+
+/** A threshold in percent (as settings and histories hold it) as the fraction the verdict uses. */
+export const thresholdFraction = (percent: number): number => percent / 100;
+
+/** Tests in a family of `metrics` verdict metrics over `scenarios` scenarios (at least one). */
+export const familyTests = (metrics: number, scenarios: number): number => Math.max(1, metrics * scenarios);
+
+/** The policy of a run from its settings. */
+export function verdictPolicy(settings: PolicySettings): VerdictPolicy {
+  return {
+    threshold: thresholdFraction(settings.threshold),
+    hotThreshold: thresholdFraction(settings.hotThreshold),
+    metrics: settings.metrics,
+    failOn: settings.failOn,
+    failOnRegression: settings.failOnRegression,
+    failOnInconclusive: settings.failOnInconclusive,
+    scenarios: settings.scenarios.length,
+    tests: familyTests(settings.metrics.length, settings.scenarios.length),
+    familyAlpha: FAMILY_ALPHA,
+  };
+}
+
+/** The levels a look (or a fixed-rounds run, share 1) judges at. */
+export interface LookLevels {
+  /** Level of each metric's interval: the family's alpha over the tests, times the look's share. */
+  alpha: number;
+  /**
+   * One-sided level of each metric's worst case (the `unchanged` decision): the family's alpha,
+   * not divided by the tests (every verdict metric must be within the threshold: an
+   * intersection–union test), times the look's share.
+   */
+  equivalenceAlpha: number;
+  /** Level of the hot functions' intervals: the family's alpha over the scenarios. */
+  functionAlpha: number;
+}
+
+export function lookLevels(policy: VerdictPolicy, share = 1): LookLevels {
+  return {
+    alpha: (policy.familyAlpha / policy.tests) * share,
+    equivalenceAlpha: policy.familyAlpha * share,
+    functionAlpha: policy.familyAlpha / Math.max(1, policy.scenarios),
+  };
+}
+
+/** The share of alpha the deciding look spent (1 with fixed rounds; over shards, the smallest). */
+export function decidingShare(stops: readonly (RoundsStop | undefined)[]): number {
+  const shares = stops.flatMap((s) => {
+    const last = s?.looks.at(-1);
+    return last ? [last.alphaShare] : [];
+  });
+  return shares.length > 0 ? Math.min(...shares) : 1;
+}
+
+/** Whether the hot functions' verdict can decide a scenario (failOn functions or both). */
+export const functionsDecide = (policy: Pick<VerdictPolicy, 'failOn'>): boolean =>
+  policy.failOn !== 'metrics';
+
+/** A scenario's outcome under failOn: its verdict metrics, a significantly hotter function, or both. */
+export function decideScenario(
+  policy: Pick<VerdictPolicy, 'failOn'>,
+  metrics: readonly MetricVerdict[],
+  functionRegressed: boolean,
+): Outcome {
+  return scenarioOutcome(
+    policy.failOn === 'functions' ? [] : metrics,
+    functionsDecide(policy) && functionRegressed,
+  );
+}
+
+/** Whether a run fails (a non-zero exit, a failed step), and why. */
+export type FailDecision =
+  | { failed: false }
+  | { failed: true; reason: 'regressed' | 'inconclusive' | 'drift-confirmed' };
+
+/** The fail rule of every front door: a regression (or, when asked, an inconclusive run) fails. */
+export function failDecision(
+  policy: Pick<VerdictPolicy, 'failOnRegression' | 'failOnInconclusive'>,
+  outcome: Outcome,
+): FailDecision {
+  if (outcome === 'regressed' && policy.failOnRegression) return { failed: true, reason: 'regressed' };
+  if (outcome === 'inconclusive' && policy.failOnInconclusive)
+    return { failed: true, reason: 'inconclusive' };
+  return { failed: false };
+}
+
+/** The fail rule of a drift run: a confirmed drift beyond the threshold fails like a regression. */
+export function driftFailDecision(
+  policy: Pick<VerdictPolicy, 'failOnRegression'>,
+  confirmed: boolean,
+): FailDecision {
+  return confirmed && policy.failOnRegression
+    ? { failed: true, reason: 'drift-confirmed' }
+    : { failed: false };
+}
