@@ -1,0 +1,108 @@
+import type { MonitorSummary, Profile, ScenarioRound, Side } from '../model.js';
+import { withProbeFramesMarked, withRelativeLocations } from './locations.js';
+import { type LoadMark, otherLoadSince } from './machine-load.js';
+import { readMonitorFile } from './monitor-summary.js';
+import type { ProbeReport } from './probe-control.js';
+import { readCpuProfiles, readProfLogs } from './profiles.js';
+import type { RoundRun } from './round-server.js';
+import type { MeasuredWindow } from './round-windows.js';
+
+// What a round's server left behind once it stopped (see round.ts): per scenario the probe's
+// reports and monitor data, the CPU profile, and how busy the rest of the machine was.
+
+/** The processes seen across a round's windows. */
+interface SeenProcesses {
+  pids: Set<number>;
+  /** The Node.js version of the first server process that reported one. */
+  serverNode?: string;
+}
+
+/**
+ * Turns the round's measured windows into its scenario results, in window order; what could not
+ * be read becomes a warning.
+ */
+export async function readScenarioRounds(
+  run: RoundRun,
+  windows: readonly MeasuredWindow[],
+  warnings: string[],
+): Promise<{ scenarios: ScenarioRound[]; pids: number[]; serverNode?: string }> {
+  const scenarios: ScenarioRound[] = [];
+  const seen: SeenProcesses = { pids: new Set() };
+  for (const [index, { scenario, load, reports, marks }] of windows.entries()) {
+    const monitors = readProbeReports(run.spec.side, reports, seen, warnings);
+    const profile = await readProfile(run, reports, index, warnings);
+    const otherLoad = readMachineLoad(marks, monitors);
+    scenarios.push({
+      scenario: scenario.name,
+      load,
+      profile:
+        profile &&
+        withRelativeLocations(withProbeFramesMarked(profile, run.context.probePath), run.spec.root),
+      monitors,
+      profilers: [...new Set(reports.map((r) => r.profiler))],
+      ...(otherLoad !== undefined ? { otherLoad } : {}),
+    });
+  }
+  return { scenarios, pids: [...seen.pids], serverNode: seen.serverNode };
+}
+
+/** The monitor data of each process; its pid, Node.js version, errors and notes on the way. */
+function readProbeReports(
+  side: Side,
+  reports: readonly ProbeReport[],
+  seen: SeenProcesses,
+  warnings: string[],
+): MonitorSummary[] {
+  const monitors: MonitorSummary[] = [];
+  for (const report of reports) {
+    seen.pids.add(report.pid);
+    seen.serverNode ??= report.node || undefined;
+    if (report.error) warnings.push(`${side} process ${report.pid}: ${report.error}`);
+    if (report.note) warnings.push(`${side} process ${report.pid}: ${report.note}`);
+    if (report.files.monitor) {
+      try {
+        monitors.push(readMonitorFile(report.files.monitor));
+      } catch (err) {
+        warnings.push(`${side}: unreadable monitor data: ${(err as Error).message}`);
+      }
+    }
+  }
+  return monitors;
+}
+
+/** The window's CPU profile: the probe's .cpuprofile files, or the --prof logs cut to window `index`. */
+async function readProfile(
+  run: RoundRun,
+  reports: readonly ProbeReport[],
+  index: number,
+  warnings: string[],
+): Promise<Profile | undefined> {
+  if (run.settings.profiler === 'cpuprofile') {
+    const read = readCpuProfiles(reports.flatMap((r) => (r.files.cpuprofile ? [r.files.cpuprofile] : [])));
+    warnings.push(...read.warnings);
+    return read.profile;
+  }
+  if (run.settings.profiler === 'prof') {
+    const read = await readProfLogs(
+      run.server.dir,
+      reports.map((r) => r.pid),
+      index + 1,
+    );
+    warnings.push(...read.warnings);
+    return read.profile;
+  }
+  return undefined;
+}
+
+/** CPU time of the rest of the machine during the window (undefined without monitor data). */
+function readMachineLoad(
+  marks: [LoadMark, LoadMark],
+  monitors: readonly MonitorSummary[],
+): number | undefined {
+  if (monitors.length === 0) return undefined;
+  return otherLoadSince(
+    marks[0],
+    marks[1],
+    monitors.reduce((sum, m) => sum + m.cpuMicros, 0),
+  );
+}

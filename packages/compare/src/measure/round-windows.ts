@@ -1,0 +1,186 @@
+import { formatTail, HotpathCompareError } from '../errors.js';
+import type { LoadResult } from '../model.js';
+import type { Scenario } from '../settings/schema.js';
+import { throwIfAborted } from './abort.js';
+import { type LoadOptions, runLoad } from './load.js';
+import { type LoadMark, markLoad } from './machine-load.js';
+import type { ProbeReport } from './probe-control.js';
+import { runCommand } from './process-group.js';
+import type { RoundEvent } from './progress.js';
+import { type RoundRun, serverFailure } from './round-server.js';
+
+// What a round does with its ready server (see round.ts): setup-command, then per scenario a
+// warm-up and the measured window, with the probe's profile window open around the latter.
+
+/** One scenario's measured window: its load result, what the probe wrote, the machine's load marks. */
+export interface MeasuredWindow {
+  scenario: Scenario;
+  load: LoadResult;
+  reports: ProbeReport[];
+  marks: [LoadMark, LoadMark];
+}
+
+/** One scenario's load and how its progress is told. */
+interface ScenarioLoad {
+  scenario: Scenario;
+  url: string;
+  /** The load of both windows, without duration and per-second callback. */
+  options: Omit<LoadOptions, 'duration' | 'onSecond'>;
+  /** ` name:` when the round runs several scenarios. */
+  label: string;
+  where: Pick<RoundEvent, 'side' | 'round' | 'scenario'>;
+}
+
+/** Resolves the `url` setting against the server's port (`$PORT` is replaced in full URLs). */
+export function targetUrl(url: string, port: number): string {
+  if (url.startsWith('/')) return `http://127.0.0.1:${port}${url}`;
+  return url.replace(/\$PORT|\$\{PORT\}/g, String(port));
+}
+
+/** Runs setup-command (when set) against the ready server; throws when it fails. */
+export async function runSetup(run: RoundRun): Promise<void> {
+  const { spec, round, settings, context, server } = run;
+  if (!settings.setupCommand) return;
+  context.log?.(`${spec.side} round ${round}: setup-command`);
+  const first = settings.scenarios[0];
+  if (!first)
+    throw new HotpathCompareError(
+      'HP_COMPARE_INVALID_SETTING',
+      'settings.scenarios is empty: expected at least one scenario',
+    );
+  const setup = await runCommand(settings.setupCommand, {
+    cwd: spec.cwd,
+    env: { ...server.base, PORT: String(server.port), HOTPATH_URL: targetUrl(first.url, server.port) },
+    timeoutMs: 300_000,
+    signal: context.signal,
+  });
+  throwIfAborted(context.signal);
+  if (setup.exit.code !== 0) {
+    throw new HotpathCompareError(
+      'HP_COMPARE_SETUP_FAILED',
+      `${spec.side}: setup-command ${JSON.stringify(settings.setupCommand)} exited with code ${setup.exit.code}. Last output lines:\n${formatTail(setup.output.last(20))}`,
+      { side: spec.side },
+    );
+  }
+}
+
+/** Warm-up and measured window of every scenario, in order. */
+export async function measureScenarios(run: RoundRun): Promise<MeasuredWindow[]> {
+  const windows: MeasuredWindow[] = [];
+  for (const [index, scenario] of run.settings.scenarios.entries())
+    windows.push(await measureScenario(run, index, scenario));
+  return windows;
+}
+
+async function measureScenario(run: RoundRun, index: number, scenario: Scenario): Promise<MeasuredWindow> {
+  const { signal } = run.context;
+  const load = scenarioLoad(run, scenario);
+  if (run.settings.warmup > 0) await warmUp(run, load);
+  await run.server.control.start(index + 1);
+  const { result, marks } = await measureWindow(run, load);
+  // Aborted: no profile to wait for (the probe may take long to write one); stop now.
+  throwIfAborted(signal);
+  const reports = await run.server.control.stop();
+  throwIfAborted(signal);
+  checkWindow(run, load, result);
+  return { scenario, load: result, reports, marks };
+}
+
+function scenarioLoad(run: RoundRun, scenario: Scenario): ScenarioLoad {
+  const url = targetUrl(scenario.url, run.server.port);
+  const options = {
+    url,
+    connections: scenario.connections,
+    pipelining: scenario.pipelining,
+    rate: scenario.rate,
+    method: scenario.method,
+    headers: scenario.headers,
+    body: scenario.body,
+    requests: scenario.requests,
+    signal: run.context.signal,
+  };
+  const label = run.settings.scenarios.length > 1 ? ` ${scenario.name}:` : '';
+  const where = { side: run.spec.side, round: run.round, scenario: scenario.name };
+  return { scenario, url, options, label, where };
+}
+
+/** A `tick` event for each second of a window. */
+function ticks(run: RoundRun, load: ScenarioLoad, window: 'warmup' | 'measure', seconds: number) {
+  return (second: number, rps: number) =>
+    run.context.onProgress?.({
+      phase: 'tick',
+      ...load.where,
+      window,
+      second,
+      seconds,
+      requestsPerSecond: rps,
+      message: `${run.spec.side} round ${run.round}:${load.label} ${window === 'warmup' ? 'warm-up' : 'measuring'} ${second}/${seconds} s, ${rps} req/s`,
+    });
+}
+
+async function warmUp(run: RoundRun, load: ScenarioLoad): Promise<void> {
+  const { spec, round, settings, context } = run;
+  context.onProgress?.({
+    phase: 'warmup',
+    ...load.where,
+    seconds: settings.warmup,
+    message: `${spec.side} round ${round}:${load.label} warm-up ${settings.warmup} s`,
+  });
+  await runLoad({
+    ...load.options,
+    duration: settings.warmup,
+    onSecond: ticks(run, load, 'warmup', settings.warmup),
+  });
+  throwIfAborted(context.signal);
+}
+
+/** The measured window (the probe's profile window is open): its load and the machine's load marks. */
+async function measureWindow(
+  run: RoundRun,
+  load: ScenarioLoad,
+): Promise<{ result: LoadResult; marks: [LoadMark, LoadMark] }> {
+  const { spec, round, settings, context } = run;
+  context.onProgress?.({
+    phase: 'measure',
+    ...load.where,
+    seconds: settings.duration,
+    message: `${spec.side} round ${round}:${load.label} measuring ${settings.duration} s`,
+  });
+  const before = markLoad();
+  const result = await runLoad({
+    ...load.options,
+    duration: settings.duration,
+    onSecond: ticks(run, load, 'measure', settings.duration),
+  });
+  const after = markLoad();
+  context.onProgress?.({
+    phase: 'measured',
+    ...load.where,
+    requestsPerSecond: result.requests.mean,
+    message: `${spec.side} round ${round}:${load.label} ${result.requests.mean} req/s`,
+  });
+  return { result, marks: [before, after] };
+}
+
+/** Throws when the server died during the window or answered no request with a 2xx status. */
+function checkWindow(run: RoundRun, load: ScenarioLoad, result: LoadResult): void {
+  const { spec, server } = run;
+  if (server.proc.exit() !== null) {
+    throw serverFailure('HP_COMPARE_SERVER_EXITED', spec, 'exited during the measured window', server.proc);
+  }
+  const ok = result.requests.total - result.non2xx;
+  if (ok <= 0) {
+    const codes = Object.entries(result.statusCodes)
+      .map(([code, n]) => `${code}: ${n}`)
+      .join(', ');
+    const errs = Object.entries(result.errorsByKind)
+      .map(([kind, n]) => `${kind}: ${n}`)
+      .join(', ');
+    throw serverFailure(
+      'HP_COMPARE_SERVER_ERRORS',
+      spec,
+      `answered no request of scenario ${JSON.stringify(load.scenario.name)} (${load.url}) with a 2xx status (status codes {${codes}}, errors {${errs}})`,
+      server.proc,
+    );
+  }
+}
