@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { HotpathCompareError } from '../errors.js';
 import {
   listenersOf,
@@ -86,9 +86,11 @@ export interface SpawnOptions {
  */
 export function spawnInGroup(command: string, options: SpawnOptions): GroupProcess {
   const marker = randomUUID();
-  const child = spawn(SHELL, ['-c', command], {
+  const env: NodeJS.ProcessEnv = { ...options.env, [MARKER]: marker };
+  const [file, args] = SUBREAPER ? subreaperLaunch(SUBREAPER, command, env) : [SHELL, ['-c', command]];
+  const child = spawn(file, args, {
     cwd: options.cwd,
-    env: { ...options.env, [MARKER]: marker },
+    env,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -137,6 +139,61 @@ const HAS_PROC = (() => {
     return false;
   }
 })();
+
+/**
+ * prctl(2)'s number on the architectures where Linux gives it one that Node's `process.arch`
+ * names, for PR_SET_CHILD_SUBREAPER (36).
+ */
+const PRCTL: Partial<Record<string, number>> = {
+  x64: 157,
+  arm64: 167,
+  riscv64: 167,
+  loong64: 167,
+  ia32: 172,
+  arm: 172,
+  s390x: 172,
+  ppc64: 171,
+};
+const PR_SET_CHILD_SUBREAPER = 36;
+
+/**
+ * Linux: the shell is made a child subreaper before it starts the command, so that a process
+ * orphaned anywhere below it (a double fork, `sh -c 'daemon &'`, a helper that exits at once)
+ * is re-parented to the shell — still inside the tree that the walk and the stop follow —
+ * instead of to init, whatever its session or environment. Node cannot call prctl(2), and
+ * the attribute survives execve(2) but not fork: a one-line perl (perl-base is part of every
+ * Debian and Ubuntu install, GitHub's runners included) calls it and execs the shell in place,
+ * so the shell keeps the pid Node spawned. Without perl or /proc, or on another architecture,
+ * the shell runs as before and only the walk and the marker find what daemonised.
+ */
+const SUBREAPER = ((): { perl: string; prctl: number } | undefined => {
+  const prctl = PRCTL[process.arch];
+  if (process.platform !== 'linux' || !HAS_PROC || prctl === undefined) return undefined;
+  const perl = ['/usr/bin/perl', '/bin/perl'].find((path) => existsSync(path));
+  return perl ? { perl, prctl } : undefined;
+})();
+
+/**
+ * The perl that makes itself a subreaper and execs `/bin/sh -c command` with `env` (in which
+ * PERL_BADLANG silences perl's complaint about a missing locale, removed again before the exec
+ * unless the caller's environment had it). A failed prctl is not fatal: the shell runs anyway.
+ */
+function subreaperLaunch(
+  launcher: { perl: string; prctl: number },
+  command: string,
+  env: NodeJS.ProcessEnv,
+): [string, string[]] {
+  const added = env.PERL_BADLANG === undefined;
+  if (added) env.PERL_BADLANG = '0';
+  const script = [
+    `syscall(${launcher.prctl}, ${PR_SET_CHILD_SUBREAPER}, 1, 0, 0, 0);`,
+    'delete $ENV{PERL_BADLANG} if shift @ARGV;',
+    '{ exec { $ARGV[0] } @ARGV }',
+    'print STDERR "$ARGV[0]: $!\\n";',
+    'exit 127;',
+  ].join(' ');
+  return [launcher.perl, ['-e', script, '--', added ? '1' : '', SHELL, '-c', command]];
+}
 
 /**
  * How often a running command's tree is walked. A process that lives shorter than this and
