@@ -101,7 +101,7 @@ export function jobEvents(job, events) {
  * levels is the repository default, counted as write-all.
  */
 export function writePermissions(job, workflow) {
-  const permissions = job && 'permissions' in job ? job.permissions : workflow?.permissions;
+  const permissions = job?.permissions !== undefined ? job.permissions : workflow?.permissions;
   if (permissions === undefined || permissions === null)
     return ['write-all (permissions unset: the repository default token, which may write)'];
   if (permissions === 'write-all') return ['write-all'];
