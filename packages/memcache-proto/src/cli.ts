@@ -109,7 +109,10 @@ async function serve(action: ServeAction): Promise<void> {
   }
 }
 
-/** memcached's -u when run as root: the user's group and id, from /etc/passwd. */
+/**
+ * memcached's -u when run as root: no supplementary groups (root's would otherwise stay), then
+ * the user's group and id, from /etc/passwd.
+ */
 function switchUser(user: string): void {
   const line = readFileSync('/etc/passwd', 'utf8')
     .split('\n')
@@ -123,6 +126,7 @@ function switchUser(user: string): void {
       `-u: can't find the user ${JSON.stringify(user)} to switch to`,
     );
   }
+  process.setgroups?.([]);
   process.setgid?.(gid);
   process.setuid?.(uid);
 }

@@ -208,6 +208,44 @@ describe('memcached flags: accepted', () => {
     expect(await exchange(port, 'version\r\n')).toBe('VERSION 1.6.18\r\nMN\r\n');
   });
 
+  it.skipIf(process.getuid?.() !== 0)(
+    "-u drops root's supplementary groups, as memcached (setgroups before setgid/setuid)",
+    async () => {
+      // a root process with supplementary groups (this sandbox's root has none of its own):
+      // the CLI imported into a process that first sets some
+      const child = spawn(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          'process.setgroups([0, 4, 27]); await import(process.argv[1]);',
+          CLI,
+          '-p',
+          '0',
+          '-u',
+          'nobody',
+        ],
+        { stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      children.push(child);
+      let stderr = '';
+      const port = await new Promise<number>((resolve, reject) => {
+        child.stderr.on('data', (d) => {
+          stderr += d;
+          const m = /listening on \S+:(\d+)/.exec(stderr);
+          if (m) resolve(Number(m[1]));
+        });
+        child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
+      });
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      const field = (name: string) => present(new RegExp(`^${name}:(.*)$`, 'm').exec(status)?.[1], name);
+      expect(field('Uid').trim().split(/\s+/)).toEqual(['65534', '65534', '65534', '65534']);
+      expect(field('Gid').trim().split(/\s+/)).toEqual(['65534', '65534', '65534', '65534']);
+      expect(field('Groups').trim()).toBe('');
+      expect(await exchange(port, 'version\r\n')).toBe('VERSION 1.6.18\r\nMN\r\n');
+    },
+  );
+
   it('-M answers out of memory instead of evicting', async () => {
     const { port } = await startCli(['-p', '0', '-m', '1', '-M'], children);
     expect((await settings(port)).get('evictions')).toBe('off');
