@@ -1,6 +1,6 @@
 import { DeltaResult, StoreMode, StoreResult } from './cache.js';
 import { byteAt } from './checked-index.js';
-import { KEY_MAX_LENGTH } from './protocol-limits.js';
+import { AUTH_TOKEN_MAX_BYTES, KEY_MAX_LENGTH, SASL_MECH_MAX_BYTES } from './protocol-limits.js';
 import type { Session } from './session.js';
 import { NIL } from './slab-allocator.js';
 
@@ -136,7 +136,11 @@ function isQuiet(opcode: number): boolean {
 /**
  * Runs binary requests from buf[pos..]; returns the position of the first unprocessed byte
  * (past the end: body bytes of a rejected request still to skip; conn.waitFor is called when a
- * request is incomplete). A bad magic byte closes the connection.
+ * request is incomplete). A bad magic byte closes the connection. With authentication on, a
+ * request other than SASL and VERSION from a client not yet logged in is answered with an auth
+ * error and closes the connection, checked on its header before anything else (its body is
+ * never read, nothing in the cache is touched), as memcached does; SASL bodies are capped at
+ * 16 KiB (and mechanism names at 32 bytes) so that no login reaches the input cap.
  */
 export function processBinary(conn: Session, buf: Buffer, pos: number): number {
   const end = buf.length;
@@ -159,7 +163,24 @@ export function processBinary(conn: Session, buf: Buffer, pos: number): number {
       conn.closeAfterWrite();
       return end;
     }
+    const isSasl = opcode === Opcode.SASL_AUTH || opcode === Opcode.SASL_STEP;
+    if (!conn.authenticated && !isSasl && opcode !== Opcode.SASL_LIST_MECHS && opcode !== Opcode.VERSION) {
+      // before anything else looks at the request (memcached's order): no effect, no body read
+      error(conn, opcode, Status.AUTH_ERROR, opaque);
+      conn.closeAfterWrite();
+      return end;
+    }
     const valueLength = bodyLength - keyLength - extrasLength;
+    if (isSasl && bodyLength > SASL_MECH_MAX_BYTES + AUTH_TOKEN_MAX_BYTES) {
+      error(conn, opcode, Status.EINVAL, opaque);
+      conn.closeAfterWrite();
+      return end;
+    }
+    if (isSasl && keyLength > SASL_MECH_MAX_BYTES) {
+      error(conn, opcode, Status.EINVAL, opaque);
+      pos += HEADER + bodyLength; // memcached skips the body
+      continue;
+    }
     const isStore = opcode <= Opcode.REPLACE || (opcode >= Opcode.SETQ && opcode <= Opcode.REPLACEQ);
     const isConcat =
       opcode === Opcode.APPEND ||
@@ -175,12 +196,7 @@ export function processBinary(conn: Session, buf: Buffer, pos: number): number {
       pos += HEADER + bodyLength; // past the end: the connection skips the rest of the body
       continue;
     }
-    if (
-      !isStore &&
-      !isConcat &&
-      bodyLength > conn.settings.maxLineBytes + KEY_MAX_LENGTH + 64 &&
-      opcode !== Opcode.SASL_AUTH
-    ) {
+    if (!isStore && !isConcat && !isSasl && bodyLength > conn.settings.maxLineBytes + KEY_MAX_LENGTH + 64) {
       error(conn, opcode, Status.EINVAL, opaque);
       conn.closeAfterWrite();
       return end;
@@ -213,16 +229,6 @@ function runRequest(
   const quiet = isQuiet(opcode);
   const cache = conn.cache;
   const now = conn.now();
-  if (
-    !conn.authenticated &&
-    opcode !== Opcode.SASL_LIST_MECHS &&
-    opcode !== Opcode.SASL_AUTH &&
-    opcode !== Opcode.SASL_STEP &&
-    opcode !== Opcode.VERSION
-  ) {
-    error(conn, opcode, Status.AUTH_ERROR, opaque);
-    return;
-  }
   const key = () => buf.toString('latin1', keyStart, keyStart + keyLength);
   switch (opcode) {
     case Opcode.GET:

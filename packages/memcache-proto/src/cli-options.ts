@@ -29,7 +29,7 @@ the ones it cannot honour are refused with the reason.
   -U, --udp-port <num>        UDP port: only 0 (off) is accepted
   -d, --daemon                run in the background (the parent exits once it listens)
   -P, --pidfile <file>        write the process id to <file> (removed on exit)
-  -u, --user <name>           when run as root, switch to this user before listening
+  -u, --user <name>           when run as root, switch to this user (dropping root's groups)
   -m, --memory-limit <mb>     item memory in megabytes (default 64)
   -M, --disable-evictions     answer SERVER_ERROR when memory is full instead of evicting
   -c, --conn-limit <num>      max simultaneous connections (default 1024)
@@ -49,7 +49,9 @@ the ones it cannot honour are refused with the reason.
   -Y, --auth-file <file>      authfile of user:password lines: clients must log in
                               (text: set <key> 0 0 <n> with data "user password"; binary: SASL PLAIN)
   -o, --extended <opt>        extended options, comma separated; supported: idle_timeout=<seconds>,
-                              slab_automove=0|1 (default 1), slab_reassign
+                              slab_automove=0|1 (default 1), slab_reassign,
+                              read_buf_mem_limit=<mb> (all connections' buffers together;
+                              default 64, 0 = no shared limit)
   -v, --verbose               log errors; -vv also logs connections
   -V, --version               print the version and exit
   -i, --license               print the license and exit
@@ -262,11 +264,13 @@ export function parseCliArgs(argv: string[]): CliAction {
       else if (name === 'slab_automove')
         options.slabAutomove = integer('-o slab_automove', value, 0, 1) === 1;
       else if (name === 'slab_reassign' && part === name) options.slabAutomove ??= true;
+      else if (name === 'read_buf_mem_limit')
+        options.bufferMemoryLimitMb = integer('-o read_buf_mem_limit', value, 0, 1 << 20);
       else
         throw bad(
           '-o',
           part,
-          'a supported extended option (idle_timeout=<seconds>, slab_automove=0|1, slab_reassign)',
+          'a supported extended option (idle_timeout=<seconds>, slab_automove=0|1, slab_reassign, read_buf_mem_limit=<mb>)',
         );
     }
   }

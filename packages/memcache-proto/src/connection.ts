@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import { processBinary } from './binary-protocol.js';
+import type { BudgetedConnection, BufferBudget } from './buffer-budget.js';
 import type { Cache } from './cache.js';
 import { internalError } from './checked-index.js';
 import { OutputBuffer } from './output-buffer.js';
@@ -39,9 +40,13 @@ function flushDeferred(): void {
  * output is over the cap). The protocol handlers see it only through the narrow `Session`
  * interface.
  */
-export class Connection implements Session {
+export class Connection implements Session, BudgetedConnection {
   readonly cache: Cache;
   readonly settings: ConnectionSettings;
+  /** What the shared buffer budget charges this connection (kept by the budget). */
+  charged = 0;
+  /** The one memory budget for the buffers of all connections of the server. */
+  readonly budget: BufferBudget;
   readonly out = new OutputBuffer();
   readonly tokens = new Int32Array(MAX_TOKENS * 2);
   authenticated: boolean;
@@ -76,19 +81,24 @@ export class Connection implements Session {
   /**
    * Starts reading from the socket (which may have been created paused). With `sharedInput`,
    * reads go into one buffer all connections share when this Node allows it (see
-   * readIntoSharedBuffer); otherwise each read arrives as a new Buffer through 'data'.
+   * readIntoSharedBuffer); otherwise each read arrives as a new Buffer through 'data'. What it
+   * buffers is charged to `budget`, shared by every connection of the server, until it closes.
    */
   constructor(
     socket: Socket,
     cache: Cache,
     settings: ConnectionSettings,
+    budget: BufferBudget,
     sharedInput = false,
     directWrite = false,
   ) {
     this.socket = socket;
     this.cache = cache;
     this.settings = settings;
+    this.budget = budget;
     this.authenticated = settings.users === undefined;
+    budget.add(this);
+    socket.once('close', () => budget.remove(this));
     socket.setNoDelay(true);
     socket.on('drain', () => this.onDrain());
     this.transient =
@@ -170,6 +180,8 @@ export class Connection implements Session {
     }
     this.chunks.push(this.transient ? Buffer.from(chunk) : chunk);
     this.chunkBytes += chunk.length;
+    this.recharge();
+    if (this.closing) return;
     if (this.blocked) {
       this.checkInputCap();
       return;
@@ -188,6 +200,7 @@ export class Connection implements Session {
   }
 
   private onDrain(): void {
+    this.recharge();
     if (!this.blocked || this.closing || this.directPending > 0) return;
     this.blocked = false;
     this.socket.resume();
@@ -251,6 +264,9 @@ export class Connection implements Session {
       else if (this.need === 0 && this.protocol === PROTOCOL_TEXT && !this.blocked) this.checkLine();
       else this.checkInputCap();
     }
+    // what was buffered is consumed, or more is kept: tell the budget (on the common path,
+    // nothing buffered before or after, there is nothing to tell)
+    if (!this.closing && (this.chunkBytes !== 0 || this.charged !== 0)) this.recharge();
   }
 
   /** Runs the input left by -R's count in a later turn, after other connections had theirs. */
@@ -292,14 +308,53 @@ export class Connection implements Session {
     this.overCap();
   }
 
-  /** Pauses reading while the socket holds more unsent output than the cap; returns whether it did. */
+  /**
+   * Reports what this connection holds to the shared budget (which may close it, or others),
+   * then pauses reading while the socket holds more unsent output than the connection's cap;
+   * returns whether reading is paused (or the connection closed).
+   */
   private overCap(): boolean {
-    if (this.blocked || this.socket.writableLength + this.directPending <= this.settings.maxOutputBytes) {
+    const unsent = this.socket.writableLength + this.directPending;
+    if (unsent + this.chunkBytes !== this.charged) {
+      this.budget.charge(this, unsent + this.chunkBytes);
+      if (this.closing) return true;
+    }
+    if (this.blocked || (unsent <= this.settings.maxOutputBytes && !this.waitsUnderPressure())) {
       return this.blocked;
     }
     this.blocked = true;
     this.socket.pause();
     return true;
+  }
+
+  /**
+   * Whether this connection should stop reading until its replies are sent although it is under
+   * its own output cap: half the shared budget is spent, and it has replies the peer is not
+   * taking (a write still pending, so a drain or a completion will resume it).
+   */
+  private waitsUnderPressure(): boolean {
+    return (this.directPending > 0 || this.socket.writableNeedDrain) && this.budget.pressed();
+  }
+
+  /** Reports this connection's buffered input and unsent output to the shared budget. */
+  private recharge(): void {
+    const bytes = this.bufferedBytes();
+    if (bytes !== this.charged) this.budget.charge(this, bytes);
+  }
+
+  bufferedBytes(): number {
+    return this.chunkBytes + this.socket.writableLength + this.directPending;
+  }
+
+  /** The shared budget is spent and this connection holds the most: close it, dropping its buffers. */
+  closeForMemory(): void {
+    this.out.take();
+    this.chunks = [];
+    this.chunkBytes = 0;
+    this.closing = true;
+    this.socket.destroy();
+    if (this.settings.verbosity > 0)
+      this.settings.log('closing connection: connection buffer memory limit reached');
   }
 
   /** Writes everything queued as one batch. */
@@ -368,13 +423,17 @@ export class Connection implements Session {
       this.socket.destroy();
       return;
     }
+    this.recharge();
     if (this.socket.writableLength === 0) this.out.written();
-    if (this.blocked && this.socket.writableLength === 0) this.onDrain();
+    // resume unless the stream still holds enough to emit 'drain' (which resumes it then)
+    if (this.blocked && (this.socket.writableLength === 0 || !this.socket.writableNeedDrain)) this.onDrain();
   }
 
   /**
    * A text line is buffered without its newline: past 2 KB memcached closes the connection
-   * without a reply, unless the line is a get/gets (long key lists), which may grow to the input cap.
+   * without a reply, unless the line is a get/gets (long key lists), which may grow to the input
+   * cap. Before the client has logged in, no line may pass 2 KB, a get's neither (memcached's
+   * login reader knows no exception either).
    */
   private checkLine(): void {
     if (this.chunkBytes <= this.settings.maxLineBytes) return;
@@ -383,6 +442,7 @@ export class Connection implements Session {
     let i = 0;
     while (i < head.length && head[i] === 32 && i <= 100) i++;
     const isGet =
+      this.authenticated &&
       i <= 100 &&
       head[i] === 103 &&
       head[i + 1] === 101 &&

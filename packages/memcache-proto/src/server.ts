@@ -1,6 +1,7 @@
 import { chmodSync, lstatSync, readFileSync, type Stats, unlinkSync } from 'node:fs';
 import { type AddressInfo, createServer as createNetServer, type Server, type Socket } from 'node:net';
 import { type AuthUsers, readAuthfile } from './authfile.js';
+import { BufferBudget } from './buffer-budget.js';
 import { Cache } from './cache.js';
 import { Connection } from './connection.js';
 import { HotpathMcError } from './errors.js';
@@ -47,6 +48,13 @@ export interface ServerOptions {
   maxInputBytes?: number;
   /** Per-connection cap on queued output before reading pauses. Default 8 MiB. */
   maxOutputBytes?: number;
+  /**
+   * One budget, in megabytes, for the buffered input and unsent output of all connections
+   * together (memcached's `-o read_buf_mem_limit`): over it, the connections holding the most are
+   * closed until the total is back under it. 0 = no shared limit (each connection's own caps still
+   * apply). Default 64, or the two per-connection caps together when they are larger.
+   */
+  bufferMemoryLimitMb?: number;
   /** How often expired items are swept, in ms. Default 1000. */
   sweepIntervalMs?: number;
   /** Listen on this unix socket instead of TCP (memcached's -s); a stale socket file there is replaced. */
@@ -102,6 +110,8 @@ export interface MemcachedServer {
   readonly connections: number;
 }
 
+const MIB = 1024 * 1024;
+
 function checkInteger(name: string, value: number, min: number, max: number): number {
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new HotpathMcError(
@@ -153,23 +163,31 @@ export function createServer(options: ServerOptions = {}): MemcachedServer {
     evictions: options.evictions ?? true,
     casEnabled: options.casEnabled ?? true,
   });
+  const maxInputBytes = checkInteger(
+    'maxInputBytes',
+    options.maxInputBytes ?? itemSizeMax + 64 * 1024,
+    4096,
+    Number.MAX_SAFE_INTEGER,
+  );
+  const maxOutputBytes = checkInteger(
+    'maxOutputBytes',
+    options.maxOutputBytes ?? 8 * 1024 * 1024,
+    4096,
+    Number.MAX_SAFE_INTEGER,
+  );
+  const bufferMemoryLimitMb = checkInteger(
+    'bufferMemoryLimitMb',
+    options.bufferMemoryLimitMb ?? Math.max(64, Math.ceil((maxInputBytes + maxOutputBytes) / MIB)),
+    0,
+    1 << 20,
+  );
   const settings: ConnectionSettings = {
     version: SERVER_VERSION,
     identity: SERVER_IDENTITY,
     verbosity: checkInteger('verbosity', options.verbosity ?? 0, 0, 3),
     maxLineBytes: LINE_MAX_BYTES,
-    maxInputBytes: checkInteger(
-      'maxInputBytes',
-      options.maxInputBytes ?? itemSizeMax + 64 * 1024,
-      4096,
-      Number.MAX_SAFE_INTEGER,
-    ),
-    maxOutputBytes: checkInteger(
-      'maxOutputBytes',
-      options.maxOutputBytes ?? 8 * 1024 * 1024,
-      4096,
-      Number.MAX_SAFE_INTEGER,
-    ),
+    maxInputBytes,
+    maxOutputBytes,
     users,
     log,
     port,
@@ -187,6 +205,7 @@ export function createServer(options: ServerOptions = {}): MemcachedServer {
     casEnabled: options.casEnabled ?? true,
   };
   const sweepIntervalMs = checkInteger('sweepIntervalMs', options.sweepIntervalMs ?? 1000, 10, 3_600_000);
+  const budget = new BufferBudget(bufferMemoryLimitMb * MIB);
   const live = new Set<Connection>();
   const stats = cache.stats;
   let sweeper: NodeJS.Timeout | undefined;
@@ -211,13 +230,15 @@ export function createServer(options: ServerOptions = {}): MemcachedServer {
       stats.rejectedConnections++;
       if (settings.verbosity > 0) log('Too many open connections');
       socket.on('error', () => {});
-      socket.end('ERROR Too many open connections\r\n');
-      socket.resume(); // read (and drop) until the client closes its side
+      // as memcached: the error line, then the socket is closed at once (not when the peer
+      // closes its side, which would let a client hold every file descriptor)
+      socket.write('ERROR Too many open connections\r\n');
+      socket.destroySoon();
       return;
     }
     stats.currConnections++;
     stats.totalConnections++;
-    const conn = new Connection(socket, cache, settings, sharedInputBuffer, directWrite);
+    const conn = new Connection(socket, cache, settings, budget, sharedInputBuffer, directWrite);
     live.add(conn);
     if (settings.verbosity > 1) log(`new connection from ${socket.remoteAddress}:${socket.remotePort}`);
     if (idleTimeoutSeconds > 0) {

@@ -1,4 +1,5 @@
 import type { AuthUsers } from './authfile.js';
+import type { BufferBudget } from './buffer-budget.js';
 import type { Cache } from './cache.js';
 import type { OutputBuffer } from './output-buffer.js';
 import type { StatLines } from './stats-report.js';
@@ -58,6 +59,8 @@ export interface PausedGet {
 export interface Session {
   readonly cache: Cache;
   readonly settings: ConnectionSettings;
+  /** The memory budget the server's connections share (for `stats`). */
+  readonly budget: BufferBudget;
   /** Where replies are queued; written to the socket once per read. */
   readonly out: OutputBuffer;
   /** Scratch token bounds (start, end pairs) for the tokenizer. */

@@ -31,6 +31,8 @@ export interface StatsSettings {
 export interface StatsSource {
   readonly cache: Pick<Cache, 'store' | 'stats' | 'itemSizeMax'>;
   readonly settings: StatsSettings;
+  /** The shared buffer budget: its limit, what it holds, how many connections it closed. */
+  readonly budget: { readonly limit: number; readonly used: number; readonly closed: number };
 }
 
 /** A StatsSource that takes the reply too: the text protocol's `stats` command. */
@@ -77,6 +79,8 @@ export function statsLines(conn: StatsSource, group: string, ntok: number): Stat
       ['curr_connections', stats.currConnections],
       ['total_connections', stats.totalConnections],
       ['rejected_connections', stats.rejectedConnections],
+      ['read_buf_bytes', conn.budget.used],
+      ['read_buf_oom', conn.budget.closed],
       ['connection_structures', stats.currConnections],
       ['cmd_get', stats.cmdGet],
       ['cmd_set', stats.cmdSet],
@@ -142,6 +146,7 @@ export function statsLines(conn: StatsSource, group: string, ntok: number): Stat
         ['idle_timeout', context.idleTimeoutSeconds],
         ['read_buf_max', conn.settings.maxInputBytes],
         ['write_buf_max', conn.settings.maxOutputBytes],
+        ['read_buf_mem_limit', conn.budget.limit],
       ];
     case 'items':
       return itemsReport(store, now);

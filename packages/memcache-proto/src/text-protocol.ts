@@ -4,7 +4,7 @@ import { byteAt, int32At, internalError } from './checked-index.js';
 import type { LruStore } from './lru-store.js';
 import { processMetaCommand } from './meta-protocol.js';
 import type { OutputBuffer } from './output-buffer.js';
-import { KEY_MAX_LENGTH } from './protocol-limits.js';
+import { AUTH_TOKEN_MAX_BYTES, KEY_MAX_LENGTH } from './protocol-limits.js';
 import type { Session } from './session.js';
 import { NIL } from './slab-allocator.js';
 import { writeStats } from './stats-report.js';
@@ -207,8 +207,6 @@ function isHttpVersion(buf: Buffer, s: number, e: number): boolean {
   return e - s >= 5 && buf.compare(HTTP, 0, 5, s, s + 5) === 0;
 }
 
-const MAX_AUTH_BYTES = 16384;
-
 /**
  * The text protocol's authfile login, as memcached does it: the first command must be
  * `set <any key> <flags> <exptime> <bytes>` whose data is `user password`.
@@ -230,7 +228,7 @@ function authenticateText(conn: Session, buf: Buffer, start: number, lineEnd: nu
     conn.out.ascii('CLIENT_ERROR unauthenticated\r\n');
     return next;
   }
-  if (size > MAX_AUTH_BYTES) {
+  if (size > AUTH_TOKEN_MAX_BYTES) {
     conn.out.ascii('CLIENT_ERROR auth token too long\r\n');
     return next;
   }

@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type MemcachedServer, parseAuthfile } from '../src/index.js';
-import { exchange } from './helpers.js';
+import { exchange, startRealMemcached } from './helpers.js';
 
 interface MemjsClient {
   set(key: string, value: string | Buffer, options: { expires?: number }): Promise<boolean>;
@@ -22,6 +23,62 @@ interface MemjsClient {
 const memjs = createRequire(import.meta.url)('memjs') as {
   Client: { create(servers: string, options?: object): MemjsClient };
 };
+
+/**
+ * A binary request: header, extras, key, value; `bodyLength` overrides the declared body length
+ * (to declare more than is sent).
+ */
+function binaryRequest(
+  opcode: number,
+  key = '',
+  extras = Buffer.alloc(0),
+  value = Buffer.alloc(0),
+  bodyLength?: number,
+): Buffer {
+  const header = Buffer.alloc(24);
+  header[0] = 0x80;
+  header[1] = opcode;
+  header.writeUInt16BE(key.length, 2);
+  header[4] = extras.length;
+  header.writeUInt32BE(bodyLength ?? extras.length + key.length + value.length, 8);
+  return Buffer.concat([header, extras, Buffer.from(key, 'latin1'), value]);
+}
+
+/**
+ * Sends bytes on a new connection and collects the replies until the server closes it
+ * (`closed`), or, when `replies` is given, until that many binary responses have arrived.
+ */
+function binaryExchange(
+  port: number,
+  data: Buffer,
+  replies = Number.POSITIVE_INFINITY,
+): Promise<{ bytes: Buffer; closed: boolean }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(data));
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error('no reply'));
+    }, 10_000);
+    const done = (closed: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ bytes: Buffer.concat(chunks), closed });
+    };
+    socket.on('data', (d) => {
+      chunks.push(d);
+      let bytes = Buffer.concat(chunks);
+      let n = 0;
+      while (bytes.length >= 24 && bytes.length >= 24 + bytes.readUInt32BE(8)) {
+        n++;
+        bytes = bytes.subarray(24 + bytes.readUInt32BE(8));
+      }
+      if (n >= replies) done(false);
+    });
+    socket.on('end', () => done(true));
+    socket.on('error', () => done(true));
+  });
+}
 
 const servers: MemcachedServer[] = [];
 async function start(options: Parameters<typeof createServer>[0] = {}) {
@@ -138,29 +195,85 @@ describe('authentication', () => {
     } finally {
       good.close();
     }
-    // a raw GET without SASL: status 0x20 "Auth failure."
-    const get = Buffer.alloc(25);
-    get[0] = 0x80;
-    get.writeUInt16BE(1, 2);
-    get.writeUInt32BE(1, 8);
-    get[24] = 107;
-    const noop = Buffer.from([0x80, 0x0a, ...new Array(22).fill(0)]);
-    const net = await import('node:net');
-    const reply = await new Promise<Buffer>((resolve) => {
-      const socket = net.connect(server.port, '127.0.0.1', () => socket.write(Buffer.concat([get, noop])));
-      const chunks: Buffer[] = [];
-      socket.on('data', (d) => {
-        chunks.push(d);
-        const all = Buffer.concat(chunks);
-        if (all.length >= 24 + 13 + 24) {
-          socket.destroy();
-          resolve(all);
-        }
-      });
-    });
-    expect(reply[0]).toBe(0x81);
-    expect(reply.readUInt16BE(6)).toBe(0x20);
-    expect(reply.subarray(24, 37).toString()).toBe('Auth failure.');
+    // a raw GET without SASL: status 0x20 "Auth failure.", then the connection closes (as
+    // memcached: close_after_write), so the NOOP behind it is never answered
+    const get = binaryRequest(0x00, 'k');
+    const noop = binaryRequest(0x0a);
+    const reply = await binaryExchange(server.port, Buffer.concat([get, noop]));
+    expect(reply.closed).toBe(true);
+    expect(reply.bytes.length).toBe(24 + 13);
+    expect(reply.bytes[0]).toBe(0x81);
+    expect(reply.bytes.readUInt16BE(6)).toBe(0x20);
+    expect(reply.bytes.subarray(24, 37).toString()).toBe('Auth failure.');
+  });
+
+  it('binary protocol: an unauthenticated SET with an oversized body leaves the key (auth error first, body never read)', async () => {
+    const server = await start({ authfile });
+    server.cache.store.set('victim', Buffer.from('kept'));
+    // 2 MiB declared (over the 1 MiB item size limit), only the header and key sent
+    const oversized = binaryRequest(0x01, 'victim', Buffer.alloc(8), undefined, 2 * 1024 * 1024);
+    const oversizedQuiet = binaryRequest(0x11, 'victim', Buffer.alloc(8), undefined, 2 * 1024 * 1024);
+    for (const request of [oversized, oversizedQuiet]) {
+      const reply = await binaryExchange(server.port, request);
+      expect(reply.closed).toBe(true);
+      expect(reply.bytes.readUInt16BE(6)).toBe(0x20);
+      expect(server.cache.store.get('victim')?.value.toString()).toBe('kept');
+    }
+    // nor does any other request with an effect: delete, a small set, flush
+    const others = [
+      binaryRequest(0x04, 'victim'),
+      binaryRequest(0x01, 'victim', Buffer.alloc(8), Buffer.from('new')),
+      binaryRequest(0x08),
+    ];
+    for (const request of others) {
+      const reply = await binaryExchange(server.port, request);
+      expect(reply.closed).toBe(true);
+      expect(reply.bytes.readUInt16BE(6)).toBe(0x20);
+    }
+    expect(server.cache.store.get('victim')?.value.toString()).toBe('kept');
+    expect(server.cache.stats.cmdSet).toBe(0);
+  });
+
+  it('binary protocol: before login a SASL body over 16 KiB closes the connection unread; a mechanism over 32 bytes is refused', async () => {
+    const server = await start({ authfile });
+    // 1 MiB of SASL body declared, only the header and mechanism sent: refused on the header
+    const reply = await binaryExchange(
+      server.port,
+      binaryRequest(0x21, 'PLAIN', undefined, undefined, 1 << 20),
+    );
+    expect(reply.closed).toBe(true);
+    expect(reply.bytes.readUInt16BE(6)).toBe(0x04); // EINVAL
+    // just under the cap is read and judged (a failed login, the connection stays)
+    const token = Buffer.concat([Buffer.from('\0alice\0'), Buffer.alloc(16384 - 32 - 7, 120)]);
+    const big = await binaryExchange(
+      server.port,
+      Buffer.concat([binaryRequest(0x21, 'PLAIN', undefined, token), binaryRequest(0x0b)]),
+      2,
+    );
+    expect(big.bytes.readUInt16BE(6)).toBe(0x20);
+    expect(big.bytes.readUInt16BE(24 + 13 + 6)).toBe(0x00); // VERSION answered after it
+    const mech = await binaryExchange(
+      server.port,
+      Buffer.concat([binaryRequest(0x21, 'M'.repeat(33)), binaryRequest(0x0b)]),
+      2,
+    );
+    expect(mech.bytes.readUInt16BE(6)).toBe(0x04);
+    expect(mech.bytes.readUInt16BE(24 + 17 + 6)).toBe(0x00);
+    expect(server.cache.stats.authErrors).toBe(1);
+  });
+
+  it('text protocol: before login a get line may not pass 2048 bytes (closed, as memcached); after login it may', async () => {
+    const server = await start({ authfile });
+    const long = `get ${'k '.repeat(1500)}`;
+    expect(await exchange(server.port, long, 1, false)).toBe('<closed>');
+    const real = await startRealMemcached(['-Y', authfile]);
+    try {
+      expect(await exchange(real.port, long, 1, false)).toBe('<closed>');
+    } finally {
+      await real.stop();
+    }
+    const login = 'set auth 0 0 12\r\nalice s3cret\r\n';
+    expect(await exchange(server.port, `${login}${long}\r\n`, 4)).toBe('STORED\r\nEND\r\nMN\r\n');
   });
 
   it('rejects a malformed authfile with HP_MC_AUTHFILE naming the line', () => {

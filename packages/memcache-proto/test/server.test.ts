@@ -122,6 +122,31 @@ describe('hotpath-memcached server', () => {
     expect(server.cache.stats.rejectedConnections).toBe(1);
   });
 
+  it('closes a connection over -c right after the error line, even when the client keeps its side open', async () => {
+    const server = await start({ maxConnections: 1 });
+    const held = net.connect(server.port, '127.0.0.1');
+    await new Promise((r) => held.once('connect', r));
+    // a client that never closes its side (allowHalfOpen): the server must not wait for it
+    const extra = net.connect({ port: server.port, host: '127.0.0.1', allowHalfOpen: true });
+    const received: Buffer[] = [];
+    extra.on('data', (d) => received.push(d));
+    await new Promise((r) => extra.once('end', r));
+    expect(Buffer.concat(received).toString()).toBe('ERROR Too many open connections\r\n');
+    // the server's socket is closed, not half-closed: what the client sends now is answered with
+    // a reset (a half-closed socket would read and drop it for as long as the client likes)
+    const reset = await new Promise<string>((resolve) => {
+      extra.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+      const probe = setInterval(() => {
+        if (extra.destroyed) clearInterval(probe);
+        else extra.write('version\r\n');
+      }, 20);
+      extra.once('close', () => clearInterval(probe));
+    });
+    expect(['ECONNRESET', 'EPIPE']).toContain(reset);
+    held.destroy();
+    expect(server.cache.stats.rejectedConnections).toBe(1);
+  });
+
   it('gives each of many connections that send in the same turn its own replies, in order', async () => {
     const server = await start();
     const count = 40;

@@ -25,6 +25,7 @@ function source(): StatsSource & { cache: Cache; replies: string[]; reply(text: 
       protocol: 'ascii',
       maxReqsPerEvent: 20,
     },
+    budget: { limit: 1 << 22, used: 300, closed: 2 },
     replies,
     reply: (text) => replies.push(text),
   };
@@ -44,6 +45,7 @@ describe('stats report', () => {
       idle_timeout: 30,
       read_buf_max: 4096,
       write_buf_max: 8192,
+      read_buf_mem_limit: 1 << 22,
       evictions: 'off',
       cas_enabled: 'yes',
       flush_enabled: 'no',
@@ -67,6 +69,8 @@ describe('stats report', () => {
       get_hits: 1,
       get_misses: 1,
       curr_items: 1,
+      read_buf_bytes: 300,
+      read_buf_oom: 2,
     });
     expect(statsLines(s, 'reset', 2)).toBe('RESET\r\n');
     expect(s.cache.stats.cmdGet).toBe(0);
