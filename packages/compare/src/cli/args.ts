@@ -1,43 +1,11 @@
 import { parseArgs } from 'node:util';
-import { formatDuration } from '../settings/duration.js';
-import { flagOf, SETTINGS, type SettingSpec } from '../settings/table.js';
+import { flagOf, SETTINGS, type SettingSpec } from '../internal.js';
+import { CLI_ONLY, COMMANDS, type CommandName, type OptionConfig } from './usage.js';
+
+export { type CommandName, usage } from './usage.js';
 
 /** A usage error: printed as one line, exit status 2. */
 export class UsageError extends Error {}
-
-type OptionConfig = { type: 'string' | 'boolean'; short?: string; multiple?: boolean };
-
-/** Options that only the CLI has (not settings). */
-const CLI_ONLY: Record<string, OptionConfig & { arg?: string; description: string }> = {
-  config: {
-    type: 'string',
-    arg: 'FILE',
-    description: 'config file (default: hotpath.config.json, .mjs or .js in the working directory)',
-  },
-  json: { type: 'boolean', description: 'print the report JSON instead of the terminal report' },
-  markdown: { type: 'string', arg: 'FILE', description: 'also write the markdown report to FILE' },
-  open: { type: 'boolean', description: 'open report.html in the browser when done' },
-  results: {
-    type: 'string',
-    arg: 'DIR',
-    description: 'compare: also write the raw results (one shard) to DIR, for hotpath report',
-  },
-  shard: {
-    type: 'string',
-    arg: 'I/N',
-    description: 'compare --results: which shard this run is (default 1/1)',
-  },
-  quiet: { type: 'boolean', short: 'q', description: 'no progress on stderr' },
-  reference: {
-    type: 'string',
-    arg: 'REF',
-    description:
-      'drift: the fixed reference, tag:GLOB (the highest semver tag, e.g. tag:v*) or a ref; history: which series to show',
-  },
-  history: { type: 'string', arg: 'FILE', description: 'drift: the history file to append the run to' },
-  help: { type: 'boolean', short: 'h', description: 'this text' },
-  version: { type: 'boolean', short: 'v', description: 'print the version' },
-};
 
 const specs = SETTINGS as readonly SettingSpec[];
 
@@ -58,70 +26,6 @@ export function parseArgsOptions(): Record<string, OptionConfig> {
   return options;
 }
 
-function defaultText(spec: SettingSpec): string {
-  if (spec.default === undefined || spec.default === '' || spec.default === false) return '';
-  if (Array.isArray(spec.default)) return ` (default ${spec.default.join(',')})`;
-  if (spec.kind === 'duration') return ` (default ${formatDuration(spec.default as number)})`;
-  if (spec.unit === '%') return ` (default ${spec.default} %)`;
-  if (spec.unit === 'points') return ` (default ${spec.default} points)`;
-  return ` (default ${spec.default})`;
-}
-
-function optionLine(name: string, short: string | undefined, arg: string | undefined, text: string): string {
-  const left = `  ${short ? `-${short}, ` : '    '}--${name}${arg ? ` ${arg}` : ''}`;
-  return left.length >= 30 ? `${left}\n${' '.repeat(30)}${text}` : `${left.padEnd(30)}${text}`;
-}
-
-const GROUPS: Record<SettingSpec['group'], string> = {
-  sides: 'Sides',
-  load: 'Load (the single unnamed scenario; a config file can list several)',
-  verdict: 'Verdict and output',
-};
-
-/** --help, derived from the settings table. */
-export function usage(): string {
-  const lines = [
-    'hotpath: load-test and profile a Node.js server, base vs head',
-    '',
-    'Usage:',
-    '  hotpath compare [--config FILE] [--start CMD] [--base REF] [--head REF] [options]',
-    '  hotpath compare --base-start CMD --head-start CMD [options]',
-    '  hotpath profile --start CMD [options]',
-    '  hotpath report DIR [DIR ...] [verdict options]   merge raw results (shards) and report',
-    '  hotpath drift --reference REF --history FILE [options]   HEAD vs a fixed reference, appended to FILE',
-    '  hotpath history FILE [--reference REF] [--markdown FILE] [--json]   the trend of a drift history',
-    '  hotpath schema                 print the JSON Schema of hotpath.config.json',
-    '  hotpath init [--start CMD] [--url PATH ...] [--no-install] [--force]',
-    '                                 write hotpath.config.json and the GitHub workflows for this project',
-  ];
-  for (const [group, title] of Object.entries(GROUPS)) {
-    lines.push('', `${title}:`);
-    for (const spec of specs.filter((s) => s.group === group)) {
-      const flag = flagOf(spec);
-      if (!flag) continue;
-      lines.push(optionLine(flag, spec.short, spec.arg, `${spec.description}${defaultText(spec)}`));
-    }
-  }
-  lines.push('', 'Command line:');
-  for (const [name, o] of Object.entries(CLI_ONLY))
-    lines.push(optionLine(name, o.short, o.arg, o.description));
-  lines.push(
-    '',
-    'Targets (--url): a path such as /users (http://127.0.0.1:$PORT/users), or a full http://, https://',
-    "or memcache://host:$PORT URL. The load flags are hotpath-load's (-c -d -p -R -m -H -b -W);",
-    '-H takes "Name: value" or name=value.',
-    'Progress goes to stderr: a terminal gets one live line, a pipe or CI log one line per round and',
-    'scenario with its requests/s and the ETA; --quiet shows none.',
-    'Durations take 10, 10s, 500ms or 2m. Flags override the config file, whose settings have the',
-    'same names in camelCase (hot-threshold → hotThreshold). Commands run through /bin/sh -c with',
-    'PORT set; tokens and secrets are removed from their environment.',
-    'Exit status: 0 done, 1 regression with --fail-on-regression or a failed run, 2 bad usage,',
-    '130/143 interrupted.',
-    '',
-  );
-  return lines.join('\n');
-}
-
 /** `hotpath init`'s own options. */
 export interface InitOptions {
   force: boolean;
@@ -131,7 +35,9 @@ export interface InitOptions {
 }
 
 export interface ParsedCommandLine {
-  command: 'compare' | 'profile' | 'report' | 'drift' | 'history' | 'schema' | 'init' | 'help' | 'version';
+  command: CommandName | 'help' | 'version';
+  /** `hotpath COMMAND --help` (or `-h`, anywhere among its arguments), `hotpath help COMMAND`: whose usage. */
+  topic?: CommandName;
   /** `hotpath init`: its options. */
   init: InitOptions;
   /** No progress on stderr. */
@@ -185,10 +91,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     init: { force: false, install: true, urls: [] },
   };
   if (first === '--version' || first === '-v') return { command: 'version', ...bare };
-  if (!first || first === '--help' || first === '-h' || first === 'help') return { command: 'help', ...bare };
-  if (first === 'init') return { command: 'init', ...bare, init: parseInit(rest) };
-  const commands = ['compare', 'profile', 'report', 'drift', 'history', 'schema'] as const;
-  const command = commands.find((c) => c === first);
+  if (!first || first === '--help' || first === '-h') return { command: 'help', ...bare };
+  if (first === 'help') return { command: 'help', topic: COMMANDS.find((c) => c === rest[0]), ...bare };
+  const command = COMMANDS.find((c) => c === first);
   if (!command) {
     if (first.startsWith('-'))
       throw new UsageError(
@@ -197,6 +102,12 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     throw new UsageError(
       `unknown command ${JSON.stringify(first)}: expected compare, profile, report, drift, history, schema or init (see --help)`,
     );
+  }
+  // Help before anything else: no check of the other arguments, and nothing run.
+  if (asksForHelp(rest)) return { command: 'help', topic: command, ...bare };
+  if (command === 'init') {
+    const init = parseInit(rest);
+    return init === 'help' ? { command: 'help', topic: command, ...bare } : { command, ...bare, init };
   }
   let values: Record<string, unknown>;
   let positionals: string[];
@@ -211,23 +122,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   } catch (err) {
     throw usageError(err);
   }
-  if (values.help) return { command: 'help', ...bare };
+  if (values.help) return { command: 'help', topic: command, ...bare };
   if (values.version) return { command: 'version', ...bare };
-  if (first === 'report' && positionals.length === 0)
-    throw new UsageError('hotpath report needs the folder(s) holding the results (see --help)');
-  if (
-    (values.reference !== undefined && command !== 'drift' && command !== 'history') ||
-    (values.history !== undefined && command !== 'drift')
-  )
-    throw new UsageError(
-      `${values.history !== undefined ? '--history' : '--reference'} belongs to hotpath drift${values.history !== undefined ? '' : ' and hotpath history'} (see --help)`,
-    );
-  if (command === 'history' && positionals.length !== 1)
-    throw new UsageError('hotpath history needs exactly one history file (see --help)');
-  if (command === 'drift' && (typeof values.reference !== 'string' || typeof values.history !== 'string'))
-    throw new UsageError(
-      'hotpath drift needs --reference REF (tag:GLOB or a ref) and --history FILE (see --help)',
-    );
+  checkCommandArguments(command, values, positionals);
   const overrides: Record<string, unknown> = {};
   for (const spec of specs) {
     const flag = flagOf(spec);
@@ -248,6 +145,38 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     open: Boolean(values.open),
     init: bare.init,
   };
+}
+
+/** What a command needs among its arguments, and flags that belong to another command. */
+function checkCommandArguments(
+  command: CommandName,
+  values: Record<string, unknown>,
+  positionals: readonly string[],
+): void {
+  if (command === 'report' && positionals.length === 0)
+    throw new UsageError('hotpath report needs the folder(s) holding the results (see --help)');
+  if (
+    (values.reference !== undefined && command !== 'drift' && command !== 'history') ||
+    (values.history !== undefined && command !== 'drift')
+  )
+    throw new UsageError(
+      `${values.history !== undefined ? '--history' : '--reference'} belongs to hotpath drift${values.history !== undefined ? '' : ' and hotpath history'} (see --help)`,
+    );
+  if (command === 'history' && positionals.length !== 1)
+    throw new UsageError('hotpath history needs exactly one history file (see --help)');
+  if (command === 'drift' && (typeof values.reference !== 'string' || typeof values.history !== 'string'))
+    throw new UsageError(
+      'hotpath drift needs --reference REF (tag:GLOB or a ref) and --history FILE (see --help)',
+    );
+}
+
+/**
+ * `--help` or `-h` among a command's arguments (up to a `--`). Grouped short flags (`-qh`) are
+ * found by the command's own parse.
+ */
+function asksForHelp(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
 }
 
 /** `--name` and `-x` of the options that take a value. */
@@ -276,7 +205,8 @@ export function joinDashValues(argv: readonly string[], options: ReadonlySet<str
   return out;
 }
 
-function parseInit(argv: readonly string[]): InitOptions {
+/** `hotpath init`'s options; 'help' when asked for its usage. */
+function parseInit(argv: readonly string[]): InitOptions | 'help' {
   let values: { force?: boolean; 'no-install'?: boolean; start?: string; url?: string[]; help?: boolean };
   try {
     ({ values } = parseArgs({
@@ -294,6 +224,7 @@ function parseInit(argv: readonly string[]): InitOptions {
   } catch (err) {
     throw usageError(err);
   }
+  if (values.help) return 'help';
   for (const url of values.url ?? [])
     if (!url.startsWith('/') || /\s/.test(url))
       throw new UsageError(`invalid --url ${JSON.stringify(url)}: expected a path starting with "/"`);

@@ -1,0 +1,278 @@
+// The CLI's own flags and its --help texts: `hotpath --help` lists every command and flag;
+// `hotpath COMMAND --help` shows that command's synopsis and only the flags it takes, the
+// settings' flags derived from the settings table (cli/args.ts parses them).
+import { flagOf, REPORTER_KEYS, SETTINGS, type SettingSpec } from '../internal.js';
+import { formatDuration } from '../settings/duration.js';
+
+export type OptionConfig = { type: 'string' | 'boolean'; short?: string; multiple?: boolean };
+
+/** The subcommands, in the order the usage lists them. */
+export const COMMANDS = ['compare', 'profile', 'report', 'drift', 'history', 'schema', 'init'] as const;
+export type CommandName = (typeof COMMANDS)[number];
+
+interface CliOption extends OptionConfig {
+  arg?: string;
+  description: string;
+}
+
+const CLI_OPTIONS = {
+  config: {
+    type: 'string',
+    arg: 'FILE',
+    description: 'config file (default: hotpath.config.json, .mjs or .js in the working directory)',
+  },
+  json: { type: 'boolean', description: 'print the report JSON instead of the terminal report' },
+  markdown: { type: 'string', arg: 'FILE', description: 'also write the markdown report to FILE' },
+  open: { type: 'boolean', description: 'open report.html in the browser when done' },
+  results: {
+    type: 'string',
+    arg: 'DIR',
+    description: 'compare: also write the raw results (one shard) to DIR, for hotpath report',
+  },
+  shard: {
+    type: 'string',
+    arg: 'I/N',
+    description: 'compare --results: which shard this run is (default 1/1)',
+  },
+  quiet: { type: 'boolean', short: 'q', description: 'no progress on stderr' },
+  reference: {
+    type: 'string',
+    arg: 'REF',
+    description:
+      'drift: the fixed reference, tag:GLOB (the highest semver tag, e.g. tag:v*) or a ref; history: which series to show',
+  },
+  history: { type: 'string', arg: 'FILE', description: 'drift: the history file to append the run to' },
+  help: { type: 'boolean', short: 'h', description: 'this text' },
+  version: { type: 'boolean', short: 'v', description: 'print the version' },
+} satisfies Record<string, CliOption>;
+
+type CliFlag = keyof typeof CLI_OPTIONS;
+
+/** Options that only the CLI has (not settings). */
+export const CLI_ONLY: Readonly<Record<CliFlag, CliOption>> = CLI_OPTIONS;
+
+const specs = SETTINGS as readonly SettingSpec[];
+
+function defaultText(spec: SettingSpec): string {
+  if (spec.default === undefined || spec.default === '' || spec.default === false) return '';
+  if (Array.isArray(spec.default)) return ` (default ${spec.default.join(',')})`;
+  if (spec.kind === 'duration') return ` (default ${formatDuration(spec.default as number)})`;
+  if (spec.unit === '%') return ` (default ${spec.default} %)`;
+  if (spec.unit === 'points') return ` (default ${spec.default} points)`;
+  return ` (default ${spec.default})`;
+}
+
+function optionLine(name: string, short: string | undefined, arg: string | undefined, text: string): string {
+  const left = `  ${short ? `-${short}, ` : '    '}--${name}${arg ? ` ${arg}` : ''}`;
+  return left.length >= 30 ? `${left}\n${' '.repeat(30)}${text}` : `${left.padEnd(30)}${text}`;
+}
+
+const GROUPS: Record<SettingSpec['group'], string> = {
+  sides: 'Sides',
+  load: 'Load (the single unnamed scenario; a config file can list several)',
+  verdict: 'Verdict and output',
+};
+
+/** The flags of the settings `include` picks, in the table's groups and order. */
+function settingLines(include: (spec: SettingSpec) => boolean = () => true): string[] {
+  const lines: string[] = [];
+  for (const [group, title] of Object.entries(GROUPS)) {
+    const shown = specs.filter((s) => s.group === group && flagOf(s) && include(s));
+    if (shown.length === 0) continue;
+    lines.push('', `${title}:`);
+    for (const spec of shown)
+      lines.push(
+        optionLine(flagOf(spec) ?? '', spec.short, spec.arg, `${spec.description}${defaultText(spec)}`),
+      );
+  }
+  return lines;
+}
+
+function cliLines(names: readonly CliFlag[]): string[] {
+  return names.map((name) => {
+    const o = CLI_ONLY[name];
+    return optionLine(name, o.short, o.arg, o.description);
+  });
+}
+
+const TARGETS = [
+  'Targets (--url): a path such as /users (http://127.0.0.1:$PORT/users), or a full http://, https://',
+  "or memcache://host:$PORT URL. The load flags are hotpath-load's (-c -d -p -R -m -H -b -W);",
+  '-H takes "Name: value" or name=value.',
+];
+const PROGRESS = [
+  'Progress goes to stderr: a terminal gets one live line, a pipe or CI log one line per round and',
+  'scenario with its requests/s and the ETA; --quiet shows none.',
+];
+const SETTINGS_NOTE = [
+  'Durations take 10, 10s, 500ms or 2m. Flags override the config file, whose settings have the',
+  'same names in camelCase (hot-threshold → hotThreshold). Commands run through /bin/sh -c with',
+  'PORT set; tokens and secrets are removed from their environment.',
+];
+const EXIT = [
+  'Exit status: 0 done, 1 regression with --fail-on-regression or a failed run, 2 bad usage,',
+  '130/143 interrupted.',
+];
+
+/** `hotpath --help`: every command and every flag. */
+export function generalUsage(): string {
+  const lines = [
+    'hotpath: load-test and profile a Node.js server, base vs head',
+    '',
+    'Usage:',
+    '  hotpath compare [--config FILE] [--start CMD] [--base REF] [--head REF] [options]',
+    '  hotpath compare --base-start CMD --head-start CMD [options]',
+    '  hotpath profile --start CMD [options]',
+    '  hotpath report DIR [DIR ...] [verdict options]   merge raw results (shards) and report',
+    '  hotpath drift --reference REF --history FILE [options]   HEAD vs a fixed reference, appended to FILE',
+    '  hotpath history FILE [--reference REF] [--markdown FILE] [--json]   the trend of a drift history',
+    '  hotpath schema                 print the JSON Schema of hotpath.config.json',
+    '  hotpath init [--start CMD] [--url PATH ...] [--no-install] [--force]',
+    '                                 write hotpath.config.json and the GitHub workflows for this project',
+    '  hotpath COMMAND --help         that command alone: what it does and the flags it takes',
+    ...settingLines(),
+    '',
+    'Command line:',
+    ...cliLines(Object.keys(CLI_ONLY) as CliFlag[]),
+    '',
+    ...TARGETS,
+    ...PROGRESS,
+    ...SETTINGS_NOTE,
+    ...EXIT,
+    '',
+  ];
+  return lines.join('\n');
+}
+
+/** One command's help: what it does, its synopsis, its flags, its notes. */
+interface CommandHelp {
+  summary: string;
+  synopsis: readonly string[];
+  /** Which settings' flags it takes (none when undefined). */
+  settings?: (spec: SettingSpec) => boolean;
+  /** The CLI's own flags it takes. */
+  flags: readonly CliFlag[];
+  /** Options of its own (init's are neither settings nor the CLI's). */
+  own?: readonly { name: string; arg?: string; description: string }[];
+  notes: readonly string[];
+}
+
+/** Settings that only a comparison of two sides reads (`hotpath profile` measures one server). */
+const COMPARISON_ONLY: ReadonlySet<string> = new Set([
+  'baseStart',
+  'headStart',
+  'base',
+  'head',
+  'install',
+  'build',
+  'maxTime',
+  'maxRounds',
+  'threshold',
+  'hotThreshold',
+  'metrics',
+  'failOn',
+  'failOnRegression',
+  'failOnInconclusive',
+]);
+
+const REPORTER: ReadonlySet<string> = new Set(REPORTER_KEYS);
+
+const HELP: Record<CommandName, CommandHelp> = {
+  compare: {
+    summary:
+      'base vs head of a Node.js server under load, in interleaved rounds: the verdict and the hot functions',
+    synopsis: [
+      'hotpath compare [--config FILE] [--start CMD] [--base REF] [--head REF] [options]',
+      'hotpath compare --base-start CMD --head-start CMD [options]',
+    ],
+    settings: () => true,
+    flags: ['config', 'json', 'markdown', 'open', 'results', 'shard', 'quiet'],
+    notes: [...TARGETS, ...PROGRESS, ...SETTINGS_NOTE, ...EXIT],
+  },
+  profile: {
+    summary: 'one server under load, profiled: its hot functions, no comparison',
+    synopsis: ['hotpath profile --start CMD [options]'],
+    settings: (spec) => !COMPARISON_ONLY.has(spec.key),
+    flags: ['config', 'json', 'quiet'],
+    notes: [
+      ...TARGETS,
+      ...PROGRESS,
+      ...SETTINGS_NOTE,
+      'Exit status: 0 done, 1 a failed run, 2 bad usage, 130/143 interrupted.',
+    ],
+  },
+  report: {
+    summary: 'merge the raw results (shards) of hotpath compare --results and report them',
+    synopsis: ['hotpath report DIR [DIR ...] [options]'],
+    settings: (spec) => REPORTER.has(spec.key),
+    flags: ['json', 'markdown', 'open'],
+    notes: [
+      'Every shard found below the folders is merged. The results fix what was measured: a flag that',
+      'would change the measurement is refused; only the flags above decide the verdict and --out.',
+      ...EXIT,
+    ],
+  },
+  drift: {
+    summary: 'HEAD vs a fixed reference, appended to a history file, and the trend so far',
+    synopsis: ['hotpath drift --reference REF --history FILE [options]'],
+    settings: (spec) => !['base', 'baseStart', 'headStart'].includes(spec.key),
+    flags: ['reference', 'history', 'config', 'json', 'markdown', 'quiet'],
+    notes: [...TARGETS, ...PROGRESS, ...SETTINGS_NOTE, ...EXIT],
+  },
+  history: {
+    summary: 'the trend of a drift history file (hotpath drift writes it)',
+    synopsis: ['hotpath history FILE [--reference REF] [--threshold PCT] [--markdown FILE] [--json]'],
+    settings: (spec) => spec.key === 'threshold',
+    flags: ['reference', 'markdown', 'json'],
+    notes: [],
+  },
+  schema: {
+    summary: 'print the JSON Schema of hotpath.config.json',
+    synopsis: ['hotpath schema'],
+    flags: [],
+    notes: [],
+  },
+  init: {
+    summary: 'write hotpath.config.json and the GitHub workflows for the project in this folder',
+    synopsis: ['hotpath init [--start CMD] [--url PATH ...] [--no-install] [--force]'],
+    flags: [],
+    own: [
+      {
+        name: 'start',
+        arg: 'CMD',
+        description: 'the command that starts your server (default: found in package.json)',
+      },
+      {
+        name: 'url',
+        arg: 'PATH',
+        description: 'a route to measure, e.g. /users; repeat for more (default: found in the sources)',
+      },
+      { name: 'no-install', description: 'add @hotpath/compare to devDependencies without installing it' },
+      { name: 'force', description: 'overwrite hotpath.config.json and the workflows if they exist' },
+    ],
+    notes: [
+      'On a terminal init asks for the start command and the routes; otherwise it takes what it found.',
+      'Exit status: 0 done, 1 installing @hotpath/compare failed, 2 bad usage.',
+    ],
+  },
+};
+
+/** `hotpath COMMAND --help`; without a command, `hotpath --help`. */
+export function usage(command?: CommandName): string {
+  if (!command) return generalUsage();
+  const help = HELP[command];
+  const lines = [
+    `hotpath ${command}: ${help.summary}`,
+    '',
+    'Usage:',
+    ...help.synopsis.map((line) => `  ${line}`),
+    ...(help.settings ? settingLines(help.settings) : []),
+    '',
+    help.settings ? 'Command line:' : 'Options:',
+    ...(help.own ?? []).map((o) => optionLine(o.name, undefined, o.arg, o.description)),
+    ...cliLines([...help.flags, 'help']),
+    ...(help.notes.length > 0 ? ['', ...help.notes] : []),
+    '',
+  ];
+  return lines.join('\n');
+}
