@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { printable } from '@hotpath/compare/internal';
 
 /**
  * Runs `work` with workflow commands switched off in the log (`::stop-commands::<token>`), so
@@ -19,9 +20,13 @@ export async function withCommandsStopped<T>(
   }
 }
 
-/** One line of PR-controlled text for the log: no line breaks, no leading `::`. */
+/**
+ * One line of PR-controlled text for the log: every control character escaped as compare's
+ * printable() writes it (line breaks, terminal escapes, C1, U+2028/2029, bidi overrides), and no
+ * `::` that could start a workflow command.
+ */
 export function logSafe(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/::/g, ': :');
+  return printable(text).replace(/::/g, ': :');
 }
 
 /**

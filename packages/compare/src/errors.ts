@@ -1,4 +1,5 @@
 import { createErrorClass } from './error-class.js';
+import { printable } from './printable.js';
 
 /** Stable error codes of @hotpath/compare; each one is documented in the package README. */
 export const ERROR_CODES = {
@@ -33,14 +34,19 @@ export class HotpathCompareError extends createErrorClass('HotpathCompareError',
   /** Which server the error is about, when it is about one. */
   readonly side?: 'base' | 'head';
 
+  /**
+   * `message` keeps its line breaks and has every other control character escaped (see
+   * printable): messages quote keys and values of results files, server output and git's, and
+   * the CLI and the Action print them as they are.
+   */
   constructor(code: ErrorCode, message?: string, options?: { cause?: unknown; side?: 'base' | 'head' }) {
-    super(code, message, options);
+    super(code, message === undefined ? undefined : printable(message, { newlines: true }), options);
     this.side = options?.side;
   }
 }
 
-/** Formats the last lines of a process's output for an error message. */
+/** Formats the last lines of a process's output for an error message, each line printable. */
 export function formatTail(lines: readonly string[]): string {
   if (lines.length === 0) return '(the server printed nothing)';
-  return lines.map((line) => `  | ${line}`).join('\n');
+  return lines.map((line) => `  | ${printable(line)}`).join('\n');
 }

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { formatTail, HotpathCompareError } from '../errors.js';
 import type { Side } from '../model.js';
+import { printable } from '../printable.js';
 import { throwIfAborted } from './abort.js';
 import { untrustedEnvironment } from './environment.js';
 import { runCommand } from './process-group.js';
@@ -15,7 +16,7 @@ export function git(cwd: string, args: readonly string[]): Promise<string> {
         reject(
           new HotpathCompareError(
             'HP_COMPARE_GIT',
-            `git ${args.join(' ')} failed in ${cwd}: ${stderr.trim() || err.message}`,
+            `git ${printable(args.join(' '))} failed in ${printable(cwd)}: ${printable(stderr.trim() || err.message, { newlines: true })}`,
             {
               cause: err,
             },
@@ -182,7 +183,7 @@ export async function prepareCheckout(
 ): Promise<void> {
   for (const step of steps) {
     throwIfAborted(signal);
-    log?.(`${side}: ${step.label}: ${step.command} (in ${step.cwd})`);
+    log?.(`${side}: ${step.label}: ${printable(step.command)} (in ${printable(step.cwd)})`);
     const { exit, output } = await runCommand(step.command, {
       cwd: step.cwd,
       env: untrustedEnvironment(env, passEnv),

@@ -1,4 +1,5 @@
 import { HotpathCompareError } from '../errors.js';
+import { printable } from '../printable.js';
 import { MAX_TIMER_SECONDS, parseDuration } from './duration.js';
 import { flagOf, inputOf, type SettingSpec } from './table.js';
 
@@ -11,7 +12,7 @@ export const SCENARIO_NAME = /^[\w .:/@()+-]{1,80}$/;
 function nameOf(spec: SettingSpec, source: Source, path: string): string {
   if (source === 'flag') return `--${flagOf(spec)}`;
   if (source === 'input') return `input "${inputOf(spec)}"`;
-  return `"${path}"`;
+  return `"${printable(path)}"`;
 }
 
 function expected(spec: SettingSpec): string {
@@ -52,8 +53,8 @@ function expected(spec: SettingSpec): string {
   }
 }
 
-export const show = (value: unknown) =>
-  typeof value === 'string' ? JSON.stringify(value) : String(JSON.stringify(value));
+/** A value for an error message: as JSON, with what JSON leaves raw (DEL, C1, U+2028) escaped too. */
+export const show = (value: unknown) => printable(String(JSON.stringify(value)));
 
 /**
  * Turns one raw value (a string from a flag or input, or a typed value from a config file) into

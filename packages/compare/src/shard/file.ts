@@ -12,6 +12,7 @@ import { getHeapStatistics } from 'node:v8';
 import { HotpathCompareError } from '../errors.js';
 import { checkShardBounds, limitError, RESULTS_LIMITS } from '../limits.js';
 import type { Profile, RoundResult, Shard, Side } from '../model.js';
+import { printable } from '../printable.js';
 import { resolveRecordedSettings, type Settings } from '../settings/schema.js';
 import { shardFolder } from './id.js';
 import { profileSchema, type ResultsFile, resultsSchema } from './schema.js';
@@ -95,11 +96,11 @@ function fileSize(path: string, what: string): number {
   } catch (err) {
     throw new HotpathCompareError(
       'HP_COMPARE_RESULTS',
-      `${what} ${path} cannot be read: ${(err as Error).message}`,
+      `${what} ${printable(path)} cannot be read: ${printable((err as Error).message)}`,
     );
   }
   if (!stat.isFile())
-    throw new HotpathCompareError('HP_COMPARE_RESULTS', `${what} ${path} is not a regular file`);
+    throw new HotpathCompareError('HP_COMPARE_RESULTS', `${what} ${printable(path)} is not a regular file`);
   if (stat.size > RESULTS_LIMITS.fileBytes)
     throw limitError(
       `the size of ${what} ${path}`,
@@ -115,7 +116,7 @@ function parseJson(path: string, what: string): unknown {
   } catch (err) {
     throw new HotpathCompareError(
       'HP_COMPARE_RESULTS',
-      `${what} ${path} is not valid JSON: ${(err as Error).message}`,
+      `${what} ${printable(path)} is not valid JSON: ${printable((err as Error).message)}`,
     );
   }
 }
@@ -186,11 +187,11 @@ function parseResults(path: string): ParsedResults {
     if (!issue)
       throw new HotpathCompareError(
         'HP_COMPARE_RESULTS',
-        `results file ${path} does not have the expected shape`,
+        `results file ${printable(path)} does not have the expected shape`,
       );
     throw new HotpathCompareError(
       'HP_COMPARE_RESULTS',
-      `results file ${path} does not have the expected shape at ${issue.path.map(String).join('.') || '(top)'}: ${issue.message}`,
+      `results file ${printable(path)} does not have the expected shape at ${issue.path.map((key) => printable(String(key))).join('.') || '(top)'}: ${printable(issue.message)}`,
     );
   }
   const data = parsed.data;
@@ -255,7 +256,7 @@ function readResultsFiles(paths: readonly string[]): Shard[] {
     if (!checked.success)
       throw new HotpathCompareError(
         'HP_COMPARE_RESULTS',
-        `profile ${full} does not have the expected shape: ${checked.error.issues[0]?.message}`,
+        `profile ${printable(full)} does not have the expected shape: ${printable(String(checked.error.issues[0]?.message))}`,
       );
     const profile = checked.data as Profile;
     profiles.set(full, profile);
