@@ -11,6 +11,8 @@ export { appendToHistoryBranch, readHistoryBranch } from './drift/store.js';
 export { loadConfigInChild } from './measure/config-child.js';
 export { allowlistedEnvironment } from './measure/environment.js';
 export { runCommand } from './measure/process-group.js';
+// Text from a file, a server or git, with its control characters escaped for the log.
+export { printable } from './printable.js';
 export { driftIssueMarker, renderDriftIssue } from './render/drift-issue.js';
 export { renderTrendMarkdown, renderTrendTerminal } from './render/drift-trend.js';
 export { codeSpan, commentMarker, escapeText, MAX_COMMENT_LENGTH } from './render/markdown-text.js';
