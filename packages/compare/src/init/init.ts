@@ -1,10 +1,9 @@
 import { execFile } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { git } from '../measure/checkout.js';
 import { SETTINGS } from '../settings/table.js';
 import type { Project } from './detect.js';
+import { appendToProjectFile, checkProjectPath, writeProjectFile } from './project-files.js';
 import { configFile, installCommand, measureWorkflow, reportWorkflow, runCommand } from './templates.js';
 
 export { detectProject, type Project, startCommand } from './detect.js';
@@ -41,12 +40,10 @@ const OUT_DIR = String(SETTINGS.find((s) => s.key === 'out')?.default);
 
 /** Adds the output folder to the project's .gitignore (made if absent) unless a line covers it. */
 function ignoreOutput(dir: string): boolean {
-  const path = join(dir, '.gitignore');
-  const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
-  const covered = text.split(/\r?\n/).some((line) => line.trim().replace(/^\/|\/$/g, '') === OUT_DIR);
-  if (covered) return false;
-  appendFileSync(path, `${text === '' || text.endsWith('\n') ? '' : '\n'}${OUT_DIR}/\n`);
-  return true;
+  return appendToProjectFile(dir, '.gitignore', (text) => {
+    const covered = text.split(/\r?\n/).some((line) => line.trim().replace(/^\/|\/$/g, '') === OUT_DIR);
+    return covered ? undefined : `${text === '' || text.endsWith('\n') ? '' : '\n'}${OUT_DIR}/\n`;
+  });
 }
 
 /** git's output, or undefined when the command fails (no repository, no such ref). */
@@ -97,7 +94,9 @@ export function withDevDependency(text: string, range: string): string | undefin
 /**
  * Writes hotpath.config.json and the two workflows (measure on pull_request, report on
  * workflow_run) into the project, and makes @hotpath/compare a devDependency. A file that
- * exists is kept unless `force`.
+ * exists is kept unless `force`. Nothing is written through a symbolic link (see
+ * project-files.ts): when any file init may write, or a folder on its path, is a link or not a
+ * regular file, HP_COMPARE_INIT_UNSAFE_PATH names it before anything is written.
  */
 export async function initProject(project: Project, choices: InitChoices): Promise<InitResult> {
   const files: [string, string][] = [
@@ -105,20 +104,26 @@ export async function initProject(project: Project, choices: InitChoices): Promi
     ['.github/workflows/hotpath.yml', measureWorkflow(project.packageManager)],
     ['.github/workflows/hotpath-report.yml', reportWorkflow()],
   ];
+  const exists = new Map(
+    [...files.map(([name]) => name), 'package.json', '.gitignore'].map((name) => [
+      name,
+      checkProjectPath(project.dir, name),
+    ]),
+  );
   const written: string[] = [];
   const kept: string[] = [];
   for (const [name, text] of files) {
-    const path = join(project.dir, name);
-    if (existsSync(path) && !choices.force) {
+    const there = exists.get(name) === true;
+    if (there && !choices.force) {
       kept.push(name);
       continue;
     }
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, text);
+    writeProjectFile(project.dir, name, text, there);
     written.push(name);
   }
   let dependency: InitResult['dependency'] = 'present';
-  const pkgPath = join(project.dir, 'package.json');
+  const writePackageJson = (text: string) =>
+    writeProjectFile(project.dir, 'package.json', text, exists.get('package.json') === true);
   const current = project.packageJson?.text;
   const updated =
     current === undefined
@@ -127,7 +132,7 @@ export async function initProject(project: Project, choices: InitChoices): Promi
   if (updated !== undefined) {
     if (choices.install) {
       const [command, args] = installCommand(project.packageManager, `${PACKAGE}@${choices.versionRange}`);
-      if (current === undefined) writeFileSync(pkgPath, updated);
+      if (current === undefined) writePackageJson(updated);
       try {
         await promisify(execFile)(command, args, { cwd: project.dir, timeout: 600_000 });
         dependency = 'installed';
@@ -137,7 +142,7 @@ export async function initProject(project: Project, choices: InitChoices): Promi
         dependency = { failed: message, command: [command, ...args].join(' ') };
       }
     } else {
-      writeFileSync(pkgPath, updated);
+      writePackageJson(updated);
       dependency = 'written';
     }
   }

@@ -46,6 +46,7 @@ ${setupPnpm}      - uses: hotpath-dev/hotpath@v0
         with:
           mode: measure
           config: hotpath.config.json
+          github-token: '' # no token in the step whose environment the PR's code can read
       - uses: ${UPLOAD}
         with:
           name: hotpath-results-\${{ strategy.job-index }}
