@@ -34,7 +34,7 @@ module.exports = {
     {
       name: 'model-is-types-of-settings-only',
       severity: 'error',
-      from: { path: `${compare}model\\.ts$` },
+      from: { path: `${compare}(model|run-artifacts)\\.ts$` },
       to: { path: `${compare}(measure|report|render|shard|cli|verdict|compare|index|internal)` },
     },
     {
@@ -70,6 +70,45 @@ module.exports = {
       severity: 'error',
       from: { path: `${compare}shard/` },
       to: { path: `${compare}(measure|report|render|cli)/|${compare}(compare|index|internal)\\.ts$` },
+    },
+    {
+      name: 'front-doors-use-the-entry-points',
+      severity: 'error',
+      comment:
+        'cli/ reads flags, calls the run layer and prints: it imports the package only through its entry points (index.ts, internal.ts), never measure/, report/, verdict/, shard/ or run/ directly.',
+      from: { path: `${compare}cli/` },
+      to: { path: compare, pathNot: `${compare}(cli/|index\\.ts$|internal\\.ts$)` },
+    },
+    {
+      name: 'the-action-uses-the-entry-points',
+      severity: 'error',
+      comment: "The Action imports @hotpath/compare's entry points only (the package and its internal subpath).",
+      from: { path: '^packages/action/src/' },
+      to: {
+        path: '^packages/compare/',
+        pathNot: '^packages/compare/(dist|src)/(index|internal)\\.(js|ts|d\\.ts)$',
+      },
+    },
+    {
+      name: 'the-run-layer-is-on-top',
+      severity: 'error',
+      comment: 'run/ puts the stages together; no stage reaches up into it.',
+      from: { path: `${compare}(measure|report|render|verdict|settings|shard|drift)/|${compare}model\\.ts$` },
+      to: { path: `${compare}run/` },
+    },
+    {
+      name: 'drift-writes-no-words',
+      severity: 'error',
+      comment: "drift/ analyses histories; their trend and issue texts are render's.",
+      from: { path: `${compare}drift/` },
+      to: { path: `${compare}render/` },
+    },
+    {
+      name: 'render-does-no-file-io',
+      severity: 'error',
+      comment: 'render turns a Report into text; the run layer writes the files (run/report-files.ts).',
+      from: { path: `${compare}render/` },
+      to: { path: '^(node:)?fs(/promises)?$' },
     },
   ],
   options: {

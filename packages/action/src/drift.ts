@@ -9,23 +9,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as core from '@actions/core';
 import * as github from '@actions/github';
-import { render, writeReport } from '@hotpath/compare';
+import { type DriftResult, runDrift } from '@hotpath/compare';
 import {
-  analyseSeries,
-  appendToHistoryBranch,
   type DriftAnalysis,
   driftIssueMarker,
+  driftSummaryMarkdown,
+  failureText,
+  historyBranch,
   issueAction,
-  measureDrift,
   renderDriftIssue,
-  renderTrendMarkdown,
 } from '@hotpath/compare/internal';
 import { HotpathActionError } from './errors.js';
 import { gitHead } from './git.js';
 import { tokenIdentity } from './github.js';
 import type { ActionOptions } from './inputs.js';
 import { logSafe, withCommandsStopped } from './log.js';
-import { serverUrl, throughputOutput } from './publish.js';
+import { serverUrl } from './publish.js';
 import { measureSettings } from './settings.js';
 import { installV8Profiler } from './v8-profiler.js';
 
@@ -120,22 +119,40 @@ async function pushCredentials(workspace: string, token: string): Promise<NodeJS
   };
 }
 
-export async function runDriftMode(
+/**
+ * The branch a drift run may measure: the repository's default branch (a run dispatched on a
+ * feature branch would append that branch's point to the default branch's series, and could
+ * close the drift issue). A schedule always runs on the default branch.
+ */
+export function refuseOtherBranch(
+  eventName: string,
+  ref: string | undefined,
+  defaultBranch: string | undefined,
+) {
+  if (eventName === 'schedule') return;
+  if (!defaultBranch)
+    throw new HotpathActionError(
+      'HP_ACTION_INVALID_INPUT',
+      "mode drift needs the repository's default branch from the event (repository.default_branch), and the event has none",
+    );
+  if (ref !== `refs/heads/${defaultBranch}`)
+    throw new HotpathActionError(
+      'HP_ACTION_INVALID_INPUT',
+      `mode drift measures the default branch (${JSON.stringify(defaultBranch)}) only: this run is on ${JSON.stringify(ref ?? '')}, whose point would join the default branch's series`,
+    );
+}
+
+/** Measures (PR-free code only), with the profiler installed if needed; then the token is used. */
+async function measureDriftRun(
   workspace: string,
   options: ActionOptions,
   signal: AbortSignal,
-): Promise<void> {
-  const { eventName } = github.context;
-  if (!DRIFT_EVENTS.includes(eventName))
-    throw new HotpathActionError(
-      'HP_ACTION_INVALID_INPUT',
-      `mode drift measures the branch's own code and writes the history branch: run it on push, schedule or workflow_dispatch, not on ${JSON.stringify(eventName)}`,
-    );
+): Promise<DriftResult> {
   const settings = await measureSettings(workspace, options, signal);
   const temp = process.env.RUNNER_TEMP ?? tmpdir();
   const work = mkdtempSync(join(temp, 'hotpath-drift-'));
   const headSha = process.env.GITHUB_SHA || (await gitHead(workspace));
-  let run: Awaited<ReturnType<typeof measureDrift>>;
+  const token = options['github-token'];
   try {
     const extraEnv: Record<string, string> = {};
     const warnings: string[] = [];
@@ -143,45 +160,59 @@ export async function runDriftMode(
       const path = await installV8Profiler(join(work, 'v8-profiler'), process.env, warnings, signal);
       if (path) extraEnv.HOTPATH_V8_PROFILER_PATH = path;
     }
+    // Git's push credentials (environment for git only, never the servers'), made before the log
+    // stops workflow commands: their mask must reach the runner.
+    const pushEnv = await pushCredentials(workspace, token);
     log(`hotpath: drift of ${headSha.slice(0, 12)} against ${logSafe(options.reference)}`);
-    run = await withCommandsStopped(log, () =>
-      measureDrift(settings, options.reference, {
+    return await withCommandsStopped(log, () =>
+      runDrift(settings, {
+        reference: options.reference,
+        head: headSha,
+        // The push runs after every process the measurement started has stopped.
+        history: historyBranch({ repo: workspace, branch: options['history-branch'], env: pushEnv }),
+        out: join(temp, 'hotpath-report'),
         baseDir: workspace,
         allowlistEnv: true,
         extraEnv,
         signal,
         warnings,
-        head: headSha,
         onProgress: (e) => log(logSafe(e.message)),
       }),
     );
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-  const files = writeReport(join(temp, 'hotpath-report'), run.report);
-  core.setOutput('report', files.report);
-  core.setOutput('regressed', String(run.report.regressed));
-  core.setOutput('throughput-change', throughputOutput(run.report));
+}
 
+export async function runDriftMode(
+  workspace: string,
+  options: ActionOptions,
+  signal: AbortSignal,
+): Promise<void> {
+  const { eventName, payload } = github.context;
+  if (!DRIFT_EVENTS.includes(eventName))
+    throw new HotpathActionError(
+      'HP_ACTION_INVALID_INPUT',
+      `mode drift measures the branch's own code and writes the history branch: run it on push, schedule or workflow_dispatch, not on ${JSON.stringify(eventName)}`,
+    );
+  const repository = payload.repository as { default_branch?: unknown } | undefined;
+  refuseOtherBranch(
+    eventName,
+    process.env.GITHUB_REF,
+    typeof repository?.default_branch === 'string' ? repository.default_branch : undefined,
+  );
+  const result = await measureDriftRun(workspace, options, signal);
+  for (const [name, value] of Object.entries(result.outputs)) core.setOutput(name, value);
+  core.info(`hotpath: ${logSafe(result.note)}`);
+  if (process.env.GITHUB_STEP_SUMMARY)
+    await core.summary.addRaw(driftSummaryMarkdown(result.analysis, result.history, result.report)).write();
+  await driftIssue(options, result.analysis);
+  if (result.failed.failed) core.setFailed(failureText(result.failed));
+}
+
+/** Opens, updates or closes the drift issue (drift-issue: true, with a token). */
+async function driftIssue(options: ActionOptions, analysis: DriftAnalysis): Promise<void> {
   const token = options['github-token'];
-  const pushed = await appendToHistoryBranch(
-    { repo: workspace, branch: options['history-branch'], env: await pushCredentials(workspace, token) },
-    run.reference,
-    run.point,
-  );
-  core.info(
-    `hotpath: appended the run to ${options['history-branch']} (${pushed.commit.slice(0, 12)}, ${pushed.attempts} attempt${pushed.attempts > 1 ? 's' : ''})`,
-  );
-  const series = pushed.history.series.find((s) => s.reference.sha === run.reference.sha);
-  if (!series)
-    throw new HotpathActionError('HP_ACTION_GITHUB_API', 'the pushed history lacks this run (a bug)');
-  const analysis = analyseSeries(series);
-  core.setOutput('drift-exceeded', String(analysis.exceeded.length > 0));
-  core.setOutput('drift-confirmed', String(analysis.confirmed));
-  core.setOutput('drift-status', analysis.status);
-  const markdown = `${renderTrendMarkdown(analysis, pushed.history)}\n<details><summary>This run: ${run.report.sides.head.sha?.slice(0, 12) ?? ''} vs ${logSafe(run.reference.ref).replace(/[^\w.+/-]/g, '_')}</summary>\n\n${render(run.report, { markdown: {} }).markdown}\n</details>\n`;
-  if (process.env.GITHUB_STEP_SUMMARY) await core.summary.addRaw(markdown).write();
-
   if (!options['drift-issue']) return;
   if (!token) {
     core.warning('hotpath: no github-token, so no drift issue (the job summary has the trend)');
@@ -197,10 +228,7 @@ export async function runDriftMode(
       octokitIssues(octokit, owner, repo),
       await tokenIdentity(octokit),
       analysis,
-      {
-        key: options['comment-key'],
-        runUrl,
-      },
+      { key: options['comment-key'], runUrl },
     );
     core.setOutput('issue-url', result.url);
     core.info(`hotpath: drift issue: ${result.action}${result.url ? ` ${result.url}` : ''}`);

@@ -2,6 +2,17 @@ import { inputOf, SETTINGS, type SettingSpec } from '@hotpath/compare/internal';
 import { z } from 'zod';
 import { HotpathActionError } from './errors.js';
 
+/** A yes/no input: true, false, 1, 0, yes, no (any case), or empty for false. */
+const flag = (name: string) =>
+  z
+    .string()
+    .transform((v) => v.trim().toLowerCase())
+    .refine((v) => ['', 'true', 'false', '1', '0', 'yes', 'no'].includes(v), {
+      message: `expected true or false`,
+    })
+    .transform((v) => v === 'true' || v === '1' || v === 'yes')
+    .describe(name);
+
 /**
  * Inputs that only the Action has (the GitHub edge). Every other input comes from
  * @hotpath/compare's settings table; action.yml is rendered from both and a test compares it.
@@ -10,53 +21,67 @@ export const ACTION_INPUTS = {
   mode: {
     text: 'all (measure and report in one step), measure (run base and head, write raw results; no GitHub API call, no token needed), report (merge results, comment, summary, outputs; runs no code from the pull request) or drift (on push or schedule: the branch head against a fixed reference, appended to the history branch, trend in the summary, one drift issue).',
     default: "'all'",
+    schema: z.enum(['all', 'measure', 'report', 'drift']),
   },
   results: {
     text: 'Directory of raw results: measure writes its shard here; report reads every shard found below it, at any depth.',
     default: "'hotpath-results'",
+    schema: z.string().min(1),
   },
   shard: {
     text: 'Which shard this measure job is, as i/n (e.g. 2/4 in a matrix); each shard runs the full rounds.',
     default: "'1/1'",
+    schema: z.string(),
   },
   config: {
     text: 'Path of a hotpath config file (hotpath.config.json/.mjs/.js) in the repository, with scenarios; inputs override its values. measure and all evaluate a .mjs/.js config in a child process with the allowlisted environment; report reads a JSON config only.',
     default: "''",
+    schema: z.string(),
   },
   comment: {
     text: 'When to write the sticky comment: always, on-change (a regression, an inconclusive run or an improvement, or an update of an earlier comment), on-regression, or never.',
     default: "'always'",
+    schema: z.enum(['always', 'on-change', 'on-regression', 'never']),
   },
   'comment-key': {
     text: 'Separates the sticky comments of several workflows or matrices on one pull request.',
     default: "''",
+    schema: z.string().regex(/^[\w.-]{0,100}$/, 'expected letters, digits, ".", "_" or "-" (at most 100)'),
   },
   'allow-pull-request-target': {
     text: 'Measure on pull_request_target (runs the PR code next to a write token and secrets). Refused unless true.',
     default: "'false'",
+    schema: flag('allow-pull-request-target'),
   },
   'upload-artifact': {
     text: 'modes all and report: upload report.html, the report, folded stacks and flame graphs as a workflow artifact, linked from the comment.',
     default: "'true'",
+    schema: flag('upload-artifact'),
   },
   reference: {
     text: 'mode drift: the fixed reference, tag:GLOB (the highest semver release tag matching it, e.g. tag:v*) or a ref (pinned). A new reference starts a new series.',
     default: "'tag:v*'",
+    schema: z.string(),
   },
   'history-branch': {
     text: 'mode drift: the branch the history is kept on (history.json; created on the first run). Needs contents: write.',
     default: "'hotpath-history'",
+    schema: z
+      .string()
+      .regex(/^\w[\w./-]{0,99}$/, 'expected a branch name (letters, digits, ".", "_", "/", "-")'),
   },
   'drift-issue': {
     text: 'mode drift: open one issue when a drift beyond the threshold is confirmed (the same metric beyond it after 2 of the last 3 runs, or surely beyond it after one), keep it up to date, and close it when the drift is back within. Needs issues: write.',
     default: "'true'",
+    schema: flag('drift-issue'),
   },
   'github-token': {
     text: "Token used to write the pull-request comment (mode report and all), and in mode drift to push the history branch and write the drift issue. Set it to '' in a measure job: it calls no API, and the pull request's code could read the token from the Action's environment.",
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, written into action.yml as is
     default: '${{ github.token }}',
+    schema: z.string(),
   },
-} as const;
+} as const satisfies Record<string, { text: string; default: string; schema: z.ZodType }>;
 
 /** Input name → setting key, for every setting the Action takes as an input. */
 export function settingInputs(): [input: string, key: string][] {
@@ -71,53 +96,22 @@ export function allInputNames(): string[] {
   return [...settingInputs().map(([input]) => input), ...Object.keys(ACTION_INPUTS)];
 }
 
-const flag = (name: string) =>
-  z
-    .string()
-    .transform((v) => v.trim().toLowerCase())
-    .refine((v) => ['', 'true', 'false', '1', '0', 'yes', 'no'].includes(v), {
-      message: `expected true or false`,
-    })
-    .transform((v) => v === 'true' || v === '1' || v === 'yes')
-    .describe(name);
-
-const actionOptions = z.object({
-  mode: z.enum(['all', 'measure', 'report', 'drift']),
-  results: z.string().min(1),
-  shard: z.string(),
-  config: z.string(),
-  comment: z.enum(['always', 'on-change', 'on-regression', 'never']),
-  'comment-key': z
-    .string()
-    .regex(/^[\w.-]{0,100}$/, 'expected letters, digits, ".", "_" or "-" (at most 100)'),
-  'allow-pull-request-target': flag('allow-pull-request-target'),
-  'upload-artifact': flag('upload-artifact'),
-  reference: z.string(),
-  'history-branch': z
-    .string()
-    .regex(/^\w[\w./-]{0,99}$/, 'expected a branch name (letters, digits, ".", "_", "/", "-")'),
-  'drift-issue': flag('drift-issue'),
-  'github-token': z.string(),
-});
+const actionOptions = z.object(
+  Object.fromEntries(Object.entries(ACTION_INPUTS).map(([name, spec]) => [name, spec.schema])) as {
+    [K in keyof typeof ACTION_INPUTS]: (typeof ACTION_INPUTS)[K]['schema'];
+  },
+);
 
 export type ActionOptions = z.infer<typeof actionOptions>;
 
-const DEFAULTS: Record<string, string> = {
-  mode: 'all',
-  results: 'hotpath-results',
-  shard: '1/1',
-  comment: 'always',
-  'upload-artifact': 'true',
-  'allow-pull-request-target': 'false',
-  reference: 'tag:v*',
-  'history-branch': 'hotpath-history',
-  'drift-issue': 'true',
-};
+/** An input's default as the Action reads it: action.yml's quoted literal, or '' for an expression. */
+const defaultOf = (yaml: string) => /^'(.*)'$/.exec(yaml)?.[1] ?? '';
 
 /** The Action's own inputs, validated once; `read` is core.getInput. */
 export function readActionOptions(read: (name: string) => string): ActionOptions {
   const raw: Record<string, string> = {};
-  for (const name of Object.keys(ACTION_INPUTS)) raw[name] = read(name).trim() || DEFAULTS[name] || '';
+  for (const [name, spec] of Object.entries(ACTION_INPUTS))
+    raw[name] = read(name).trim() || defaultOf(spec.default);
   const parsed = actionOptions.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

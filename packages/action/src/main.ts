@@ -5,15 +5,12 @@ import * as core from '@actions/core';
 import * as github from '@actions/github';
 import {
   HotpathCompareError,
-  measure,
-  parseShard,
-  readShards,
-  report,
+  type RunResult,
+  runCompare,
+  runMeasure,
+  runReport,
   type Settings,
-  type Shard,
   type WrittenFiles,
-  writeReport,
-  writeShard,
 } from '@hotpath/compare';
 import { uploadReportArtifact } from './artifact-upload.js';
 import { runDriftMode } from './drift.js';
@@ -35,14 +32,17 @@ export { V8_PROFILER_VERSION } from './v8-profiler.js';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
-/** Measures base and head of the pull request (modes measure and all). Runs PR code: no API call. */
-async function measurePullRequest(
+/**
+ * Runs PR code (modes measure and all): the profiler's install, then `run` with the runtime the
+ * PR's servers get — no API call, and everything the PR's code prints is inert in the log.
+ */
+async function withPullRequestRuntime<T>(
   workspace: string,
   settings: Settings,
   pr: PullRequest,
-  shard: string,
   signal: AbortSignal,
-): Promise<Shard> {
+  run: (runtime: PullRequestRuntime) => Promise<T>,
+): Promise<T> {
   // Head is what the workflow checked out (for pull_request: the merge of head into base).
   const headSha = await gitHead(workspace);
   // Not below RUNNER_TEMP: the profiler's path is handed to the PR's server, and RUNNER_TEMP holds
@@ -56,15 +56,13 @@ async function measurePullRequest(
       if (path) extraEnv.HOTPATH_V8_PROFILER_PATH = path;
     }
     log(`hotpath: base ${pr.baseSha.slice(0, 12)} vs head ${headSha.slice(0, 12)}`);
-    // Everything the PR's code prints from here on is inert in the log.
     return await withCommandsStopped(log, () =>
-      measure(settings, {
+      run({
         baseDir: workspace,
         allowlistEnv: true,
         refs: { base: { ref: pr.baseRef, sha: pr.baseSha }, head: { ref: pr.headRef, sha: headSha } },
         extraEnv,
         signal,
-        shard: parseShard(shard),
         warnings,
         // One line per step and measured window; the per-second ticks are for live displays.
         onProgress: (e) => {
@@ -76,6 +74,8 @@ async function measurePullRequest(
     rmSync(work, { recursive: true, force: true });
   }
 }
+
+type PullRequestRuntime = Omit<Parameters<typeof runMeasure>[1], 'shard' | 'results'>;
 
 function refuseUnsafeEvent(options: ActionOptions): void {
   if (github.context.eventName === 'pull_request_target' && !options['allow-pull-request-target']) {
@@ -140,6 +140,22 @@ async function uploadReport(files: WrittenFiles, pr: PullRequest) {
   return { links: [`[${upload.name}](${url})`], html };
 }
 
+/** After a report (modes report and all): its notes, the artifact, then publish. */
+async function finish(
+  result: RunResult,
+  pr: PullRequest,
+  options: ActionOptions,
+  where: { runId: number; artifactLinks: boolean },
+): Promise<void> {
+  for (const note of result.files.notes) core.warning(`hotpath: ${logSafe(note)}`);
+  const uploaded = options['upload-artifact'] ? await uploadReport(result.files, pr) : undefined;
+  await publish(result, pr, options, {
+    links: where.artifactLinks ? (uploaded?.links ?? []) : [],
+    runId: where.runId,
+    htmlArtifact: uploaded?.html,
+  });
+}
+
 /** The Action: modes measure, report and all — the GitHub edge around measure → report → render. */
 export async function run(): Promise<void> {
   // A cancelled job sends SIGINT, then SIGTERM: stop every server, install and worktree, then
@@ -166,11 +182,12 @@ export async function run(): Promise<void> {
         );
       const settings = await measureSettings(workspace, options, stop.signal);
       const pr = pullRequestFromEvent(github.context.eventName, github.context.payload);
-      const shard = await measurePullRequest(workspace, settings, pr, options.shard, stop.signal);
-      const folder = writeShard(resultsDir, shard);
-      core.setOutput('results', folder);
+      const measured = await withPullRequestRuntime(workspace, settings, pr, stop.signal, (runtime) =>
+        runMeasure(settings, { ...runtime, shard: options.shard, results: resultsDir }),
+      );
+      core.setOutput('results', measured.results ?? resultsDir);
       core.info(
-        `hotpath: shard ${shard.shard.index}/${shard.shard.total} wrote its results to ${folder}; upload ${options.results} as an artifact for the report job`,
+        `hotpath: shard ${measured.shard.shard.index}/${measured.shard.shard.total} wrote its results to ${measured.results}; upload ${options.results} as an artifact for the report job`,
       );
       return;
     }
@@ -181,16 +198,15 @@ export async function run(): Promise<void> {
     }
 
     if (options.mode === 'report') {
-      const rules = reportRules(workspace, options);
-      const shards = readShards([resultsDir]);
       const token = options['github-token'];
       const { pr, runId } = await reportTarget(token ? github.getOctokit(token) : undefined);
-      const result = report(shards, { ...rules, links: linksOf(pr) });
-      const out = writeReport(reportDir(), result);
-      for (const note of out.notes) core.warning(`hotpath: ${logSafe(note)}`);
-      core.info(`hotpath: merged ${result.shards} shard(s), ${result.rounds} rounds per side`);
-      const uploaded = options['upload-artifact'] ? await uploadReport(out, pr) : undefined;
-      await publish(result, out.report, pr, options, [], runId, uploaded?.html);
+      const result = runReport([resultsDir], {
+        ...reportRules(workspace, options),
+        out: reportDir(),
+        links: linksOf(pr),
+      });
+      core.info(`hotpath: merged ${result.report.shards} shard(s), ${result.report.rounds} rounds per side`);
+      await finish(result, pr, options, { runId, artifactLinks: false });
       return;
     }
 
@@ -198,12 +214,10 @@ export async function run(): Promise<void> {
     refuseUnsafeEvent(options);
     const settings = await measureSettings(workspace, options, stop.signal);
     const pr = pullRequestFromEvent(github.context.eventName, github.context.payload);
-    const shard = await measurePullRequest(workspace, settings, pr, options.shard, stop.signal);
-    const result = report([shard], { links: linksOf(pr) });
-    const files = writeReport(reportDir(), result);
-    for (const note of files.notes) core.warning(`hotpath: ${logSafe(note)}`);
-    const uploaded = options['upload-artifact'] ? await uploadReport(files, pr) : undefined;
-    await publish(result, files.report, pr, options, uploaded?.links ?? [], 0, uploaded?.html);
+    const result = await withPullRequestRuntime(workspace, settings, pr, stop.signal, (runtime) =>
+      runCompare(settings, { ...runtime, shard: options.shard, out: reportDir(), links: linksOf(pr) }),
+    );
+    await finish(result, pr, options, { runId: 0, artifactLinks: true });
   } catch (err) {
     if (err instanceof HotpathActionError || err instanceof HotpathCompareError)
       core.setFailed(`${err.code}: ${err.message}`);

@@ -1,7 +1,7 @@
 import * as core from '@actions/core';
 import * as github from '@actions/github';
-import { type Report, render } from '@hotpath/compare';
-import { codeSpan, commentMarker, escapeText, reproduceCommand } from '@hotpath/compare/internal';
+import { type Report, type RunResult, render } from '@hotpath/compare';
+import { commentMarker, commentPreamble, failureText } from '@hotpath/compare/internal';
 import { HotpathActionError } from './errors.js';
 import {
   findStickyComment,
@@ -13,19 +13,6 @@ import {
 } from './github.js';
 import type { ActionOptions } from './inputs.js';
 import { logSafe, withCommandsStopped } from './log.js';
-
-/**
- * The `throughput-change` output: the lowest change of requests/s over the scenarios, in percent;
- * empty when a scenario's requests/s has no round pair to tell it from (every pair spoiled by
- * other load on the machine), where the report's 0 would read as "unchanged".
- */
-export function throughputOutput(report: Pick<Report, 'scenarios' | 'throughputChange'>): string {
-  const unmeasured = report.scenarios.some((s) => {
-    const rps = s.metrics.find((m) => m.metric === 'requestsPerSecond');
-    return !rps || rps.pairs === 0;
-  });
-  return unmeasured ? '' : (report.throughputChange * 100).toFixed(2);
-}
 
 export const serverUrl = () => process.env.GITHUB_SERVER_URL ?? 'https://github.com';
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -55,29 +42,6 @@ export async function resultsArtifactLinks(
   }
 }
 
-/** The first lines of the comment: the commits compared, the artifact, how to reproduce. */
-function preamble(report: Report, pr: PullRequest, options: ActionOptions, artifacts: string[]): string[] {
-  const sha = (s: string | undefined) => (s && /^[0-9a-f]{7,64}$/.test(s) ? s.slice(0, 12) : '?');
-  const base = report.sides.base.sha;
-  const head = report.sides.head.sha;
-  const shards =
-    report.shards > 1
-      ? ` · ${report.shards} shards, ${report.rounds} rounds per side`
-      : ` · ${report.rounds} rounds per side`;
-  // The run's settings: its config file, or (settings given as inputs) the same values as flags.
-  const again = reproduceCommand(report, {
-    config: options.config || undefined,
-    base: sha(base),
-    head: sha(head),
-  });
-  const missing = again.missing.length ? ` (add ${again.missing.join('; ')})` : '';
-  return [
-    `Compared base \`${sha(base)}\` with head \`${sha(head)}\` (PR #${pr.number})${shards}.`,
-    ...(artifacts.length ? [`Results: ${artifacts.join(', ')}.`] : []),
-    `Reproduce locally: ${codeSpan(again.command, 2000)}${escapeText(missing)}`,
-  ];
-}
-
 function shouldComment(mode: ActionOptions['comment'], report: Report, hasEarlier: boolean): boolean {
   if (mode === 'never') return false;
   if (mode === 'always' || hasEarlier) return true;
@@ -87,31 +51,26 @@ function shouldComment(mode: ActionOptions['comment'], report: Report, hasEarlie
 
 /** Job summary, outputs, sticky comment, failure (modes report and all). Runs no PR code. */
 export async function publish(
-  report: Report,
-  reportPath: string,
+  result: RunResult,
   pr: PullRequest,
   options: ActionOptions,
-  links: string[],
-  runId: number,
-  htmlArtifact?: { name: string; url: string },
+  extra: { links: string[]; runId: number; htmlArtifact?: { name: string; url: string } },
 ) {
+  const { report } = result;
   const token = options['github-token'];
   const octokit = token ? github.getOctokit(token) : undefined;
-  const artifacts = octokit && links.length === 0 ? await resultsArtifactLinks(octokit, pr, runId) : links;
+  const artifacts =
+    octokit && extra.links.length === 0 ? await resultsArtifactLinks(octokit, pr, extra.runId) : extra.links;
   const text = render(report, {
     markdown: {
       marker: true,
       commentKey: options['comment-key'],
-      preamble: preamble(report, pr, options, artifacts),
-      htmlArtifact,
+      preamble: commentPreamble(report, { pullRequest: pr.number, config: options.config, artifacts }),
+      htmlArtifact: extra.htmlArtifact,
     },
   });
   const markdown = text.markdown;
-  core.setOutput('verdict', report.outcome);
-  core.setOutput('regressed', String(report.regressed));
-  core.setOutput('throughput-change', throughputOutput(report));
-  core.setOutput('report', reportPath);
-  core.setOutput('shards', String(report.shards));
+  for (const [name, value] of Object.entries(result.outputs)) core.setOutput(name, value);
   if (process.env.GITHUB_STEP_SUMMARY) await core.summary.addRaw(markdown).write();
 
   let commentUrl = '';
@@ -146,10 +105,5 @@ export async function publish(
   }
   core.setOutput('comment-url', commentUrl);
   await withCommandsStopped(log, async () => log(logSafe(text.summary)));
-  if (report.regressed && report.settings.failOnRegression)
-    core.setFailed('hotpath: a scenario regressed (see the summary)');
-  else if (report.outcome === 'inconclusive' && report.settings.failOnInconclusive)
-    core.setFailed(
-      'hotpath: the run could not tell whether the change is slower (inconclusive; see the summary): rerun, or give it more time (max-time) or shards',
-    );
+  if (result.failed.failed) core.setFailed(failureText(result.failed));
 }

@@ -38,7 +38,12 @@ const git = (cwd: string, ...args: string[]) =>
 
 const pushEvent = {
   ref: 'refs/heads/main',
-  repository: { name: 'r', owner: { login: 'o' }, html_url: 'https://github.example/o/r' },
+  repository: {
+    name: 'r',
+    owner: { login: 'o' },
+    html_url: 'https://github.example/o/r',
+    default_branch: 'main',
+  },
 };
 
 describe('mode drift: head vs the highest release tag, history branch, drift issue', () => {
@@ -71,16 +76,38 @@ describe('mode drift: head vs the highest release tag, history branch, drift iss
     expect(github.requests).toEqual([]);
   });
 
-  it('appends the run to the history branch, draws the trend, and opens one drift issue; a second run updates it', async () => {
-    const first = await runAction({
+  it('refuses a run dispatched on another branch than the default one (its point would join the series)', async () => {
+    const run = await runAction({
       repo,
       inputs: FAST,
       apiUrl: github.url,
+      eventName: 'workflow_dispatch',
+      event: { ...pushEvent, ref: 'refs/heads/feature' },
+      env: { GITHUB_REF: 'refs/heads/feature' },
+    });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(
+      /::error::HP_ACTION_INVALID_INPUT: mode drift measures the default branch \("main"\) only: this run is on "refs\/heads\/feature"/,
+    );
+    expect(github.requests).toEqual([]);
+    expect(() => git(remote, 'show', 'hotpath-history:history.json')).toThrow();
+  });
+
+  it('appends the run to the history branch, draws the trend, and opens one drift issue; a second run updates it', async () => {
+    const first = await runAction({
+      repo,
+      inputs: { ...FAST, 'fail-on-regression': 'true' },
+      apiUrl: github.url,
       eventName: 'push',
       event: pushEvent,
+      env: { GITHUB_REF: 'refs/heads/main' },
     });
-    expect(first.stdout).not.toMatch(/::error::/);
-    expect(first.code).toBe(0);
+    // With fail-on-regression, a confirmed drift fails the step, as it fails `hotpath drift` (the
+    // one fail rule), once the history, the summary and the issue are written.
+    expect(first.stdout.match(/::error::.*/g), first.stdout).toEqual([
+      '::error::hotpath: the branch drifted beyond the threshold since the reference (confirmed; see the summary)',
+    ]);
+    expect(first.code).toBe(1);
     const history = JSON.parse(git(remote, 'show', 'hotpath-history:history.json'));
     expect(history.schema).toBe('hotpath-history/1');
     expect(history.series).toHaveLength(1);
@@ -105,7 +132,9 @@ describe('mode drift: head vs the highest release tag, history branch, drift iss
       apiUrl: github.url,
       eventName: 'push',
       event: pushEvent,
+      env: { GITHUB_REF: 'refs/heads/main' },
     });
+    expect(second.stdout).not.toMatch(/::error::/);
     expect(second.code).toBe(0);
     const after = JSON.parse(git(remote, 'show', 'hotpath-history:history.json'));
     expect(after.series[0].points).toHaveLength(2);

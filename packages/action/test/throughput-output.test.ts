@@ -1,6 +1,6 @@
 import type { Report } from '@hotpath/compare';
+import { throughputOutput } from '@hotpath/compare/internal';
 import { describe, expect, it } from 'vitest';
-import { throughputOutput } from '../src/publish.js';
 
 type Shape = Pick<Report, 'scenarios' | 'throughputChange'>;
 const report = (throughputChange: number, rpsPairs: (number | undefined)[]): Shape =>

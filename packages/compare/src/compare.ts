@@ -1,9 +1,6 @@
-import { resolve } from 'node:path';
-import { type MeasureRuntime, measure } from './measure/measure.js';
+import type { MeasureRuntime } from './measure/measure.js';
 import type { Report } from './model.js';
-import { writeReport } from './render/files.js';
-import { claimOutDir } from './render/out-dir.js';
-import { report } from './report/report.js';
+import { runCompare } from './run/compare.js';
 import type { CompareConfig } from './settings/schema.js';
 import { resolveSettings } from './settings/schema.js';
 
@@ -15,18 +12,13 @@ export interface CompareOptions
 /**
  * Compares base and head under load and returns the report (`report.regressed`,
  * `report.scenarios[i].regressed`, metrics with intervals, hot functions): measure → report →
- * the report files in `out`. Takes the same object as hotpath.config.json. Never exits the
- * process; throws HotpathCompareError on bad settings, a server that fails, or an abort — and
- * leaves no process, worktree or temp dir behind. `render(report)` gives its text forms.
+ * the report files in `out` — the run layer's runCompare, as the CLI and the Action call it.
+ * Takes the same object as hotpath.config.json. Never exits the process; throws
+ * HotpathCompareError on bad settings, a server that fails, or an abort — and leaves no process,
+ * worktree or temp dir behind. `render(report)` gives its text forms.
  */
 export async function compare(options: CompareOptions): Promise<Report> {
   const { signal, onProgress, env, ...config } = options;
   const settings = resolveSettings({ config, configName: 'compare() options' });
-  const shard = await measure(settings, { signal, onProgress, env });
-  onProgress?.({ phase: 'analyse', message: 'statistics, hot functions, report files' });
-  const result = report([shard]);
-  const out = claimOutDir(resolve(settings.out));
-  writeReport(out.dir, result);
-  out.seal();
-  return result;
+  return (await runCompare(settings, { signal, onProgress, env })).report;
 }

@@ -1,5 +1,9 @@
-// The public API of @hotpath/compare: the pipeline's stages and their artifacts.
+// The public API of @hotpath/compare: the run layer, the pipeline's stages and their artifacts.
 //   compare(options)            measure → report → report files, in one call (for tests)
+//   runCompare, runReport, runMeasure, runProfile, runDrift, runHistory
+//                               the run layer: each stage put together once, returning the
+//                               report, the files, the outputs and one fail decision (what the
+//                               CLI and the Action call)
 //   measure(settings, runtime)  → Shard        base and head under load in interleaved rounds
 //   report(shards, rules)       → Report       statistics, verdict, hot functions (pure)
 //   render(report)              → text forms   summary, terminal, markdown, JSON (pure)
@@ -33,11 +37,31 @@ export type {
   SideInfo,
   SourceLinks,
 } from './model.js';
-export { type WrittenFiles, writeReport } from './render/files.js';
 export type { MarkdownOptions } from './render/markdown.js';
 export { type RenderOptions, render } from './render/render.js';
 export { report } from './report/report.js';
 export type { ReportRules } from './report/shards.js';
+export {
+  type CompareRunOptions,
+  type MeasureOptions,
+  type MeasureRun,
+  type ReportRunOptions,
+  runCompare,
+  runMeasure,
+  runReport,
+} from './run/compare.js';
+export {
+  type DriftResult,
+  type DriftRunOptions,
+  type HistoryStore,
+  historyFile,
+  runDrift,
+  runHistory,
+} from './run/drift.js';
+export type { RunOutputs, RunResult } from './run/outputs.js';
+export { type ProfileRunOptions, runProfile } from './run/profile.js';
+export { writeReport } from './run/report-files.js';
+export type { FailDecision, ProfileReport, ScenarioFiles, WrittenFiles } from './run-artifacts.js';
 export { findConfig, loadConfig } from './settings/config-file.js';
 export {
   type CompareConfig,

@@ -8,6 +8,8 @@ export { type DriftRun, measureDrift } from './drift/drift.js';
 export { currentSeries, type History, type HistoryPoint, type Reference } from './drift/history.js';
 export { issueAction } from './drift/issue-action.js';
 export { appendToHistoryBranch, readHistoryBranch } from './drift/store.js';
+// `hotpath init`: the project's detection and the files it writes.
+export { detectProject, initProject, type Project, startCommand } from './init/init.js';
 export { loadConfigInChild } from './measure/config-child.js';
 export { allowlistedEnvironment } from './measure/environment.js';
 export { runCommand } from './measure/process-group.js';
@@ -16,8 +18,21 @@ export { printable } from './printable.js';
 export { driftIssueMarker, renderDriftIssue } from './render/drift-issue.js';
 export { renderTrendMarkdown, renderTrendTerminal } from './render/drift-trend.js';
 export { codeSpan, commentMarker, escapeText, MAX_COMMENT_LENGTH } from './render/markdown-text.js';
+export { profileJson, renderProfileText } from './render/profile-report.js';
 export { type Reproduction, reproduceCommand, shellWord } from './render/reproduce.js';
+export {
+  commentPreamble,
+  driftSummaryMarkdown,
+  failureText,
+  filesText,
+  removedText,
+} from './render/run-text.js';
 export { isReporterKey, REPORTER_KEYS } from './report/shards.js';
+// The run layer's parts only the Action needs: the results branch as a history store, and the
+// throughput-change output's rule.
+export { historyBranch } from './run/drift.js';
+export { throughputOutput } from './run/outputs.js';
 export { isModuleConfig, readJsonConfig } from './settings/config-file.js';
+export { formatDuration } from './settings/duration.js';
 export { configJsonSchema } from './settings/json-schema.js';
-export { flagOf, inputOf, SETTINGS, type SettingSpec } from './settings/table.js';
+export { flagOf, inputOf, SETTINGS, type SettingSpec, settingDefault } from './settings/table.js';

@@ -389,18 +389,3 @@ export interface Report {
   startedAt: string;
   finishedAt: string;
 }
-
-// ── profile: one side only (`hotpath profile`) ──────────────────────────────────────────
-
-/** What `hotpath profile` found on one side: load per round, hottest functions, event loop. */
-export interface ProfileReport {
-  schema: 'hotpath-profile/1';
-  rounds: (RoundMetrics & { round: number; scenario: string })[];
-  profilers: string[];
-  topFunctions: { name: string; file: string; line: number; kind: string; share: number }[];
-  eventLoop?: SideHealth;
-  warnings: string[];
-  settings: ReportSettings;
-  /** Merged over every round and scenario (not in profile.json). */
-  profile?: Profile;
-}

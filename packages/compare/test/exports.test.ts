@@ -12,6 +12,13 @@ const RECORDED = new URL('./fixtures/recorded-shard/', import.meta.url).pathname
 
 const PUBLIC_API = [
   'compare',
+  'runCompare',
+  'runMeasure',
+  'runReport',
+  'runProfile',
+  'runDrift',
+  'runHistory',
+  'historyFile',
   'measure',
   'report',
   'render',

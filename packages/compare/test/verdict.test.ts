@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RoundMetrics } from '../src/model.js';
 import { combineOutcomes, judgeMetrics, outcomeOf, SPOILED_CORES } from '../src/verdict/judge.js';
-import { roundPairs } from '../src/verdict/rounds.js';
+import { roundPairs } from '../src/verdict/round-pairs.js';
 import { defined } from './helpers/defined.js';
 
 const ALL = [

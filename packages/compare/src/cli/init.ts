@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline/promises';
-import { detectProject, initProject, type Project, startCommand } from '../init/init.js';
+import { detectProject, initProject, type Project, startCommand } from '../internal.js';
 import type { InitOptions } from './args.js';
 import { UsageError } from './args.js';
 

@@ -1,4 +1,4 @@
-import type { ProgressEvent } from '../measure/progress.js';
+import type { ProgressEvent } from '../index.js';
 
 /** Where progress goes: stderr, or a test's stand-in. */
 export interface ProgressOutput {

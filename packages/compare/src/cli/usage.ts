@@ -1,8 +1,7 @@
 // The CLI's own flags and its --help texts: `hotpath --help` lists every command and flag;
 // `hotpath COMMAND --help` shows that command's synopsis and only the flags it takes, the
 // settings' flags derived from the settings table (cli/args.ts parses them).
-import { flagOf, REPORTER_KEYS, SETTINGS, type SettingSpec } from '../internal.js';
-import { formatDuration } from '../settings/duration.js';
+import { flagOf, formatDuration, REPORTER_KEYS, SETTINGS, type SettingSpec } from '../internal.js';
 
 export type OptionConfig = { type: 'string' | 'boolean'; short?: string; multiple?: boolean };
 

@@ -102,6 +102,59 @@ function excludesZero(ci: [number, number]) {
   return ci[0] > 0 || ci[1] < 0;
 }
 
+/** A segment's level: its start, its weighted mean and interval (and standard error when weighed). */
+type Level = { start: number; level: number; ci: [number, number]; se?: number };
+
+/** The level now: the last segment's points, without the reference's own zero. */
+function levelNow(
+  values: readonly { value: number; se: number }[],
+  result: { segments: readonly { start: number; end: number }[]; inflation: number },
+  z: number,
+): Level | undefined {
+  const segmentEnd = result.segments.at(-1);
+  if (!segmentEnd) return undefined;
+  let w = 0;
+  let sum = 0;
+  for (let i = Math.max(1, segmentEnd.start); i < segmentEnd.end; i++) {
+    const v = values[i];
+    if (!v || !(v.se > 0)) continue;
+    const weight = 1 / (v.se * v.se * result.inflation);
+    w += weight;
+    sum += weight * v.value;
+  }
+  if (w > 0) {
+    const level = sum / w;
+    const half = z / Math.sqrt(w);
+    return { start: segmentEnd.start, level, ci: [level - half, level + half], se: 1 / Math.sqrt(w) };
+  }
+  if (segmentEnd.end > 1) {
+    // Every point measured without spread (an error rate of zero in every round): the level is
+    // what they measured, exactly.
+    const measured = values.slice(Math.max(1, segmentEnd.start), segmentEnd.end).map((v) => v.value);
+    const level = measured.reduce((x, y) => x + y, 0) / measured.length;
+    return { start: segmentEnd.start, level, ci: [Math.min(...measured), Math.max(...measured)] };
+  }
+  return undefined;
+}
+
+/** A metric's points in a series, with the run each came from. */
+function rowsOf(series: HistorySeries, scenario: string, metric: string) {
+  const rows: { point: HistoryPoint; m: MetricPoint }[] = [];
+  for (const point of series.points) {
+    const m = point.scenarios.find((s) => s.name === scenario)?.metrics.find((x) => x.metric === metric);
+    if (m) rows.push({ point, m });
+  }
+  return rows;
+}
+
+const trendPoint = ({ point, m }: { point: HistoryPoint; m: MetricPoint }): TrendPoint => ({
+  commit: point.commit,
+  date: point.date,
+  change: m.change,
+  ci: m.ci,
+  ...(m.detectable === undefined ? {} : { detectable: m.detectable }),
+});
+
 function trendOf(
   series: HistorySeries,
   scenario: string,
@@ -110,20 +163,8 @@ function trendOf(
   options: ChangePointOptions,
   z: number,
 ): MetricTrend {
-  const rows: { point: HistoryPoint; m: MetricPoint }[] = [];
-  for (const point of series.points) {
-    const m = point.scenarios
-      .find((s) => s.name === scenario)
-      ?.metrics.find((x) => x.metric === metric.metric);
-    if (m) rows.push({ point, m });
-  }
-  const points = rows.map(({ point, m }) => ({
-    commit: point.commit,
-    date: point.date,
-    change: m.change,
-    ci: m.ci,
-    ...(m.detectable === undefined ? {} : { detectable: m.detectable }),
-  }));
+  const rows = rowsOf(series, scenario, metric.metric);
+  const points = rows.map(trendPoint);
   // Index 0 is the reference itself: head = reference is a change of exactly zero, given the
   // precision of the series' best point, so a step at the first commit after the tag is found too.
   // A standard error estimated from few pairs is itself uncertain: the standardised change is
@@ -149,31 +190,7 @@ function trendOf(
     change: fromAnalysis(metric.metric, s.level),
     ci: [fromAnalysis(metric.metric, s.ci[0]), fromAnalysis(metric.metric, s.ci[1])] as [number, number],
   });
-  const segmentEnd = result.segments.at(-1);
-  // The level now: the last segment's points, without the reference's own zero.
-  let last: { start: number; level: number; ci: [number, number]; se?: number } | undefined;
-  if (segmentEnd) {
-    let w = 0;
-    let sum = 0;
-    for (let i = Math.max(1, segmentEnd.start); i < segmentEnd.end; i++) {
-      const v = values[i];
-      if (!v || !(v.se > 0)) continue;
-      const weight = 1 / (v.se * v.se * result.inflation);
-      w += weight;
-      sum += weight * v.value;
-    }
-    if (w > 0) {
-      const level = sum / w;
-      const half = z / Math.sqrt(w);
-      last = { start: segmentEnd.start, level, ci: [level - half, level + half], se: 1 / Math.sqrt(w) };
-    } else if (segmentEnd.end > 1) {
-      // Every point measured without spread (an error rate of zero in every round): the level is
-      // what they measured, exactly.
-      const measured = values.slice(Math.max(1, segmentEnd.start), segmentEnd.end).map((v) => v.value);
-      const level = measured.reduce((a, b) => a + b, 0) / measured.length;
-      last = { start: segmentEnd.start, level, ci: [Math.min(...measured), Math.max(...measured)] };
-    }
-  }
+  const last = levelNow(values, result, z);
   let current: MetricTrend['current'];
   let exceeded = false;
   let sure = false;

@@ -62,92 +62,24 @@ export interface MeasureRuntime {
  * temp dir behind, on success, error or abort.
  */
 export async function measure(settings: Settings, runtime: MeasureRuntime = {}): Promise<Shard> {
-  const options = runtime;
-  const { signal } = options;
-  const env = options.allowlistEnv
-    ? allowlistedEnvironment(options.env ?? process.env, settings.passEnv)
-    : (options.env ?? process.env);
-  const progress = (phase: 'prepare' | 'note') => (message: string) =>
-    options.onProgress?.({ phase, message });
-  const baseDir = options.baseDir ?? process.cwd();
-  const cwd = resolve(baseDir, settings.cwd);
+  const env = runtime.allowlistEnv
+    ? allowlistedEnvironment(runtime.env ?? process.env, settings.passEnv)
+    : (runtime.env ?? process.env);
+  const cwd = resolve(runtime.baseDir ?? process.cwd(), settings.cwd);
   const cleanups: (() => Promise<void> | void)[] = [];
   try {
-    throwIfAborted(signal);
-    let specs: Record<Side, ServerSpec>;
-    let sides: Record<Side, SideInfo>;
-    if (settings.baseStart !== undefined || settings.headStart !== undefined) {
-      if (!settings.baseStart || !settings.headStart)
-        throw new HotpathCompareError(
-          'HP_COMPARE_INVALID_SETTING',
-          'baseStart and headStart go together: give both commands (or "start" with git refs)',
-        );
-      if (settings.base || settings.head)
-        throw new HotpathCompareError(
-          'HP_COMPARE_INVALID_SETTING',
-          'base/head (git refs) and baseStart/headStart (two commands in one tree) exclude each other',
-        );
-      const root = await gitRoot(cwd).catch(() => cwd);
-      specs = {
-        base: { side: 'base', command: settings.baseStart, cwd, root },
-        head: { side: 'head', command: settings.headStart, cwd, root },
-      };
-      sides = { base: { command: settings.baseStart, cwd }, head: { command: settings.headStart, cwd } };
-    } else {
-      if (!settings.start)
-        throw new HotpathCompareError(
-          'HP_COMPARE_INVALID_SETTING',
-          'missing "start" (the command that starts your server), or "baseStart" and "headStart"',
-        );
-      const start = settings.start;
-      const root = await gitRoot(cwd);
-      const log = progress('prepare');
-      const wanted: Record<Side, { ref?: string; sha?: string }> = {
-        base: options.refs?.base ?? { ref: settings.base },
-        head: options.refs?.head ?? { ref: settings.head },
-      };
-      if (!wanted.base.sha)
-        wanted.base.sha = wanted.base.ref
-          ? await resolveCommit(root, wanted.base.ref)
-          : await defaultBase(root);
-      if (!wanted.head.sha && wanted.head.ref) wanted.head.sha = await resolveCommit(root, wanted.head.ref);
-      const temp = mkdtempSync(join(tmpdir(), 'hotpath-worktrees-'));
-      cleanups.push(() => rmSync(temp, { recursive: true, force: true }));
-      specs = {} as Record<Side, ServerSpec>;
-      sides = {} as Record<Side, SideInfo>;
-      for (const side of ['base', 'head'] as const) {
-        throwIfAborted(signal);
-        const sha = wanted[side].sha;
-        let appDir = cwd;
-        let tree = root;
-        if (sha) {
-          tree = join(temp, side);
-          log(`${side}: git worktree ${sha.slice(0, 12)}`);
-          await addWorktree(root, sha, tree);
-          cleanups.unshift(() => removeWorktree(root, tree));
-          appDir = mapIntoCheckout(root, cwd, tree);
-        }
-        const steps: { label: 'install' | 'build'; command: string; cwd: string }[] = [];
-        const install = installPlan(settings.install, appDir, tree);
-        if (install && sha) steps.push({ label: 'install', ...install });
-        if (settings.build && sha) steps.push({ label: 'build', command: settings.build, cwd: appDir });
-        await prepareCheckout(side, steps, env, log, signal, settings.passEnv);
-        specs[side] = { side, command: start, cwd: appDir, root: tree, workingTree: !sha };
-        sides[side] = {
-          command: start,
-          cwd: appDir,
-          ref: wanted[side].ref ?? (sha ? undefined : 'working tree'),
-          sha,
-        };
-      }
-    }
+    throwIfAborted(runtime.signal);
+    const { specs, sides } =
+      settings.baseStart !== undefined || settings.headStart !== undefined
+        ? await twoCommands(settings, cwd)
+        : await twoCheckouts(settings, cwd, { runtime, env, cleanups });
     const context: RoundContext = {
       probePath: probePath(),
       env,
-      extraEnv: options.extraEnv,
-      log: progress('note'),
-      onProgress: options.onProgress,
-      signal,
+      extraEnv: runtime.extraEnv,
+      log: (message) => runtime.onProgress?.({ phase: 'note', message }),
+      onProgress: runtime.onProgress,
+      signal: runtime.signal,
     };
     const measurements = await measureRounds(
       { base: specs.base, head: specs.head, settings, until: runtime.autoRounds ?? 'verdict' },
@@ -158,7 +90,7 @@ export async function measure(settings: Settings, runtime: MeasureRuntime = {}):
       sides,
       settings,
       measurements,
-      machine: thisMachine(options.env ?? process.env),
+      machine: thisMachine(runtime.env ?? process.env),
       warnings: [...(runtime.warnings ?? [])],
     };
   } finally {
@@ -170,4 +102,86 @@ export async function measure(settings: Settings, runtime: MeasureRuntime = {}):
       }
     }
   }
+}
+
+/** The two sides' servers and what they ran. */
+interface Sides {
+  specs: Record<Side, ServerSpec>;
+  sides: Record<Side, SideInfo>;
+}
+
+/** baseStart and headStart: two commands in one tree, no checkout. */
+async function twoCommands(settings: Settings, cwd: string): Promise<Sides> {
+  if (!settings.baseStart || !settings.headStart)
+    throw new HotpathCompareError(
+      'HP_COMPARE_INVALID_SETTING',
+      'baseStart and headStart go together: give both commands (or "start" with git refs)',
+    );
+  if (settings.base || settings.head)
+    throw new HotpathCompareError(
+      'HP_COMPARE_INVALID_SETTING',
+      'base/head (git refs) and baseStart/headStart (two commands in one tree) exclude each other',
+    );
+  const root = await gitRoot(cwd).catch(() => cwd);
+  return {
+    specs: {
+      base: { side: 'base', command: settings.baseStart, cwd, root },
+      head: { side: 'head', command: settings.headStart, cwd, root },
+    },
+    sides: { base: { command: settings.baseStart, cwd }, head: { command: settings.headStart, cwd } },
+  };
+}
+
+/** `start` on two git refs: each side a worktree (head may be the working tree), installed and built. */
+async function twoCheckouts(
+  settings: Settings,
+  cwd: string,
+  context: { runtime: MeasureRuntime; env: NodeJS.ProcessEnv; cleanups: (() => Promise<void> | void)[] },
+): Promise<Sides> {
+  const { runtime, env, cleanups } = context;
+  if (!settings.start)
+    throw new HotpathCompareError(
+      'HP_COMPARE_INVALID_SETTING',
+      'missing "start" (the command that starts your server), or "baseStart" and "headStart"',
+    );
+  const start = settings.start;
+  const root = await gitRoot(cwd);
+  const log = (message: string) => runtime.onProgress?.({ phase: 'prepare', message });
+  const wanted: Record<Side, { ref?: string; sha?: string }> = {
+    base: runtime.refs?.base ?? { ref: settings.base },
+    head: runtime.refs?.head ?? { ref: settings.head },
+  };
+  if (!wanted.base.sha)
+    wanted.base.sha = wanted.base.ref ? await resolveCommit(root, wanted.base.ref) : await defaultBase(root);
+  if (!wanted.head.sha && wanted.head.ref) wanted.head.sha = await resolveCommit(root, wanted.head.ref);
+  const temp = mkdtempSync(join(tmpdir(), 'hotpath-worktrees-'));
+  cleanups.push(() => rmSync(temp, { recursive: true, force: true }));
+  const specs = {} as Record<Side, ServerSpec>;
+  const sides = {} as Record<Side, SideInfo>;
+  for (const side of ['base', 'head'] as const) {
+    throwIfAborted(runtime.signal);
+    const sha = wanted[side].sha;
+    let appDir = cwd;
+    let tree = root;
+    if (sha) {
+      tree = join(temp, side);
+      log(`${side}: git worktree ${sha.slice(0, 12)}`);
+      await addWorktree(root, sha, tree);
+      cleanups.unshift(() => removeWorktree(root, tree));
+      appDir = mapIntoCheckout(root, cwd, tree);
+    }
+    const steps: { label: 'install' | 'build'; command: string; cwd: string }[] = [];
+    const install = installPlan(settings.install, appDir, tree);
+    if (install && sha) steps.push({ label: 'install', ...install });
+    if (settings.build && sha) steps.push({ label: 'build', command: settings.build, cwd: appDir });
+    await prepareCheckout(side, steps, env, log, runtime.signal, settings.passEnv);
+    specs[side] = { side, command: start, cwd: appDir, root: tree, workingTree: !sha };
+    sides[side] = {
+      command: start,
+      cwd: appDir,
+      ref: wanted[side].ref ?? (sha ? undefined : 'working tree'),
+      sha,
+    };
+  }
+  return { specs, sides };
 }

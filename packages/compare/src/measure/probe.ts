@@ -87,6 +87,85 @@ function profilerName(sampler: CpuSampler | undefined): string | undefined {
   return sampler.profiler === 'inspector' ? 'node:inspector' : sampler.profiler;
 }
 
+/** Starts a measured window: the CPU sampler (or the --prof mark), the event-loop monitor, the clocks. */
+async function openWindow(
+  id: number,
+  mode: string,
+): Promise<{ window: Window; profiler?: CpuSampler; note?: string }> {
+  let profiler: CpuSampler | undefined;
+  let note: string | undefined;
+  if (mode === 'cpuprofile') {
+    profiler = await startCpuSampler({ samplingIntervalMicros: 1000, loadV8ProfilerNext });
+    // v8-profiler-next simply not being installed is the documented default, not news.
+    if (profiler.fallback && !/Cannot find module/.test(profiler.fallback)) note = profiler.fallback;
+  } else if (mode === 'prof') {
+    markProfLog('start', id);
+  }
+  // Loaded on activation only, so processes that never serve do not pay for it.
+  const { createMonitor } = await import('@hotpath/overload-guard');
+  const monitor = createMonitor({ resolution: 10, sampleInterval: 0 });
+  const samples: MonitorSnapshot[] = [];
+  const timer = setInterval(() => samples.push(monitor.snapshot()), 1000);
+  timer.unref();
+  const window: Window = {
+    profiler,
+    monitor,
+    samples,
+    timer,
+    id,
+    startedAt: Date.now(),
+    cpu: process.cpuUsage(),
+    thread: mainThreadCpu(),
+  };
+  return { window, profiler, note };
+}
+
+/** Ends a window: its CPU time, the monitor's samples and the profile, written beside the probe's dir. */
+async function closeWindow(
+  current: Window,
+  dir: string,
+  mode: string,
+): Promise<{ files: Record<string, string>; error?: string }> {
+  // CPU time of this process (all its threads) over the window: stable under contention.
+  const cpu = process.cpuUsage(current.cpu);
+  const thread = mainThreadCpu();
+  const threadMicros =
+    current.thread && thread && thread.source === current.thread.source
+      ? thread.micros - current.thread.micros
+      : undefined;
+  clearInterval(current.timer);
+  current.samples.push(current.monitor.snapshot());
+  current.monitor.close();
+  if (mode === 'prof') markProfLog('stop', current.id);
+  const files: Record<string, string> = {};
+  let error: string | undefined;
+  try {
+    const monitorFile = join(dir, `${process.pid}-${current.id}.monitor.json`);
+    writeFileSync(
+      monitorFile,
+      JSON.stringify({
+        pid: process.pid,
+        durationMs: Date.now() - current.startedAt,
+        cpuUserMicros: cpu.user,
+        cpuSystemMicros: cpu.system,
+        mainThreadCpuMicros: threadMicros,
+        mainThreadCpuSource: threadMicros === undefined ? undefined : thread?.source,
+        samples: current.samples,
+      }),
+    );
+    files.monitor = monitorFile;
+    if (current.profiler) {
+      const profile = await current.profiler.stop();
+      const profileFile = join(dir, `${process.pid}-${current.id}.cpuprofile`);
+      writeFileSync(profileFile, JSON.stringify(profile));
+      files.cpuprofile = profileFile;
+    }
+  } catch (err) {
+    error = (err as Error).message;
+  }
+  return { files, error };
+}
+
 function activate(control: string, dir: string, mode: string): void {
   const [portText, token] = control.split(':');
   const socket: Socket = connect({ port: Number(portText), host: '127.0.0.1' });
@@ -105,31 +184,9 @@ function activate(control: string, dir: string, mode: string): void {
   const start = async (id: number) => {
     if (window || starting) return;
     starting = true;
-    let profiler: CpuSampler | undefined;
-    let note: string | undefined;
-    if (mode === 'cpuprofile') {
-      profiler = await startCpuSampler({ samplingIntervalMicros: 1000, loadV8ProfilerNext });
-      // v8-profiler-next simply not being installed is the documented default, not news.
-      if (profiler.fallback && !/Cannot find module/.test(profiler.fallback)) note = profiler.fallback;
-    } else if (mode === 'prof') {
-      markProfLog('start', id);
-    }
-    // Loaded on activation only, so processes that never serve do not pay for it.
-    const { createMonitor } = await import('@hotpath/overload-guard');
-    const monitor = createMonitor({ resolution: 10, sampleInterval: 0 });
-    const samples: MonitorSnapshot[] = [];
-    const timer = setInterval(() => samples.push(monitor.snapshot()), 1000);
-    timer.unref();
-    window = {
-      profiler,
-      monitor,
-      samples,
-      timer,
-      id,
-      startedAt: Date.now(),
-      cpu: process.cpuUsage(),
-      thread: mainThreadCpu(),
-    };
+    const opened = await openWindow(id, mode);
+    window = opened.window;
+    const { profiler, note } = opened;
     starting = false;
     send({ type: 'started', pid: process.pid, profiler: profilerName(profiler) ?? mode, note });
   };
@@ -141,43 +198,7 @@ function activate(control: string, dir: string, mode: string): void {
       return;
     }
     window = undefined;
-    // CPU time of this process (all its threads) over the window: stable under contention.
-    const cpu = process.cpuUsage(current.cpu);
-    const thread = mainThreadCpu();
-    const threadMicros =
-      current.thread && thread && thread.source === current.thread.source
-        ? thread.micros - current.thread.micros
-        : undefined;
-    clearInterval(current.timer);
-    current.samples.push(current.monitor.snapshot());
-    current.monitor.close();
-    if (mode === 'prof') markProfLog('stop', current.id);
-    const files: Record<string, string> = {};
-    let error: string | undefined;
-    try {
-      const monitorFile = join(dir, `${process.pid}-${current.id}.monitor.json`);
-      writeFileSync(
-        monitorFile,
-        JSON.stringify({
-          pid: process.pid,
-          durationMs: Date.now() - current.startedAt,
-          cpuUserMicros: cpu.user,
-          cpuSystemMicros: cpu.system,
-          mainThreadCpuMicros: threadMicros,
-          mainThreadCpuSource: threadMicros === undefined ? undefined : thread?.source,
-          samples: current.samples,
-        }),
-      );
-      files.monitor = monitorFile;
-      if (current.profiler) {
-        const profile = await current.profiler.stop();
-        const profileFile = join(dir, `${process.pid}-${current.id}.cpuprofile`);
-        writeFileSync(profileFile, JSON.stringify(profile));
-        files.cpuprofile = profileFile;
-      }
-    } catch (err) {
-      error = (err as Error).message;
-    }
+    const { files, error } = await closeWindow(current, dir, mode);
     send({
       type: 'stopped',
       pid: process.pid,

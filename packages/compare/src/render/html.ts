@@ -14,7 +14,6 @@ import {
 } from './format.js';
 import { sourceLink } from './markdown-text.js';
 import { metricLabel } from './metric-labels.js';
-import type { ViewerAssets } from './viewer-assets.js';
 import { runSummary, scenarioSummary } from './words.js';
 
 /** Text as HTML text or attribute value: nothing in it can become markup. */
@@ -281,6 +280,12 @@ header .verdict.regressed{color:var(--bad)}header .verdict.improved{color:var(--
 .flame-tools input{width:320px;padding:3px 6px}
 details{margin:8px 0}summary{cursor:pointer}
 `;
+
+/** report.html's script (d3-flame-graph and the viewer, bundled and minified) and style. */
+export interface ViewerAssets {
+  script: string;
+  style: string;
+}
 
 /**
  * The run as one self-contained HTML page: the verdict, per scenario the metrics, per-round

@@ -1,7 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { renderFlameGraph, toFolded } from '@hotpath/tick-parser';
-import type { ProfileReport } from '../model.js';
+import type { ProfileReport } from '../run-artifacts.js';
 import { share, shortLocation } from './format.js';
 
 /** `hotpath profile`'s terminal text. Pure. */
@@ -28,20 +25,4 @@ export function renderProfileText(report: ProfileReport): string {
 export function profileJson(report: ProfileReport): Omit<ProfileReport, 'profile'> {
   const { profile: _profile, ...json } = report;
   return json;
-}
-
-/** Writes profile.json, head.folded and head-flamegraph.svg into `dir`; returns the folder. */
-export function writeProfileReport(dir: string, report: ProfileReport): string {
-  const out = resolve(dir);
-  mkdirSync(out, { recursive: true });
-  const { profile } = report;
-  writeFileSync(join(out, 'profile.json'), `${JSON.stringify(profileJson(report), null, 2)}\n`);
-  if (profile) {
-    writeFileSync(join(out, 'head.folded'), toFolded(profile));
-    writeFileSync(
-      join(out, 'head-flamegraph.svg'),
-      renderFlameGraph(profile, { format: 'svg', title: 'hotpath profile' }),
-    );
-  }
-  return out;
 }

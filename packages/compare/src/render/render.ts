@@ -1,9 +1,8 @@
 import type { Report } from '../model.js';
-import { renderHtml } from './html.js';
+import { renderHtml, type ViewerAssets } from './html.js';
 import { type MarkdownOptions, renderMarkdown } from './markdown.js';
 import { metricLabel } from './metric-labels.js';
 import { renderTerminal } from './terminal.js';
-import { viewerAssets } from './viewer-assets.js';
 import { runSummary, scenarioSummary } from './words.js';
 
 /** The version of report.json's shape; bumped on every change a reader must know about. */
@@ -49,4 +48,4 @@ export function render(report: Report, options: RenderOptions = {}) {
  * report.html's text: the report as one self-contained page with per-round charts and
  * interactive base / head / differential flame graphs (the bundled viewer inlined).
  */
-export const renderHtmlReport = (report: Report): string => renderHtml(report, viewerAssets());
+export const renderHtmlReport = (report: Report, assets: ViewerAssets): string => renderHtml(report, assets);

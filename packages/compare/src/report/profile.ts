@@ -1,7 +1,8 @@
-import type { ProfileReport, RoundResult } from '../model.js';
+import type { RoundResult } from '../model.js';
+import type { ProfileReport } from '../run-artifacts.js';
 import type { Settings } from '../settings/schema.js';
 import { mergeRounds } from '../verdict/function-verdict.js';
-import { roundMetrics } from '../verdict/rounds.js';
+import { roundMetrics } from '../verdict/round-pairs.js';
 import { sideHealth } from './diagnosis.js';
 import { echoSettings } from './report.js';
 

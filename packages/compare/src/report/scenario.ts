@@ -1,7 +1,7 @@
 import type { Measurements, RoundRow, ScenarioReport, Side } from '../model.js';
 import type { Scenario } from '../settings/schema.js';
 import { functionsDecide, type LookLevels, type VerdictPolicy } from '../verdict/policy.js';
-import { roundMetrics } from '../verdict/rounds.js';
+import { roundMetrics } from '../verdict/round-pairs.js';
 import { judgeScenario } from '../verdict/scenario-verdict.js';
 import { diagnose } from './diagnosis.js';
 

@@ -4,116 +4,18 @@ import { coerce, HEADER_NAME, SCENARIO_NAME, type Source, show } from './coerce.
 import type { MetricName } from './metrics.js';
 import { SCENARIO_KEYS, SCENARIO_SPECS, SETTINGS, type SettingSpec } from './table.js';
 
+export type {
+  CompareConfig,
+  LoadConfig,
+  Profiler,
+  RequestSpec,
+  Scenario,
+  ScenarioConfig,
+  Settings,
+} from './types.js';
 export type { MetricName, Source };
 
-export type Profiler = 'cpuprofile' | 'prof' | 'none';
-
-/** One request of a scenario's `requests` list (sent in turn on each connection). */
-export interface RequestSpec {
-  method?: string;
-  path?: string;
-  headers?: Record<string, string>;
-  body?: string;
-}
-
-/** One load scenario: a route (or a list of requests) with its own load shape. */
-export interface Scenario {
-  name: string;
-  url: string;
-  method: string;
-  headers: Record<string, string>;
-  body?: string;
-  connections: number;
-  pipelining: number;
-  rate?: number;
-  requests?: RequestSpec[];
-}
-
-/** Validated settings of one comparison, in the table's units (seconds, percent, points). */
-export interface Settings {
-  start?: string;
-  baseStart?: string;
-  headStart?: string;
-  base?: string;
-  head?: string;
-  cwd: string;
-  install: string;
-  build: string;
-  setupCommand: string;
-  /** More environment variables for the commands (the Action's allowlist adds these). */
-  passEnv?: string[];
-  /** Seconds. */
-  readyTimeout: number;
-  /** Seconds per round and scenario. */
-  duration: number;
-  /** Seconds per round and scenario. */
-  warmup: number;
-  /** A fixed count of rounds per side, or auto: pairs until the answer is clear. */
-  rounds: number | 'auto';
-  /** Seconds: the rounds' budget with rounds auto (per shard). */
-  maxTime: number;
-  /** The most rounds per side with rounds auto. */
-  maxRounds: number;
-  profiler: Profiler;
-  /** Percent (10 = 10 %). */
-  threshold: number;
-  /** Percentage points of self time (5 = 5 points). */
-  hotThreshold: number;
-  /** Metrics that can make a scenario regress. */
-  metrics: MetricName[];
-  failOn: 'metrics' | 'functions' | 'both';
-  failOnRegression: boolean;
-  failOnInconclusive: boolean;
-  out: string;
-  scenarios: Scenario[];
-}
-
-/** The load of one scenario: at the top level of a config (the unnamed scenario) or in `scenarios`. */
-export interface LoadConfig {
-  url?: string;
-  method?: string;
-  headers?: Record<string, string>;
-  body?: string;
-  connections?: number;
-  pipelining?: number;
-  rate?: number;
-}
-
-/** A scenario as written in a config file or passed to compare(). */
-export interface ScenarioConfig extends LoadConfig {
-  name: string;
-  requests?: RequestSpec[];
-}
-
-/** The config-file object, which is also what compare() takes (plus its runtime options). */
-export interface CompareConfig extends LoadConfig {
-  $schema?: string;
-  start?: string;
-  baseStart?: string;
-  headStart?: string;
-  base?: string;
-  head?: string;
-  cwd?: string;
-  install?: string;
-  build?: string;
-  setupCommand?: string;
-  passEnv?: string[];
-  readyTimeout?: number | string;
-  duration?: number | string;
-  warmup?: number | string;
-  rounds?: number | 'auto';
-  maxTime?: number | string;
-  maxRounds?: number;
-  profiler?: Profiler;
-  threshold?: number;
-  hotThreshold?: number;
-  metrics?: MetricName[];
-  failOn?: 'metrics' | 'functions' | 'both';
-  failOnRegression?: boolean;
-  failOnInconclusive?: boolean;
-  out?: string;
-  scenarios?: ScenarioConfig[];
-}
+import type { CompareConfig, RequestSpec, Scenario, Settings } from './types.js';
 
 const specs = SETTINGS as readonly SettingSpec[];
 

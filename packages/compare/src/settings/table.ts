@@ -384,3 +384,8 @@ export function inputOf(spec: SettingSpec): string | undefined {
 /** Settings that a scenario may set for itself. */
 export const SCENARIO_SPECS = (SETTINGS as readonly SettingSpec[]).filter((s) => s.scenario);
 export const SCENARIO_KEYS = SCENARIO_SPECS.map((s) => s.key);
+
+/** A setting's default from the table (undefined when it has none or the key is unknown). */
+export function settingDefault(key: string): SettingSpec['default'] {
+  return (SETTINGS as readonly SettingSpec[]).find((s) => s.key === key)?.default;
+}

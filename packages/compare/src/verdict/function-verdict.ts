@@ -4,7 +4,7 @@
 import { crossProfileKey, mergeProfiles } from '@hotpath/tick-parser';
 import type { HotFunction, HotFunctionDiff, Profile, ScenarioRound } from '../model.js';
 import { functionFlag } from './hot-functions.js';
-import { roundMetrics } from './rounds.js';
+import { roundMetrics } from './round-pairs.js';
 import { mean, pairedDifference } from './statistics.js';
 
 /** A side's profile merged over its rounds (undefined when no round has one). */

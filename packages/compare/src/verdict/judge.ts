@@ -1,5 +1,5 @@
 import type { InconclusiveReason, MetricName, MetricVerdict, Outcome, RoundMetrics } from '../model.js';
-import { changesInPoints, METRICS, metricSpec } from '../settings/metrics.js';
+import { METRICS, type MetricSpec } from '../settings/metrics.js';
 import { detectableShift, mean, pairedDifference } from './statistics.js';
 
 /** Smallest change in points (error rate, event-loop utilisation) that can count: 1 point. */
@@ -79,88 +79,106 @@ export function judgeMetrics(pairs: readonly RoundPair[], options: VerdictOption
     pairs.every((p) => Number.isFinite(p.base[metric]) && Number.isFinite(p.head[metric])),
   );
   const clean = pairs.filter((p) => !spoiled(p));
-  return known.map(({ metric, unit, better, scale, clock }) => {
-    const used = clock === 'wall' ? clean : pairs;
-    const excluded = pairs.length - used.length;
-    const b = used.map((p) => p.base[metric]);
-    const h = used.map((p) => p.head[metric]);
-    const ratio = scale === 'ratio' && [...b, ...h].every((v) => v > 0);
-    const baseValue = used.length === 0 ? Number.NaN : ratio ? geometricMean(b) : mean(b);
-    const headValue = used.length === 0 ? Number.NaN : ratio ? geometricMean(h) : mean(h);
-    const verdict = {
-      metric,
-      unit,
-      better,
-      base: baseValue,
-      head: headValue,
-      inVerdict: options.metrics.includes(metric),
-      pairs: used.length,
-      excluded,
-    };
-    if (used.length < 2) {
-      const why: InconclusiveReason = excluded > 0 ? 'spoiled' : 'too-few-pairs';
-      return {
-        ...verdict,
-        change: used.length === 1 ? (headValue - baseValue) / (scale === 'points' ? 1 : baseValue) : 0,
-        ci: null,
-        worstCase: null,
-        significant: false,
-        outcome: 'inconclusive' as const,
-        detectable: null,
-        reason: why,
-      };
-    }
-    const sign = better === 'higher' ? -1 : 1;
-    // Per-pair changes (log-ratios, or differences), their interval at alpha, and their bounds
-    // at the one-sided equivalence level (a two-sided interval at 2 × that level).
-    const differences = ratio
-      ? used.map((p) => Math.log(p.head[metric]) - Math.log(p.base[metric]))
-      : used.map((p) => p.head[metric] - p.base[metric]);
-    const d = pairedDifference(differences, options.alpha);
-    const bounds = pairedDifference(differences, Math.min(1, 2 * options.equivalenceAlpha)).ci;
-    const shift = detectableShift(d.sd, d.n, options.alpha, POWER);
-    const worstOf = (lo: number, hi: number) => (sign > 0 ? hi : lo);
-    let change: number;
-    let ci: [number, number];
-    let worstCase: number;
-    let detectable: number;
-    let margin: number;
-    if (ratio) {
-      change = Math.expm1(d.mean);
-      ci = [Math.expm1(d.ci[0]), Math.expm1(d.ci[1])];
-      worstCase = Math.expm1(worstOf(...bounds));
-      detectable = Math.expm1(shift);
-      margin = options.threshold;
-    } else if (scale === 'points') {
-      change = d.mean;
-      ci = d.ci;
-      worstCase = worstOf(...bounds);
-      detectable = shift;
-      margin = Math.max(options.threshold * baseValue, MIN_POINTS_CHANGE);
-    } else {
-      // Zeros (e.g. a latency below the histogram's resolution): differences relative to base.
-      const scaleBy = baseValue === 0 ? Number.NaN : baseValue;
-      change = baseValue === 0 ? 0 : d.mean / scaleBy;
-      ci = baseValue === 0 ? [0, 0] : [d.ci[0] / scaleBy, d.ci[1] / scaleBy];
-      worstCase = baseValue === 0 ? 0 : worstOf(...bounds) / scaleBy;
-      detectable = baseValue === 0 ? 0 : shift / scaleBy;
-      margin = options.threshold;
-    }
-    const worse = sign * change;
-    const worseCi: [number, number] = sign > 0 ? [ci[0], ci[1]] : [-ci[1], -ci[0]];
-    const outcome = outcomeOf(worse, worseCi, sign * worstCase, margin);
-    const reason: InconclusiveReason | undefined = outcome === 'inconclusive' ? 'noise' : undefined;
+  return known.map((spec) => judgeMetric(spec, spec.clock === 'wall' ? clean : pairs, pairs.length, options));
+}
+
+/** One metric over the pairs it may use (`used`; `all` pairs were measured). */
+function judgeMetric(
+  spec: MetricSpec,
+  used: readonly RoundPair[],
+  all: number,
+  options: VerdictOptions,
+): MetricVerdict {
+  const { metric, unit, better, scale } = spec;
+  const excluded = all - used.length;
+  const b = used.map((p) => p.base[metric]);
+  const h = used.map((p) => p.head[metric]);
+  const ratio = scale === 'ratio' && [...b, ...h].every((v) => v > 0);
+  const baseValue = used.length === 0 ? Number.NaN : ratio ? geometricMean(b) : mean(b);
+  const headValue = used.length === 0 ? Number.NaN : ratio ? geometricMean(h) : mean(h);
+  const verdict = {
+    metric,
+    unit,
+    better,
+    base: baseValue,
+    head: headValue,
+    inVerdict: options.metrics.includes(metric),
+    pairs: used.length,
+    excluded,
+  };
+  if (used.length < 2) {
+    const why: InconclusiveReason = excluded > 0 ? 'spoiled' : 'too-few-pairs';
     return {
       ...verdict,
-      change,
-      ci,
-      worstCase,
-      significant: ci[0] > 0 || ci[1] < 0,
-      outcome,
-      detectable: Number.isFinite(detectable) ? detectable : null,
-      ...(reason ? { reason } : {}),
+      change: used.length === 1 ? (headValue - baseValue) / (scale === 'points' ? 1 : baseValue) : 0,
+      ci: null,
+      worstCase: null,
+      significant: false,
+      outcome: 'inconclusive' as const,
+      detectable: null,
+      reason: why,
     };
-  });
+  }
+  return { ...verdict, ...pairedChange(used, spec, ratio, baseValue, options) };
+}
+
+/** A metric's change over two or more pairs: interval, worst case, detectable change and outcome. */
+function pairedChange(
+  used: readonly RoundPair[],
+  { metric, better, scale }: MetricSpec,
+  ratio: boolean,
+  baseValue: number,
+  options: VerdictOptions,
+): Pick<MetricVerdict, 'change' | 'ci' | 'worstCase' | 'significant' | 'outcome' | 'detectable' | 'reason'> {
+  const sign = better === 'higher' ? -1 : 1;
+  // Per-pair changes (log-ratios, or differences), their interval at alpha, and their bounds
+  // at the one-sided equivalence level (a two-sided interval at 2 × that level).
+  const differences = ratio
+    ? used.map((p) => Math.log(p.head[metric]) - Math.log(p.base[metric]))
+    : used.map((p) => p.head[metric] - p.base[metric]);
+  const d = pairedDifference(differences, options.alpha);
+  const bounds = pairedDifference(differences, Math.min(1, 2 * options.equivalenceAlpha)).ci;
+  const shift = detectableShift(d.sd, d.n, options.alpha, POWER);
+  const worstOf = (lo: number, hi: number) => (sign > 0 ? hi : lo);
+  let change: number;
+  let ci: [number, number];
+  let worstCase: number;
+  let detectable: number;
+  let margin: number;
+  if (ratio) {
+    change = Math.expm1(d.mean);
+    ci = [Math.expm1(d.ci[0]), Math.expm1(d.ci[1])];
+    worstCase = Math.expm1(worstOf(...bounds));
+    detectable = Math.expm1(shift);
+    margin = options.threshold;
+  } else if (scale === 'points') {
+    change = d.mean;
+    ci = d.ci;
+    worstCase = worstOf(...bounds);
+    detectable = shift;
+    margin = Math.max(options.threshold * baseValue, MIN_POINTS_CHANGE);
+  } else {
+    // Zeros (e.g. a latency below the histogram's resolution): differences relative to base.
+    const scaleBy = baseValue === 0 ? Number.NaN : baseValue;
+    change = baseValue === 0 ? 0 : d.mean / scaleBy;
+    ci = baseValue === 0 ? [0, 0] : [d.ci[0] / scaleBy, d.ci[1] / scaleBy];
+    worstCase = baseValue === 0 ? 0 : worstOf(...bounds) / scaleBy;
+    detectable = baseValue === 0 ? 0 : shift / scaleBy;
+    margin = options.threshold;
+  }
+  const worse = sign * change;
+  const worseCi: [number, number] = sign > 0 ? [ci[0], ci[1]] : [-ci[1], -ci[0]];
+  const outcome = outcomeOf(worse, worseCi, sign * worstCase, margin);
+  const reason: InconclusiveReason | undefined = outcome === 'inconclusive' ? 'noise' : undefined;
+  return {
+    change,
+    ci,
+    worstCase,
+    significant: ci[0] > 0 || ci[1] < 0,
+    outcome,
+    detectable: Number.isFinite(detectable) ? detectable : null,
+    ...(reason ? { reason } : {}),
+  };
 }
 
 /**

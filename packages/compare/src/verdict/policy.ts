@@ -3,8 +3,9 @@
 // stopping (rounds: auto), report() and drift all take their rules from here, so a change to the
 // alpha, the threshold's unit or the fail rule is made once.
 import type { MetricName, MetricVerdict, Outcome, RoundsStop } from '../model.js';
+import type { FailDecision } from '../run-artifacts.js';
 import type { Settings } from '../settings/schema.js';
-import { SETTINGS } from '../settings/table.js';
+import { settingDefault } from '../settings/table.js';
 import { scenarioOutcome } from './judge.js';
 
 /** Chance of a false alarm anywhere in a run: every verdict metric of every scenario together. */
@@ -35,9 +36,7 @@ export interface VerdictPolicy {
 }
 
 /** The threshold's default (percent), from the settings table: what a history without one is judged at. */
-export const DEFAULT_THRESHOLD = Number(
-  (SETTINGS as readonly { key: string; default?: unknown }[]).find((s) => s.key === 'threshold')?.default,
-);
+export const DEFAULT_THRESHOLD = Number(settingDefault('threshold'));
 
 /** A threshold in percent (as settings and histories hold it) as the fraction the verdict uses. */
 export const thresholdFraction = (percent: number): number => percent / 100;
@@ -106,11 +105,6 @@ export function decideScenario(
     functionsDecide(policy) && functionRegressed,
   );
 }
-
-/** Whether a run fails (a non-zero exit, a failed step), and why. */
-export type FailDecision =
-  | { failed: false }
-  | { failed: true; reason: 'regressed' | 'inconclusive' | 'drift-confirmed' };
 
 /** The fail rule of every front door: a regression (or, when asked, an inconclusive run) fails. */
 export function failDecision(

@@ -14,7 +14,7 @@ import { mergeRounds, withFunctionIntervals } from './function-verdict.js';
 import { diffHotFunctions } from './hot-functions.js';
 import { judgeMetrics, type RoundPair, spoiled } from './judge.js';
 import { decideScenario, type LookLevels, type VerdictPolicy } from './policy.js';
-import { roundMetrics, roundPairs, scenarioRounds } from './rounds.js';
+import { roundMetrics, roundPairs, scenarioRounds } from './round-pairs.js';
 
 export interface ScenarioVerdict {
   rounds: Record<Side, (ScenarioRound & { shard: number; round: number })[]>;

@@ -1,27 +1,16 @@
+// The run layer's one writer of report files: render makes the texts, this puts them on disk.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { renderDiffFlameGraph, renderFlameGraph, toFolded } from '@hotpath/tick-parser';
 import type { Report } from '../model.js';
-import { renderMarkdown } from './markdown.js';
-import { renderHtmlReport, renderJson } from './render.js';
+import type { ProfileReport, ScenarioFiles, WrittenFiles } from '../run-artifacts.js';
 
-/** The profile files of one scenario. */
-export interface ScenarioFiles {
-  scenario: string;
-  folded: { base?: string; head?: string };
-  flameGraph?: string;
-  diffFlameGraph?: string;
-}
+export type { ScenarioFiles, WrittenFiles };
 
-export interface WrittenFiles {
-  dir: string;
-  report: string;
-  markdown: string;
-  /** report.html: charts and interactive flame graphs in one self-contained page. */
-  html?: string;
-  scenarios: ScenarioFiles[];
-  notes: string[];
-}
+import { renderMarkdown } from '../render/markdown.js';
+import { profileJson } from '../render/profile-report.js';
+import { renderHtmlReport, renderJson } from '../render/render.js';
+import { viewerAssets } from './viewer-assets.js';
 
 /** A scenario name as a file-name prefix: letters, digits, `-` and `_` only. */
 export function fileSlug(name: string, index: number): string {
@@ -60,7 +49,7 @@ export function writeReport(dir: string, report: Report): WrittenFiles {
   };
   const html = join(out, 'report.html');
   attempt('report.html', () => {
-    writeFileSync(html, renderHtmlReport(report));
+    writeFileSync(html, renderHtmlReport(report, viewerAssets()));
     files.html = html;
   });
   const many = report.scenarios.length > 1;
@@ -98,4 +87,20 @@ export function writeReport(dir: string, report: Report): WrittenFiles {
     }
   });
   return files;
+}
+
+/** Writes profile.json, head.folded and head-flamegraph.svg into `dir`; returns the folder. */
+export function writeProfileReport(dir: string, report: ProfileReport): string {
+  const out = resolve(dir);
+  mkdirSync(out, { recursive: true });
+  const { profile } = report;
+  writeFileSync(join(out, 'profile.json'), `${JSON.stringify(profileJson(report), null, 2)}\n`);
+  if (profile) {
+    writeFileSync(join(out, 'head.folded'), toFolded(profile));
+    writeFileSync(
+      join(out, 'head-flamegraph.svg'),
+      renderFlameGraph(profile, { format: 'svg', title: 'hotpath profile' }),
+    );
+  }
+  return out;
 }

@@ -1,15 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-
-/** report.html's script (d3-flame-graph and the viewer, bundled and minified) and style. */
-export interface ViewerAssets {
-  script: string;
-  style: string;
-}
+import type { ViewerAssets } from '../render/html.js';
 
 /**
  * The viewer that scripts/build-viewer.mjs bundles into dist/: found beside the bundle (dist/,
- * the Action), from the library build (dist/render/) or from the sources (src/render/).
+ * the Action), from the library build (dist/run/) or from the sources (src/run/).
  */
 export function viewerAssets(): ViewerAssets {
   for (const dir of ['./', '../', '../../dist/']) {

@@ -1,0 +1,52 @@
+// What a run hands its front door to publish besides the report: the outputs (the Action's step
+// outputs, by name; the CLI prints none) and the fail decision.
+import type { DriftAnalysis } from '../drift/analysis.js';
+import type { Report } from '../model.js';
+import type { FailDecision, WrittenFiles } from '../run-artifacts.js';
+
+/** Step outputs by name, as strings (GitHub's outputs are text). */
+export type RunOutputs = Record<string, string>;
+
+/** What every run that ends in a report returns. */
+export interface RunResult {
+  report: Report;
+  files: WrittenFiles;
+  /** Entries an earlier hotpath run left in the output folder and this one removed. */
+  removed: string[];
+  outputs: RunOutputs;
+  failed: FailDecision;
+}
+
+/**
+ * The `throughput-change` output: the lowest change of requests/s over the scenarios, in percent;
+ * empty when a scenario's requests/s has no round pair to tell it from (every pair spoiled by
+ * other load on the machine), where the report's 0 would read as "unchanged".
+ */
+export function throughputOutput(report: Pick<Report, 'scenarios' | 'throughputChange'>): string {
+  const unmeasured = report.scenarios.some((s) => {
+    const rps = s.metrics.find((m) => m.metric === 'requestsPerSecond');
+    return !rps || rps.pairs === 0;
+  });
+  return unmeasured ? '' : (report.throughputChange * 100).toFixed(2);
+}
+
+/** The outputs of a comparison's report. */
+export function reportOutputs(report: Report, files: Pick<WrittenFiles, 'report'>): RunOutputs {
+  return {
+    verdict: report.outcome,
+    regressed: String(report.regressed),
+    'throughput-change': throughputOutput(report),
+    report: files.report,
+    shards: String(report.shards),
+  };
+}
+
+/** The outputs of a drift run: its report's, and what the trend says now. */
+export function driftOutputs(report: Report, files: Pick<WrittenFiles, 'report'>, analysis: DriftAnalysis) {
+  return {
+    ...reportOutputs(report, files),
+    'drift-exceeded': String(analysis.exceeded.length > 0),
+    'drift-confirmed': String(analysis.confirmed),
+    'drift-status': analysis.status,
+  };
+}

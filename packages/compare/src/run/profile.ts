@@ -1,0 +1,46 @@
+// The run layer's `hotpath profile`: one side's server under load, profiled, written.
+import { resolve } from 'node:path';
+import { probePath } from '../measure/probe-path.js';
+import type { ProgressEvent } from '../measure/progress.js';
+import { measureOne } from '../measure/rounds.js';
+import { profileReport } from '../report/profile.js';
+import type { ProfileReport } from '../run-artifacts.js';
+import type { Settings } from '../settings/schema.js';
+import { claimOutDir } from './out-dir.js';
+import { writeProfileReport } from './report-files.js';
+
+export interface ProfileRunOptions {
+  /** The server's command (default: the settings' start, or headStart). */
+  start: string;
+  baseDir?: string;
+  /** Where the files go (default: the settings' `out`, from `baseDir`). */
+  out?: string;
+  env?: NodeJS.ProcessEnv;
+  onProgress?: (event: ProgressEvent) => void;
+  signal?: AbortSignal;
+}
+
+/** Profiles one server: rounds of load with the probe, the merged profile, profile.json and graphs. */
+export async function runProfile(
+  settings: Settings,
+  options: ProfileRunOptions,
+): Promise<{ profile: ProfileReport; dir: string; removed: string[] }> {
+  const baseDir = options.baseDir ?? process.cwd();
+  const onProgress = options.onProgress ?? (() => {});
+  const rounds = await measureOne(
+    { side: 'head', command: options.start, cwd: resolve(baseDir, settings.cwd) },
+    settings,
+    {
+      probePath: probePath(),
+      env: options.env ?? process.env,
+      log: (message) => onProgress({ phase: 'note', message }),
+      onProgress,
+      signal: options.signal,
+    },
+  );
+  const profile = profileReport(rounds, settings);
+  const claimed = claimOutDir(resolve(options.out ?? resolve(baseDir, settings.out)));
+  const dir = writeProfileReport(claimed.dir, profile);
+  claimed.seal();
+  return { profile, dir, removed: claimed.removed };
+}
