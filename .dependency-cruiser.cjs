@@ -34,7 +34,7 @@ module.exports = {
     {
       name: 'model-is-types-of-settings-only',
       severity: 'error',
-      from: { path: `${compare}(model|run-artifacts)\\.ts$` },
+      from: { path: `${compare}(model|run-artifacts|run-environment)\\.ts$` },
       to: { path: `${compare}(measure|report|render|shard|cli|verdict|compare|index|internal)` },
     },
     {
@@ -82,7 +82,8 @@ module.exports = {
     {
       name: 'the-action-uses-the-entry-points',
       severity: 'error',
-      comment: "The Action imports @hotpath/compare's entry points only (the package and its internal subpath).",
+      comment:
+        "The Action imports @hotpath/compare's entry points only (the package and its internal subpath).",
       from: { path: '^packages/action/src/' },
       to: {
         path: '^packages/compare/',

@@ -12,6 +12,7 @@ import {
   type Settings,
   type WrittenFiles,
 } from '@hotpath/compare';
+import { printable } from '@hotpath/compare/internal';
 import { uploadReportArtifact } from './artifact-upload.js';
 import { runDriftMode } from './drift.js';
 import { HotpathActionError } from './errors.js';
@@ -220,8 +221,11 @@ export async function run(): Promise<void> {
     await finish(result, pr, options, { runId: 0, artifactLinks: true });
   } catch (err) {
     if (err instanceof HotpathActionError || err instanceof HotpathCompareError)
-      core.setFailed(`${err.code}: ${err.message}`);
-    else core.setFailed(`hotpath: unexpected failure: ${(err as Error)?.stack ?? String(err)}`);
+      core.setFailed(printable(`${err.code}: ${err.message}`, { newlines: true }));
+    else
+      core.setFailed(
+        `hotpath: unexpected failure: ${printable((err as Error)?.stack ?? String(err), { newlines: true })}`,
+      );
   } finally {
     process.removeListener('SIGINT', onInt);
     process.removeListener('SIGTERM', onTerm);

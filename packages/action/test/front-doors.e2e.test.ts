@@ -78,9 +78,13 @@ describe('one run layer behind every front door of a report', () => {
   for (const c of cases) {
     it(`${c.name}: the CLI, the Action and runReport() agree on the report, the outputs and the failure`, async () => {
       const cliOut = join(root, `cli-${cases.indexOf(c)}`);
-      const cli = spawnSync(process.execPath, [CLI_BIN, 'report', results, '--json', '--out', cliOut, ...c.flags], {
-        encoding: 'utf8',
-      });
+      const cli = spawnSync(
+        process.execPath,
+        [CLI_BIN, 'report', results, '--json', '--out', cliOut, ...c.flags],
+        {
+          encoding: 'utf8',
+        },
+      );
       expect([0, 1], cli.stderr).toContain(cli.status);
 
       const action = await runAction({
@@ -109,8 +113,8 @@ describe('one run layer behind every front door of a report', () => {
   }
 
   it('the rule sets give different decisions (the comparison above can fail)', () => {
-    const decisions = cases.map(
-      (c) => runReport([results], { out: join(root, 'decisions'), overrides: c.rules, overridesSource: 'flag' }),
+    const decisions = cases.map((c) =>
+      runReport([results], { out: join(root, 'decisions'), overrides: c.rules, overridesSource: 'flag' }),
     );
     expect(decisions.map((d) => [d.report.outcome, d.failed])).toEqual([
       ['inconclusive', { failed: false }],

@@ -17,8 +17,8 @@
 // from a temp repository, interleaved rounds at the default settings (unless overridden), the
 // probe, paired statistics, the hot-function diff. With --shards k, k measurements of the same
 // pair of commits are merged as the Action's report mode merges a matrix. "Flagged" means the
-// run regressed or a function's growth was significant. The servers are pinned to core 0 and
-// this process (the load generator) to core 1 when taskset exists.
+// run regressed or a function's growth was significant. Every run is at the product's defaults
+// (its own CPU placement and connections: auto); --bench-pinning gives the older bench-only setup.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,7 +36,8 @@ const { values } = parseArgs({
     rounds: { type: 'string' },
     duration: { type: 'string' },
     warmup: { type: 'string' },
-    connections: { type: 'string', default: '4' },
+    connections: { type: 'string' },
+    'bench-pinning': { type: 'boolean', default: false },
     out: { type: 'string' },
     pinned: { type: 'boolean', default: false },
     change: { type: 'string', default: 'cpu' },
@@ -62,8 +63,12 @@ if (!['off', 'unpinned', 'server-core'].includes(values.neighbour)) {
 }
 
 const hasTaskset = spawnSync('taskset', ['-V']).status === 0;
-// With a neighbour nothing is pinned (as on a shared runner), except a hog on the server's core.
-if (hasTaskset && !values.pinned && values.neighbour === 'off') {
+// --bench-pinning: the setup earlier figures came from, which the product does not use — the
+// servers on core 0 through their start command, this process (the load generator) on core 1,
+// the product's own placement off and 4 connections. Without it, every run is at the product's
+// defaults (its own CPU placement and connections: auto), as a user gets them.
+const benchPinning = values['bench-pinning'];
+if (benchPinning && hasTaskset && !values.pinned && values.neighbour === 'off') {
   const r = spawnSync(
     'taskset',
     ['-c', '1', process.execPath, fileURLToPath(import.meta.url), ...process.argv.slice(2), '--pinned'],
@@ -159,11 +164,11 @@ const onProgress = (event) => {
 process.once('exit', hogOff);
 
 const overrides = {
-  // On a shared runner nothing is pinned: with a neighbour the server is not pinned either.
-  start: `${hasTaskset && values.neighbour === 'off' ? 'taskset -c 0 ' : ''}node server.cjs`,
+  start: `${benchPinning && hasTaskset && values.neighbour === 'off' ? 'taskset -c 0 ' : ''}node server.cjs`,
   cwd: dir,
   install: 'none',
-  connections: values.connections,
+  ...(benchPinning ? { placement: 'off', connections: values.connections ?? '4' } : {}),
+  ...(values.connections ? { connections: values.connections } : {}),
 };
 for (const key of ['rounds', 'duration', 'warmup', 'threshold'])
   if (values[key]) overrides[key] = values[key];
@@ -201,6 +206,9 @@ async function comparison(headSha, shards) {
     seconds: (Date.now() - startedAt) / 1000,
     pairs: s.pairs,
     stop: report.stop.map((x) => x.reason),
+    connections: report.settings.scenarios[0]?.connections,
+    loadLevels: report.environment.loadLevels,
+    placement: report.environment.placement,
     functions: functions.map((f) => f.name),
     // Every shown function's cost per request (µs) and the interval of its change: to decide
     // from measurements whether a cost growth should regress a scenario by default.
@@ -248,12 +256,12 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const story =
   values.change === 'pbkdf2' ? 'head pbkdf2Sync vs base pbkdf2' : `head ×${values.factor} CPU per request`;
 console.log(
-  `hotpath detection bench: ${values.only === 'ab' ? 0 : runs} A/A and ${values.only === 'aa' ? 0 : runs} A/B runs per shard count, threshold ${settings.threshold} %, rounds ${settings.rounds}${settings.rounds === 'auto' ? ` (max-time ${settings.maxTime} s)` : ''} × ${settings.duration} s (+${settings.warmup} s warm-up) per side and shard, ${values.connections} connections, ${story}, neighbour ${values.neighbour}${values.neighbour === 'off' ? '' : ` (on in ${hogRounds} of ${allRounds} rounds)`}, taskset ${hasTaskset && values.neighbour === 'off' ? 'on' : 'off'}`,
+  `hotpath detection bench: ${values.only === 'ab' ? 0 : runs} A/A and ${values.only === 'aa' ? 0 : runs} A/B runs per shard count, threshold ${settings.threshold} %, rounds ${settings.rounds}${settings.rounds === 'auto' ? ` (max-time ${settings.maxTime} s)` : ''} × ${settings.duration} s (+${settings.warmup} s warm-up) per side and shard, ${story}, neighbour ${values.neighbour}${values.neighbour === 'off' ? '' : ` (on in ${hogRounds} of ${allRounds} rounds)`}, ${benchPinning ? `--bench-pinning (servers taskset -c 0, load generator on core 1, ${settings.scenarios[0]?.connections} connections, product placement off)` : `the product's defaults (connections ${settings.scenarios[0]?.connections}, placement ${settings.placement})`}`,
 );
 console.log(
-  '| shards | A/A flagged (false alarms) | A/A outcomes | A/B flagged (detected) | A/B outcomes | A/B req/s (median) | A/B event-loop CPU/req (median) | detectable req/s, A/A (median) | pairs (median) | s per comparison (median) |',
+  '| shards | A/A flagged (false alarms) | A/A outcomes | A/B flagged (detected) | A/B outcomes | A/B req/s (median) | A/B event-loop CPU/req (median) | detectable req/s, A/A (median) | detectable CPU/req, A/A (median) | connections used | pairs (median) | s per comparison (median) | s per A/A (median) |',
 );
-console.log('|---:|---:|---|---:|---|---:|---:|---:|---:|---:|');
+console.log('|---:|---:|---|---:|---|---:|---:|---:|---:|---|---:|---:|---:|');
 const outcomes = (list) => {
   const count = {};
   for (const r of list) count[r.outcome] = (count[r.outcome] ?? 0) + 1;
@@ -268,10 +276,11 @@ for (const shards of shardCounts) {
   const tp = b.filter((r) => r.flagged).length;
   const of = (list) => list.length;
   const change = (metric) => median(b.map((r) => r.metrics[metric]?.change ?? Number.NaN));
-  const detectable = median(a.map((r) => r.metrics.requestsPerSecond?.detectable ?? Number.NaN));
+  const detectable = (metric) => median(a.map((r) => r.metrics[metric]?.detectable ?? Number.NaN));
   const all = [...a, ...b];
+  const used = [...new Set(all.map((r) => r.connections))].join(', ');
   console.log(
-    `| ${shards} | ${fp}/${of(a)} | ${outcomes(a)} | ${tp}/${of(b)} | ${outcomes(b)} | ${pct(change('requestsPerSecond'))} | ${pct(change('mainThreadCpuPerRequest'))} | ±${(detectable * 100).toFixed(1)} % | ${median(all.map((r) => r.pairs))} | ${median(all.map((r) => r.seconds)).toFixed(0)} |`,
+    `| ${shards} | ${fp}/${of(a)} | ${outcomes(a)} | ${tp}/${of(b)} | ${outcomes(b)} | ${pct(change('requestsPerSecond'))} | ${pct(change('mainThreadCpuPerRequest'))} | ±${(detectable('requestsPerSecond') * 100).toFixed(1)} % | ±${(detectable('cpuPerRequest') * 100).toFixed(1)} % | ${used} | ${median(all.map((r) => r.pairs))} | ${median(all.map((r) => r.seconds)).toFixed(0)} | ${a.length ? median(a.map((r) => r.seconds)).toFixed(0) : '—'} |`,
   );
 }
 console.log(`wall time: ${((Date.now() - started) / 60000).toFixed(1)} min`);

@@ -4,7 +4,10 @@
 import type { Profile } from '@hotpath/tick-parser';
 import type { MetricName, Scenario, Settings } from './settings/schema.js';
 
+export type { LoadLevel, Machine, Placement } from './run-environment.js';
 export type { MetricName, Profile };
+
+import type { LoadLevel, Machine, Placement } from './run-environment.js';
 
 /** base: the reference (the PR's base branch); head: the change. */
 export type Side = 'base' | 'head';
@@ -22,17 +25,6 @@ export interface SourceLinks {
   /** e.g. https://github.com/owner/repo */
   repositoryUrl: string;
   sha: string;
-}
-
-/** The machine a shard was measured on (never the machine that reports, when they differ). */
-export interface Machine {
-  /** Node that ran hotpath's rounds (the load generator and the probe's control). */
-  node: string;
-  platform: string;
-  cpus: number;
-  cpuModel: string;
-  /** The runner's name where the CI gives one (GitHub: RUNNER_NAME), else the host name. */
-  name?: string;
 }
 
 // ── measure: rounds ────────────────────────────────────────────────────────────────────────
@@ -157,6 +149,10 @@ export interface Shard {
   warnings: string[];
   /** Where it was read from (report mode). */
   path?: string;
+  /** The load level chosen for each scenario with connections: auto (held for both sides). */
+  loadLevels?: LoadLevel[];
+  /** Where the processes ran: the servers' CPUs and the load generator's (when placed). */
+  placement?: Placement;
 }
 
 // ── report: statistics and verdict ────────────────────────────────────────────────────────
@@ -383,6 +379,10 @@ export interface Report {
     /** Node running the servers (from the probe). */
     serverNode?: string;
     profilers: Record<Side, string[]>;
+    /** connections: auto — the count each scenario ran at (the first shard's choice). */
+    loadLevels?: LoadLevel[];
+    /** The CPUs of the servers and of the load generator (the first shard's), when placed. */
+    placement?: Placement;
   };
   links?: SourceLinks;
   warnings: string[];

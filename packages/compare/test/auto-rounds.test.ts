@@ -8,6 +8,7 @@ import { probePath } from '../src/measure/probe-path.js';
 import { measureRounds } from '../src/measure/rounds.js';
 import { resolveSettings } from '../src/settings/schema.js';
 import { FIRST_LOOK_PAIRS } from '../src/verdict/sequential.js';
+import { levelled } from './helpers/levelled.js';
 import { makeRepo } from './helpers/repo.js';
 
 // Real servers, rounds: auto with a small budget. Head burns 20× base's CPU per request: a verdict
@@ -28,18 +29,20 @@ describe('rounds: auto, until the verdict or until the budget (real servers)', (
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const settings = resolveSettings({
-    overrides: {
-      start: 'x',
-      duration: '0.5',
-      warmup: '0',
-      connections: '2',
-      rounds: 'auto',
-      maxRounds: '5',
-      maxTime: '120',
-      profiler: 'none',
-    },
-  });
+  const settings = levelled(
+    resolveSettings({
+      overrides: {
+        start: 'x',
+        duration: '0.5',
+        warmup: '0',
+        connections: '2',
+        rounds: 'auto',
+        maxRounds: '5',
+        maxTime: '120',
+        profiler: 'none',
+      },
+    }),
+  );
   const plan = (until?: 'verdict' | 'budget') => ({
     base: { side: 'base' as const, command: 'node base.cjs', cwd: dir },
     head: { side: 'head' as const, command: 'node head.cjs', cwd: dir },

@@ -35,7 +35,7 @@ describe('hotpath front door: usage, values, progress, output folder, own frames
 
   it.each([
     [['--threshold', '-5'], 'invalid --threshold: expected a percentage, e.g. 10 >= 0 and <= 1000, got "-5"'],
-    [['-c', '-1'], 'invalid --connections: expected a whole number >= 1 and <= 10000, got "-1"'],
+    [['-c', '-1'], 'invalid --connections: expected auto or a whole number >= 1 and <= 10000, got "-1"'],
     [['--connections', '-1'], 'got "-1"'],
     [['-d', '-2s'], 'invalid --duration: expected a duration'],
     [['-W', 'soon'], 'invalid --warmup: expected a duration'],

@@ -10,22 +10,25 @@ import { runRound } from '../src/measure/round.js';
 import type { RoundResult } from '../src/model.js';
 import { resolveSettings } from '../src/settings/schema.js';
 import { defined } from './helpers/defined.js';
+import { levelled } from './helpers/levelled.js';
 
 const FIXTURES = new URL('./fixtures/', import.meta.url).pathname;
 const firstScenario = (result: RoundResult) => defined(result.scenarios[0], "the round's first scenario");
 
 const settings = (over: Record<string, string> = {}) =>
-  resolveSettings({
-    overrides: {
-      start: 'x',
-      duration: '1',
-      warmup: '0.3',
-      connections: '4',
-      rounds: '1',
-      readyTimeout: '10',
-      ...over,
-    },
-  });
+  levelled(
+    resolveSettings({
+      overrides: {
+        start: 'x',
+        duration: '1',
+        warmup: '0.3',
+        connections: '4',
+        rounds: '1',
+        readyTimeout: '10',
+        ...over,
+      },
+    }),
+  );
 
 /** Something of `pid` is left: running, or a zombie main thread whose other threads still run. */
 const alive = (pid: number) => liveness(pid) !== 'gone';
@@ -161,19 +164,21 @@ require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.e
   });
 
   it('measures every scenario in turn in one server start, each with its own window and profile', async () => {
-    const s = resolveSettings({
-      config: {
-        start: 'x',
-        duration: 1,
-        warmup: 0.2,
-        connections: 2,
-        rounds: 1,
-        scenarios: [
-          { name: 'hash', url: '/hash' },
-          { name: 'static', url: '/static' },
-        ],
-      },
-    });
+    const s = levelled(
+      resolveSettings({
+        config: {
+          start: 'x',
+          duration: 1,
+          warmup: 0.2,
+          connections: 2,
+          rounds: 1,
+          scenarios: [
+            { name: 'hash', url: '/hash' },
+            { name: 'static', url: '/static' },
+          ],
+        },
+      }),
+    );
     const lines: string[] = [];
     const result = await runRound(
       { side: 'head', command: `node ${JSON.stringify(join(FIXTURES, 'routes-server.cjs'))}`, cwd: dir },

@@ -2,6 +2,7 @@
 // the session at once — started by a helper that exits before the first walk of the tree —
 // survived the cleanup. The command's shell is now a child subreaper (Linux), so the orphan is
 // re-parented into the tree instead of to init, and the stop finds it.
+
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { liveness, processEntry } from '../src/measure/process-table.js';
 import { freePort, waitUntilReady } from '../src/measure/readiness.js';
 import { runRound } from '../src/measure/round.js';
 import { resolveSettings } from '../src/settings/schema.js';
+import { levelled } from './helpers/levelled.js';
 
 const linux = existsSync('/proc/self/stat');
 const alive = (pid: number) => liveness(pid) !== 'gone';
@@ -79,17 +81,19 @@ describe.skipIf(!linux)('a daemon that clears its environment and calls setsid a
   });
 
   it('a round of a server that double-forks such a daemon at start leaves no daemon behind', async () => {
-    const settings = resolveSettings({
-      overrides: {
-        start: 'x',
-        duration: '0.5',
-        warmup: '0',
-        connections: '2',
-        rounds: '1',
-        readyTimeout: '10',
-        profiler: 'none',
-      },
-    });
+    const settings = levelled(
+      resolveSettings({
+        overrides: {
+          start: 'x',
+          duration: '0.5',
+          warmup: '0',
+          connections: '2',
+          rounds: '1',
+          readyTimeout: '10',
+          profiler: 'none',
+        },
+      }),
+    );
     const result = await runRound({ side: 'head', command: 'node double-fork.cjs', cwd: dir }, 1, settings, {
       probePath: probePath(),
       env: process.env,

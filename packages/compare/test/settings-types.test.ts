@@ -19,7 +19,7 @@ describe('Settings and CompareConfig, derived from the settings table', () => {
     expectTypeOf<Settings['scenarios']>().toEqualTypeOf<Scenario[]>();
     // the load keys live in the scenarios, not at the top of resolved settings
     expectTypeOf<Settings>().not.toHaveProperty('connections');
-    expectTypeOf<Scenario['connections']>().toEqualTypeOf<number>();
+    expectTypeOf<Scenario['connections']>().toEqualTypeOf<number | 'auto'>();
     expectTypeOf<Scenario['headers']>().toEqualTypeOf<Record<string, string>>();
     expectTypeOf<Scenario['rate']>().toEqualTypeOf<number | undefined>();
   });
@@ -27,7 +27,7 @@ describe('Settings and CompareConfig, derived from the settings table', () => {
   it('takes every setting as optional in a config, durations also as text', () => {
     expectTypeOf<CompareConfig['duration']>().toEqualTypeOf<number | string | undefined>();
     expectTypeOf<CompareConfig['rounds']>().toEqualTypeOf<number | 'auto' | undefined>();
-    expectTypeOf<CompareConfig['connections']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<CompareConfig['connections']>().toEqualTypeOf<number | 'auto' | undefined>();
     expectTypeOf<CompareConfig['metrics']>().toEqualTypeOf<MetricName[] | undefined>();
     expectTypeOf<{ start: 'node server.js'; duration: '2s' }>().toMatchTypeOf<CompareConfig>();
   });

@@ -5,15 +5,18 @@ import { probePath } from '../src/measure/probe-path.js';
 import { runRound } from '../src/measure/round.js';
 import type { MonitorSummary } from '../src/model.js';
 import { resolveSettings } from '../src/settings/schema.js';
+import { levelled } from './helpers/levelled.js';
 
 // The event loop's own CPU time, both ways the probe reads it: process.threadCpuUsage() (Node
 // 22.19+, 24: what the Action runs) and Linux's /proc/<pid>/task/<pid> (Node 20). A real server
 // hashes a password per request with pbkdf2Sync (on the main thread) or pbkdf2 (on libuv's pool).
 
 const FIXTURES = new URL('./fixtures/', import.meta.url).pathname;
-const settings = resolveSettings({
-  overrides: { start: 'x', url: '/auth', duration: '1', warmup: '0.3', connections: '4', rounds: '1' },
-});
+const settings = levelled(
+  resolveSettings({
+    overrides: { start: 'x', url: '/auth', duration: '1', warmup: '0.3', connections: '4', rounds: '1' },
+  }),
+);
 
 async function oneRound(mode: 'sync' | 'async', node: string, extra: Record<string, string> = {}) {
   const env = { ...process.env, PATH: `${dirname(node)}:${process.env.PATH}`, ...extra };

@@ -18,6 +18,7 @@ import {
   filesText,
   flagOf,
   isReporterKey,
+  printable,
   profileJson,
   REPORTER_KEYS,
   removedText,
@@ -218,7 +219,9 @@ export function runCli(argv: string[] = process.argv.slice(2)): void {
         process.exitCode =
           err.code === 'HP_COMPARE_INVALID_SETTING' || err.code === 'HP_COMPARE_CONFIG' ? 2 : 1;
       } else {
-        process.stderr.write(`hotpath: unexpected failure: ${(err as Error)?.stack ?? String(err)}\n`);
+        process.stderr.write(
+          `hotpath: unexpected failure: ${printable((err as Error)?.stack ?? String(err), { newlines: true })}\n`,
+        );
         process.exitCode = 1;
       }
     },

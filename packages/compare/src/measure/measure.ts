@@ -16,7 +16,9 @@ import {
   resolveCommit,
 } from './checkout.js';
 import { allowlistedEnvironment } from './environment.js';
+import { chooseLoadLevels } from './load-level.js';
 import { thisMachine } from './machine.js';
+import { formatCpuList, placeProcesses } from './placement.js';
 import { probePath } from './probe-path.js';
 import type { ProgressEvent } from './progress.js';
 import type { RoundContext, ServerSpec } from './round.js';
@@ -73,22 +75,35 @@ export async function measure(settings: Settings, runtime: MeasureRuntime = {}):
       settings.baseStart !== undefined || settings.headStart !== undefined
         ? await twoCommands(settings, cwd)
         : await twoCheckouts(settings, cwd, { runtime, env, cleanups });
+    const log = (message: string) => runtime.onProgress?.({ phase: 'note', message });
+    // Placed for the rounds only: installs and builds before them keep every CPU.
+    const placed = placeProcesses(settings.placement);
+    cleanups.unshift(() => placed.restore());
+    log(
+      placed.placement
+        ? `CPU placement: servers on ${formatCpuList(placed.placement.server)}, load generator on ${formatCpuList(placed.placement.load)}`
+        : `CPU placement: none (${placed.reason})`,
+    );
     const context: RoundContext = {
       probePath: probePath(),
       env,
       extraEnv: runtime.extraEnv,
-      log: (message) => runtime.onProgress?.({ phase: 'note', message }),
+      log,
       onProgress: runtime.onProgress,
       signal: runtime.signal,
+      serverPrefix: placed.serverPrefix,
     };
+    const { settings: levelled, levels } = await chooseLoadLevels(specs.base, settings, context);
     const measurements = await measureRounds(
-      { base: specs.base, head: specs.head, settings, until: runtime.autoRounds ?? 'verdict' },
+      { base: specs.base, head: specs.head, settings: levelled, until: runtime.autoRounds ?? 'verdict' },
       context,
     );
     return {
       shard: runtime.shard ?? { index: 1, total: 1 },
       sides,
-      settings,
+      settings: levelled,
+      ...(levels.length > 0 ? { loadLevels: levels } : {}),
+      ...(placed.placement ? { placement: placed.placement } : {}),
       measurements,
       machine: thisMachine(runtime.env ?? process.env),
       warnings: [...(runtime.warnings ?? [])],

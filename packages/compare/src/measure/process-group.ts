@@ -1,19 +1,27 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { HotpathCompareError } from '../errors.js';
 import {
   listenersOf,
   listeningSockets,
   liveness,
   ownSockets,
-  type ProcessEntry,
   processEntry,
   processTable,
 } from './process-table.js';
+import {
+  descendants,
+  HAS_PROC,
+  MARKER,
+  marked,
+  SHELL,
+  SUBREAPER,
+  subreaperLaunch,
+  TREE_SAMPLE_MS,
+  walkTree,
+} from './process-tree.js';
 
-/** The one shell every command from the inputs runs through. */
-export const SHELL = '/bin/sh';
+export { SHELL } from './process-tree.js';
 
 /** Keeps the last `limit` lines a process printed (stdout and stderr interleaved). */
 export class OutputTail {
@@ -78,6 +86,8 @@ export interface SpawnOptions {
   env: NodeJS.ProcessEnv;
   /** Also forward output here (e.g. a log stream); optional. */
   onOutput?: (chunk: Buffer) => void;
+  /** A command the launch runs through, e.g. `taskset -c 0` (it execs: the pid stays the group's). */
+  prefix?: readonly string[];
 }
 
 /**
@@ -87,7 +97,12 @@ export interface SpawnOptions {
 export function spawnInGroup(command: string, options: SpawnOptions): GroupProcess {
   const marker = randomUUID();
   const env: NodeJS.ProcessEnv = { ...options.env, [MARKER]: marker };
-  const [file, args] = SUBREAPER ? subreaperLaunch(SUBREAPER, command, env) : [SHELL, ['-c', command]];
+  const [launcher, launchArgs] = SUBREAPER
+    ? subreaperLaunch(SUBREAPER, command, env)
+    : [SHELL, ['-c', command]];
+  const [file, args] = options.prefix?.length
+    ? [options.prefix[0] as string, [...options.prefix.slice(1), launcher, ...launchArgs]]
+    : [launcher, launchArgs];
   const child = spawn(file, args, {
     cwd: options.cwd,
     env,
@@ -127,156 +142,6 @@ export function spawnInGroup(command: string, options: SpawnOptions): GroupProce
     timer = undefined;
   };
   return { child, pid, output, exited, exit: () => exit, marker, seen, unwatch };
-}
-
-const MARKER = 'HOTPATH_PROCESS_GROUP';
-
-/** Linux, where /proc lists each process's children. */
-const HAS_PROC = (() => {
-  try {
-    return readdirSync(`/proc/${process.pid}/task`).length > 0;
-  } catch {
-    return false;
-  }
-})();
-
-/**
- * prctl(2)'s number on the architectures where Linux gives it one that Node's `process.arch`
- * names, for PR_SET_CHILD_SUBREAPER (36).
- */
-const PRCTL: Partial<Record<string, number>> = {
-  x64: 157,
-  arm64: 167,
-  riscv64: 167,
-  loong64: 167,
-  ia32: 172,
-  arm: 172,
-  s390x: 172,
-  ppc64: 171,
-};
-const PR_SET_CHILD_SUBREAPER = 36;
-
-/**
- * Linux: the shell is made a child subreaper before it starts the command, so that a process
- * orphaned anywhere below it (a double fork, `sh -c 'daemon &'`, a helper that exits at once)
- * is re-parented to the shell — still inside the tree that the walk and the stop follow —
- * instead of to init, whatever its session or environment. Node cannot call prctl(2), and
- * the attribute survives execve(2) but not fork: a one-line perl (perl-base is part of every
- * Debian and Ubuntu install, GitHub's runners included) calls it and execs the shell in place,
- * so the shell keeps the pid Node spawned. Without perl or /proc, or on another architecture,
- * the shell runs as before and only the walk and the marker find what daemonised.
- */
-const SUBREAPER = ((): { perl: string; prctl: number } | undefined => {
-  const prctl = PRCTL[process.arch];
-  if (process.platform !== 'linux' || !HAS_PROC || prctl === undefined) return undefined;
-  const perl = ['/usr/bin/perl', '/bin/perl'].find((path) => existsSync(path));
-  return perl ? { perl, prctl } : undefined;
-})();
-
-/**
- * The perl that makes itself a subreaper and execs `/bin/sh -c command` with `env` (in which
- * PERL_BADLANG silences perl's complaint about a missing locale, removed again before the exec
- * unless the caller's environment had it). A failed prctl is not fatal: the shell runs anyway.
- */
-function subreaperLaunch(
-  launcher: { perl: string; prctl: number },
-  command: string,
-  env: NodeJS.ProcessEnv,
-): [string, string[]] {
-  const added = env.PERL_BADLANG === undefined;
-  if (added) env.PERL_BADLANG = '0';
-  const script = [
-    `syscall(${launcher.prctl}, ${PR_SET_CHILD_SUBREAPER}, 1, 0, 0, 0);`,
-    'delete $ENV{PERL_BADLANG} if shift @ARGV;',
-    '{ exec { $ARGV[0] } @ARGV }',
-    'print STDERR "$ARGV[0]: $!\\n";',
-    'exit 127;',
-  ].join(' ');
-  return [launcher.perl, ['-e', script, '--', added ? '1' : '', SHELL, '-c', command]];
-}
-
-/**
- * How often a running command's tree is walked. A process that lives shorter than this and
- * forks a survivor before it exits (a double fork, `sh -c 'daemon &'`) is never seen by the walk:
- * that survivor is found only if it keeps the marker in its environment.
- */
-export const TREE_SAMPLE_MS = 100;
-
-/** The children of `pid` (every thread's), from /proc/<pid>/task/<tid>/children. */
-function childrenOf(pid: number): number[] {
-  let tasks: string[];
-  try {
-    tasks = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return [];
-  }
-  const found: number[] = [];
-  for (const task of tasks) {
-    let text: string;
-    try {
-      text = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8');
-    } catch {
-      continue; // the thread ended while we looked
-    }
-    for (const child of text.split(' ')) if (child.trim() !== '') found.push(Number(child));
-  }
-  return found;
-}
-
-/**
- * One walk: drops from `seen` what is gone or whose pid now names another process (its start
- * time differs), then adds every process below those left (an orphan's own children included).
- */
-function walkTree(seen: Map<number, number>): void {
-  for (const [pid, start] of seen) if (processEntry(pid)?.startTime !== start) seen.delete(pid);
-  const queue = [...seen.keys()];
-  for (let pid = queue.shift(); pid !== undefined; pid = queue.shift()) {
-    for (const child of childrenOf(pid)) {
-      if (seen.has(child) || child === process.pid) continue;
-      const entry = processEntry(child);
-      if (!entry) continue;
-      seen.set(child, entry.startTime);
-      queue.push(child);
-    }
-  }
-}
-
-/**
- * Linux: processes whose environment carries `marker` — those that escaped the process group
- * and the tree by daemonising (setsid, double fork) but kept the environment.
- */
-function marked(marker: string, table: readonly ProcessEntry[]): ProcessEntry[] {
-  const needle = Buffer.from(`${MARKER}=${marker}\0`);
-  return table.filter((entry) => {
-    if (entry.pid === process.pid) return false;
-    try {
-      return readFileSync(`/proc/${entry.pid}/environ`).includes(needle);
-    } catch {
-      return false; // not ours to read, or gone
-    }
-  });
-}
-
-/** Every process of `table` below one of `roots` (children that left the group included). */
-function descendants(roots: Iterable<number>, table: readonly ProcessEntry[]): ProcessEntry[] {
-  const children = new Map<number, ProcessEntry[]>();
-  for (const entry of table) {
-    const list = children.get(entry.ppid);
-    if (list) list.push(entry);
-    else children.set(entry.ppid, [entry]);
-  }
-  const found: ProcessEntry[] = [];
-  const queue = [...roots];
-  const visited = new Set<number>();
-  for (let pid = queue.shift(); pid !== undefined; pid = queue.shift()) {
-    if (visited.has(pid)) continue;
-    visited.add(pid);
-    for (const child of children.get(pid) ?? []) {
-      found.push(child);
-      queue.push(child.pid);
-    }
-  }
-  return found;
 }
 
 /** SIGTERM, then this long for the tree to exit before SIGKILL. */

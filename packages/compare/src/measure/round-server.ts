@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { formatTail, HotpathCompareError } from '../errors.js';
 import type { Side } from '../model.js';
-import type { Settings } from '../settings/schema.js';
+import type { MeasuredScenario, Settings } from '../settings/schema.js';
 import { untilAborted } from './abort.js';
 import { untrustedEnvironment, withProbePreloaded } from './environment.js';
 import { ProbeControl } from './probe-control.js';
@@ -41,8 +41,8 @@ export interface ServerSpec {
 
 export type RoundSettings = Pick<
   Settings,
-  'duration' | 'warmup' | 'profiler' | 'setupCommand' | 'readyTimeout' | 'scenarios' | 'passEnv'
->;
+  'duration' | 'warmup' | 'profiler' | 'setupCommand' | 'readyTimeout' | 'passEnv'
+> & { scenarios: MeasuredScenario[] };
 
 export interface RoundContext {
   /** Absolute path of dist/probe.cjs. */
@@ -57,6 +57,8 @@ export interface RoundContext {
   onProgress?: (event: ProgressEvent) => void;
   /** Keep profiler output here instead of a temp dir that is removed. */
   keepDir?: string;
+  /** The launch prefix that places the server on its CPUs (see placement.ts); none by default. */
+  serverPrefix?: readonly string[];
   /** Stops the round: the server's whole tree is stopped and HP_COMPARE_ABORTED thrown. */
   signal?: AbortSignal;
 }
@@ -152,7 +154,7 @@ export async function startServer(
     round,
     message: `${spec.side} round ${round}: starting ${JSON.stringify(spec.command)} on port ${port}`,
   });
-  const proc = spawnInGroup(launch.command, { cwd: spec.cwd, env });
+  const proc = spawnInGroup(launch.command, { cwd: spec.cwd, env, prefix: context.serverPrefix });
   const onExit = () => killGroupNow(proc);
   process.once('exit', onExit);
   return { proc, port, control, dir: launch.dir, base, onExit };

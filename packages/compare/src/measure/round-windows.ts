@@ -1,6 +1,6 @@
 import { formatTail, HotpathCompareError } from '../errors.js';
 import type { LoadResult } from '../model.js';
-import type { Scenario } from '../settings/schema.js';
+import type { MeasuredScenario as Scenario } from '../settings/schema.js';
 import { throwIfAborted } from './abort.js';
 import { type LoadOptions, runLoad } from './load.js';
 import { type LoadMark, markLoad } from './machine-load.js';

@@ -1,13 +1,15 @@
 import type { Look, Measurements, RoundResult, RoundsStop, Side } from '../model.js';
 import type { Settings } from '../settings/schema.js';
 import { decideAfterPair } from '../verdict/sequential.js';
+import { chooseLoadLevels, type LevelledSettings } from './load-level.js';
 import { roundProgress } from './progress.js';
 import { type RoundContext, runRound, type ServerSpec } from './round.js';
 
 export interface ComparisonPlan {
   base: ServerSpec;
   head: ServerSpec;
-  settings: Settings;
+  /** With every scenario's connections decided (see load-level.ts). */
+  settings: LevelledSettings;
   /** rounds: auto — stop on a clear verdict (default), or measure the whole budget (see MeasureRuntime). */
   until?: 'verdict' | 'budget';
 }
@@ -106,10 +108,11 @@ export async function measureOne(
 ): Promise<RoundResult[]> {
   const results: RoundResult[] = [];
   const rounds = settings.rounds === 'auto' ? PROFILE_AUTO_ROUNDS : settings.rounds;
+  const levelled = (await chooseLoadLevels(spec, settings, context)).settings;
   const progress = roundProgress(context.onProgress, rounds, rounds);
   const roundContext: RoundContext = { ...context, onProgress: progress.emit };
   for (let round = 1; round <= rounds; round++) {
-    results.push(await runRound(spec, round, settings, roundContext));
+    results.push(await runRound(spec, round, levelled, roundContext));
     progress.stepDone();
     progress.emit({ phase: 'round', side: spec.side, round, message: `${spec.side} round ${round} done` });
   }

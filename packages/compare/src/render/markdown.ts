@@ -13,7 +13,15 @@ import {
 } from './format.js';
 import { codeSpan, commentMarker, escapeText, MAX_COMMENT_LENGTH, sourceLink } from './markdown-text.js';
 import { metricLabel } from './metric-labels.js';
-import { metricsSummary, OUTCOME_WORD, roundsWords, runSummary, scenarioSummary } from './words.js';
+import {
+  loadLevelText,
+  metricsSummary,
+  OUTCOME_WORD,
+  placementText,
+  roundsWords,
+  runSummary,
+  scenarioSummary,
+} from './words.js';
 
 /**
  * The outcome's mark: red for a regression, yellow for "could not tell" (never green or grey:
@@ -180,7 +188,7 @@ function settingsLines(report: Report): string[] {
   const env = report.environment;
   const scenarios = s.scenarios.map(
     (x) =>
-      `  - ${codeSpan(x.name, 80)}: ${codeSpan(`${x.method} ${x.url}`)}${x.requests ? ` (${x.requests} requests in turn)` : ''}, ${x.connections} connections, pipelining ${x.pipelining}${x.rate ? `, ${x.rate} req/s fixed rate` : ''}`,
+      `  - ${codeSpan(x.name, 80)}: ${codeSpan(`${x.method} ${x.url}`)}${x.requests ? ` (${x.requests} requests in turn)` : ''}, ${loadLevelText(x, env.loadLevels)}, pipelining ${x.pipelining}${x.rate ? `, ${x.rate} req/s fixed rate` : ''}`,
   );
   return [
     side('base', report.sides.base),
@@ -192,6 +200,7 @@ function settingsLines(report: Report): string[] {
     `- **verdict rules**: a scenario regresses when a metric of ${s.metrics.map((m) => codeSpan(m)).join(', ')} has an interval excluding 0 and a change beyond ${s.threshold} %, is unchanged when every such metric's worst case (its one-sided bound on the worse side at ${((1 - report.statistics.equivalenceAlpha) * 100).toFixed(2)} %: every metric must pass, so no correction for their number) stays within ${s.threshold} %, and is inconclusive otherwise; the detectable change is the shift each interval would find with ${Math.round(report.statistics.power * 100)} % power given the pairs' spread${s.failOn === 'metrics' ? '' : `${s.failOn === 'both' ? ', or' : '; only'} when a function's self-time share grows by ≥ ${s.hotThreshold} points with an interval above 0`}; functions are flagged at ≥ ${s.hotThreshold} points; the run regresses when any scenario does`,
     `- **profiler**: ${s.profiler} — ran: base ${env.profilers.base.map((p) => escapeText(p)).join(', ') || 'none'}, head ${env.profilers.head.map((p) => escapeText(p)).join(', ') || 'none'}`,
     ...(env.serverNode ? [`- **server**: Node ${escapeText(env.serverNode, 60)}`] : []),
+    `- **CPU placement**: ${placementText(env.placement)}`,
     ...machineLines(env.machines),
   ];
 }

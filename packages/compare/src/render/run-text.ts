@@ -3,6 +3,7 @@
 import type { DriftAnalysis } from '../drift/analysis.js';
 import type { History } from '../drift/history.js';
 import type { Report } from '../model.js';
+import { printable } from '../printable.js';
 import type { FailDecision, WrittenFiles } from '../run-artifacts.js';
 import { renderTrendMarkdown } from './drift-trend.js';
 import { renderMarkdown } from './markdown.js';
@@ -20,7 +21,7 @@ export function filesText(files: WrittenFiles, shards: number): string {
     .filter(Boolean)
     .map((f) => `  ${f}`);
   const merged = shards > 1 ? `merged ${shards} shards; ` : '';
-  const notes = files.notes.map((note) => `note: ${note}\n`).join('');
+  const notes = files.notes.map((note) => `note: ${printable(note)}\n`).join('');
   return `\n${merged}files in ${files.dir}:\n${written.join('\n')}\n${notes}`;
 }
 

@@ -12,7 +12,7 @@ import {
   shortLocation,
 } from './format.js';
 import { metricLabel } from './metric-labels.js';
-import { roundsWords, runSummary, scenarioSummary } from './words.js';
+import { loadLevelText, placementText, roundsWords, runSummary, scenarioSummary } from './words.js';
 
 const codes = { red: 31, green: 32, yellow: 33, dim: 2, bold: 1 } as const;
 
@@ -73,6 +73,10 @@ export function renderTerminal(report: Report, options: { color?: boolean } = {}
         `measured on ${m.name ? `${plain(m.name)}: ` : ''}Node ${plain(m.node)}, ${plain(m.platform)}, ${m.cpus} CPUs (${plain(m.cpuModel)})`,
       ),
     );
+  const load = report.settings.scenarios
+    .map((x) => `${many ? `${plain(x.name)}: ` : ''}${plain(loadLevelText(x, env.loadLevels))}`)
+    .join('; ');
+  lines.push(paint('dim', `load: ${load} · CPU placement: ${placementText(env.placement)}`));
   for (const w of report.warnings) lines.push(paint('yellow', `warning: ${plain(w)}`));
   return `${lines.join('\n')}\n`;
 }

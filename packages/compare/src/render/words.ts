@@ -1,4 +1,12 @@
-import type { HotFunctionDiff, MetricVerdict, Outcome, Report, ScenarioReport } from '../model.js';
+import type {
+  HotFunctionDiff,
+  LoadLevel,
+  MetricVerdict,
+  Outcome,
+  Placement,
+  Report,
+  ScenarioReport,
+} from '../model.js';
 import { displayName, formatChange, formatDetectable } from './format.js';
 import { metricLabel } from './metric-labels.js';
 
@@ -95,4 +103,25 @@ export function roundsWords(report: Pick<Report, 'stop' | 'rounds' | 'settings'>
   return texts.length === 1
     ? (texts[0] ?? '')
     : report.stop.map((s, i) => `shard ${i + 1}: ${one(s)}`).join('; ');
+}
+
+const cpuList = (cpus: readonly number[]) => `CPU${cpus.length > 1 ? 's' : ''} ${cpus.join(', ')}`;
+
+/** Where the processes ran ("servers on CPU 0, the load generator on CPU 1"), or that nothing was placed. */
+export function placementText(placement: Placement | undefined): string {
+  if (!placement) return 'none (the scheduler placed the servers and the load generator)';
+  return `servers on ${cpuList(placement.server)}, the load generator (hotpath) on ${cpuList(placement.load)}`;
+}
+
+/** A scenario's connections, and for connections: auto how they were chosen. */
+export function loadLevelText(
+  scenario: { name: string; connections: number | 'auto' },
+  levels: readonly LoadLevel[] | undefined,
+): string {
+  const level = levels?.find((l) => l.scenario === scenario.name);
+  const count = `${scenario.connections} connection${scenario.connections === 1 ? '' : 's'}`;
+  if (!level) return count;
+  if (level.reason === 'fixed-rate') return `${count} (auto, for the fixed rate)`;
+  const steps = level.steps.map((s) => `${s.connections} → ${Math.round(s.requestsPerSecond)}`).join(', ');
+  return `${count} (auto: the smallest count at base's throughput plateau; req/s by connections ${steps})`;
 }

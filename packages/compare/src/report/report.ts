@@ -69,6 +69,8 @@ export function report(shards: readonly Shard[], rules: ReportRules = {}): Repor
       machines: merged.machines,
       serverNode: all.find((r) => r.serverNode)?.serverNode,
       profilers: { base: profilers('base'), head: profilers('head') },
+      ...(merged.loadLevels ? { loadLevels: merged.loadLevels } : {}),
+      ...(merged.placement ? { placement: merged.placement } : {}),
     },
     links: rules.links,
     warnings: [...new Set(warnings)],

@@ -24,7 +24,7 @@ function expected(spec: SettingSpec): string {
   switch (spec.kind) {
     case 'integer':
       return range('a whole number');
-    case 'rounds':
+    case 'integer-or-auto':
       return range('auto or a whole number');
     case 'number':
       return range(`a number${spec.unit ? ` (${spec.unit})` : ''}`);
@@ -85,7 +85,7 @@ export function coerce(spec: SettingSpec, value: unknown, source: Source, path: 
       const n = numeric(value);
       return Number.isInteger(n) && inRange(n) ? n : fail();
     }
-    case 'rounds': {
+    case 'integer-or-auto': {
       if (typeof value === 'string' && value.trim().toLowerCase() === 'auto') return 'auto';
       const n = numeric(value);
       return Number.isInteger(n) && inRange(n) ? n : fail();

@@ -9,7 +9,7 @@ function valueSchema(spec: SettingSpec): JsonSchema {
   switch (spec.kind) {
     case 'integer':
       return { type: 'integer', ...range };
-    case 'rounds':
+    case 'integer-or-auto':
       return { anyOf: [{ type: 'integer', ...range }, { const: 'auto' }] };
     case 'number':
     case 'percent':

@@ -7,6 +7,7 @@ import { SCENARIO_KEYS, SCENARIO_SPECS, SETTINGS, type SettingSpec } from './tab
 export type {
   CompareConfig,
   LoadConfig,
+  MeasuredScenario,
   Profiler,
   RequestSpec,
   Scenario,
@@ -15,7 +16,7 @@ export type {
 } from './types.js';
 export type { MetricName, Source };
 
-import type { CompareConfig, RequestSpec, Scenario, Settings } from './types.js';
+import type { RequestSpec, Scenario, Settings } from './types.js';
 
 const specs = SETTINGS as readonly SettingSpec[];
 

@@ -12,49 +12,9 @@
 
 import { DEFAULT_METRICS, METRIC_NAMES } from './metrics.js';
 
-export type SettingKind =
-  | 'command'
-  | 'text'
-  | 'ref'
-  | 'path'
-  | 'url'
-  | 'method'
-  | 'integer'
-  | 'rounds'
-  | 'number'
-  | 'duration'
-  | 'percent'
-  | 'boolean'
-  | 'enum'
-  | 'headers'
-  | 'list'
-  | 'choices';
+export type { SettingKind, SettingSpec } from './setting-spec.js';
 
-export interface SettingSpec {
-  /** Name in the API, the config file and the report (camelCase). */
-  readonly key: string;
-  readonly kind: SettingKind;
-  /** Default value (in the setting's unit); undefined = unset. */
-  readonly default?: string | number | boolean | readonly string[];
-  readonly unit?: 's' | '%' | 'points' | 'req/s';
-  readonly description: string;
-  /** Placeholder in --help. */
-  readonly arg?: string;
-  /** Long CLI flag; false = not a CLI flag. Default: the key in kebab-case. */
-  readonly flag?: string | false;
-  readonly short?: string;
-  /** Action input name; false = not an Action input. Default: the flag. */
-  readonly input?: string | false;
-  /** Can be set per scenario (then the top-level value is the scenarios' default). */
-  readonly scenario?: boolean;
-  readonly min?: number;
-  /** The minimum itself is excluded (> min). */
-  readonly minExclusive?: boolean;
-  readonly max?: number;
-  readonly values?: readonly string[];
-  /** Help section. */
-  readonly group: 'sides' | 'load' | 'verdict';
-}
+import type { SettingSpec } from './setting-spec.js';
 
 export const SETTINGS = [
   // sides
@@ -194,15 +154,26 @@ export const SETTINGS = [
   },
   {
     key: 'connections',
-    kind: 'integer',
+    kind: 'integer-or-auto',
     group: 'load',
-    arg: 'N',
+    arg: 'N|auto',
     short: 'c',
-    default: 50,
+    default: 'auto',
     min: 1,
     max: 10_000,
     scenario: true,
-    description: 'Concurrent connections.',
+    description:
+      "Concurrent connections, or auto: before the rounds, base's server is loaded at 1, 2, 4, … connections and the smallest count that reaches its throughput plateau (90 % of the most any count reached) is held for both sides (50 with a fixed rate). The report says which count was used.",
+  },
+  {
+    key: 'placement',
+    kind: 'enum',
+    group: 'load',
+    arg: 'auto|off',
+    default: 'auto',
+    values: ['auto', 'off'],
+    description:
+      'auto: servers on every CPU but the last, load generator on the last (Linux, taskset); off: none.',
   },
   {
     key: 'pipelining',
@@ -255,7 +226,7 @@ export const SETTINGS = [
   },
   {
     key: 'rounds',
-    kind: 'rounds',
+    kind: 'integer-or-auto',
     group: 'load',
     arg: 'N|auto',
     short: 'r',

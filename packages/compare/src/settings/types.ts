@@ -14,7 +14,7 @@ interface ResolvedKind {
   url: string;
   method: string;
   integer: number;
-  rounds: number | 'auto';
+  'integer-or-auto': number | 'auto';
   number: number;
   duration: number;
   percent: number;
@@ -70,6 +70,9 @@ export type Scenario = Simplify<
     'headers'
   >
 >;
+
+/** A scenario as the rounds run it: its connections decided (see measure/load-level.ts). */
+export type MeasuredScenario = Simplify<Omit<Scenario, 'connections'> & { connections: number }>;
 
 /** Validated settings of one comparison, in the table's units (seconds, percent, points). */
 export type Settings = Simplify<Resolved<TopSpec> & { scenarios: Scenario[] }>;

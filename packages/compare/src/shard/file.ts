@@ -53,6 +53,8 @@ export function writeShard(dir: string, results: Shard): string {
     startedAt: results.measurements.startedAt,
     finishedAt: results.measurements.finishedAt,
     ...(results.measurements.stop ? { stop: results.measurements.stop } : {}),
+    ...(results.loadLevels ? { loadLevels: results.loadLevels } : {}),
+    ...(results.placement ? { placement: results.placement } : {}),
     base: rounds('base') as ResultsFile['base'],
     head: rounds('head') as ResultsFile['head'],
   };
@@ -277,6 +279,8 @@ function readResultsFiles(paths: readonly string[]): Shard[] {
       machine: data.environment,
       warnings: data.warnings,
       path,
+      ...(data.loadLevels ? { loadLevels: data.loadLevels } : {}),
+      ...(data.placement ? { placement: data.placement } : {}),
       measurements: {
         base: rounds(data.base),
         head: rounds(data.head),

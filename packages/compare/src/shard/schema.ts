@@ -107,6 +107,22 @@ export const resultsSchema = z.object({
   startedAt: text(40),
   finishedAt: text(40),
   stop: stopSchema.optional(),
+  /** connections: auto — the count chosen per scenario and the steps that chose it. */
+  loadLevels: z
+    .array(
+      z.object({
+        scenario: text(80),
+        connections: z.number().int().min(1).max(10_000),
+        reason: z.enum(['plateau', 'fixed-rate']),
+        steps: z.array(z.object({ connections: count, requestsPerSecond: finite })).max(20),
+      }),
+    )
+    .max(100)
+    .optional(),
+  /** The CPUs of the servers and of the load generator, when placed. */
+  placement: z
+    .object({ server: z.array(count).min(1).max(4096), load: z.array(count).min(1).max(4096) })
+    .optional(),
   base: z.array(round).max(1000),
   head: z.array(round).max(1000),
 });

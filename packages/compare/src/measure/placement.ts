@@ -1,0 +1,95 @@
+// CPU placement: on a machine with spare cores, the servers run on one set of CPUs and the load
+// generator (hotpath's own process, which also runs the statistics between rounds) on another,
+// so neither steals the other's core mid-window and the scheduler cannot move a server onto the
+// load generator's core. A server's threads (libuv's pool, workers, a cluster) still spread over
+// every CPU of its set. Linux with util-linux's taskset only; elsewhere nothing is placed.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { Placement } from '../model.js';
+
+/** Parses a Linux CPU list ("0-3,6,8-9"); undefined when it is not one. */
+export function parseCpuList(text: string): number[] | undefined {
+  const cpus: number[] = [];
+  for (const part of text.trim().split(',')) {
+    const m = /^(\d+)(?:-(\d+))?$/.exec(part.trim());
+    if (!m) return undefined;
+    const from = Number(m[1]);
+    const to = m[2] === undefined ? from : Number(m[2]);
+    if (to < from || to - from > 4096) return undefined;
+    for (let c = from; c <= to; c++) cpus.push(c);
+  }
+  return cpus.length > 0 ? cpus : undefined;
+}
+
+/** A CPU list as taskset and people read it: "0-2,5". */
+export function formatCpuList(cpus: readonly number[]): string {
+  const sorted = [...new Set(cpus)].sort((a, b) => a - b);
+  const parts: string[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j + 1 < sorted.length && (sorted[j + 1] as number) === (sorted[j] as number) + 1) j++;
+    parts.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
+    i = j + 1;
+  }
+  return parts.join(',');
+}
+
+/** The CPUs this process may run on (Linux), or undefined. */
+export function allowedCpus(): number[] | undefined {
+  try {
+    const status = readFileSync('/proc/self/status', 'utf8');
+    const line = /^Cpus_allowed_list:\s*(.+)$/m.exec(status);
+    return line?.[1] ? parseCpuList(line[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The split: the load generator on the last allowed CPU, the servers on all the others. Pure. */
+export function planPlacement(cpus: readonly number[] | undefined): Placement | undefined {
+  if (!cpus || cpus.length < 2) return undefined;
+  const sorted = [...cpus].sort((a, b) => a - b);
+  return { server: sorted.slice(0, -1), load: sorted.slice(-1) };
+}
+
+/** util-linux's taskset answers. */
+export function hasTaskset(): boolean {
+  return spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0;
+}
+
+/** Sets the CPUs of every thread of `pid`; false when taskset refused. */
+function setAffinity(pid: number, cpus: readonly number[]): boolean {
+  return (
+    spawnSync('taskset', ['-a', '-p', '-c', formatCpuList(cpus), String(pid)], { stdio: 'ignore' }).status ===
+    0
+  );
+}
+
+/** What a comparison runs with: the plan (or why there is none) and how to undo the pinning. */
+export interface PlacedRun {
+  placement?: Placement;
+  /** Why nothing was placed (placement off, one CPU, no taskset). */
+  reason?: string;
+  /** The `taskset -c` prefix of a server's launch (empty when nothing is placed). */
+  serverPrefix: readonly string[];
+  /** Puts this process back on the CPUs it had. */
+  restore(): void;
+}
+
+/** Places this process (the load generator) on its CPU and returns how servers are launched. */
+export function placeProcesses(mode: 'auto' | 'off'): PlacedRun {
+  const none = (reason: string): PlacedRun => ({ reason, serverPrefix: [], restore: () => {} });
+  if (mode === 'off') return none('placement: off');
+  const cpus = allowedCpus();
+  const plan = planPlacement(cpus);
+  if (!plan) return none(cpus ? `${cpus.length} CPU: nothing to place` : 'not Linux: nothing placed');
+  if (!hasTaskset()) return none('taskset (util-linux) not found: nothing placed');
+  if (!setAffinity(process.pid, plan.load)) return none('taskset could not set this process’s CPUs');
+  return {
+    placement: plan,
+    serverPrefix: ['taskset', '-c', formatCpuList(plan.server)],
+    restore: () => {
+      setAffinity(process.pid, cpus as number[]);
+    },
+  };
+}

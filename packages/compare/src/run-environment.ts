@@ -1,0 +1,28 @@
+// Where and how a shard was measured: the machine, the CPU placement and the load level chosen.
+// Types only, like model.ts.
+
+/** The machine a shard was measured on (never the machine that reports, when they differ). */
+export interface Machine {
+  /** Node that ran hotpath's rounds (the load generator and the probe's control). */
+  node: string;
+  platform: string;
+  cpus: number;
+  cpuModel: string;
+  /** The runner's name where the CI gives one (GitHub: RUNNER_NAME), else the host name. */
+  name?: string;
+}
+
+/** The connections chosen for a scenario with connections: auto, and the steps that chose it. */
+export interface LoadLevel {
+  scenario: string;
+  connections: number;
+  /** plateau: the smallest count at base's throughput plateau; fixed-rate: the open model's pool. */
+  reason: 'plateau' | 'fixed-rate';
+  steps: { connections: number; requestsPerSecond: number }[];
+}
+
+/** CPU placement of a shard's rounds: the servers' CPUs and the load generator's (with hotpath). */
+export interface Placement {
+  server: number[];
+  load: number[];
+}
