@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HotpathCompareError } from '../src/errors.js';
 import type { Measurements, RoundResult } from '../src/model.js';
+import { runReport } from '../src/run/compare.js';
 import { resolveSettings } from '../src/settings/schema.js';
 import { RESULTS_FILE, readShard, writeShard } from '../src/shard/file.js';
 import { shardOf } from './helpers/shards.js';
@@ -92,6 +93,8 @@ const FIELDS: (string | number)[][] = [
   ['base', 0, 'scenarios', 0, 'monitors'],
   ['head', 2, 'side'],
   ['head', 2, 'pids'],
+  ['loadLevels'],
+  ['placement'],
 ];
 
 function replaced(at: (string | number)[], value: unknown): unknown {
@@ -173,6 +176,58 @@ describe('the results reader (fast-check, fixed seed)', () => {
         },
       ),
       { seed: SEED + 2, numRuns: 60 },
+    );
+  });
+});
+
+/** Every entry below `dir`, relative, sorted. */
+function tree(dir: string, prefix = ''): string[] {
+  return readdirSync(join(dir, prefix), { withFileTypes: true })
+    .flatMap((e) => {
+      const rel = join(prefix, e.name);
+      return e.isDirectory() ? [rel, ...tree(dir, rel)] : [rel];
+    })
+    .sort();
+}
+
+describe('the report stage on crafted results (fast-check, fixed seed)', () => {
+  const folderName = fc.oneof(
+    fc.string({ maxLength: 30 }),
+    fc.constantFrom('..', '../..', '/tmp', '/etc', '~', '.', 'hotpath-report', '../elsewhere'),
+  );
+  it('writes only into the folder the reporter names, whatever out, names and keys the results carry', () => {
+    fc.assert(
+      fc.property(folderName, fc.string({ maxLength: 20 }), (out, key) => {
+        const work = mkdtempSync(join(root, 'report-'));
+        try {
+          const results = join(work, 'results');
+          const file = join(
+            writeShard(results, shardOf(measurements([100, 101, 99], [4, 5, 6]), settings)),
+            RESULTS_FILE,
+          );
+          const data = JSON.parse(readFileSync(file, 'utf8'));
+          data.settings.out = out.startsWith('/') ? out : join(work, out);
+          data.sides.head.ref = key;
+          data.warnings = [key];
+          writeFileSync(file, JSON.stringify(data));
+          const before = tree(work);
+          const chosen = join(work, 'chosen');
+          mkdirSync(chosen);
+          let written: string | undefined;
+          try {
+            written = runReport([results], { out: chosen }).files.dir;
+          } catch (error) {
+            // a crafted file may be refused, with hotpath's own error only
+            expect(error).toBeInstanceOf(HotpathCompareError);
+          }
+          if (written !== undefined) expect(written).toBe(chosen);
+          const after = tree(work).filter((p) => p !== 'chosen' && !p.startsWith(`chosen/`));
+          expect(after).toEqual(before);
+        } finally {
+          rmSync(work, { recursive: true, force: true });
+        }
+      }),
+      { seed: SEED + 3, numRuns: 40 },
     );
   });
 });
