@@ -17,8 +17,9 @@
 // from a temp repository, interleaved rounds at the default settings (unless overridden), the
 // probe, paired statistics, the hot-function diff. With --shards k, k measurements of the same
 // pair of commits are merged as the Action's report mode merges a matrix. "Flagged" means the
-// run regressed or a function's growth was significant. Every run is at the product's defaults
-// (its own CPU placement and connections: auto); --bench-pinning gives the older bench-only setup.
+// run regressed or a function's growth was significant. Every run is at the product's settings
+// (its defaults, or --placement auto|off and --connections N|auto as a user sets them);
+// --bench-pinning gives the older bench-only setup.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,6 +39,7 @@ const { values } = parseArgs({
     warmup: { type: 'string' },
     connections: { type: 'string' },
     'bench-pinning': { type: 'boolean', default: false },
+    placement: { type: 'string' },
     out: { type: 'string' },
     pinned: { type: 'boolean', default: false },
     change: { type: 'string', default: 'cpu' },
@@ -66,7 +68,7 @@ const hasTaskset = spawnSync('taskset', ['-V']).status === 0;
 // --bench-pinning: the setup earlier figures came from, which the product does not use — the
 // servers on core 0 through their start command, this process (the load generator) on core 1,
 // the product's own placement off and 4 connections. Without it, every run is at the product's
-// defaults (its own CPU placement and connections: auto), as a user gets them.
+// settings, as a user gets them.
 const benchPinning = values['bench-pinning'];
 if (benchPinning && hasTaskset && !values.pinned && values.neighbour === 'off') {
   const r = spawnSync(
@@ -169,6 +171,7 @@ const overrides = {
   install: 'none',
   ...(benchPinning ? { placement: 'off', connections: values.connections ?? '4' } : {}),
   ...(values.connections ? { connections: values.connections } : {}),
+  ...(values.placement ? { placement: values.placement } : {}),
 };
 for (const key of ['rounds', 'duration', 'warmup', 'threshold'])
   if (values[key]) overrides[key] = values[key];
@@ -256,7 +259,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const story =
   values.change === 'pbkdf2' ? 'head pbkdf2Sync vs base pbkdf2' : `head ×${values.factor} CPU per request`;
 console.log(
-  `hotpath detection bench: ${values.only === 'ab' ? 0 : runs} A/A and ${values.only === 'aa' ? 0 : runs} A/B runs per shard count, threshold ${settings.threshold} %, rounds ${settings.rounds}${settings.rounds === 'auto' ? ` (max-time ${settings.maxTime} s)` : ''} × ${settings.duration} s (+${settings.warmup} s warm-up) per side and shard, ${story}, neighbour ${values.neighbour}${values.neighbour === 'off' ? '' : ` (on in ${hogRounds} of ${allRounds} rounds)`}, ${benchPinning ? `--bench-pinning (servers taskset -c 0, load generator on core 1, ${settings.scenarios[0]?.connections} connections, product placement off)` : `the product's defaults (connections ${settings.scenarios[0]?.connections}, placement ${settings.placement})`}`,
+  `hotpath detection bench: ${values.only === 'ab' ? 0 : runs} A/A and ${values.only === 'aa' ? 0 : runs} A/B runs per shard count, threshold ${settings.threshold} %, rounds ${settings.rounds}${settings.rounds === 'auto' ? ` (max-time ${settings.maxTime} s)` : ''} × ${settings.duration} s (+${settings.warmup} s warm-up) per side and shard, ${story}, neighbour ${values.neighbour}${values.neighbour === 'off' ? '' : ` (on in ${hogRounds} of ${allRounds} rounds)`}, ${benchPinning ? `--bench-pinning (servers taskset -c 0, load generator on core 1, ${settings.scenarios[0]?.connections} connections, product placement off)` : `connections ${settings.scenarios[0]?.connections}, placement ${settings.placement}`}`,
 );
 console.log(
   '| shards | A/A flagged (false alarms) | A/A outcomes | A/B flagged (detected) | A/B outcomes | A/B req/s (median) | A/B event-loop CPU/req (median) | detectable req/s, A/A (median) | detectable CPU/req, A/A (median) | connections used | pairs (median) | s per comparison (median) | s per A/A (median) |',

@@ -46,7 +46,7 @@ describe('resolveSettings (one table for flags, inputs, config and API)', () => 
       out: 'hotpath-report',
     });
     expect(s.scenarios).toEqual([
-      { name: 'GET /', url: '/', method: 'GET', headers: {}, connections: 'auto', pipelining: 1 },
+      { name: 'GET /', url: '/', method: 'GET', headers: {}, connections: 50, pipelining: 1 },
     ]);
   });
 

@@ -158,22 +158,22 @@ export const SETTINGS = [
     group: 'load',
     arg: 'N|auto',
     short: 'c',
-    default: 'auto',
+    default: 50,
     min: 1,
     max: 10_000,
     scenario: true,
     description:
-      "Concurrent connections, or auto: before the rounds, base's server is loaded at 1, 2, 4, … connections and the smallest count that reaches its throughput plateau (90 % of the most any count reached) is held for both sides (50 with a fixed rate). The report says which count was used.",
+      "Concurrent connections, or auto: base's server is loaded at 1, 2, 4, … connections before the rounds and the smallest count within 10 % of the best throughput is held for both sides (50 with a fixed rate).",
   },
   {
     key: 'placement',
     kind: 'enum',
     group: 'load',
     arg: 'auto|off',
-    default: 'auto',
+    default: 'off',
     values: ['auto', 'off'],
     description:
-      'auto: servers on every CPU but the last, load generator on the last (Linux, taskset); off: none.',
+      'auto: servers on every CPU but the last, load generator on the last (Linux, taskset); off: the scheduler places them.',
   },
   {
     key: 'pipelining',
