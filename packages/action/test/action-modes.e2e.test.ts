@@ -15,7 +15,7 @@ require('node:http').createServer((req, res) => {
 }).listen(Number(process.env.PORT), '127.0.0.1');
 `;
 
-const FAST = { start: 'node server.js', duration: '0.8', warmup: '0.2', rounds: '2', connections: '2' };
+const FAST = { start: 'node server.js', duration: '0.8', warmup: '0.2', rounds: '4', connections: '2' };
 
 describe('two jobs: measure without a token (matrix shards), report from the results', () => {
   let root: string;
@@ -131,7 +131,7 @@ describe('two jobs: measure without a token (matrix shards), report from the res
     const body = defined(mine[0], 'our comment').body;
     expect(body.split('\n')[0]).toBe('<!-- hotpath-report -->');
     expect(body).toContain(
-      `Compared base \`${repo.baseSha.slice(0, 12)}\` with head \`${repo.headSha.slice(0, 12)}\` (PR #7) · 2 shards, 4 rounds per side.`,
+      `Compared base \`${repo.baseSha.slice(0, 12)}\` with head \`${repo.headSha.slice(0, 12)}\` (PR #7) · 2 shards, 8 rounds per side.`,
     );
     expect(body).toContain('https://github.example/o/r/actions/runs/99/artifacts/501');
     expect(body).toContain(
