@@ -10,7 +10,7 @@ import type { Settings } from '../settings/schema.js';
 import { readShards, writeShard } from '../shard/file.js';
 import { parseShard } from '../shard/id.js';
 import { failDecision, verdictPolicy } from '../verdict/policy.js';
-import { claimOutDir } from './out-dir.js';
+import { writeClaimed } from './out-dir.js';
 import { type RunResult, reportOutputs } from './outputs.js';
 import { writeReport } from './report-files.js';
 
@@ -41,13 +41,11 @@ export async function runMeasure(
  * wrote there is replaced), and decides the outputs and the failure.
  */
 export function publishReport(result: ReturnType<typeof report>, out: string): RunResult {
-  const claimed = claimOutDir(resolve(out));
-  const files = writeReport(claimed.dir, result);
-  claimed.seal();
+  const { written: files, removed } = writeClaimed(resolve(out), (dir) => writeReport(dir, result));
   return {
     report: result,
     files,
-    removed: claimed.removed,
+    removed,
     outputs: reportOutputs(result, files),
     failed: failDecision(verdictPolicy(result.settings), result.outcome),
   };

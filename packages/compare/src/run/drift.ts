@@ -22,7 +22,7 @@ import { HotpathCompareError } from '../errors.js';
 import type { MeasureRuntime } from '../measure/measure.js';
 import type { Settings } from '../settings/schema.js';
 import { driftFailDecision, verdictPolicy } from '../verdict/policy.js';
-import { claimOutDir } from './out-dir.js';
+import { writeClaimed } from './out-dir.js';
 import { driftOutputs, type RunResult } from './outputs.js';
 import { writeReport } from './report-files.js';
 
@@ -92,9 +92,10 @@ export async function runDrift(settings: Settings, options: DriftRunOptions): Pr
   const { reference, head, history: store, out, ...runtime } = options;
   await store.check();
   const run = await measureDrift(settings, reference, { ...runtime, head: head ?? settings.head });
-  const claimed = claimOutDir(resolve(out ?? resolve(runtime.baseDir ?? process.cwd(), settings.out)));
-  const files = writeReport(claimed.dir, run.report);
-  claimed.seal();
+  const { written: files, removed } = writeClaimed(
+    resolve(out ?? resolve(runtime.baseDir ?? process.cwd(), settings.out)),
+    (dir) => writeReport(dir, run.report),
+  );
   const stored = await store.append(run.reference, run.point);
   const series = stored.history.series.find((s) => s.reference.sha === run.reference.sha);
   if (!series)
@@ -104,7 +105,7 @@ export async function runDrift(settings: Settings, options: DriftRunOptions): Pr
     run,
     report: run.report,
     files,
-    removed: claimed.removed,
+    removed,
     history: stored.history,
     series,
     analysis,

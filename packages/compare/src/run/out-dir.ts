@@ -81,3 +81,11 @@ export function claimOutDir(dir: string): ClaimedOutDir {
     },
   };
 }
+
+/** Writes with `write` into `dir` claimed as this run's output folder, then seals it. */
+export function writeClaimed<T>(dir: string, write: (dir: string) => T): { written: T; removed: string[] } {
+  const claimed = claimOutDir(dir);
+  const written = write(claimed.dir);
+  claimed.seal();
+  return { written, removed: claimed.removed };
+}

@@ -6,7 +6,7 @@ import { measureOne } from '../measure/rounds.js';
 import { profileReport } from '../report/profile.js';
 import type { ProfileReport } from '../run-artifacts.js';
 import type { Settings } from '../settings/schema.js';
-import { claimOutDir } from './out-dir.js';
+import { writeClaimed } from './out-dir.js';
 import { writeProfileReport } from './report-files.js';
 
 export interface ProfileRunOptions {
@@ -39,8 +39,9 @@ export async function runProfile(
     },
   );
   const profile = profileReport(rounds, settings);
-  const claimed = claimOutDir(resolve(options.out ?? resolve(baseDir, settings.out)));
-  const dir = writeProfileReport(claimed.dir, profile);
-  claimed.seal();
-  return { profile, dir, removed: claimed.removed };
+  const { written: dir, removed } = writeClaimed(
+    resolve(options.out ?? resolve(baseDir, settings.out)),
+    (out) => writeProfileReport(out, profile),
+  );
+  return { profile, dir, removed };
 }
