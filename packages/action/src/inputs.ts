@@ -1,4 +1,14 @@
-import { inputOf, SETTINGS, type SettingSpec } from '@hotpath/compare/internal';
+import {
+  actionDefault,
+  checkFrontDoorValue,
+  FRONT_DOOR_OPTIONS,
+  type FrontDoorName,
+  frontDoorOption,
+  frontDoorText,
+  inputOf,
+  SETTINGS,
+  type SettingSpec,
+} from '@hotpath/compare/internal';
 import { z } from 'zod';
 import { HotpathActionError } from './errors.js';
 
@@ -14,8 +24,19 @@ const flag = (name: string) =>
     .describe(name);
 
 /**
- * Inputs that only the Action has (the GitHub edge). Every other input comes from
- * @hotpath/compare's settings table; action.yml is rendered from both and a test compares it.
+ * An input the CLI takes too (config, results, shard, reference): its text, default and check are
+ * declared once in @hotpath/compare (settings/front-door.ts); readActionOptions makes its check.
+ */
+const frontDoorInput = (name: FrontDoorName) => ({
+  text: frontDoorText(frontDoorOption(name), 'action'),
+  default: `'${actionDefault(name).replace(/'/g, "''")}'`,
+  schema: z.string(),
+});
+
+/**
+ * The Action's inputs beside the settings: its own (the GitHub edge) and those it shares with the
+ * CLI (frontDoorInput). Every other input comes from @hotpath/compare's settings table; action.yml
+ * is rendered from both and a test compares it.
  */
 export const ACTION_INPUTS = {
   mode: {
@@ -23,21 +44,9 @@ export const ACTION_INPUTS = {
     default: "'all'",
     schema: z.enum(['all', 'measure', 'report', 'drift']),
   },
-  results: {
-    text: 'Directory of raw results: measure writes its shard here; report reads every shard found below it, at any depth.',
-    default: "'hotpath-results'",
-    schema: z.string().min(1),
-  },
-  shard: {
-    text: 'Which shard this measure job is, as i/n (e.g. 2/4 in a matrix); each shard runs the full rounds.',
-    default: "'1/1'",
-    schema: z.string(),
-  },
-  config: {
-    text: 'Path of a hotpath config file (hotpath.config.json/.mjs/.js) in the repository, with scenarios; inputs override its values. measure and all evaluate a .mjs/.js config in a child process with the allowlisted environment; report reads a JSON config only.',
-    default: "''",
-    schema: z.string(),
-  },
+  results: frontDoorInput('results'),
+  shard: frontDoorInput('shard'),
+  config: frontDoorInput('config'),
   comment: {
     text: 'When to write the sticky comment: always, on-change (a regression, an inconclusive run or an improvement, or an update of an earlier comment), on-regression, or never.',
     default: "'always'",
@@ -58,11 +67,7 @@ export const ACTION_INPUTS = {
     default: "'true'",
     schema: flag('upload-artifact'),
   },
-  reference: {
-    text: 'mode drift: the fixed reference, tag:GLOB (the highest semver release tag matching it, e.g. tag:v*) or a ref (pinned). A new reference starts a new series.',
-    default: "'tag:v*'",
-    schema: z.string(),
-  },
+  reference: frontDoorInput('reference'),
   'history-branch': {
     text: 'mode drift: the branch the history is kept on (history.json; created on the first run). Needs contents: write.',
     default: "'hotpath-history'",
@@ -112,6 +117,8 @@ export function readActionOptions(read: (name: string) => string): ActionOptions
   const raw: Record<string, string> = {};
   for (const [name, spec] of Object.entries(ACTION_INPUTS))
     raw[name] = read(name).trim() || defaultOf(spec.default);
+  // The values the CLI takes as flags too: the same check, the same error (HP_COMPARE_INVALID_SETTING).
+  for (const { name } of FRONT_DOOR_OPTIONS) checkFrontDoorValue(name, raw[name] ?? '');
   const parsed = actionOptions.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -34,5 +34,17 @@ export { historyBranch } from './run/drift.js';
 export { throughputOutput } from './run/outputs.js';
 export { isModuleConfig, readJsonConfig } from './settings/config-file.js';
 export { formatDuration } from './settings/duration.js';
+// The options both front doors take beside the settings (config, results, shard, reference).
+export {
+  actionDefault,
+  checkFrontDoorValue,
+  cliDefault,
+  type DoorDefaults,
+  FRONT_DOOR_OPTIONS,
+  type FrontDoorName,
+  type FrontDoorOption,
+  frontDoorOption,
+  frontDoorText,
+} from './settings/front-door.js';
 export { configJsonSchema } from './settings/json-schema.js';
 export { flagOf, inputOf, SETTINGS, type SettingSpec, settingDefault } from './settings/table.js';

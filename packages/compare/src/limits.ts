@@ -1,5 +1,6 @@
 import { HotpathCompareError } from './errors.js';
 import type { ShardId, Side } from './model.js';
+import { MAX_SHARDS } from './settings/front-door.js';
 
 // The report job reads results that jobs running pull-request code wrote. Each file's shape is
 // checked by schema.ts; these are the bounds on the whole: how many files and bytes, shards and
@@ -13,7 +14,7 @@ export const RESULTS_LIMITS = {
   /** Results files (hotpath-results.json) below the folders given. */
   files: 256,
   /** Shards of a run: `i/n` with n at most this (as parseShard accepts). */
-  shards: 256,
+  shards: MAX_SHARDS,
   /** Bytes of one results or profile file. */
   fileBytes: 256 * MiB,
   /** Bytes of every results file and every profile they name, each profile counted once. */

@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CommandName, parseCommandLine, usage } from '../src/cli/args.js';
-import { REPORTER_KEYS } from '../src/internal.js';
+import { COMMANDS as COMMAND_NAMES } from '../src/cli/usage.js';
+import { FRONT_DOOR_OPTIONS, type FrontDoorOption, REPORTER_KEYS } from '../src/internal.js';
 import { flagOf, SETTINGS, type SettingSpec } from '../src/settings/table.js';
 import { CLI_BIN } from './helpers/repo.js';
 
@@ -210,6 +211,15 @@ describe('usage(COMMAND): the flags each command takes, from the settings table'
       .filter((spec) => (REPORTER_KEYS as readonly string[]).includes(spec.key))
       .flatMap((spec) => flagOf(spec) ?? []);
     expect(settingFlags(usage('report'))).toEqual(reporter);
+  });
+
+  it('each front-door option (config, results, shard, reference) is listed by the commands its declaration names', () => {
+    for (const option of FRONT_DOOR_OPTIONS as readonly FrontDoorOption[]) {
+      const line = new RegExp(`^ {6}--${option.name} ${option.arg}(\\s|$)`, 'm');
+      const listing = COMMAND_NAMES.filter((command) => line.test(usage(command)));
+      const { commands, note } = option.cli;
+      expect(listing, option.name).toEqual([...commands.split(', '), ...(note ? [note.split(':')[0]] : [])]);
+    }
   });
 
   it('init and schema list no setting flag', () => {

@@ -1,5 +1,12 @@
 import { parseArgs } from 'node:util';
-import { flagOf, SETTINGS, type SettingSpec } from '../internal.js';
+import {
+  checkFrontDoorValue,
+  cliDefault,
+  FRONT_DOOR_OPTIONS,
+  flagOf,
+  SETTINGS,
+  type SettingSpec,
+} from '../internal.js';
 import { CLI_ONLY, COMMANDS, type CommandName, type OptionConfig } from './usage.js';
 
 export { type CommandName, usage } from './usage.js';
@@ -45,6 +52,7 @@ export interface ParsedCommandLine {
   /** `hotpath report`: the results folders. */
   folders: string[];
   results?: string;
+  /** compare: which shard this run is, i/n (default 1/1, as the Action's). */
   shard?: string;
   /** drift: the reference; history: the series to show. */
   reference?: string;
@@ -125,6 +133,11 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   if (values.help) return { command: 'help', topic: command, ...bare };
   if (values.version) return { command: 'version', ...bare };
   checkCommandArguments(command, values, positionals);
+  // config, results, shard, reference: the check the Action makes of its inputs, the same error.
+  for (const { name } of FRONT_DOOR_OPTIONS) {
+    const value = values[name];
+    if (typeof value === 'string') checkFrontDoorValue(name, value);
+  }
   const overrides: Record<string, unknown> = {};
   for (const spec of specs) {
     const flag = flagOf(spec);
@@ -135,7 +148,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     overrides,
     folders: positionals,
     results: values.results as string | undefined,
-    shard: values.shard as string | undefined,
+    shard: (values.shard as string | undefined) ?? cliDefault('shard'),
     reference: values.reference as string | undefined,
     history: values.history as string | undefined,
     config: values.config as string | undefined,

@@ -1,7 +1,16 @@
 // The CLI's own flags and its --help texts: `hotpath --help` lists every command and flag;
 // `hotpath COMMAND --help` shows that command's synopsis and only the flags it takes, the
 // settings' flags derived from the settings table (cli/args.ts parses them).
-import { flagOf, formatDuration, REPORTER_KEYS, SETTINGS, type SettingSpec } from '../internal.js';
+import {
+  type FrontDoorName,
+  flagOf,
+  formatDuration,
+  frontDoorOption,
+  frontDoorText,
+  REPORTER_KEYS,
+  SETTINGS,
+  type SettingSpec,
+} from '../internal.js';
 
 export type OptionConfig = { type: 'string' | 'boolean'; short?: string; multiple?: boolean };
 
@@ -14,32 +23,23 @@ interface CliOption extends OptionConfig {
   description: string;
 }
 
+/** An option both front doors take (settings/front-door.ts), as the CLI shows it. */
+function frontDoorFlag(name: FrontDoorName): CliOption {
+  const option = frontDoorOption(name);
+  const fallback =
+    typeof option.default === 'string' ? `default ${option.default}` : `default: ${option.default.cli}`;
+  return { type: 'string', arg: option.arg, description: `${frontDoorText(option, 'cli')} (${fallback})` };
+}
+
 const CLI_OPTIONS = {
-  config: {
-    type: 'string',
-    arg: 'FILE',
-    description: 'config file (default: hotpath.config.json, .mjs or .js in the working directory)',
-  },
+  config: frontDoorFlag('config'),
   json: { type: 'boolean', description: 'print the report JSON instead of the terminal report' },
   markdown: { type: 'string', arg: 'FILE', description: 'also write the markdown report to FILE' },
   open: { type: 'boolean', description: 'open report.html in the browser when done' },
-  results: {
-    type: 'string',
-    arg: 'DIR',
-    description: 'compare: also write the raw results (one shard) to DIR, for hotpath report',
-  },
-  shard: {
-    type: 'string',
-    arg: 'I/N',
-    description: 'compare --results: which shard this run is (default 1/1)',
-  },
+  results: frontDoorFlag('results'),
+  shard: frontDoorFlag('shard'),
   quiet: { type: 'boolean', short: 'q', description: 'no progress on stderr' },
-  reference: {
-    type: 'string',
-    arg: 'REF',
-    description:
-      'drift: the fixed reference, tag:GLOB (the highest semver tag, e.g. tag:v*) or a ref; history: which series to show',
-  },
+  reference: frontDoorFlag('reference'),
   history: { type: 'string', arg: 'FILE', description: 'drift: the history file to append the run to' },
   help: { type: 'boolean', short: 'h', description: 'this text' },
   version: { type: 'boolean', short: 'v', description: 'print the version' },
@@ -47,7 +47,7 @@ const CLI_OPTIONS = {
 
 type CliFlag = keyof typeof CLI_OPTIONS;
 
-/** Options that only the CLI has (not settings). */
+/** The CLI's options that are not settings (the front-door options among them). */
 export const CLI_ONLY: Readonly<Record<CliFlag, CliOption>> = CLI_OPTIONS;
 
 const specs = SETTINGS as readonly SettingSpec[];
@@ -156,24 +156,6 @@ interface CommandHelp {
   notes: readonly string[];
 }
 
-/** Settings that only a comparison of two sides reads (`hotpath profile` measures one server). */
-const COMPARISON_ONLY: ReadonlySet<string> = new Set([
-  'baseStart',
-  'headStart',
-  'base',
-  'head',
-  'install',
-  'build',
-  'maxTime',
-  'maxRounds',
-  'threshold',
-  'hotThreshold',
-  'metrics',
-  'failOn',
-  'failOnRegression',
-  'failOnInconclusive',
-]);
-
 const REPORTER: ReadonlySet<string> = new Set(REPORTER_KEYS);
 
 const HELP: Record<CommandName, CommandHelp> = {
@@ -191,7 +173,7 @@ const HELP: Record<CommandName, CommandHelp> = {
   profile: {
     summary: 'one server under load, profiled: its hot functions, no comparison',
     synopsis: ['hotpath profile --start CMD [options]'],
-    settings: (spec) => !COMPARISON_ONLY.has(spec.key),
+    settings: (spec) => !spec.comparisonOnly,
     flags: ['config', 'json', 'quiet'],
     notes: [
       ...TARGETS,

@@ -3,9 +3,8 @@
 import semver from 'semver';
 import { HotpathCompareError } from '../errors.js';
 import { git, resolveCommit } from '../measure/checkout.js';
+import { checkReference } from '../settings/front-door.js';
 import type { Reference } from './history.js';
-
-const PATTERN = /^[\w.*?[\]/+-]{1,100}$/;
 
 /**
  * The highest release of `tags` by semver: the part from the first digit on must be a version
@@ -23,14 +22,11 @@ export function highestSemverTag(tags: readonly string[]): string | undefined {
 
 /** Resolves `tag:PATTERN` or a ref in the clone at `root` to the reference's name and commit. */
 export async function resolveReference(root: string, spec: string): Promise<Reference> {
+  // The form is checked as the front doors check --reference and the reference input.
+  checkReference(spec);
   const value = spec.trim();
   if (value.startsWith('tag:')) {
     const pattern = value.slice(4);
-    if (!PATTERN.test(pattern))
-      throw new HotpathCompareError(
-        'HP_COMPARE_INVALID_SETTING',
-        `invalid reference ${JSON.stringify(spec)}: expected tag:GLOB (e.g. tag:v*) with letters, digits and . _ - / + * ? [ ]`,
-      );
     const tags = (await git(root, ['tag', '--list', '--', pattern])).split('\n').filter(Boolean);
     const tag = highestSemverTag(tags);
     if (!tag)
@@ -40,10 +36,5 @@ export async function resolveReference(root: string, spec: string): Promise<Refe
       );
     return { ref: tag, sha: await resolveCommit(root, `refs/tags/${tag}`) };
   }
-  if (value === '')
-    throw new HotpathCompareError(
-      'HP_COMPARE_INVALID_SETTING',
-      'missing reference: expected tag:GLOB (the highest semver tag, e.g. tag:v*) or a ref (e.g. v1.4.0)',
-    );
   return { ref: value, sha: await resolveCommit(root, value) };
 }

@@ -34,6 +34,8 @@ export interface SettingSpec {
   readonly short?: string;
   /** Action input name; false = not an Action input. Default: the flag. */
   readonly input?: string | false;
+  /** Read only when two sides are compared: `hotpath profile` (one server) takes no such flag. */
+  readonly comparisonOnly?: boolean;
   /** Can be set per scenario (then the top-level value is the scenarios' default). */
   readonly scenario?: boolean;
   readonly min?: number;

@@ -1,18 +1,12 @@
-import { HotpathCompareError } from '../errors.js';
 import type { ShardId } from '../model.js';
+import { parseShardText } from '../settings/front-door.js';
 
-/** Parses `i/n` (1 <= i <= n <= 256); throws HP_COMPARE_INVALID_SETTING naming the value. */
+/**
+ * Parses `i/n` (1 <= i <= n <= 256); throws HP_COMPARE_INVALID_SETTING naming the value — the
+ * check the CLI's --shard and the Action's shard input make (settings/front-door.ts).
+ */
 export function parseShard(text: string): ShardId {
-  const match = /^\s*(\d{1,3})\s*\/\s*(\d{1,3})\s*$/.exec(text);
-  const index = Number(match?.[1]);
-  const total = Number(match?.[2]);
-  if (!match || index < 1 || total < 1 || index > total || total > 256) {
-    throw new HotpathCompareError(
-      'HP_COMPARE_INVALID_SETTING',
-      `invalid shard ${JSON.stringify(text)}: expected i/n with 1 <= i <= n <= 256, e.g. 1/4`,
-    );
-  }
-  return { index, total };
+  return parseShardText(text);
 }
 
 /** The folder name of a shard's results: unique per shard, so merged artifacts do not collide. */
