@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
+const firstLine = (text = '') => text.split('\n')[0].slice(0, 300);
 const root = new URL('..', import.meta.url).pathname;
 const results = (dir) => join(root, dir, '.vitest-result.json');
 const hasTests = (dir) =>
@@ -31,6 +32,7 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 const missing = [];
+const failures = [];
 for (const dir of packages) {
   if (!existsSync(results(dir))) {
     missing.push(dir);
@@ -40,8 +42,16 @@ for (const dir of packages) {
   passed += json.numPassedTests;
   failed += json.numFailedTests;
   skipped += json.numPendingTests + (json.numTodoTests ?? 0);
+  for (const file of json.testResults ?? [])
+    for (const test of file.assertionResults ?? [])
+      if (test.status === 'failed')
+        failures.push(
+          `${dir}/${file.name.slice(file.name.indexOf('test/'))} › ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`,
+        );
 }
 if (missing.length)
   console.log(`no test results from: ${missing.join(', ')} (its build or its test run failed)`);
+// The failing tests' names last, so that the tail of a long CI log says which one failed.
+for (const line of failures) console.log(`failed: ${line}`);
 console.log(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(turbo.status ?? 1);

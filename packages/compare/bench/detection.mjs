@@ -3,13 +3,18 @@
 // and a head whose handler costs 11 % more CPU (about −10 % req/s: detection)?
 //
 //   node bench/detection.mjs [--runs N] [--shards 1,2,4] [--factor 1.11] [--rounds N|auto] [--duration S]
-//                            [--change cpu|pbkdf2] [--neighbour off|unpinned|server-core]
+//                            [--change cpu|pbkdf2|leak|buffer|alloc|cache]
+//                            [--neighbour off|unpinned|server-core]
 //                            [--only both|aa|ab] [--threshold PCT] [--out FILE]
 //
 // --out keeps every run's summary and its rounds (each round's metrics and other load), so an
 // estimator can be re-run offline on measured data.
 // --change pbkdf2 is the seed's story instead: base hashes with the async crypto.pbkdf2 (libuv's
-// pool), head with pbkdf2Sync (the event loop). --neighbour runs a CPU hog during a random half of
+// pool), head with pbkdf2Sync (the event loop). The memory stories, on a JSON route: leak (head
+// keeps a ~300-byte record of every request in a module-level array), buffer (head keeps a
+// 256-byte Buffer per request), alloc (head allocates about 30 % more per request and keeps
+// none of it), cache (head adds an LRU of 10 000 entries over 5 000 distinct keys: it fills and
+// stops growing; nothing should be flagged). --neighbour runs a CPU hog during a random half of
 // the rounds (decided per round, as a shared runner's neighbours come and go): unpinned, or on the
 // server's core.
 //
@@ -53,8 +58,11 @@ if (!['both', 'aa', 'ab'].includes(values.only)) {
   console.error(`--only: expected both, aa or ab, got ${JSON.stringify(values.only)}`);
   process.exit(2);
 }
-if (!['cpu', 'pbkdf2'].includes(values.change)) {
-  console.error(`--change: expected cpu or pbkdf2, got ${JSON.stringify(values.change)}`);
+const MEMORY_CHANGES = ['leak', 'buffer', 'alloc', 'cache'];
+if (!['cpu', 'pbkdf2', ...MEMORY_CHANGES].includes(values.change)) {
+  console.error(
+    `--change: expected cpu, pbkdf2, leak, buffer, alloc or cache, got ${JSON.stringify(values.change)}`,
+  );
   process.exit(2);
 }
 if (!['off', 'unpinned', 'server-core'].includes(values.neighbour)) {
@@ -99,6 +107,45 @@ require('node:http').createServer((req, res) => {
 }).listen(Number(process.env.PORT), '127.0.0.1');
 `;
 
+// The memory stories' JSON route; `change` adds what head does on top of base.
+const memoryServer = (change) => `// a JSON route${change ? `: head ${change}` : ''}
+const requests = [];
+const kept = [];
+const cache = new Map();
+let served = 0;
+function rememberRequest(req) {
+  requests.push({ url: req.url, at: Date.now(), agent: String(req.headers['user-agent']), n: served });
+}
+function keepBuffer() {
+  kept.push(Buffer.alloc(256, served & 0xff));
+}
+function scratch(items) {
+  // allocated and dropped: a copy of every item with a label, summed into a number
+  const copies = items.map((item) => ({ ...item, label: 'copy ' + item.i, more: [item.i, item.s] }));
+  return copies.reduce((sum, c) => sum + c.label.length + c.more.length, 0);
+}
+function cached(key) {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = { key, text: 'entry '.repeat(8) + key };
+    cache.set(key, value);
+    if (cache.size > 10000) cache.delete(cache.keys().next().value);
+  }
+  return value.text.length;
+}
+require('node:http').createServer((req, res) => {
+  served++;
+  const items = Array.from({ length: 20 }, (_, i) => ({ i, s: 'item ' + i, even: i % 2 === 0 }));
+  const body = { ok: true, served, items };
+  ${change === 'leak' ? 'rememberRequest(req);' : ''}
+  ${change === 'buffer' ? 'keepBuffer();' : ''}
+  ${change === 'alloc' ? 'body.check = scratch(items);' : ''}
+  ${change === 'cache' ? 'body.check = cached(served % 5000);' : ''}
+  res.setHeader('content-type', 'application/json');
+  res.end(JSON.stringify(body));
+}).listen(Number(process.env.PORT), '127.0.0.1');
+`;
+
 const dir = mkdtempSync(join(tmpdir(), 'hotpath-detection-'));
 const git = (...args) =>
   execFileSync('git', args, {
@@ -120,12 +167,18 @@ const commit = (text, message) => {
 };
 git('init', '-q', '-b', 'main');
 const work = Number(values.work);
-const baseText = values.change === 'pbkdf2' ? hashServer(false) : server(work);
+const memoryStory = MEMORY_CHANGES.includes(values.change);
+const baseText =
+  values.change === 'pbkdf2' ? hashServer(false) : memoryStory ? memoryServer(undefined) : server(work);
 const base = commit(baseText, 'base');
 const aa = commit(`${baseText}// a comment: nothing else changed\n`, 'A/A head');
 git('checkout', '-q', base);
 const ab = commit(
-  values.change === 'pbkdf2' ? hashServer(true) : server(Math.round(work * Number(values.factor))),
+  values.change === 'pbkdf2'
+    ? hashServer(true)
+    : memoryStory
+      ? memoryServer(values.change)
+      : server(Math.round(work * Number(values.factor))),
   'A/B head',
 );
 
@@ -175,7 +228,7 @@ const overrides = {
 };
 for (const key of ['rounds', 'duration', 'warmup', 'threshold'])
   if (values[key]) overrides[key] = values[key];
-if (values.change === 'pbkdf2') overrides.url = '/';
+if (values.change === 'pbkdf2' || memoryStory) overrides.url = '/';
 const settings = resolveSettings({ overrides });
 
 process.once('SIGINT', () => process.exit(130));
@@ -204,6 +257,8 @@ async function comparison(headSha, shards) {
   const flagged = report.regressed || functions.length > 0;
   return {
     flagged,
+    // the verdict metrics that regressed (memory stories: which one caught it)
+    regressedBy: s.metrics.filter((m) => m.inVerdict && m.outcome === 'regressed').map((m) => m.metric),
     outcome: report.outcome,
     regressed: report.regressed,
     seconds: (Date.now() - startedAt) / 1000,
@@ -257,7 +312,11 @@ try {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const story =
-  values.change === 'pbkdf2' ? 'head pbkdf2Sync vs base pbkdf2' : `head ×${values.factor} CPU per request`;
+  values.change === 'pbkdf2'
+    ? 'head pbkdf2Sync vs base pbkdf2'
+    : memoryStory
+      ? `memory: head ${values.change}`
+      : `head ×${values.factor} CPU per request`;
 console.log(
   `hotpath detection bench: ${values.only === 'ab' ? 0 : runs} A/A and ${values.only === 'aa' ? 0 : runs} A/B runs per shard count, threshold ${settings.threshold} %, rounds ${settings.rounds}${settings.rounds === 'auto' ? ` (max-time ${settings.maxTime} s)` : ''} × ${settings.duration} s (+${settings.warmup} s warm-up) per side and shard, ${story}, neighbour ${values.neighbour}${values.neighbour === 'off' ? '' : ` (on in ${hogRounds} of ${allRounds} rounds)`}, ${benchPinning ? `--bench-pinning (servers taskset -c 0, load generator on core 1, ${settings.scenarios[0]?.connections} connections, product placement off)` : `connections ${settings.scenarios[0]?.connections}, placement ${settings.placement}`}`,
 );
@@ -284,6 +343,26 @@ for (const shards of shardCounts) {
   const used = [...new Set(all.map((r) => r.connections))].join(', ');
   console.log(
     `| ${shards} | ${fp}/${of(a)} | ${outcomes(a)} | ${tp}/${of(b)} | ${outcomes(b)} | ${pct(change('requestsPerSecond'))} | ${pct(change('mainThreadCpuPerRequest'))} | ±${(detectable('requestsPerSecond') * 100).toFixed(1)} % | ±${(detectable('cpuPerRequest') * 100).toFixed(1)} % | ${used} | ${median(all.map((r) => r.pairs))} | ${median(all.map((r) => r.seconds)).toFixed(0)} | ${a.length ? median(a.map((r) => r.seconds)).toFixed(0) : '—'} |`,
+  );
+}
+// The memory metrics of every run: what each shows A/A and A/B, and which metric regressed.
+console.log(
+  '\n| shards | runs | regressed by (A/B runs) | retained B/req, A/B change (median) | retained outcomes A/A · A/B | allocated, A/B change (median) | allocated outcomes A/A · A/B | GC time, A/B change (median) | detectable retained, A/A (median) | detectable allocated, A/A (median) |',
+);
+console.log('|---:|---:|---|---:|---|---:|---|---:|---:|---:|');
+const metricOutcomes = (list, metric) =>
+  outcomes(list.map((r) => ({ outcome: r.metrics[metric]?.outcome ?? 'absent' })));
+for (const shards of shardCounts) {
+  const { aa: a, ab: b } = results[shards];
+  const by = {};
+  for (const r of b) for (const m of r.regressedBy) by[m] = (by[m] ?? 0) + 1;
+  const med = (list, metric, key) => median(list.map((r) => r.metrics[metric]?.[key] ?? Number.NaN));
+  console.log(
+    `| ${shards} | ${a.length} A/A, ${b.length} A/B | ${
+      Object.entries(by)
+        .map(([m, n]) => `${m} ${n}`)
+        .join(', ') || '—'
+    } | ${med(b, 'retainedBytesPerRequest', 'change')?.toFixed(1)} B | ${metricOutcomes(a, 'retainedBytesPerRequest')} · ${metricOutcomes(b, 'retainedBytesPerRequest')} | ${pct(med(b, 'allocatedBytesPerRequest', 'change'))} | ${metricOutcomes(a, 'allocatedBytesPerRequest')} · ${metricOutcomes(b, 'allocatedBytesPerRequest')} | ${pct(med(b, 'gcTimePerRequest', 'change'))} | ±${med(a, 'retainedBytesPerRequest', 'detectable')?.toFixed(1)} B | ±${(med(a, 'allocatedBytesPerRequest', 'detectable') * 100).toFixed(1)} % |`,
   );
 }
 console.log(`wall time: ${((Date.now() - started) / 60000).toFixed(1)} min`);

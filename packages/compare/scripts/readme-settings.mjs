@@ -10,6 +10,7 @@ const unitOf = (s) => {
   if (s.unit === 's') return `${d} s`;
   if (s.unit === '%') return `${d} %`;
   if (s.unit === 'points') return `${d} points`;
+  if (s.unit === 'B/req') return `${d} B/request`;
   return `\`${d}\``;
 };
 const rows = SETTINGS.map((s) => {

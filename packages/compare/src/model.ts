@@ -4,9 +4,18 @@
 import type { Profile } from '@hotpath/tick-parser';
 import type { MetricName, Scenario, Settings } from './settings/schema.js';
 
+export type {
+  Diagnosis,
+  Finding,
+  MemoryWindow,
+  MonitorSummary,
+  SideHealth,
+  SideMemory,
+} from './health-model.js';
 export type { LoadLevel, Machine, Placement } from './run-environment.js';
 export type { MetricName, Profile };
 
+import type { Diagnosis, MonitorSummary } from './health-model.js';
 import type { LoadLevel, Machine, Placement } from './run-environment.js';
 
 /** base: the reference (the PR's base branch); head: the change. */
@@ -41,35 +50,6 @@ export interface LoadResult {
   errorsByKind: Record<string, number>;
   /** HdrHistogram of latencies (µs), compressed base64, as @hotpath/load-client serialises it. */
   histogram?: string;
-}
-
-/** The event-loop and memory picture of one server process over the measured window. */
-export interface MonitorSummary {
-  pid: number;
-  durationMs: number;
-  /** CPU time (user + system, all threads) of the process over the window, µs. */
-  cpuMicros: number;
-  /**
-   * CPU time of the process's main thread (the event loop) over the window, µs; NaN when the
-   * platform gives no per-thread time.
-   */
-  mainThreadCpuMicros: number;
-  /** Where mainThreadCpuMicros came from: process.threadCpuUsage() or Linux's /proc. */
-  mainThreadCpuSource?: 'threadCpuUsage' | 'proc-schedstat' | 'proc-stat';
-  /** Mean event-loop delay (ms), averaged over the per-second readings. */
-  delayMean: number;
-  /** Worst per-second p99 delay (ms). */
-  delayP99: number;
-  delayMax: number;
-  /** Mean event-loop utilisation, 0..1. */
-  utilization: number;
-  heapStart: number;
-  heapEnd: number;
-  heapMax: number;
-  rssStart: number;
-  rssEnd: number;
-  /** Heap used at each reading (bytes), for the memory-growth chart. */
-  heapSeries: number[];
 }
 
 /** What one scenario measured in one round of one side. */
@@ -171,6 +151,15 @@ export interface RoundMetrics {
   mainThreadCpuPerRequest: number;
   /** Mean event-loop utilisation of the server processes over the window, 0..1; NaN without probe. */
   eventLoopUtilization: number;
+  /**
+   * Bytes still alive after the window's closing full collection, less those alive after its
+   * opening one (JS heap and external memory, all processes), per request; NaN without memory edges.
+   */
+  retainedBytesPerRequest: number;
+  /** Bytes the JS heaps allocated during the window per request; NaN without memory edges. */
+  allocatedBytesPerRequest: number;
+  /** Time spent in garbage collections during the window per request, µs; NaN without memory edges. */
+  gcTimePerRequest: number;
   /** Other processes' load on the machine during the window, in cores (see ScenarioRound). */
   otherLoad?: number;
 }
@@ -192,7 +181,10 @@ export interface MetricVerdict {
   better: 'higher' | 'lower';
   base: number;
   head: number;
-  /** Relative change (head - base) / base; for rates (errors, utilisation) the change in rate. */
+  /**
+   * Relative change (head - base) / base; for rates (errors, utilisation) the change in rate; for
+   * retained bytes per request (an `absolute` metric) the change in bytes.
+   */
   change: number;
   /** Interval of `change` (level 1 − alpha, corrected for the tests in the run); null: none. */
   ci: [number, number] | null;
@@ -217,6 +209,11 @@ export interface MetricVerdict {
   pairs: number;
   /** Pairs left out because other load on the machine differed between their rounds. */
   excluded: number;
+  /**
+   * The change that counts, in the unit of `change`: the threshold as a fraction, a rate's
+   * points, or the bytes per request of retainedThreshold. Absent from reports before it was kept.
+   */
+  margin?: number;
 }
 
 export interface HotFunction {
@@ -259,30 +256,6 @@ export interface HotFunctionDiff {
   flagged: HotFunction[];
   baseTotal: number;
   headTotal: number;
-}
-
-/**
- * Event-loop and memory findings of one side over all its rounds: the fields of a
- * MonitorSummary, with heapStart/heapEnd/rssEnd as means over the rounds and heapSeries the
- * concatenated per-second readings of every round.
- */
-export type SideHealth = Pick<
-  MonitorSummary,
-  'delayMean' | 'delayP99' | 'delayMax' | 'utilization' | 'heapStart' | 'heapEnd' | 'rssEnd' | 'heapSeries'
->;
-
-export interface Finding {
-  kind: 'blocked-loop' | 'busy-loop' | 'memory-growth';
-  side: Side;
-  /** Only head shows it (a likely effect of the change). */
-  newInHead: boolean;
-  message: string;
-}
-
-export interface Diagnosis {
-  base?: SideHealth;
-  head?: SideHealth;
-  findings: Finding[];
 }
 
 export interface RoundRow extends RoundMetrics {

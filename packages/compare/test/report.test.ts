@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import type { Profile } from '@hotpath/tick-parser';
 import { describe, expect, it } from 'vitest';
 import type { Measurements, MonitorSummary, RoundResult } from '../src/model.js';
-import { formatDetectable, formatInterval, shortLocation } from '../src/render/format.js';
+import {
+  formatChange,
+  formatDetectable,
+  formatInterval,
+  formatValue,
+  outcomeText,
+  shortLocation,
+} from '../src/render/format.js';
 import { renderMarkdown } from '../src/render/markdown.js';
 import { COMMENT_MARKER, codeSpan, escapeText, sourceLink } from '../src/render/markdown-text.js';
 import { renderTerminal } from '../src/render/terminal.js';
@@ -418,23 +425,41 @@ describe('report() on recorded settings', () => {
 });
 
 describe('numbers that read as numbers', () => {
-  const ratio = { unit: 'µs' };
+  const ratio = { metric: 'cpuPerRequest', unit: 'µs' } as const;
   it('shows a real interval of a large change, and "too few pairs" for an unbounded or absurd one', () => {
     // a 12× regression decided at the first look is a real interval
     expect(formatInterval(ratio, [9.2, 13.1])).toBe('[+920.0, +1310.0] %');
     expect(formatInterval(ratio, [-1, 1.4e14])).toBe('too few pairs');
     expect(formatInterval(ratio, null)).toBe('too few pairs');
-    expect(formatInterval({ unit: '%' }, [-0.01, 0.02])).toBe('[−1.00, +2.00] pts');
+    expect(formatInterval({ metric: 'errorRate', unit: '%' }, [-0.01, 0.02])).toBe('[−1.00, +2.00] pts');
   });
 
   // Seen in a first run (3 pairs): event-loop utilisation "[-522.86, 505.62] pts ±515.26 pts".
   it('a rate moves by 100 points at most: an interval or detectable change beyond is "too few pairs" / —', () => {
-    const rate = { unit: '%' };
+    const rate = { metric: 'eventLoopUtilization', unit: '%' } as const;
     expect(formatInterval(rate, [-5.2286, 5.0562])).toBe('too few pairs');
     expect(formatInterval(rate, [-0.2634, 0.2722])).toBe('[−26.34, +27.22] pts');
     expect(formatInterval(rate, [-1, 1])).toBe('[−100.00, +100.00] pts');
-    expect(formatDetectable({ unit: '%', detectable: 5.1526 })).toBe('—');
-    expect(formatDetectable({ unit: '%', detectable: 0.2683 })).toBe('±26.83 pts');
+    expect(formatDetectable({ ...rate, detectable: 5.1526 })).toBe('—');
+    expect(formatDetectable({ ...rate, detectable: 0.2683 })).toBe('±26.83 pts');
+  });
+
+  it('bytes read as bytes: retained bytes change by amounts, allocated bytes by a ratio', () => {
+    const retained = { metric: 'retainedBytesPerRequest', unit: 'B' } as const;
+    const allocated = { metric: 'allocatedBytesPerRequest', unit: 'B' } as const;
+    expect(formatValue(retained, 212.4)).toBe('212 B');
+    expect(formatValue(allocated, 9850)).toBe('9.62 KiB');
+    expect(formatValue(retained, -3.25)).toBe('−3.25 B');
+    expect(formatChange(retained, 205)).toBe('+205 B');
+    expect(formatChange(allocated, 0.3)).toBe('+30.0 %');
+    expect(formatInterval(retained, [-12.5, 3000])).toBe('[−12.5 B, +2.93 KiB]');
+    expect(formatDetectable({ ...retained, detectable: 8 })).toBe('±8.00 B');
+    expect(outcomeText({ ...retained, outcome: 'unchanged', worstCase: 10, margin: 64 }, 5)).toBe(
+      'unchanged (at worst +10.0 B, within ±64.0 B)',
+    );
+    expect(outcomeText({ ...retained, outcome: 'inconclusive', reason: 'noise', margin: 64 }, 5)).toBe(
+      'inconclusive: noise wider than ±64.0 B',
+    );
   });
 
   it('counts looks and pairs in words that agree with the number ("1 look", not "1 looks")', () => {
@@ -458,9 +483,11 @@ describe('numbers that read as numbers', () => {
   });
 
   it('states the detectable change, or — without one', () => {
-    expect(formatDetectable({ unit: 'req/s', detectable: 0.031 })).toBe('±3.1 %');
-    expect(formatDetectable({ unit: '%', detectable: 0.004 })).toBe('±0.40 pts');
-    expect(formatDetectable({ unit: 'req/s', detectable: null })).toBe('—');
-    expect(formatDetectable({ unit: 'req/s', detectable: 3e70 })).toBe('—');
+    expect(formatDetectable({ metric: 'requestsPerSecond', unit: 'req/s', detectable: 0.031 })).toBe(
+      '±3.1 %',
+    );
+    expect(formatDetectable({ metric: 'errorRate', unit: '%', detectable: 0.004 })).toBe('±0.40 pts');
+    expect(formatDetectable({ metric: 'requestsPerSecond', unit: 'req/s', detectable: null })).toBe('—');
+    expect(formatDetectable({ metric: 'requestsPerSecond', unit: 'req/s', detectable: 3e70 })).toBe('—');
   });
 });

@@ -67,6 +67,7 @@ const settings: PolicySettings & Pick<Settings, 'scenarios' | 'maxRounds' | 'max
   metrics: METRICS,
   threshold: 5,
   hotThreshold: 5,
+  retainedThreshold: 64,
   failOn: 'metrics',
   failOnRegression: true,
   failOnInconclusive: false,

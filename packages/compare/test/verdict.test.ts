@@ -28,7 +28,7 @@ const judge = (
     }),
     // alpha / 2: the worst case is the interval's worse end (the tests written before the
     // equivalence level had its own value).
-    { threshold, metrics: ALL, alpha, equivalenceAlpha: alpha / 2 },
+    { threshold, metrics: ALL, alpha, equivalenceAlpha: alpha / 2, retainedThreshold: 64 },
   );
 
 const round = (
@@ -46,6 +46,9 @@ const round = (
   cpuPerRequest,
   mainThreadCpuPerRequest: Number.NaN,
   eventLoopUtilization: Number.NaN,
+  retainedBytesPerRequest: Number.NaN,
+  allocatedBytesPerRequest: Number.NaN,
+  gcTimePerRequest: Number.NaN,
   ...extra,
 });
 
@@ -226,7 +229,7 @@ describe('four outcomes', () => {
         base: { ...b, otherLoad: undefined },
         head: { ...defined(head[i]), otherLoad: undefined },
       })),
-      { threshold: 0.05, metrics: ALL, alpha: 0.01, equivalenceAlpha: 0.005 },
+      { threshold: 0.05, metrics: ALL, alpha: 0.01, equivalenceAlpha: 0.005, retainedThreshold: 64 },
     );
     expect(kept.find((v) => v.metric === 'requestsPerSecond')?.outcome).toBe('inconclusive');
   });

@@ -58,6 +58,7 @@ function defaultText(spec: SettingSpec): string {
   if (spec.kind === 'duration') return ` (default ${formatDuration(spec.default as number)})`;
   if (spec.unit === '%') return ` (default ${spec.default} %)`;
   if (spec.unit === 'points') return ` (default ${spec.default} points)`;
+  if (spec.unit === 'B/req') return ` (default ${spec.default} bytes per request)`;
   return ` (default ${spec.default})`;
 }
 

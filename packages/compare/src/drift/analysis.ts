@@ -2,7 +2,8 @@
 // found (as commit ranges), the current level against the reference, and whether the drift
 // exceeds the threshold in the worse direction. Pure.
 
-import { changesInPoints } from '../settings/metrics.js';
+import { changesByDifference, metricSpec } from '../settings/metrics.js';
+import { settingDefault } from '../settings/table.js';
 import { MIN_POINTS_CHANGE } from '../verdict/judge.js';
 import { DEFAULT_THRESHOLD, FAMILY_ALPHA, familyTests, thresholdFraction } from '../verdict/policy.js';
 import { tQuantile } from '../verdict/statistics.js';
@@ -10,7 +11,8 @@ import { type ChangePointOptions, findChangePoints } from './change-points.js';
 import type { GrownFunction, HistoryPoint, HistorySeries, MetricPoint } from './history.js';
 import { analysisValue } from './point.js';
 
-const fromAnalysis = (metric: string, value: number) => (changesInPoints(metric) ? value : Math.expm1(value));
+const fromAnalysis = (metric: string, value: number) =>
+  changesByDifference(metric) ? value : Math.expm1(value);
 
 export interface TrendPoint {
   commit: string;
@@ -93,8 +95,15 @@ function worseBeyond(
   threshold: number,
 ) {
   const worse = better === 'higher' ? -change : change;
-  // A rate (errors): at least 1 percentage point, as in the PR verdict.
-  const limit = changesInPoints(metric) ? MIN_POINTS_CHANGE : thresholdFraction(threshold);
+  // A rate (errors): at least 1 percentage point, as in the PR verdict; retained bytes: the
+  // default retainedThreshold (a history keeps the percent threshold only).
+  const scale = metricSpec(metric)?.scale;
+  const limit =
+    scale === 'points'
+      ? MIN_POINTS_CHANGE
+      : scale === 'absolute'
+        ? Number(settingDefault('retainedThreshold'))
+        : thresholdFraction(threshold);
   return worse > limit;
 }
 

@@ -3,14 +3,17 @@
 // detectable change and outcome when the report has them, and the functions that grew most.
 import { randomUUID } from 'node:crypto';
 import type { MetricVerdict, Report } from '../model.js';
-import { changesInPoints } from '../settings/metrics.js';
+import { changesByDifference } from '../settings/metrics.js';
 import { FAMILY_ALPHA, familyTests } from '../verdict/policy.js';
 import { tQuantile } from '../verdict/statistics.js';
 import { type GrownFunction, type HistoryPoint, MAX_FUNCTIONS, type MetricPoint } from './history.js';
 
-/** The scale the method works on: log1p for relative changes, the change itself for errorRate. */
+/**
+ * The scale the method works on: log1p for relative changes, the change itself for a rate's
+ * points (errorRate) and an amount's bytes (retained bytes per request).
+ */
 export const analysisValue = (metric: string, change: number): number =>
-  changesInPoints(metric) ? change : Math.log1p(change);
+  changesByDifference(metric) ? change : Math.log1p(change);
 
 /** Fields the verdict may add (outcome, detectable change); read when present. */
 type VerdictExtras = { outcome?: unknown; detectable?: unknown };
@@ -22,7 +25,7 @@ function metricPoint(m: MetricVerdict, alpha: number, scenarioPairs: number): Me
   const ci = m.ci;
   if (!ci || !Number.isFinite(m.change) || !Number.isFinite(ci[0]) || !Number.isFinite(ci[1]))
     return undefined;
-  if (!changesInPoints(m.metric) && (ci[0] <= -1 || m.change <= -1)) return undefined;
+  if (!changesByDifference(m.metric) && (ci[0] <= -1 || m.change <= -1)) return undefined;
   if (!(pairs >= 2)) return undefined;
   const lo = analysisValue(m.metric, ci[0]);
   const hi = analysisValue(m.metric, ci[1]);

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { MonitorSummary } from '../model.js';
+import type { MemoryWindow, MonitorSummary } from '../model.js';
 
 /** One event-loop monitor reading as the probe wrote it (fields of overload-guard's snapshot). */
 interface Reading {
@@ -19,6 +19,7 @@ export function readMonitorFile(path: string): MonitorSummary {
     mainThreadCpuMicros?: number;
     mainThreadCpuSource?: MonitorSummary['mainThreadCpuSource'];
     samples: Reading[];
+    memory?: MemoryWindow;
   };
   const cpu = (data.cpuUserMicros ?? Number.NaN) + (data.cpuSystemMicros ?? 0);
   const summary = summariseReadings(data.pid, data.durationMs, data.samples, cpu);
@@ -26,6 +27,7 @@ export function readMonitorFile(path: string): MonitorSummary {
     ...summary,
     mainThreadCpuMicros: data.mainThreadCpuMicros ?? Number.NaN,
     ...(data.mainThreadCpuSource ? { mainThreadCpuSource: data.mainThreadCpuSource } : {}),
+    ...(data.memory ? { memory: data.memory } : {}),
   };
 }
 
@@ -42,12 +44,14 @@ export function summariseReadings(
   let delayMax = 0;
   let utilization = 0;
   let heapMax = 0;
+  let rssMax = 0;
   for (const s of samples) {
     delayMean += s.eventLoopDelay.mean / n;
     delayP99 = Math.max(delayP99, s.eventLoopDelay.p99);
     delayMax = Math.max(delayMax, s.eventLoopDelay.max);
     utilization += s.eventLoopUtilization / n;
     heapMax = Math.max(heapMax, s.heapUsedBytes);
+    rssMax = Math.max(rssMax, s.rssBytes);
   }
   return {
     pid,
@@ -63,6 +67,7 @@ export function summariseReadings(
     heapMax,
     rssStart: samples[0]?.rssBytes ?? 0,
     rssEnd: samples[n - 1]?.rssBytes ?? 0,
+    rssMax,
     heapSeries: samples.map((s) => s.heapUsedBytes),
   };
 }

@@ -15,6 +15,7 @@ import { connect, Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { MonitorSnapshot } from '@hotpath/overload-guard';
 import { type CpuSampler, startCpuSampler } from '@hotpath/tick-parser/cpu-sampler';
+import { closeMemory, type MemoryEdge, openMemory } from './probe-memory.js';
 
 /** Where v8-profiler-next is for the server's Node: HOTPATH_V8_PROFILER_PATH, else the app's own. */
 function loadV8ProfilerNext(): unknown {
@@ -79,6 +80,7 @@ interface Window {
   startedAt: number;
   cpu: NodeJS.CpuUsage;
   thread: ReturnType<typeof mainThreadCpu>;
+  memory?: MemoryEdge;
 }
 
 /** The name the report shows for the profiler that ran. */
@@ -94,6 +96,8 @@ async function openWindow(
 ): Promise<{ window: Window; profiler?: CpuSampler; note?: string }> {
   let profiler: CpuSampler | undefined;
   let note: string | undefined;
+  // First: the forced collection at the window's edge must not count in its CPU time or profile.
+  const memory = process.env.HOTPATH_PROBE_MEMORY === 'off' ? undefined : await openMemory();
   if (mode === 'cpuprofile') {
     profiler = await startCpuSampler({ samplingIntervalMicros: 1000, loadV8ProfilerNext });
     // v8-profiler-next simply not being installed is the documented default, not news.
@@ -116,6 +120,7 @@ async function openWindow(
     startedAt: Date.now(),
     cpu: process.cpuUsage(),
     thread: mainThreadCpu(),
+    memory,
   };
   return { window, profiler, note };
 }
@@ -136,26 +141,30 @@ async function closeWindow(
   clearInterval(current.timer);
   current.samples.push(current.monitor.snapshot());
   current.monitor.close();
+  const durationMs = Date.now() - current.startedAt;
   if (mode === 'prof') markProfLog('stop', current.id);
   const files: Record<string, string> = {};
   let error: string | undefined;
   try {
+    // The profile first, then the closing collection: it is outside the window and its profile.
+    const profile = current.profiler ? await current.profiler.stop() : undefined;
+    const memory = await closeMemory(current.memory);
     const monitorFile = join(dir, `${process.pid}-${current.id}.monitor.json`);
     writeFileSync(
       monitorFile,
       JSON.stringify({
         pid: process.pid,
-        durationMs: Date.now() - current.startedAt,
+        durationMs,
         cpuUserMicros: cpu.user,
         cpuSystemMicros: cpu.system,
         mainThreadCpuMicros: threadMicros,
         mainThreadCpuSource: threadMicros === undefined ? undefined : thread?.source,
         samples: current.samples,
+        memory,
       }),
     );
     files.monitor = monitorFile;
-    if (current.profiler) {
-      const profile = await current.profiler.stop();
+    if (profile) {
       const profileFile = join(dir, `${process.pid}-${current.id}.cpuprofile`);
       writeFileSync(profileFile, JSON.stringify(profile));
       files.cpuprofile = profileFile;

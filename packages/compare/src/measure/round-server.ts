@@ -41,7 +41,7 @@ export interface ServerSpec {
 
 export type RoundSettings = Pick<
   Settings,
-  'duration' | 'warmup' | 'profiler' | 'setupCommand' | 'readyTimeout' | 'passEnv'
+  'duration' | 'warmup' | 'profiler' | 'memory' | 'setupCommand' | 'readyTimeout' | 'passEnv'
 > & { scenarios: MeasuredScenario[] };
 
 export interface RoundContext {
@@ -147,6 +147,7 @@ export async function startServer(
     HOTPATH_PROBE_CONTROL: control.address,
     HOTPATH_PROBE_DIR: launch.dir,
     HOTPATH_PROBE_PROFILER: settings.profiler,
+    HOTPATH_PROBE_MEMORY: settings.memory,
   };
   context.onProgress?.({
     phase: 'start',

@@ -5,7 +5,7 @@
 
 import { type DriftAnalysis, type DriftStep, type MetricTrend, OPEN_CONFIDENCE } from '../drift/analysis.js';
 import type { History } from '../drift/history.js';
-import { changesInPoints } from '../settings/metrics.js';
+import { changesInPoints, metricSpec } from '../settings/metrics.js';
 import { formatChange, formatInterval } from './format.js';
 import { escapeText } from './markdown-text.js';
 import { metricFormat, metricLabel } from './metric-labels.js';
@@ -49,8 +49,10 @@ export function leadTrend(analysis: DriftAnalysis, scenario: string): MetricTren
 
 function chart(analysis: DriftAnalysis, t: MetricTrend): string[] {
   const points = t.points.slice(-CHART_POINTS);
-  // percent (errorRate: percentage points); an interval without bounds is drawn at zero
-  const finite = (x: number) => (Number.isFinite(x) ? Number((x * 100).toFixed(2)) : 0);
+  // percent (errorRate: percentage points; retained bytes: bytes); an interval without bounds is
+  // drawn at zero
+  const bytes = metricSpec(t.metric)?.scale === 'absolute';
+  const finite = (x: number) => (Number.isFinite(x) ? Number((bytes ? x : x * 100).toFixed(2)) : 0);
   const lows = points.map((p) => finite(p.ci[0]));
   const highs = points.map((p) => finite(p.ci[1]));
   const changes = points.map((p) => finite(p.change));
@@ -61,7 +63,7 @@ function chart(analysis: DriftAnalysis, t: MetricTrend): string[] {
     'xychart-beta',
     `  title "${plain(t.scenario)}: ${plain(metricLabel(t.metric))} vs ${plain(analysis.reference.ref, 40)}"`,
     `  x-axis [${points.map((p) => `"${short(p.commit)}"`).join(', ')}]`,
-    `  y-axis "change ${changesInPoints(t.metric) ? '(points)' : '(%)'}" ${min} --> ${max}`,
+    `  y-axis "change ${bytes ? '(bytes per request)' : changesInPoints(t.metric) ? '(points)' : '(%)'}" ${min} --> ${max}`,
     `  line [${highs.join(', ')}]`,
     `  line [${changes.join(', ')}]`,
     `  line [${lows.join(', ')}]`,

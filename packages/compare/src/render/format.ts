@@ -1,22 +1,47 @@
 import type { MetricVerdict } from '../model.js';
+import { metricSpec } from '../settings/metrics.js';
+
+/** What a format needs of a metric: its name (for its scale) and its unit. */
+type Metric = Pick<MetricVerdict, 'metric' | 'unit'>;
 
 /** A metric measured as a rate (0..1) whose changes are points: errors, event-loop utilisation. */
 const inPoints = (m: Pick<MetricVerdict, 'unit'>) => m.unit === '%';
 
+/** A metric whose changes are amounts in its unit (bytes retained per request). */
+const inAmounts = (m: Metric) => metricSpec(m.metric)?.scale === 'absolute';
+
+/** A byte count for people: `512 B`, `9.62 KiB`, `1.5 MiB` (binary units, as heaps are measured). */
+export function formatBytes(bytes: number): string {
+  const size = Math.abs(bytes);
+  if (size < 1024)
+    return `${size >= 100 ? size.toFixed(0) : size >= 10 ? size.toFixed(1) : size.toFixed(2)} B`;
+  const [value, unit] =
+    size < 1024 ** 2
+      ? [size / 1024, 'KiB']
+      : size < 1024 ** 3
+        ? [size / 1024 ** 2, 'MiB']
+        : [size / 1024 ** 3, 'GiB'];
+  return `${value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2)} ${unit}`;
+}
+
+const signOf = (x: number) => (x > 0 ? '+' : x < 0 ? '−' : '±');
+
 /** Number formatting shared by the markdown and terminal renderings. */
-export function formatValue(m: Pick<MetricVerdict, 'metric' | 'unit'>, value: number): string {
+export function formatValue(m: Metric, value: number): string {
   if (!Number.isFinite(value)) return '—';
   if (m.metric === 'errorRate') return `${(value * 100).toFixed(2)} %`;
   if (inPoints(m)) return `${(value * 100).toFixed(1)} %`;
+  if (m.unit === 'B') return `${value < 0 ? '−' : ''}${formatBytes(value)}`;
   if (m.metric === 'requestsPerSecond') return value >= 100 ? value.toFixed(0) : value.toFixed(1);
   const digits = value >= 100 ? 0 : value >= 10 ? 1 : 2;
   return `${value.toFixed(digits)} ${m.unit}`;
 }
 
-export function formatChange(m: Pick<MetricVerdict, 'unit'>, change: number): string {
+export function formatChange(m: Metric, change: number): string {
   if (!Number.isFinite(change)) return '—';
-  const sign = change > 0 ? '+' : change < 0 ? '−' : '±';
+  const sign = signOf(change);
   if (inPoints(m)) return `${sign}${Math.abs(change * 100).toFixed(2)} pts`;
+  if (inAmounts(m)) return `${sign}${formatBytes(change)}`;
   return `${sign}${Math.abs(change * 100).toFixed(1)} %`;
 }
 
@@ -28,30 +53,43 @@ const ABSURD = 1000;
 /** A rate (0..1) cannot move by more than 100 points: a bound beyond that says the same. */
 const ABSURD_POINTS = 1;
 
-const absurd = (m: Pick<MetricVerdict, 'unit'>, x: number) =>
-  !Number.isFinite(x) || Math.abs(x) > (inPoints(m) ? ABSURD_POINTS : ABSURD);
+const absurd = (m: Metric, x: number) =>
+  !Number.isFinite(x) || (!inAmounts(m) && Math.abs(x) > (inPoints(m) ? ABSURD_POINTS : ABSURD));
 
 /** An interval as text; "too few pairs" when there is none or it is unbounded or absurd. */
-export function formatInterval(m: Pick<MetricVerdict, 'unit'>, ci: [number, number] | null): string {
+export function formatInterval(m: Metric, ci: [number, number] | null): string {
   if (!ci || absurd(m, ci[0]) || absurd(m, ci[1])) return 'too few pairs';
   const sign = (x: number) => (x >= 0 ? '+' : '−');
+  if (inAmounts(m)) return `[${sign(ci[0])}${formatBytes(ci[0])}, ${sign(ci[1])}${formatBytes(ci[1])}]`;
   const one = (x: number) =>
     inPoints(m) ? `${sign(x)}${Math.abs(x * 100).toFixed(2)}` : `${sign(x)}${Math.abs(x * 100).toFixed(1)}`;
   return inPoints(m) ? `[${one(ci[0])}, ${one(ci[1])}] pts` : `[${one(ci[0])}, ${one(ci[1])}] %`;
 }
 
 /** The smallest change the run could have detected: `±3.1 %`, or — without an interval. */
-export function formatDetectable(m: Pick<MetricVerdict, 'unit' | 'detectable'>): string {
+export function formatDetectable(m: Metric & Pick<MetricVerdict, 'detectable'>): string {
   const d = m.detectable;
   if (d === null || absurd(m, d)) return '—';
+  if (inAmounts(m)) return `±${formatBytes(d)}`;
   return inPoints(m) ? `±${(d * 100).toFixed(2)} pts` : `±${(d * 100).toFixed(1)} %`;
+}
+
+/**
+ * The change that counts for a metric, as text: `64 B` for retained bytes (its margin), else the
+ * threshold in percent (a rate's margin is stated in percent of its base, as the setting is).
+ */
+export function marginText(m: Metric & Pick<MetricVerdict, 'margin'>, threshold: number): string {
+  if (inAmounts(m) && m.margin !== undefined) return formatBytes(m.margin);
+  return `${threshold} %`;
 }
 
 /** The outcome of a metric in words (the threshold in percent, as the settings give it). */
 export function outcomeText(
-  m: Pick<MetricVerdict, 'outcome' | 'reason' | 'unit'> & Partial<Pick<MetricVerdict, 'worstCase'>>,
+  m: Pick<MetricVerdict, 'metric' | 'outcome' | 'reason' | 'unit'> &
+    Partial<Pick<MetricVerdict, 'worstCase' | 'margin'>>,
   threshold: number,
 ): string {
+  const margin = marginText(m, threshold);
   switch (m.outcome) {
     case 'regressed':
       return 'regressed';
@@ -60,14 +98,14 @@ export function outcomeText(
     case 'unchanged':
       // The worst change the run still allows: what "unchanged" was decided on.
       return m.worstCase !== undefined && m.worstCase !== null && Number.isFinite(m.worstCase)
-        ? `unchanged (at worst ${formatChange(m, m.worstCase)}, within ±${threshold} %)`
-        : `unchanged (within ±${threshold} %)`;
+        ? `unchanged (at worst ${formatChange(m, m.worstCase)}, within ±${margin})`
+        : `unchanged (within ±${margin})`;
     default:
       return m.reason === 'too-few-pairs'
         ? 'inconclusive: too few pairs'
         : m.reason === 'spoiled'
           ? 'inconclusive: other load on the machine'
-          : `inconclusive: noise wider than ±${threshold} %`;
+          : `inconclusive: noise wider than ±${margin}`;
   }
 }
 

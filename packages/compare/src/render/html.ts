@@ -13,6 +13,7 @@ import {
   shortLocation,
 } from './format.js';
 import { sourceLink } from './markdown-text.js';
+import { memoryRows } from './memory-rows.js';
 import { metricLabel } from './metric-labels.js';
 import { runSummary, scenarioSummary } from './words.js';
 
@@ -194,6 +195,11 @@ function diagnosisTable(s: ScenarioReport): string {
     ['Heap start → end', (h) => `${mb(h.heapStart)} → ${mb(h.heapEnd)}`],
     ['RSS at end', (h) => mb(h.rssEnd)],
   ];
+  const memory = memoryRows(s.diagnosis).map(([label, b, h]): [string, (x: H) => string] => [
+    label,
+    (x) => (x === base ? b : h),
+  ]);
+  rows.push(...memory);
   const list = findings.length
     ? `<ul>${findings.map((f) => `<li><b>${e(f.side)}</b>${f.newInHead ? ' (new in head)' : ''}: ${e(f.message)}</li>`).join('')}</ul>`
     : '<p>No blocked event loop, saturation or memory growth on either side.</p>';

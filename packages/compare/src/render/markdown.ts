@@ -12,6 +12,7 @@ import {
   shortLocation,
 } from './format.js';
 import { codeSpan, commentMarker, escapeText, MAX_COMMENT_LENGTH, sourceLink } from './markdown-text.js';
+import { memoryRows } from './memory-rows.js';
 import { metricLabel } from './metric-labels.js';
 import {
   loadLevelText,
@@ -124,6 +125,7 @@ function diagnosisLines(scenario: ScenarioReport): string[] {
     row('Utilisation', (h) => `${(h.utilization * 100).toFixed(0)} %`),
     row('Heap start → end', (h) => `${mb(h.heapStart)} → ${mb(h.heapEnd)}`),
     row('RSS at end', (h) => mb(h.rssEnd)),
+    ...memoryRows(diagnosis).map(([label, b, h]) => `| ${label} | ${b} | ${h} |`),
   );
   return lines;
 }

@@ -10,6 +10,9 @@ const LABELS: Record<MetricName, string> = {
   cpuPerRequest: 'CPU per request',
   mainThreadCpuPerRequest: 'Event-loop CPU per request',
   eventLoopUtilization: 'Event-loop utilisation',
+  retainedBytesPerRequest: 'Retained per request',
+  allocatedBytesPerRequest: 'Allocated per request',
+  gcTimePerRequest: 'GC time per request',
 };
 
 /** A metric's name for people ("CPU per request"); an unknown metric (an old history's) keeps its key. */
@@ -17,4 +20,7 @@ export const metricLabel = (metric: string): string =>
   Object.hasOwn(LABELS, metric) ? LABELS[metric as MetricName] : metric;
 
 /** The format options of a metric's change (its unit), for formatChange and formatInterval. */
-export const metricFormat = (metric: string): { unit: string } => ({ unit: metricSpec(metric)?.unit ?? '' });
+export const metricFormat = (metric: string): { metric: MetricName; unit: string } => ({
+  metric: metric as MetricName,
+  unit: metricSpec(metric)?.unit ?? '',
+});

@@ -11,6 +11,7 @@ import {
   share,
   shortLocation,
 } from './format.js';
+import { memoryRows } from './memory-rows.js';
 import { metricLabel } from './metric-labels.js';
 import { loadLevelText, placementText, roundsWords, runSummary, scenarioSummary } from './words.js';
 
@@ -152,5 +153,12 @@ function scenarioLines(
     );
   }
   if (s.diagnosis.findings.length) lines.push('');
+  const memory = memoryRows(s.diagnosis);
+  if (memory.length > 0) {
+    lines.push(paint('dim', `  ${'memory'.padEnd(50)} ${'base'.padStart(18)} ${'head'.padStart(18)}`));
+    for (const [label, b, h] of memory)
+      lines.push(`  ${label.padEnd(50)} ${b.padStart(18)} ${h.padStart(18)}`);
+    lines.push('');
+  }
   return lines;
 }

@@ -1,4 +1,4 @@
-import type { Diagnosis, Finding, MonitorSummary, SideHealth } from '../model.js';
+import type { Diagnosis, Finding, MemoryWindow, MonitorSummary, SideHealth, SideMemory } from '../model.js';
 
 /** p99 event-loop delay above which the loop counts as blocked (ms). */
 export const BLOCKED_P99_MS = 100;
@@ -8,8 +8,27 @@ export const BUSY_UTILIZATION = 0.9;
 export const GROWTH_RATIO = 0.3;
 export const GROWTH_BYTES = 32 * 1024 * 1024;
 
-export function sideHealth(monitors: readonly MonitorSummary[]): SideHealth | undefined {
+/** The memory edges of every process over `requests` requests, per request; undefined if any lacks them. */
+export function sideMemory(monitors: readonly MonitorSummary[], requests: number): SideMemory | undefined {
+  if (monitors.length === 0 || requests <= 0 || !monitors.every((m) => m.memory)) return undefined;
+  const edges = monitors.map((m) => m.memory as MemoryWindow);
+  const per = (pick: (m: MemoryWindow) => number) => edges.reduce((s, m) => s + pick(m), 0) / requests;
+  return {
+    retainedHeapPerRequest: per((m) => m.heapEnd - m.heapStart),
+    retainedExternalPerRequest: per((m) => m.externalEnd - m.externalStart),
+    retainedArrayBuffersPerRequest: per((m) => m.arrayBuffersEnd - m.arrayBuffersStart),
+    allocatedPerRequest: per((m) => m.allocatedBytes),
+    gcPerRequest: per((m) => m.gcMicros),
+    gcMaxMicros: Math.max(...edges.map((m) => m.gcMaxMicros)),
+    gcPerThousandRequests: per((m) => m.gcCount) * 1000,
+  };
+}
+
+/** One side's event loop and memory over its rounds' processes (`requests`: the rounds' requests). */
+export function sideHealth(monitors: readonly MonitorSummary[], requests = 0): SideHealth | undefined {
   if (monitors.length === 0) return undefined;
+  const memory = sideMemory(monitors, requests);
+  const rss = monitors.flatMap((m) => (m.rssMax !== undefined ? [m.rssMax] : []));
   const n = monitors.length;
   const avg = (pick: (m: MonitorSummary) => number) => monitors.reduce((s, m) => s + pick(m), 0) / n;
   return {
@@ -21,6 +40,8 @@ export function sideHealth(monitors: readonly MonitorSummary[]): SideHealth | un
     heapEnd: avg((m) => m.heapEnd),
     rssEnd: avg((m) => m.rssEnd),
     heapSeries: monitors.flatMap((m) => m.heapSeries),
+    ...(rss.length > 0 ? { rssMax: Math.max(...rss) } : {}),
+    ...(memory ? { memory } : {}),
   };
 }
 
@@ -42,8 +63,10 @@ function findingsOf(side: 'base' | 'head', h: SideHealth): Omit<Finding, 'newInH
       message: `the event loop was busy ${(h.utilization * 100).toFixed(0)} % of the time: the server is CPU-bound on its main thread`,
     });
   }
+  // With memory edges, retained bytes per request say it (a verdict metric); the heap's growth
+  // between two readings without a collection cannot tell a leak from garbage not yet collected.
   const growth = h.heapEnd - h.heapStart;
-  if (growth >= GROWTH_BYTES && h.heapStart > 0 && growth / h.heapStart >= GROWTH_RATIO) {
+  if (!h.memory && growth >= GROWTH_BYTES && h.heapStart > 0 && growth / h.heapStart >= GROWTH_RATIO) {
     out.push({
       kind: 'memory-growth',
       side,
@@ -54,9 +77,13 @@ function findingsOf(side: 'base' | 'head', h: SideHealth): Omit<Finding, 'newInH
 }
 
 /** Clinic-Doctor-style reading of the monitor data: what each side suffered from. Pure. */
-export function diagnose(base: readonly MonitorSummary[], head: readonly MonitorSummary[]): Diagnosis {
-  const b = sideHealth(base);
-  const h = sideHealth(head);
+export function diagnose(
+  base: readonly MonitorSummary[],
+  head: readonly MonitorSummary[],
+  requests: { base: number; head: number } = { base: 0, head: 0 },
+): Diagnosis {
+  const b = sideHealth(base, requests.base);
+  const h = sideHealth(head, requests.head);
   const baseFindings = b ? findingsOf('base', b) : [];
   const headFindings = h ? findingsOf('head', h) : [];
   const findings: Finding[] = [

@@ -21,7 +21,10 @@ export function profileReport(rounds: readonly RoundResult[], settings: Settings
       .filter((f) => f.kind !== 'meta')
       .slice(0, 15)
       .map((f) => ({ name: f.name, file: f.file, line: f.line, kind: f.kind, share: f.self / total })),
-    eventLoop: sideHealth(windows.flatMap((w) => w.monitors)),
+    eventLoop: sideHealth(
+      windows.flatMap((w) => w.monitors),
+      windows.reduce((n, w) => n + w.load.requests.total, 0),
+    ),
     warnings: [...new Set(rounds.flatMap((r) => r.warnings))],
     settings: echoSettings(settings),
     profile,

@@ -25,9 +25,11 @@ export function analyseScenario(
   const judged = judgeScenario(measurements, scenario.name, policy, levels, { functions: true });
   const { rounds, metrics, hotFunctions, profiles, outcome } = judged;
   const functionsRegressed = functionsDecide(policy) && judged.functionRegressed;
+  const requests = (side: Side) => rounds[side].reduce((n, r) => n + r.load.requests.total, 0);
   const diagnosis = diagnose(
     rounds.base.flatMap((r) => r.monitors),
     rounds.head.flatMap((r) => r.monitors),
+    { base: requests('base'), head: requests('head') },
   );
   const throughput = metrics.find((m) => m.metric === 'requestsPerSecond');
   // The rows in the order the rounds ran: one pass, each side's next round in turn (linear).

@@ -11,6 +11,7 @@ import { type RawValues, resolveRecordedSettings, type Settings } from '../setti
 export const REPORTER_KEYS = [
   'threshold',
   'hotThreshold',
+  'retainedThreshold',
   'metrics',
   'failOn',
   'failOnRegression',

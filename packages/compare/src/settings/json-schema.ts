@@ -41,7 +41,9 @@ function valueSchema(spec: SettingSpec): JsonSchema {
 }
 
 function property(spec: SettingSpec): JsonSchema {
-  const unit = spec.unit ? ` Unit: ${spec.unit === 's' ? 'seconds' : spec.unit}.` : '';
+  const unit = spec.unit
+    ? ` Unit: ${spec.unit === 's' ? 'seconds' : spec.unit === 'B/req' ? 'bytes per request' : spec.unit}.`
+    : '';
   const flag = flagOf(spec);
   return {
     description: `${spec.description}${unit}${flag ? ` CLI: --${flag}.` : ''}`,

@@ -25,7 +25,7 @@ export interface SettingSpec {
   readonly kind: SettingKind;
   /** Default value (in the setting's unit); undefined = unset. */
   readonly default?: string | number | boolean | readonly string[];
-  readonly unit?: 's' | '%' | 'points' | 'req/s';
+  readonly unit?: 's' | '%' | 'points' | 'req/s' | 'B/req';
   readonly description: string;
   /** Placeholder in --help. */
   readonly arg?: string;

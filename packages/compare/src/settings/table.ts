@@ -277,6 +277,16 @@ export const SETTINGS = [
       'cpuprofile (v8-profiler-next, falling back to node:inspector), prof (node --prof, shows C++ frames) or none.',
   },
   {
+    key: 'memory',
+    kind: 'enum',
+    group: 'verdict',
+    arg: 'on|off',
+    default: 'on',
+    values: ['on', 'off'],
+    description:
+      'on: the probe measures memory per request (a full collection at each edge of the measured window, outside its clocks, and every collection in between); off: it does not, and the memory metrics are absent.',
+  },
+  {
     key: 'threshold',
     kind: 'percent',
     group: 'verdict',
@@ -300,6 +310,19 @@ export const SETTINGS = [
     min: 0,
     max: 100,
     description: "Growth of a function's self-time share (percentage points) that flags it as hotter.",
+  },
+  {
+    key: 'retainedThreshold',
+    kind: 'number',
+    group: 'verdict',
+    comparisonOnly: true,
+    arg: 'BYTES',
+    unit: 'B/req',
+    default: 64,
+    min: 0,
+    max: 1_000_000_000,
+    description:
+      'Bytes per request still alive after a full collection at the end of the measured window, beyond those at its start (JS heap and external memory), that count as a leak: retained bytes regress when their interval lies above it, and are unchanged when it stays within it.',
   },
   {
     key: 'metrics',

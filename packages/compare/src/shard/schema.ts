@@ -26,6 +26,20 @@ export const loadSchema = z.object({
   histogram: text(10_000_000).optional(),
 });
 
+/** A window's memory edges (model.ts MemoryWindow): byte counts and collection times, none negative. */
+const memorySchema = z.object({
+  heapStart: finite.nonnegative(),
+  heapEnd: finite.nonnegative(),
+  externalStart: finite.nonnegative(),
+  externalEnd: finite.nonnegative(),
+  arrayBuffersStart: finite.nonnegative(),
+  arrayBuffersEnd: finite.nonnegative(),
+  allocatedBytes: finite.nonnegative(),
+  gcMicros: finite.nonnegative(),
+  gcMaxMicros: finite.nonnegative(),
+  gcCount: count,
+});
+
 export const monitorSchema = z.object({
   pid: count,
   durationMs: finite,
@@ -41,7 +55,9 @@ export const monitorSchema = z.object({
   heapMax: finite,
   rssStart: finite,
   rssEnd: finite,
+  rssMax: finite.optional(),
   heapSeries: z.array(finite).max(100_000),
+  memory: memorySchema.optional(),
 });
 
 const sideInfo = z.object({

@@ -34,6 +34,8 @@ export interface VerdictOptions {
    * case within it is at most this — whatever the others show (the intersection–union test).
    */
   equivalenceAlpha: number;
+  /** Margin of the `absolute` metrics (bytes retained per request), in their unit. */
+  retainedThreshold: number;
 }
 
 /** The pair's rounds saw very different load from other processes (see SPOILED_CORES). */
@@ -105,12 +107,13 @@ function judgeMetric(
     inVerdict: options.metrics.includes(metric),
     pairs: used.length,
     excluded,
+    margin: marginOf(scale, ratio, baseValue, options),
   };
   if (used.length < 2) {
     const why: InconclusiveReason = excluded > 0 ? 'spoiled' : 'too-few-pairs';
     return {
       ...verdict,
-      change: used.length === 1 ? (headValue - baseValue) / (scale === 'points' ? 1 : baseValue) : 0,
+      change: used.length === 1 ? (headValue - baseValue) / (scale === 'ratio' ? baseValue : 1) : 0,
       ci: null,
       worstCase: null,
       significant: false,
@@ -119,7 +122,20 @@ function judgeMetric(
       reason: why,
     };
   }
-  return { ...verdict, ...pairedChange(used, spec, ratio, baseValue, options) };
+  return { ...verdict, ...pairedChange(used, spec, ratio, baseValue, verdict.margin, options) };
+}
+
+/** The change that counts for a metric, in the unit of its change (see MetricVerdict.margin). */
+function marginOf(
+  scale: MetricSpec['scale'],
+  ratio: boolean,
+  baseValue: number,
+  options: VerdictOptions,
+): number {
+  if (ratio) return options.threshold;
+  if (scale === 'absolute') return options.retainedThreshold;
+  if (scale === 'points') return Math.max(options.threshold * baseValue, MIN_POINTS_CHANGE);
+  return options.threshold;
 }
 
 /** A metric's change over two or more pairs: interval, worst case, detectable change and outcome. */
@@ -128,6 +144,7 @@ function pairedChange(
   { metric, better, scale }: MetricSpec,
   ratio: boolean,
   baseValue: number,
+  margin: number,
   options: VerdictOptions,
 ): Pick<MetricVerdict, 'change' | 'ci' | 'worstCase' | 'significant' | 'outcome' | 'detectable' | 'reason'> {
   const sign = better === 'higher' ? -1 : 1;
@@ -144,19 +161,16 @@ function pairedChange(
   let ci: [number, number];
   let worstCase: number;
   let detectable: number;
-  let margin: number;
   if (ratio) {
     change = Math.expm1(d.mean);
     ci = [Math.expm1(d.ci[0]), Math.expm1(d.ci[1])];
     worstCase = Math.expm1(worstOf(...bounds));
     detectable = Math.expm1(shift);
-    margin = options.threshold;
-  } else if (scale === 'points') {
+  } else if (scale === 'points' || scale === 'absolute') {
     change = d.mean;
     ci = d.ci;
     worstCase = worstOf(...bounds);
     detectable = shift;
-    margin = Math.max(options.threshold * baseValue, MIN_POINTS_CHANGE);
   } else {
     // Zeros (e.g. a latency below the histogram's resolution): differences relative to base.
     const scaleBy = baseValue === 0 ? Number.NaN : baseValue;
@@ -164,7 +178,6 @@ function pairedChange(
     ci = baseValue === 0 ? [0, 0] : [d.ci[0] / scaleBy, d.ci[1] / scaleBy];
     worstCase = baseValue === 0 ? 0 : worstOf(...bounds) / scaleBy;
     detectable = baseValue === 0 ? 0 : shift / scaleBy;
-    margin = options.threshold;
   }
   const worse = sign * change;
   const worseCi: [number, number] = sign > 0 ? [ci[0], ci[1]] : [-ci[1], -ci[0]];

@@ -14,7 +14,13 @@ export const FAMILY_ALPHA = 0.05;
 /** The settings the policy is made from (a Settings, or a report's echo of it). */
 export type PolicySettings = Pick<
   Settings,
-  'threshold' | 'hotThreshold' | 'metrics' | 'failOn' | 'failOnRegression' | 'failOnInconclusive'
+  | 'threshold'
+  | 'hotThreshold'
+  | 'retainedThreshold'
+  | 'metrics'
+  | 'failOn'
+  | 'failOnRegression'
+  | 'failOnInconclusive'
 > & { scenarios: readonly unknown[] };
 
 export interface VerdictPolicy {
@@ -22,6 +28,8 @@ export interface VerdictPolicy {
   threshold: number;
   /** Growth in a function's share that flags it, as a fraction (0.05 = 5 points). */
   hotThreshold: number;
+  /** Bytes retained per request that count as a leak (the margin of retainedBytesPerRequest). */
+  retainedThreshold: number;
   /** The metrics that can make a scenario regress; the others are shown only. */
   metrics: readonly MetricName[];
   failOn: Settings['failOn'];
@@ -49,6 +57,7 @@ export function verdictPolicy(settings: PolicySettings): VerdictPolicy {
   return {
     threshold: thresholdFraction(settings.threshold),
     hotThreshold: thresholdFraction(settings.hotThreshold),
+    retainedThreshold: settings.retainedThreshold,
     metrics: settings.metrics,
     failOn: settings.failOn,
     failOnRegression: settings.failOnRegression,

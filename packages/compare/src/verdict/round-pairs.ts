@@ -1,4 +1,4 @@
-import type { Measurements, RoundMetrics, ScenarioRound, Side } from '../model.js';
+import type { Measurements, MemoryWindow, RoundMetrics, ScenarioRound, Side } from '../model.js';
 import type { RoundPair } from './judge.js';
 
 /** One round's verdict metrics from its load result and its processes' CPU time and event loop. */
@@ -9,6 +9,11 @@ export function roundMetrics(round: ScenarioRound): RoundMetrics {
   const requests = load.requests.total;
   const sum = (pick: (m: (typeof monitors)[number]) => number) => monitors.reduce((s, m) => s + pick(m), 0);
   const probed = monitors.length > 0 && requests > 0;
+  // Every process's memory edges, or none: a partial sum would understate the bytes.
+  const memory =
+    probed && monitors.every((m) => m.memory) ? monitors.map((m) => m.memory as MemoryWindow) : [];
+  const perRequest = (pick: (m: MemoryWindow) => number) =>
+    memory.length > 0 ? memory.reduce((s, m) => s + pick(m), 0) / requests : Number.NaN;
   return {
     requestsPerSecond: load.requests.mean,
     p50: load.latency.p50,
@@ -19,6 +24,9 @@ export function roundMetrics(round: ScenarioRound): RoundMetrics {
     // NaN when any process lacks a per-thread time: a partial sum would understate it.
     mainThreadCpuPerRequest: probed ? sum((m) => m.mainThreadCpuMicros) / requests : Number.NaN,
     eventLoopUtilization: monitors.length > 0 ? sum((m) => m.utilization) / monitors.length : Number.NaN,
+    retainedBytesPerRequest: perRequest((m) => m.heapEnd - m.heapStart + m.externalEnd - m.externalStart),
+    allocatedBytesPerRequest: perRequest((m) => m.allocatedBytes),
+    gcTimePerRequest: perRequest((m) => m.gcMicros),
     ...(round.otherLoad !== undefined ? { otherLoad: round.otherLoad } : {}),
   };
 }

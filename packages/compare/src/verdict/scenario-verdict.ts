@@ -43,6 +43,7 @@ export function judgeScenario(
   const metricPairs = pairs.map(([b, h]): RoundPair => ({ base: roundMetrics(b), head: roundMetrics(h) }));
   const metrics = judgeMetrics(metricPairs, {
     threshold: policy.threshold,
+    retainedThreshold: policy.retainedThreshold,
     metrics: policy.metrics,
     alpha: levels.alpha,
     equivalenceAlpha: levels.equivalenceAlpha,
