@@ -160,6 +160,8 @@ export interface RoundMetrics {
   allocatedBytesPerRequest: number;
   /** Time spent in garbage collections during the window per request, µs; NaN without memory edges. */
   gcTimePerRequest: number;
+  /** Requests served in the window (what the per-request memory metrics divide by). */
+  requests?: number;
   /** Other processes' load on the machine during the window, in cores (see ScenarioRound). */
   otherLoad?: number;
 }

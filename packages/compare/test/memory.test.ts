@@ -7,6 +7,7 @@ import { allocatedBetween } from '../src/measure/probe-memory.js';
 import { probePath } from '../src/measure/probe-path.js';
 import { runRound } from '../src/measure/round.js';
 import type { MetricVerdict, Report, ScenarioRound } from '../src/model.js';
+import { memoryOutput } from '../src/run/outputs.js';
 import { resolveSettings } from '../src/settings/schema.js';
 import { monitorSchema } from '../src/shard/schema.js';
 import { roundMetrics } from '../src/verdict/round-pairs.js';
@@ -102,6 +103,8 @@ describe('memory per request (real servers)', () => {
     const leak = await run('leak');
     expect(metric(leak, 'retainedBytesPerRequest')).toMatchObject({ outcome: 'regressed', inVerdict: true });
     expect(leak.outcome).toBe('regressed');
+    // the Action's outputs: retained-change in bytes per request, allocated-change in percent
+    expect(Number(memoryOutput(leak, 'retainedBytesPerRequest'))).toBeGreaterThan(4_000);
     const alloc = await run('alloc');
     expect(metric(alloc, 'allocatedBytesPerRequest')).toMatchObject({
       outcome: 'regressed',
@@ -109,6 +112,7 @@ describe('memory per request (real servers)', () => {
     });
     expect(metric(alloc, 'retainedBytesPerRequest').outcome).not.toBe('regressed');
     expect(alloc.outcome).toBe('regressed');
+    expect(Number(memoryOutput(alloc, 'allocatedBytesPerRequest'))).toBeGreaterThan(30);
   });
 });
 

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { RoundMetrics } from '../src/model.js';
-import { combineOutcomes, judgeMetrics, outcomeOf, SPOILED_CORES } from '../src/verdict/judge.js';
+import {
+  combineOutcomes,
+  judgeMetrics,
+  outcomeOf,
+  RETAINED_WINDOW_NOISE,
+  SPOILED_CORES,
+} from '../src/verdict/judge.js';
 import { roundPairs } from '../src/verdict/round-pairs.js';
 import { defined } from './helpers/defined.js';
 
@@ -241,5 +247,37 @@ describe('four outcomes', () => {
     const verdicts = judge(base, head, 0.05, 0.01);
     expect(verdicts.find((v) => v.metric === 'mainThreadCpuPerRequest')?.outcome).toBe('regressed');
     expect(verdicts.find((v) => v.metric === 'cpuPerRequest')?.outcome).toBe('unchanged');
+  });
+});
+
+describe('retained bytes per request: by amount, with a margin no window can see below', () => {
+  // Each window retains a constant 400 KiB whatever its requests (compiled code, bytecode
+  // flushed and rebuilt), plus `leak` bytes per request; `requests` served in the window.
+  const retained = (requests: number, leak: number, jitter: number): RoundMetrics =>
+    round(1000, 10, 0, 100, {
+      retainedBytesPerRequest: (400 * 1024 + jitter) / requests + leak,
+      requests,
+    });
+  const jitters = [-30_000, 20_000, 5_000, -10_000, 15_000];
+  const pairs = (baseRequests: number, headRequests: number, leak: number) =>
+    judge(
+      jitters.map((j) => retained(baseRequests, 0, j)),
+      jitters.map((j) => retained(headRequests, leak, -j)),
+      0.05,
+    ).find((v) => v.metric === 'retainedBytesPerRequest');
+
+  it('a 256-byte leak over 40 000 requests a window regresses, by bytes, against the 64-byte floor', () => {
+    const v = pairs(40_000, 40_000, 256);
+    expect(v?.outcome).toBe('regressed');
+    expect(v?.change).toBeCloseTo(256, 0);
+    expect(v?.margin).toBe(64);
+  });
+
+  it('a three times slower head that leaks nothing is no leak: the margin is the window noise over its requests', () => {
+    // per request: base 400 KiB / 3 000, head 400 KiB / 1 000 — +273 B a request, and no leak
+    const v = pairs(3_000, 1_000, 0);
+    expect(v?.change).toBeGreaterThan(200);
+    expect(v?.margin).toBeCloseTo(RETAINED_WINDOW_NOISE / 1_000, 6);
+    expect(v?.outcome).not.toBe('regressed');
   });
 });

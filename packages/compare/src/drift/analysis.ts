@@ -93,16 +93,17 @@ function worseBeyond(
   better: 'higher' | 'lower',
   change: number,
   threshold: number,
+  amountMargin: number,
 ) {
   const worse = better === 'higher' ? -change : change;
   // A rate (errors): at least 1 percentage point, as in the PR verdict; retained bytes: the
-  // default retainedThreshold (a history keeps the percent threshold only).
+  // largest margin its runs had (at least the default retainedThreshold).
   const scale = metricSpec(metric)?.scale;
   const limit =
     scale === 'points'
       ? MIN_POINTS_CHANGE
       : scale === 'absolute'
-        ? Number(settingDefault('retainedThreshold'))
+        ? amountMargin
         : thresholdFraction(threshold);
   return worse > limit;
 }
@@ -205,7 +206,12 @@ function trendOf(
   let sure = false;
   let likely = false;
   let within = rows.length === 0;
-  const beyond = (value: number) => worseBeyond(metric.metric, metric.better, value, threshold);
+  // An amount's margin (retained bytes) grows when a run served few requests: the largest a run had.
+  const amountMargin = Math.max(
+    Number(settingDefault('retainedThreshold')),
+    ...rows.map((r) => r.m.margin ?? 0),
+  );
+  const beyond = (value: number) => worseBeyond(metric.metric, metric.better, value, threshold, amountMargin);
   if (last && rows.length) {
     const level = toRelative(last);
     exceeded = beyond(level.change) && excludesZero(level.ci);

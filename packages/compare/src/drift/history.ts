@@ -35,6 +35,8 @@ const metricPoint = z.object({
   detectable: z.number().nonnegative().optional(),
   outcome: z.enum(['regressed', 'unchanged', 'improved', 'inconclusive']).optional(),
   inVerdict: z.boolean(),
+  /** The change that counted in the run, in the unit of `change` (retained bytes: bytes per request). */
+  margin: z.number().nonnegative().optional(),
 });
 
 const grownFunction = z.object({

@@ -47,6 +47,9 @@ function metricPoint(m: MetricVerdict, alpha: number, scenarioPairs: number): Me
     ...(detectable === undefined ? {} : { detectable }),
     ...(outcome ? { outcome } : {}),
     inVerdict: m.inVerdict,
+    ...(typeof m.margin === 'number' && Number.isFinite(m.margin) && m.margin >= 0
+      ? { margin: m.margin }
+      : {}),
   };
 }
 

@@ -3,7 +3,7 @@
 // heap, external and array-buffer bytes still alive; during the window v8.GCProfiler's record of
 // every collection, from which the bytes allocated and the time spent collecting follow. Never
 // throws: a process where any part is missing reports no memory.
-import { Session } from 'node:inspector';
+import type { Session } from 'node:inspector';
 import v8 from 'node:v8';
 import type { MemoryWindow } from '../model.js';
 
@@ -29,7 +29,9 @@ let session: Session | undefined;
 /** A full collection (twice: objects freed by the first one's finalizers go in the second). */
 async function collect(): Promise<void> {
   if (!session) {
-    session = new Session();
+    // Loaded here, not at the top: a Node built without the inspector must still load the probe.
+    const inspector = await import('node:inspector');
+    session = new inspector.Session();
     session.connect();
   }
   const current = session;

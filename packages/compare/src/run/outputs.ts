@@ -30,12 +30,30 @@ export function throughputOutput(report: Pick<Report, 'scenarios' | 'throughputC
   return unmeasured ? '' : (report.throughputChange * 100).toFixed(2);
 }
 
+/**
+ * The highest change of a memory metric over the scenarios (the worst: more bytes is worse), as
+ * text in `digits`: retained bytes per request in bytes, allocated bytes in percent; empty when a
+ * scenario lacks it (no memory edges, or no round pair).
+ */
+export function memoryOutput(
+  report: Pick<Report, 'scenarios'>,
+  metric: 'retainedBytesPerRequest' | 'allocatedBytesPerRequest',
+): string {
+  const changes = report.scenarios.map((s) => s.metrics.find((m) => m.metric === metric));
+  if (changes.length === 0 || changes.some((m) => !m || m.pairs === 0 || !Number.isFinite(m.change)))
+    return '';
+  const worst = Math.max(...changes.map((m) => m?.change ?? Number.NaN));
+  return metric === 'retainedBytesPerRequest' ? worst.toFixed(1) : (worst * 100).toFixed(2);
+}
+
 /** The outputs of a comparison's report. */
 export function reportOutputs(report: Report, files: Pick<WrittenFiles, 'report'>): RunOutputs {
   return {
     verdict: report.outcome,
     regressed: String(report.regressed),
     'throughput-change': throughputOutput(report),
+    'retained-change': memoryOutput(report, 'retainedBytesPerRequest'),
+    'allocated-change': memoryOutput(report, 'allocatedBytesPerRequest'),
     report: files.report,
     shards: String(report.shards),
   };

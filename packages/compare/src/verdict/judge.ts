@@ -5,6 +5,16 @@ import { detectableShift, mean, pairedDifference } from './statistics.js';
 /** Smallest change in points (error rate, event-loop utilisation) that can count: 1 point. */
 export const MIN_POINTS_CHANGE = 0.01;
 
+/**
+ * What a window's retained bytes vary by without a leak: the heap alive after a full collection
+ * moves by a few hundred KiB between two collections whatever the requests (bytecode flushed and
+ * rebuilt, compiled code, connections closing); seen here up to ±0.6 MiB per window, on plain
+ * servers at 1 000 and 20 000 req/s alike. A window of n requests cannot tell less than this over
+ * n per request, so the margin of retained bytes per request is at least this over the pairs'
+ * (median of the smaller side's) requests: a slower head (fewer requests) is not a leak.
+ */
+export const RETAINED_WINDOW_NOISE = 1024 * 1024;
+
 /** Power at which the detectable change is stated. */
 export const POWER = 0.8;
 
@@ -107,7 +117,7 @@ function judgeMetric(
     inVerdict: options.metrics.includes(metric),
     pairs: used.length,
     excluded,
-    margin: marginOf(scale, ratio, baseValue, options),
+    margin: marginOf(scale, ratio, baseValue, options, used),
   };
   if (used.length < 2) {
     const why: InconclusiveReason = excluded > 0 ? 'spoiled' : 'too-few-pairs';
@@ -125,15 +135,29 @@ function judgeMetric(
   return { ...verdict, ...pairedChange(used, spec, ratio, baseValue, verdict.margin, options) };
 }
 
+/** The median over the pairs of the smaller side's requests; undefined when a round lacks them. */
+function pairRequests(used: readonly RoundPair[]): number | undefined {
+  const counts = used.map((p) => Math.min(p.base.requests ?? Number.NaN, p.head.requests ?? Number.NaN));
+  if (counts.length === 0 || !counts.every((n) => n > 0)) return undefined;
+  const sorted = [...counts].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  const at = (i: number) => sorted[i] ?? Number.NaN;
+  return sorted.length % 2 ? at(mid) : (at(mid - 1) + at(mid)) / 2;
+}
+
 /** The change that counts for a metric, in the unit of its change (see MetricVerdict.margin). */
 function marginOf(
   scale: MetricSpec['scale'],
   ratio: boolean,
   baseValue: number,
   options: VerdictOptions,
+  used: readonly RoundPair[],
 ): number {
   if (ratio) return options.threshold;
-  if (scale === 'absolute') return options.retainedThreshold;
+  if (scale === 'absolute') {
+    const requests = pairRequests(used);
+    return Math.max(options.retainedThreshold, requests ? RETAINED_WINDOW_NOISE / requests : 0);
+  }
   if (scale === 'points') return Math.max(options.threshold * baseValue, MIN_POINTS_CHANGE);
   return options.threshold;
 }

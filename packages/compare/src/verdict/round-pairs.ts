@@ -27,6 +27,7 @@ export function roundMetrics(round: ScenarioRound): RoundMetrics {
     retainedBytesPerRequest: perRequest((m) => m.heapEnd - m.heapStart + m.externalEnd - m.externalStart),
     allocatedBytesPerRequest: perRequest((m) => m.allocatedBytes),
     gcTimePerRequest: perRequest((m) => m.gcMicros),
+    requests,
     ...(round.otherLoad !== undefined ? { otherLoad: round.otherLoad } : {}),
   };
 }
