@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RoundMetrics } from '../src/model.js';
-import {
-  combineOutcomes,
-  judgeMetrics,
-  outcomeOf,
-  RETAINED_WINDOW_NOISE,
-  SPOILED_CORES,
-} from '../src/verdict/judge.js';
+import { RETAINED_WINDOW_NOISE } from '../src/settings/metrics.js';
+import { combineOutcomes, judgeMetrics, outcomeOf, SPOILED_CORES } from '../src/verdict/judge.js';
 import { roundPairs } from '../src/verdict/round-pairs.js';
 import { defined } from './helpers/defined.js';
 

@@ -1,19 +1,9 @@
 import type { InconclusiveReason, MetricName, MetricVerdict, Outcome, RoundMetrics } from '../model.js';
-import { METRICS, type MetricSpec } from '../settings/metrics.js';
+import { METRICS, type MetricSpec, RETAINED_WINDOW_NOISE } from '../settings/metrics.js';
 import { detectableShift, mean, pairedDifference } from './statistics.js';
 
 /** Smallest change in points (error rate, event-loop utilisation) that can count: 1 point. */
 export const MIN_POINTS_CHANGE = 0.01;
-
-/**
- * What a window's retained bytes vary by without a leak: the heap alive after a full collection
- * moves by a few hundred KiB between two collections whatever the requests (bytecode flushed and
- * rebuilt, compiled code, connections closing); seen here up to ±0.6 MiB per window, on plain
- * servers at 1 000 and 20 000 req/s alike. A window of n requests cannot tell less than this over
- * n per request, so the margin of retained bytes per request is at least this over the pairs'
- * (median of the smaller side's) requests: a slower head (fewer requests) is not a leak.
- */
-export const RETAINED_WINDOW_NOISE = 1024 * 1024;
 
 /** Power at which the detectable change is stated. */
 export const POWER = 0.8;
