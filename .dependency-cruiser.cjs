@@ -34,7 +34,7 @@ module.exports = {
     {
       name: 'model-is-types-of-settings-only',
       severity: 'error',
-      from: { path: `${compare}(model|health-model|run-artifacts|run-environment)\\.ts$` },
+      from: { path: `${compare}(model|allocation-model|health-model|run-artifacts|run-environment)\\.ts$` },
       to: { path: `${compare}(measure|report|render|shard|cli|verdict|compare|index|internal)` },
     },
     {

@@ -13,6 +13,10 @@ export { type CompareOptions, compare } from './compare.js';
 export { ERROR_CODES, type ErrorCode, HotpathCompareError } from './errors.js';
 export { type MeasureRuntime, measure, type ProgressEvent } from './measure/measure.js';
 export type {
+  AllocationDiff,
+  AllocationFunction,
+  AllocationProfile,
+  AllocationRow,
   Diagnosis,
   Finding,
   HotFunction,

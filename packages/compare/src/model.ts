@@ -5,6 +5,12 @@ import type { Profile } from '@hotpath/tick-parser';
 import type { MetricName, Scenario, Settings } from './settings/schema.js';
 
 export type {
+  AllocationDiff,
+  AllocationFunction,
+  AllocationProfile,
+  AllocationRow,
+} from './allocation-model.js';
+export type {
   Diagnosis,
   Finding,
   MemoryWindow,
@@ -15,6 +21,7 @@ export type {
 export type { LoadLevel, Machine, Placement } from './run-environment.js';
 export type { MetricName, Profile };
 
+import type { AllocationDiff, AllocationProfile } from './allocation-model.js';
 import type { Diagnosis, MonitorSummary } from './health-model.js';
 import type { LoadLevel, Machine, Placement } from './run-environment.js';
 
@@ -57,6 +64,8 @@ export interface ScenarioRound {
   scenario: string;
   load: LoadResult;
   profile?: Profile;
+  /** What the sampling heap profiler saw during the window (absent with memory: off). */
+  allocations?: AllocationProfile;
   monitors: MonitorSummary[];
   /** Profiler that ran in each server process for this window. */
   profilers: string[];
@@ -289,6 +298,8 @@ export interface ScenarioReport {
    */
   throughputChange: number;
   hotFunctions?: HotFunctionDiff;
+  /** Which functions allocate more bytes per request (both sides need allocation profiles). */
+  allocations?: AllocationDiff;
   /** A significant growth of a function decided the verdict (failOn functions or both). */
   functionsRegressed: boolean;
   diagnosis: Diagnosis;

@@ -7,7 +7,7 @@ export interface ProbeReport {
   node?: string;
   /** 'v8-profiler-next', 'node:inspector', 'prof' or 'none'. */
   profiler: string;
-  files: { cpuprofile?: string; monitor?: string };
+  files: { cpuprofile?: string; monitor?: string; heapprofile?: string };
   note?: string;
   error?: string;
 }

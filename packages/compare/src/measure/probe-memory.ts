@@ -26,19 +26,28 @@ export interface MemoryEdge {
 
 let session: Session | undefined;
 
-/** A full collection (twice: objects freed by the first one's finalizers go in the second). */
-async function collect(): Promise<void> {
+/** The process's one inspector session (the collections and the sampling heap profiler use it). */
+export async function inspectorSession(): Promise<Session> {
   if (!session) {
     // Loaded here, not at the top: a Node built without the inspector must still load the probe.
     const inspector = await import('node:inspector');
     session = new inspector.Session();
     session.connect();
   }
-  const current = session;
-  for (let i = 0; i < 2; i++)
-    await new Promise<void>((resolve, reject) =>
-      current.post('HeapProfiler.collectGarbage', (err) => (err ? reject(err) : resolve())),
-    );
+  return session;
+}
+
+/** A command on the probe's inspector session, its result as a promise. */
+export async function post<T = unknown>(method: string, params?: object): Promise<T> {
+  const current = await inspectorSession();
+  return new Promise<T>((resolve, reject) =>
+    current.post(method, params, (err, result) => (err ? reject(err) : resolve(result as T))),
+  );
+}
+
+/** A full collection (twice: objects freed by the first one's finalizers go in the second). */
+export async function collect(): Promise<void> {
+  for (let i = 0; i < 2; i++) await post('HeapProfiler.collectGarbage');
 }
 
 /** Collects, reads what is alive and starts recording collections; undefined where it cannot. */
@@ -76,12 +85,20 @@ export function allocatedBetween(startUsed: number, records: readonly GcRecord[]
   return allocated + Math.max(0, endUsed - previous);
 }
 
-/** Stops recording, collects, and returns the window's memory; undefined where it cannot. */
-export async function closeMemory(edge: MemoryEdge | undefined): Promise<MemoryWindow | undefined> {
+/**
+ * Stops recording, collects, and returns the window's memory; undefined where it cannot.
+ * `beforeCollect` runs between the end of the record and the closing collection (what it
+ * allocates counts in neither).
+ */
+export async function closeMemory(
+  edge: MemoryEdge | undefined,
+  beforeCollect?: () => Promise<void>,
+): Promise<MemoryWindow | undefined> {
   if (!edge) return undefined;
   try {
     const records = edge.profiler.stop()?.statistics ?? [];
     const endUsed = v8.getHeapStatistics().used_heap_size;
+    if (beforeCollect) await beforeCollect();
     await collect();
     const usage = process.memoryUsage();
     let gcMicros = 0;

@@ -5,8 +5,9 @@
  * It stays dormant until its process starts listening on $PORT (so `npm start`, shells and
  * other wrappers are left alone; every cluster worker that listens activates). Then it
  * connects to the runner's control socket (HOTPATH_PROBE_CONTROL = "port:token") and waits:
- * `start` opens the measured window (CPU profiler + event-loop monitor), `stop` closes it and
- * writes `<pid>.cpuprofile` and `<pid>.monitor.json` to HOTPATH_PROBE_DIR.
+ * `start` opens the measured window (CPU profiler + event-loop monitor; with memory on, the
+ * memory edges and the sampling heap profiler), `stop` closes it and writes
+ * `<pid>-<window>.cpuprofile`, `.monitor.json` and `.heapprofile` to HOTPATH_PROBE_DIR.
  * It never throws into the host process.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -15,6 +16,12 @@ import { connect, Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { MonitorSnapshot } from '@hotpath/overload-guard';
 import { type CpuSampler, startCpuSampler } from '@hotpath/tick-parser/cpu-sampler';
+import {
+  checkHeapSampling,
+  type HeapSampling,
+  startHeapSampling,
+  stopHeapSampling,
+} from './probe-heap-sampling.js';
 import { closeMemory, type MemoryEdge, openMemory } from './probe-memory.js';
 
 /** Where v8-profiler-next is for the server's Node: HOTPATH_V8_PROFILER_PATH, else the app's own. */
@@ -81,6 +88,7 @@ interface Window {
   cpu: NodeJS.CpuUsage;
   thread: ReturnType<typeof mainThreadCpu>;
   memory?: MemoryEdge;
+  heap?: HeapSampling;
 }
 
 /** The name the report shows for the profiler that ran. */
@@ -96,8 +104,12 @@ async function openWindow(
 ): Promise<{ window: Window; profiler?: CpuSampler; note?: string }> {
   let profiler: CpuSampler | undefined;
   let note: string | undefined;
-  // First: the forced collection at the window's edge must not count in its CPU time or profile.
-  const memory = process.env.HOTPATH_PROBE_MEMORY === 'off' ? undefined : await openMemory();
+  // First: the forced collection at the window's edge must not count in its CPU time or profile
+  // (nor the sampler's one-time check, before it); the sampler starts after it.
+  const memoryOn = process.env.HOTPATH_PROBE_MEMORY !== 'off';
+  const heapNote = memoryOn ? await checkHeapSampling() : undefined;
+  const memory = memoryOn ? await openMemory() : undefined;
+  const heap = memory && !heapNote ? await startHeapSampling() : undefined;
   if (mode === 'cpuprofile') {
     profiler = await startCpuSampler({ samplingIntervalMicros: 1000, loadV8ProfilerNext });
     // v8-profiler-next simply not being installed is the documented default, not news.
@@ -121,8 +133,9 @@ async function openWindow(
     cpu: process.cpuUsage(),
     thread: mainThreadCpu(),
     memory,
+    heap,
   };
-  return { window, profiler, note };
+  return { window, profiler, note: [note, heapNote].filter(Boolean).join('; ') || undefined };
 }
 
 /** Ends a window: its CPU time, the monitor's samples and the profile, written beside the probe's dir. */
@@ -146,9 +159,15 @@ async function closeWindow(
   const files: Record<string, string> = {};
   let error: string | undefined;
   try {
-    // The profile first, then the closing collection: it is outside the window and its profile.
+    // The profile first, then the closing collection: it is outside the window and its profile;
+    // the allocation profile after the window's record of collections and before the collection.
     const profile = current.profiler ? await current.profiler.stop() : undefined;
-    const memory = await closeMemory(current.memory);
+    let heapProfile: Awaited<ReturnType<typeof stopHeapSampling>>;
+    const memory = await closeMemory(current.memory, async () => {
+      heapProfile = await stopHeapSampling(current.heap);
+    });
+    // Where the memory edges failed first, the sampler still stops (stopping twice is once).
+    heapProfile ??= await stopHeapSampling(current.heap);
     const monitorFile = join(dir, `${process.pid}-${current.id}.monitor.json`);
     writeFileSync(
       monitorFile,
@@ -168,6 +187,11 @@ async function closeWindow(
       const profileFile = join(dir, `${process.pid}-${current.id}.cpuprofile`);
       writeFileSync(profileFile, JSON.stringify(profile));
       files.cpuprofile = profileFile;
+    }
+    if (heapProfile) {
+      const heapFile = join(dir, `${process.pid}-${current.id}.heapprofile`);
+      writeFileSync(heapFile, JSON.stringify(heapProfile));
+      files.heapprofile = heapFile;
     }
   } catch (err) {
     error = (err as Error).message;

@@ -1,4 +1,5 @@
 import type { MonitorSummary, Profile, ScenarioRound, Side } from '../model.js';
+import { readHeapProfiles } from './allocation-profiles.js';
 import { withProbeFramesMarked, withRelativeLocations } from './locations.js';
 import { type LoadMark, otherLoadSince } from './machine-load.js';
 import { readMonitorFile } from './monitor-summary.js';
@@ -32,12 +33,14 @@ export async function readScenarioRounds(
     const monitors = readProbeReports(run.spec.side, reports, seen, warnings);
     const profile = await readProfile(run, reports, index, warnings);
     const otherLoad = readMachineLoad(marks, monitors);
+    const allocations = readAllocations(run, reports, warnings);
     scenarios.push({
       scenario: scenario.name,
       load,
       profile:
         profile &&
         withRelativeLocations(withProbeFramesMarked(profile, run.context.probePath), run.spec.root),
+      ...(allocations ? { allocations } : {}),
       monitors,
       profilers: [...new Set(reports.map((r) => r.profiler))],
       ...(otherLoad !== undefined ? { otherLoad } : {}),
@@ -92,6 +95,19 @@ async function readProfile(
     return read.profile;
   }
   return undefined;
+}
+
+/** The window's allocation profile: every process's `.heapprofile`, merged; none if one is missing. */
+function readAllocations(
+  run: RoundRun,
+  reports: readonly ProbeReport[],
+  warnings: string[],
+): ScenarioRound['allocations'] {
+  const paths = reports.flatMap((r) => (r.files.heapprofile ? [r.files.heapprofile] : []));
+  if (paths.length === 0 || paths.length < reports.length) return undefined;
+  const read = readHeapProfiles(paths, { root: run.spec.root, probePath: run.context.probePath });
+  warnings.push(...read.warnings);
+  return read.allocations;
 }
 
 /** CPU time of the rest of the machine during the window (undefined without monitor data). */

@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import type { HotFunction, MetricVerdict, Outcome, Report, RoundRow, ScenarioReport } from '../model.js';
+import type {
+  AllocationRow,
+  HotFunction,
+  MetricVerdict,
+  Outcome,
+  Report,
+  RoundRow,
+  ScenarioReport,
+} from '../model.js';
+import { allocationCaption, allocationCells, allocationWhere } from './allocation-rows.js';
 import { type FlameData, flameData } from './flame-data.js';
 import {
   displayName,
@@ -216,6 +225,29 @@ function diagnosisTable(s: ScenarioReport): string {
   );
 }
 
+/** The functions whose bytes allocated per request changed most, under the memory block. */
+function allocationTable(report: Report, s: ScenarioReport): string {
+  const diff = s.allocations;
+  if (!diff || diff.rows.length === 0) return '';
+  const where = (row: AllocationRow) => {
+    const text = allocationWhere(row);
+    const link = text ? sourceLink(row, report.links) : undefined;
+    if (!text) return '';
+    return link
+      ? `<a href="${e(link)}" rel="noopener noreferrer"><code>${e(text)}</code></a>`
+      : `<code>${e(text)}</code>`;
+  };
+  const columns: Column<AllocationRow>[] = [
+    { title: '', cell: (row) => e(allocationCells(row).mark) },
+    { title: 'Allocating function', cell: (row) => `<code>${e(row.name)}</code>` },
+    { title: 'Where', cell: where },
+    { title: 'Bytes per request base → head', numeric: true, cell: (row) => e(allocationCells(row).bytes) },
+    { title: 'Change', numeric: true, cell: (row) => e(allocationCells(row).change) },
+    { title: 'Interval', numeric: true, cell: (row) => e(allocationCells(row).interval) },
+  ];
+  return `<h3>Allocating functions</h3><p class="dim">${e(allocationCaption(diff))}</p>${table(columns, diff.rows)}`;
+}
+
 function scenarioSection(report: Report, s: ScenarioReport, index: number, flames: FlameData): string {
   const hot = s.hotFunctions;
   const hotRows = hot ? [...hot.rows, ...hot.flagged.filter((f) => !hot.rows.includes(f))] : [];
@@ -240,6 +272,7 @@ function scenarioSection(report: Report, s: ScenarioReport, index: number, flame
     flameSection(index, flames),
     '<h3>Event loop and memory</h3>',
     diagnosisTable(s),
+    allocationTable(report, s),
     '</section>',
   ].join('\n');
 }

@@ -1,5 +1,6 @@
 import type { HotFunction, Machine, Outcome, Report, ScenarioReport } from '../model.js';
 import { RETAINED_WINDOW_NOISE } from '../settings/metrics.js';
+import { allocationMarkdown } from './allocation-rows.js';
 import {
   costText,
   displayName,
@@ -230,7 +231,7 @@ function scenarioSection(report: Report, s: ScenarioReport, many: boolean): stri
   out.push(...metricsTable(s, report.settings.threshold), '');
   const h = many ? '#####' : '####';
   out.push(`${h} Hot functions (base → head)`, '', ...hotTable(report, s), '');
-  out.push(`${h} Event loop`, '', ...diagnosisLines(s), '');
+  out.push(`${h} Event loop`, '', ...diagnosisLines(s), '', ...allocationMarkdown(s, report.links));
   out.push('<details><summary>Rounds</summary>', '', ...chart(s), ...roundsTable(s), '', '</details>', '');
   return out;
 }

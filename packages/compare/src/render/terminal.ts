@@ -1,4 +1,5 @@
 import type { Outcome, Report, ScenarioReport } from '../model.js';
+import { allocationCaption, allocationCells, allocationWhere } from './allocation-rows.js';
 import {
   costText,
   displayName,
@@ -160,5 +161,24 @@ function scenarioLines(
       lines.push(`  ${label.padEnd(50)} ${b.padStart(18)} ${h.padStart(18)}`);
     lines.push('');
   }
-  return lines;
+  return [...lines, ...allocationLines(s, paint)];
+}
+
+/** The functions whose bytes allocated per request changed most (none without allocation profiles). */
+function allocationLines(
+  s: ScenarioReport,
+  paint: (code: keyof typeof codes, text: string) => string,
+): string[] {
+  const diff = s.allocations;
+  if (!diff || diff.rows.length === 0) return [];
+  const lines = [paint('bold', 'allocating functions (bytes per request, base → head; shown only)')];
+  lines.push(paint('dim', `  ${allocationCaption(diff)}`));
+  for (const row of diff.rows) {
+    const cells = allocationCells(row);
+    const where = plain(allocationWhere(row));
+    lines.push(
+      `  ${pad(cells.mark, 4)} ${pad(cells.bytes, 24, true)} ${pad(cells.change, 12, true)}  ${pad(cells.interval, 26)}  ${plain(row.name)}${where ? paint('dim', `  ${where}`) : ''}`,
+    );
+  }
+  return [...lines, ''];
 }

@@ -1,5 +1,6 @@
 import type { Measurements, RoundRow, ScenarioReport, Side } from '../model.js';
 import type { Scenario } from '../settings/schema.js';
+import { diffAllocations } from '../verdict/allocation-diff.js';
 import { functionsDecide, type LookLevels, type VerdictPolicy } from '../verdict/policy.js';
 import { roundMetrics } from '../verdict/round-pairs.js';
 import { judgeScenario } from '../verdict/scenario-verdict.js';
@@ -13,6 +14,15 @@ function describeTarget(scenario: Scenario): string {
       : first.join(', ');
   }
   return `${scenario.method} ${scenario.url}`;
+}
+
+/** The allocation diff, where both sides have allocation profiles. */
+function withAllocations(
+  rounds: Record<Side, Measurements['base'][number]['scenarios']>,
+  alpha: number,
+): Pick<ScenarioReport, 'allocations'> {
+  const allocations = diffAllocations(rounds.base, rounds.head, alpha);
+  return allocations ? { allocations } : {};
 }
 
 /** Metrics with intervals, hot functions, diagnosis and the verdict of one scenario. */
@@ -59,6 +69,7 @@ export function analyseScenario(
     metrics,
     throughputChange: throughput?.change ?? 0,
     hotFunctions,
+    ...withAllocations(rounds, levels.functionAlpha),
     functionsRegressed,
     diagnosis,
     rounds: rows,

@@ -9,13 +9,14 @@ import {
 } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
+import type { z } from 'zod';
 import { HotpathCompareError } from '../errors.js';
 import { checkShardBounds, limitError, RESULTS_LIMITS } from '../limits.js';
-import type { Profile, RoundResult, Shard, Side } from '../model.js';
+import type { AllocationProfile, Profile, RoundResult, Shard, Side } from '../model.js';
 import { printable } from '../printable.js';
 import { resolveRecordedSettings, type Settings } from '../settings/schema.js';
 import { shardFolder } from './id.js';
-import { profileSchema, type ResultsFile, resultsSchema } from './schema.js';
+import { allocationProfileSchema, profileSchema, type ResultsFile, resultsSchema } from './schema.js';
 
 /** The name of a shard's results file; the report finds every one below a folder. */
 export const RESULTS_FILE = 'hotpath-results.json';
@@ -23,8 +24,8 @@ export const RESULTS_FILE = 'hotpath-results.json';
 /**
  * Writes one shard's raw results into `<dir>/shard-<i>-of-<n>/`: hotpath-results.json (per
  * round and scenario: counts, the serialised latency histogram, status codes, CPU and monitor
- * data, what each side ran, the settings, the shard) and one profile file per round and scenario.
- * Returns the shard's folder.
+ * data, what each side ran, the settings, the shard) and per round and scenario one CPU profile
+ * file and one allocation profile file. Returns the shard's folder.
  */
 export function writeShard(dir: string, results: Shard): string {
   const folder = join(resolve(dir), shardFolder(results.shard));
@@ -32,13 +33,14 @@ export function writeShard(dir: string, results: Shard): string {
   const rounds = (side: Side) =>
     results.measurements[side].map((r) => ({
       ...r,
-      scenarios: r.scenarios.map((s, i) => {
-        let profile: string | undefined;
-        if (s.profile) {
-          profile = `profiles/${side}-${r.round}-${i + 1}.json`;
-          writeFileSync(join(folder, profile), JSON.stringify(s.profile));
-        }
-        return { ...s, profile };
+      scenarios: r.scenarios.map(({ allocations, ...s }, i) => {
+        const written = (data: unknown, kind: string): string | undefined => {
+          if (!data) return undefined;
+          const path = `profiles/${side}-${r.round}-${i + 1}${kind}.json`;
+          writeFileSync(join(folder, path), JSON.stringify(data));
+          return path;
+        };
+        return { ...s, profile: written(s.profile, ''), allocationProfile: written(allocations, '.alloc') };
       }),
     }));
   const file: ResultsFile = {
@@ -215,6 +217,63 @@ function parseResults(path: string): ParsedResults {
   return { path, data, settings };
 }
 
+/** The profile files a round's scenario result names, each beside the results file. */
+const PROFILE_FIELDS = ['profile', 'allocationProfile'] as const;
+
+/** A profile path inside the results file's folder, or undefined (a path out of it is ignored). */
+function fullPath(folder: string, rel: string | undefined): string | undefined {
+  if (!rel) return undefined;
+  const full = resolve(folder, rel);
+  return relative(folder, full).startsWith('..') ? undefined : full;
+}
+
+/** Each profile file the rounds name checked and counted once (and at every reference). */
+function countProfiles(all: readonly ParsedResults[], budget: ByteBudget): void {
+  const sizes = new Map<string, number>();
+  for (const { path, data } of all) {
+    const folder = resolve(path, '..');
+    for (const r of [...data.base, ...data.head])
+      for (const s of r.scenarios)
+        for (const field of PROFILE_FIELDS) {
+          const full = fullPath(folder, s[field]);
+          if (!full) continue;
+          let size = sizes.get(full);
+          if (size === undefined) {
+            size = fileSize(full, 'profile');
+            sizes.set(full, size);
+            budget.add(size, `profile ${full}`);
+          }
+          budget.reference(size, `profile ${full}`);
+        }
+  }
+}
+
+/**
+ * Profile files parsed and checked once each, however many rounds name them; a file named as
+ * both kinds is checked as each (one kind's check says nothing of the other's shape).
+ */
+class ProfileFiles {
+  private readonly parsed = new Map<string, unknown>();
+
+  private read<T>(full: string | undefined, schema: z.ZodType<unknown>, what: string): T | undefined {
+    if (!full) return undefined;
+    const key = `${what}\u0000${full}`;
+    if (this.parsed.has(key)) return this.parsed.get(key) as T;
+    const checked = schema.safeParse(parseJson(full, what));
+    if (!checked.success)
+      throw new HotpathCompareError(
+        'HP_COMPARE_RESULTS',
+        `${what} ${printable(full)} does not have the expected shape: ${printable(String(checked.error.issues[0]?.message))}`,
+      );
+    this.parsed.set(key, checked.data);
+    return checked.data as T;
+  }
+
+  cpu = (full: string | undefined) => this.read<Profile>(full, profileSchema, 'profile');
+  allocations = (full: string | undefined) =>
+    this.read<AllocationProfile>(full, allocationProfileSchema, 'allocation profile');
+}
+
 /**
  * Reads results files and the profiles they name, within the limits of the report stage
  * (RESULTS_LIMITS): the number of files and their bytes before any is parsed; each file's shard,
@@ -227,50 +286,22 @@ function readResultsFiles(paths: readonly string[]): Shard[] {
   const budget = new ByteBudget();
   for (const path of paths) budget.add(fileSize(path, 'results file'), `results file ${path}`);
   const all = paths.map(parseResults);
-  // Which profile files the rounds name, each checked and counted once (and at every reference).
-  const sizes = new Map<string, number>();
-  const fullPath = (folder: string, rel: string | undefined): string | undefined => {
-    if (!rel) return undefined;
-    const full = resolve(folder, rel);
-    return relative(folder, full).startsWith('..') ? undefined : full;
-  };
-  for (const { path, data } of all) {
-    const folder = resolve(path, '..');
-    for (const r of [...data.base, ...data.head])
-      for (const s of r.scenarios) {
-        const full = fullPath(folder, s.profile);
-        if (!full) continue;
-        let size = sizes.get(full);
-        if (size === undefined) {
-          size = fileSize(full, 'profile');
-          sizes.set(full, size);
-          budget.add(size, `profile ${full}`);
-        }
-        budget.reference(size, `profile ${full}`);
-      }
-  }
-  const profiles = new Map<string, Profile>();
-  const profileAt = (full: string | undefined): Profile | undefined => {
-    if (!full) return undefined;
-    const known = profiles.get(full);
-    if (known) return known;
-    const checked = profileSchema.safeParse(parseJson(full, 'profile'));
-    if (!checked.success)
-      throw new HotpathCompareError(
-        'HP_COMPARE_RESULTS',
-        `profile ${printable(full)} does not have the expected shape: ${printable(String(checked.error.issues[0]?.message))}`,
-      );
-    const profile = checked.data as Profile;
-    profiles.set(full, profile);
-    return profile;
-  };
+  countProfiles(all, budget);
+  const files = new ProfileFiles();
   return all.map(({ path, data, settings }) => {
     const folder = resolve(path, '..');
     const rounds = (list: ResultsFile['base']): RoundResult[] =>
       list.map((r) => ({
         ...r,
         shard: data.shard.index,
-        scenarios: r.scenarios.map((s) => ({ ...s, profile: profileAt(fullPath(folder, s.profile)) })),
+        scenarios: r.scenarios.map(({ allocationProfile, ...s }) => {
+          const allocations = files.allocations(fullPath(folder, allocationProfile));
+          return {
+            ...s,
+            profile: files.cpu(fullPath(folder, s.profile)),
+            ...(allocations ? { allocations } : {}),
+          };
+        }),
       }));
     return {
       shard: data.shard,

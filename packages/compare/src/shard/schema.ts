@@ -78,6 +78,11 @@ const scenarioRound = z.object({
     .string()
     .regex(/^profiles\/[\w.-]+\.json$/)
     .optional(),
+  /** Path of the allocation profile file, relative to the shard's folder. */
+  allocationProfile: z
+    .string()
+    .regex(/^profiles\/[\w.-]+\.json$/)
+    .optional(),
   monitors: z.array(monitorSchema).max(1000),
   profilers: z.array(text(100)).max(1000),
   otherLoad: z.number().finite().nonnegative().max(100_000).optional(),
@@ -167,4 +172,27 @@ export const profileSchema = z
   .refine(
     (p) => p.stacks.every((s) => s.frames.every((f) => f < p.functions.length)),
     'a stack names a function that is not there',
+  );
+
+const bytes = finite.nonnegative();
+
+/** A window's sampled allocation profile (model.ts AllocationProfile). */
+export const allocationProfileSchema = z
+  .object({
+    samplingInterval: bytes,
+    sampledBytes: bytes,
+    functions: z
+      .array(z.object({ name: text(2000), file: text(4000), line: count, column: count, selfBytes: bytes }))
+      .max(1_000_000),
+    stacks: z.array(z.object({ frames: z.array(count).min(1).max(10_000), bytes })).max(5_000_000),
+  })
+  .refine(
+    (p) => p.stacks.every((s) => s.frames.every((f) => f < p.functions.length)),
+    'a stack names a function that is not there',
+  )
+  .refine(
+    (p) =>
+      Math.abs(p.functions.reduce((sum, f) => sum + f.selfBytes, 0) - p.sampledBytes) <=
+      1e-6 * Math.max(1, p.sampledBytes),
+    "the sampled bytes are not the sum of the functions' bytes",
   );

@@ -1,0 +1,87 @@
+// The probe's allocation profile (bundled into probe.cjs with probe.ts): V8's sampling heap
+// profiler through the probe's inspector session, from just after the window's opening collection
+// to just before its closing one, asked to keep the samples of objects collected in between —
+// so the profile says where the window's bytes were allocated, not only where the survivors were.
+// Never throws: a process where any part is missing writes no allocation profile.
+import { post } from './probe-memory.js';
+
+/** Mean bytes between two samples: a few hundred samples per second at tens of MB/s allocated. */
+export const SAMPLING_INTERVAL = 32_768;
+
+/** Keep the samples of objects that collections free (V8 11 and later; older ones drop them). */
+const KEEP_COLLECTED = { includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true };
+
+/** A running sampling heap profiler. */
+export interface HeapSampling {
+  samplingInterval: number;
+  stopped: boolean;
+}
+
+interface SampledNode {
+  selfSize?: number;
+  children?: SampledNode[];
+}
+
+/** Bytes a sampled profile's tree stands for (iterative: a deep stack must not overflow ours). */
+function sampledBytes(head: SampledNode | undefined): number {
+  let total = 0;
+  const todo = head ? [head] : [];
+  for (let node = todo.pop(); node; node = todo.pop()) {
+    total += typeof node.selfSize === 'number' ? node.selfSize : 0;
+    if (Array.isArray(node.children)) for (const child of node.children) todo.push(child);
+  }
+  return total;
+}
+
+let checked: Promise<string | undefined> | undefined;
+
+/**
+ * Whether this V8 keeps collected objects' samples when asked (an older one ignores the flags
+ * and would report only the survivors): 256 KiB of garbage sampled every KiB, collected, and
+ * looked for. Once per process, before the first window's opening collection. Undefined when
+ * it does; else why there is no allocation profile.
+ */
+export function checkHeapSampling(): Promise<string | undefined> {
+  checked ??= (async () => {
+    try {
+      await post('HeapProfiler.startSampling', { samplingInterval: 1024, ...KEEP_COLLECTED });
+      let filled = 0;
+      for (let i = 0; i < 64; i++) filled += new Array(512).fill(i).length;
+      await post('HeapProfiler.collectGarbage');
+      const { profile } = await post<{ profile?: { head?: SampledNode } }>('HeapProfiler.stopSampling');
+      if (sampledBytes(profile?.head) >= (filled * 8) / 4) return undefined;
+      return `this Node's V8 (${process.versions.v8}) keeps no samples of collected objects: no allocation profile`;
+    } catch (err) {
+      return `no sampling heap profiler: ${(err as Error).message}`;
+    }
+  })();
+  return checked;
+}
+
+/** Starts the sampling heap profiler (after checkHeapSampling said yes); undefined where it cannot. */
+export async function startHeapSampling(): Promise<HeapSampling | undefined> {
+  try {
+    await post('HeapProfiler.startSampling', { samplingInterval: SAMPLING_INTERVAL, ...KEEP_COLLECTED });
+    return { samplingInterval: SAMPLING_INTERVAL, stopped: false };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Stops the profiler and returns its profile as the `.heapprofile` file holds it (the sample tree
+ * DevTools opens, without the per-sample list, and the interval); undefined where it cannot.
+ * Stopping twice is stopping once.
+ */
+export async function stopHeapSampling(
+  sampling: HeapSampling | undefined,
+): Promise<{ head: unknown; samplingInterval: number } | undefined> {
+  if (!sampling || sampling.stopped) return undefined;
+  sampling.stopped = true;
+  try {
+    const { profile } = await post<{ profile?: { head?: unknown } }>('HeapProfiler.stopSampling');
+    return profile?.head ? { head: profile.head, samplingInterval: sampling.samplingInterval } : undefined;
+  } catch {
+    return undefined;
+  }
+}
