@@ -151,9 +151,11 @@ describe('mode drift: head vs the highest release tag, history branch, drift iss
     const head = git(repo.dir, 'rev-parse', 'HEAD');
     const run = await runAction({
       repo: { ...repo, headSha: head },
-      // CPU per request alone decides, at a threshold wide enough that one A/A run of 0.8 s
-      // windows on a busy machine is clearly within it (closing the issue needs the whole interval)
-      inputs: { ...FAST, metrics: 'cpuPerRequest', rounds: '10', threshold: '25' },
+      // The error rate alone decides: 0 on both sides of this A/A, so the level is exactly within
+      // the threshold and what is tested is the closing itself. (CPU per request of 0.8 s windows
+      // at 10 rounds was 'unresolved' in a CI rehearsal with tests running beside it; allocated
+      // bytes of 350-request windows varied ±50 % here.)
+      inputs: { ...FAST, metrics: 'errorRate', rounds: '3', threshold: '25' },
       apiUrl: github.url,
       eventName: 'schedule',
       event: pushEvent,
@@ -167,6 +169,7 @@ describe('mode drift: head vs the highest release tag, history branch, drift iss
     expect(run.outputs['drift-exceeded']).toBe('false');
     expect(run.outputs['drift-confirmed']).toBe('false');
     // every interval within the threshold, and the summary says so (not merely "nothing beyond")
+    if (run.outputs['drift-status'] !== 'within') console.log(run.summary);
     expect(run.outputs['drift-status']).toBe('within');
     expect(run.summary).toContain("No drift beyond 25 %: every metric's interval");
     expect(github.issues[0]?.state).toBe('closed');

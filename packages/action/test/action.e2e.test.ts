@@ -105,6 +105,17 @@ describe('the bundled Action, run as GitHub runs it', () => {
     expect(github.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
     const updated = defined(github.comments[0], 'the updated comment').body;
     expect(updated).toMatch(/pbkdf2/);
+    // The probe's memory edges on the servers' Node (24 when given): every round has them.
+    const rerun = JSON.parse(readFileSync(defined(second.outputs.report, 'the report output'), 'utf8'));
+    const memory = rerun.scenarios[0].metrics.filter((m: { metric: string }) =>
+      ['retainedBytesPerRequest', 'allocatedBytesPerRequest'].includes(m.metric),
+    );
+    expect(memory.map((m: { metric: string }) => m.metric)).toEqual([
+      'retainedBytesPerRequest',
+      'allocatedBytesPerRequest',
+    ]);
+    for (const m of memory) expect(Number.isFinite(m.base) && Number.isFinite(m.head)).toBe(true);
+    expect(second.outputs['allocated-change']).toMatch(/^-?\d+\.\d\d$/);
     if (withNode24) {
       expect(updated).toMatch(/\*\*server\*\*: Node v24\./);
       // the comment was rewritten by the second run, not left as the first one wrote it

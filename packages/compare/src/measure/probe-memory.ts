@@ -90,15 +90,31 @@ export function allocatedBetween(startUsed: number, records: readonly GcRecord[]
  * `beforeCollect` runs between the end of the record and the closing collection (what it
  * allocates counts in neither).
  */
-export async function closeMemory(
-  edge: MemoryEdge | undefined,
-  beforeCollect?: () => Promise<void>,
-): Promise<MemoryWindow | undefined> {
+/** What the window's record of collections says when it ends: the collections and the heap then. */
+export interface MemoryRecord {
+  records: GcRecord[];
+  endUsed: number;
+}
+
+/** Ends the record of collections and reads the heap (before anything else allocates). */
+export function endMemoryRecord(edge: MemoryEdge | undefined): MemoryRecord | undefined {
   if (!edge) return undefined;
   try {
-    const records = edge.profiler.stop()?.statistics ?? [];
     const endUsed = v8.getHeapStatistics().used_heap_size;
-    if (beforeCollect) await beforeCollect();
+    return { records: edge.profiler.stop()?.statistics ?? [], endUsed };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The closing collection and the window's memory from its record; undefined where it cannot. */
+export async function closeMemory(
+  edge: MemoryEdge | undefined,
+  ending: MemoryRecord | undefined,
+): Promise<MemoryWindow | undefined> {
+  if (!edge || !ending) return undefined;
+  try {
+    const { records, endUsed } = ending;
     await collect();
     const usage = process.memoryUsage();
     let gcMicros = 0;

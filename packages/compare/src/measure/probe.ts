@@ -22,7 +22,7 @@ import {
   startHeapSampling,
   stopHeapSampling,
 } from './probe-heap-sampling.js';
-import { closeMemory, type MemoryEdge, openMemory } from './probe-memory.js';
+import { closeMemory, endMemoryRecord, type MemoryEdge, openMemory } from './probe-memory.js';
 
 /** Where v8-profiler-next is for the server's Node: HOTPATH_V8_PROFILER_PATH, else the app's own. */
 function loadV8ProfilerNext(): unknown {
@@ -107,6 +107,9 @@ async function openWindow(
   // First: the forced collection at the window's edge must not count in its CPU time or profile
   // (nor the sampler's one-time check, before it); the sampler starts after it.
   const memoryOn = process.env.HOTPATH_PROBE_MEMORY !== 'off';
+  // Loaded on activation only, so processes that never serve do not pay for it; before the
+  // memory edge, so that loading it is not counted as the window's allocation.
+  const { createMonitor } = await import('@hotpath/overload-guard');
   const heapNote = memoryOn ? await checkHeapSampling() : undefined;
   const memory = memoryOn ? await openMemory() : undefined;
   const heap = memory && !heapNote ? await startHeapSampling() : undefined;
@@ -117,8 +120,6 @@ async function openWindow(
   } else if (mode === 'prof') {
     markProfLog('start', id);
   }
-  // Loaded on activation only, so processes that never serve do not pay for it.
-  const { createMonitor } = await import('@hotpath/overload-guard');
   const monitor = createMonitor({ resolution: 10, sampleInterval: 0 });
   const samples: MonitorSnapshot[] = [];
   const timer = setInterval(() => samples.push(monitor.snapshot()), 1000);
@@ -136,6 +137,27 @@ async function openWindow(
     heap,
   };
   return { window, profiler, note: [note, heapNote].filter(Boolean).join('; ') || undefined };
+}
+
+/**
+ * Stops the CPU profiler and the sampling heap profiler and writes what they recorded; returns
+ * only the files, so that no profile object outlives this call.
+ */
+async function writeProfiles(current: Window, dir: string): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
+  const profile = current.profiler ? await current.profiler.stop() : undefined;
+  if (profile) {
+    const profileFile = join(dir, `${process.pid}-${current.id}.cpuprofile`);
+    writeFileSync(profileFile, JSON.stringify(profile));
+    files.cpuprofile = profileFile;
+  }
+  const heapProfile = await stopHeapSampling(current.heap);
+  if (heapProfile) {
+    const heapFile = join(dir, `${process.pid}-${current.id}.heapprofile`);
+    writeFileSync(heapFile, JSON.stringify(heapProfile));
+    files.heapprofile = heapFile;
+  }
+  return files;
 }
 
 /** Ends a window: its CPU time, the monitor's samples and the profile, written beside the probe's dir. */
@@ -159,15 +181,12 @@ async function closeWindow(
   const files: Record<string, string> = {};
   let error: string | undefined;
   try {
-    // The profile first, then the closing collection: it is outside the window and its profile;
-    // the allocation profile after the window's record of collections and before the collection.
-    const profile = current.profiler ? await current.profiler.stop() : undefined;
-    let heapProfile: Awaited<ReturnType<typeof stopHeapSampling>>;
-    const memory = await closeMemory(current.memory, async () => {
-      heapProfile = await stopHeapSampling(current.heap);
-    });
-    // Where the memory edges failed first, the sampler still stops (stopping twice is once).
-    heapProfile ??= await stopHeapSampling(current.heap);
+    // The window's record of collections and its heap first (nothing of the profilers' results
+    // counts as allocated), then the profiles, written and let go (none is alive at the closing
+    // collection, nor counted as retained), then the closing collection.
+    const ending = endMemoryRecord(current.memory);
+    Object.assign(files, await writeProfiles(current, dir));
+    const memory = await closeMemory(current.memory, ending);
     const monitorFile = join(dir, `${process.pid}-${current.id}.monitor.json`);
     writeFileSync(
       monitorFile,
@@ -183,16 +202,6 @@ async function closeWindow(
       }),
     );
     files.monitor = monitorFile;
-    if (profile) {
-      const profileFile = join(dir, `${process.pid}-${current.id}.cpuprofile`);
-      writeFileSync(profileFile, JSON.stringify(profile));
-      files.cpuprofile = profileFile;
-    }
-    if (heapProfile) {
-      const heapFile = join(dir, `${process.pid}-${current.id}.heapprofile`);
-      writeFileSync(heapFile, JSON.stringify(heapProfile));
-      files.heapprofile = heapFile;
-    }
   } catch (err) {
     error = (err as Error).message;
   }
