@@ -197,28 +197,32 @@ function diagnosisTable(s: ScenarioReport): string {
   if (!base && !head) return '<p class="dim">No event-loop data (the probe did not attach).</p>';
   const mb = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MB`;
   type H = NonNullable<typeof base>;
-  const rows: [string, (h: H) => string][] = [
+  const picks: [string, (h: H) => string][] = [
     ['Delay mean', (h) => `${h.delayMean.toFixed(1)} ms`],
     ['Delay p99 (worst second)', (h) => `${h.delayP99.toFixed(1)} ms`],
     ['Utilisation', (h) => `${(h.utilization * 100).toFixed(0)} %`],
     ['Heap start → end', (h) => `${mb(h.heapStart)} → ${mb(h.heapEnd)}`],
     ['RSS at end', (h) => mb(h.rssEnd)],
   ];
-  const memory = memoryRows(s.diagnosis).map(([label, b, h]): [string, (x: H) => string] => [
-    label,
-    (x) => (x === base ? b : h),
-  ]);
-  rows.push(...memory);
+  // Every row as text, base and head ('—' for a side without data), the memory block's included.
+  const rows: [string, string, string][] = [
+    ...picks.map(([label, pick]): [string, string, string] => [
+      label,
+      base ? pick(base) : '—',
+      head ? pick(head) : '—',
+    ]),
+    ...memoryRows(s.diagnosis),
+  ];
   const list = findings.length
     ? `<ul>${findings.map((f) => `<li><b>${e(f.side)}</b>${f.newInHead ? ' (new in head)' : ''}: ${e(f.message)}</li>`).join('')}</ul>`
     : '<p>No blocked event loop, saturation or memory growth on either side.</p>';
   return (
     list +
-    table<[string, (h: H) => string]>(
+    table<[string, string, string]>(
       [
         { title: 'Event loop / memory', cell: ([label]) => e(label) },
-        { title: 'Base', numeric: true, cell: ([, pick]) => (base ? e(pick(base)) : '—') },
-        { title: 'Head', numeric: true, cell: ([, pick]) => (head ? e(pick(head)) : '—') },
+        { title: 'Base', numeric: true, cell: ([, b]) => e(b) },
+        { title: 'Head', numeric: true, cell: ([, , h]) => e(h) },
       ],
       rows,
     )
