@@ -8,6 +8,8 @@ import { join } from 'node:path';
 const firstLine = (text = '') => text.split('\n')[0].slice(0, 300);
 const root = new URL('..', import.meta.url).pathname;
 const results = (dir) => join(root, dir, '.vitest-result.json');
+// Failures outside tests (hooks, unhandled errors): scripts/vitest-failures.mjs writes them.
+const outside = (dir) => join(root, dir, '.vitest-failures.json');
 const hasTests = (dir) =>
   existsSync(join(root, dir, 'package.json')) &&
   JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')).scripts?.test !== undefined;
@@ -17,7 +19,10 @@ const packages = ['packages', 'examples'].flatMap((group) =>
     .filter((entry) => entry.isDirectory() && hasTests(join(group, entry.name)))
     .map((entry) => join(group, entry.name)),
 );
-for (const dir of packages) rmSync(results(dir), { force: true });
+for (const dir of packages) {
+  rmSync(results(dir), { force: true });
+  rmSync(outside(dir), { force: true });
+}
 
 // Two phases. First the libraries whose tests time nothing, side by side (each runs its own
 // servers and clients on loopback; none asserts a duration or a rate): tick-parser,
@@ -56,6 +61,9 @@ for (const dir of packages) {
         failures.push(
           `${dir}/${file.name.slice(file.name.indexOf('test/'))} › ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`,
         );
+  if (existsSync(outside(dir)))
+    for (const failure of JSON.parse(readFileSync(outside(dir), 'utf8')))
+      failures.push(`${dir}/${failure.file} › ${failure.where}: ${failure.error}`);
 }
 if (missing.length)
   console.log(`no test results from: ${missing.join(', ')} (its build or its test run failed)`);

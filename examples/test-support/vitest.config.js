@@ -6,6 +6,10 @@ export default defineConfig({
     testTimeout: 180_000,
     // Each test measures a real comparison: one file at a time, so they do not disturb each other.
     fileParallelism: false,
-    reporters: ['default', ['json', { outputFile: '.vitest-result.json' }]],
+    reporters: [
+      'default',
+      ['json', { outputFile: '.vitest-result.json' }],
+      '../../scripts/vitest-failures.mjs',
+    ],
   },
 });

@@ -9,6 +9,10 @@ export default defineConfig({
     // do not disturb each other's measurements.
     fileParallelism: false,
     // The json file feeds the workspace-wide "N passed, N failed" line (scripts/test.mjs).
-    reporters: ['default', ['json', { outputFile: '.vitest-result.json' }]],
+    reporters: [
+      'default',
+      ['json', { outputFile: '.vitest-result.json' }],
+      '../../scripts/vitest-failures.mjs',
+    ],
   },
 });

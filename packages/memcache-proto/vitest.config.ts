@@ -6,6 +6,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // The json file feeds the workspace-wide "N passed, N failed" line (scripts/test.mjs).
-    reporters: ['default', ['json', { outputFile: '.vitest-result.json' }]],
+    reporters: [
+      'default',
+      ['json', { outputFile: '.vitest-result.json' }],
+      '../../scripts/vitest-failures.mjs',
+    ],
   },
 });

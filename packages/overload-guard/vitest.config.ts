@@ -8,6 +8,10 @@ export default defineConfig({
     // the load tests saturate a core on purpose; other files must not share the machine with them
     fileParallelism: false,
     // The json file feeds the workspace-wide "N passed, N failed" line (scripts/test.mjs).
-    reporters: ['default', ['json', { outputFile: '.vitest-result.json' }]],
+    reporters: [
+      'default',
+      ['json', { outputFile: '.vitest-result.json' }],
+      '../../scripts/vitest-failures.mjs',
+    ],
   },
 });
