@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../compare/test/helpers/repo.js';
 import { makeRepo, runAction, type TempRepo } from './helpers/action-run.js';
 import { type FakeGitHub, startFakeGitHub } from './helpers/fake-github.js';
 
@@ -142,6 +143,51 @@ describe('mode drift: head vs the highest release tag, history branch, drift iss
     expect(after.series[0].points).toHaveLength(2);
     expect(github.issues).toHaveLength(1);
     expect(github.requests.filter((r) => r.method === 'PATCH' && /\/issues\/1$/.test(r.url))).toHaveLength(1);
+  });
+
+  it('the CLI and the Action, given the same history and settings, store the same series and make the same fail decision', async () => {
+    // the history branch as it stands, as a file for `hotpath drift --history`
+    const file = join(root, 'history-copy.json');
+    writeFileSync(file, git(remote, 'show', 'hotpath-history:history.json'));
+    const before = JSON.parse(readFileSync(file, 'utf8'));
+    // 3 pairs: the series is beyond the threshold already (the runs above), so this run confirms it
+    const inputs = { ...FAST, rounds: '3', 'fail-on-regression': 'true' };
+    const flags = Object.entries(inputs)
+      .filter(([name]) => name !== 'mode')
+      .flatMap(([name, value]) => (value === 'true' ? [`--${name}`] : [`--${name}`, value]));
+    const cli = await runCli(['drift', '--reference', 'tag:v*', '--history', file, '--json', ...flags], {
+      cwd: repo.dir,
+    });
+    const action = await runAction({
+      repo,
+      inputs,
+      apiUrl: github.url,
+      eventName: 'push',
+      event: pushEvent,
+      env: { GITHUB_REF: 'refs/heads/main' },
+    });
+    const fromCli = JSON.parse(readFileSync(file, 'utf8'));
+    const fromAction = JSON.parse(git(remote, 'show', 'hotpath-history:history.json'));
+    // each door appended one point, for the same commit, to the same series against v1.0.0
+    const points = (h: typeof before) =>
+      h.series.map((s: { reference: unknown; points: { commit: string }[] }) => [
+        s.reference,
+        s.points.map((p) => p.commit),
+      ]);
+    expect(points(fromCli)).toEqual(points(fromAction));
+    expect(fromCli.series[0].points).toHaveLength(before.series[0].points.length + 1);
+    // the same trend, the same fail decision, and the same words for it
+    const analysis = JSON.parse(cli.stdout);
+    expect(String(analysis.confirmed)).toBe(action.outputs['drift-confirmed']);
+    expect(analysis.status).toBe(action.outputs['drift-status']);
+    expect(String(analysis.exceeded.length > 0)).toBe(action.outputs['drift-exceeded']);
+    expect(cli.status).toBe(1);
+    expect(action.code).toBe(1);
+    const reason = action.stdout.match(/::error::(.*)/)?.[1];
+    expect(reason).toBe(
+      'hotpath: the branch drifted beyond the threshold since the reference (confirmed; see the summary)',
+    );
+    expect(cli.stderr.trim().split('\n').at(-1)).toBe(reason);
   });
 
   it('closes the issue when the branch is back at the reference’s speed (a new series after a new tag)', async () => {

@@ -11,10 +11,9 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_BIN, FIXTURES, makeRepo } from './helpers/repo.js';
+import { CLI_BIN, FIXTURES, makeRepo, runCli } from './helpers/repo.js';
 
-const cli = (args: string[], cwd = FIXTURES) =>
-  spawnSync(process.execPath, [CLI_BIN, ...args], { cwd, encoding: 'utf8', timeout: 180_000 });
+const cli = (args: string[], cwd = FIXTURES) => runCli(args, { cwd, timeout: 180_000 });
 
 const SERVER = `node ${JSON.stringify(join(FIXTURES, 'routes-server.cjs'))}`;
 
@@ -25,8 +24,8 @@ describe('hotpath front door: usage, values, progress, output folder, own frames
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('`hotpath` alone prints the usage to stderr and exits 2', () => {
-    const r = cli([]);
+  it('`hotpath` alone prints the usage to stderr and exits 2', async () => {
+    const r = await cli([]);
     expect(r.status).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('Usage:');
@@ -43,16 +42,16 @@ describe('hotpath front door: usage, values, progress, output folder, own frames
     [['-R', '-10'], 'invalid --rate: expected a number (req/s) > 0, got "-10"'],
     [['-H', '=x'], 'invalid --header'],
     [['--hot-threshold', '-.5'], 'got "-.5"'],
-  ])('compare %j exits 2 with one line naming the value', (args, message) => {
-    const r = cli(['compare', '--start', 'node x.js', ...args], dir);
+  ])('compare %j exits 2 with one line naming the value', async (args, message) => {
+    const r = await cli(['compare', '--start', 'node x.js', ...args], dir);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain(message);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 
-  it('-H takes name=value as hotpath-load does; -W is the warm-up', () => {
+  it('-H takes name=value as hotpath-load does; -W is the warm-up', async () => {
     const out = join(dir, 'headers');
-    const r = cli([
+    const r = await cli([
       'compare',
       '--base-start',
       SERVER,
@@ -84,7 +83,7 @@ describe('hotpath front door: usage, values, progress, output folder, own frames
     expect(report.settings.warmup).toBe(0.1);
   });
 
-  it('piped, prints one line per round and scenario with its req/s and the ETA; --quiet prints none', () => {
+  it('piped, prints one line per round and scenario with its req/s and the ETA; --quiet prints none', async () => {
     const app = join(dir, 'progress');
     mkdirSync(app, { recursive: true });
     writeFileSync(
@@ -103,7 +102,7 @@ describe('hotpath front door: usage, values, progress, output folder, own frames
         ],
       }),
     );
-    const r = cli(['compare'], app);
+    const r = await cli(['compare'], app);
     expect(r.status, r.stderr).toBe(0);
     const lines = r.stderr.split('\n').filter((l) => /^hotpath: round /.test(l));
     const shape = (round: number, side: string, scenario: string) =>
@@ -122,13 +121,13 @@ describe('hotpath front door: usage, values, progress, output folder, own frames
     // from the second step on, the ETA is known
     for (const line of lines.slice(2)) expect(line).toMatch(/ · ETA \d+ s$/);
     expect(r.stderr).not.toContain('\r');
-    const quiet = cli(['compare', '--quiet'], app);
+    const quiet = await cli(['compare', '--quiet'], app);
     expect(quiet.status).toBe(0);
     expect(quiet.stderr).not.toMatch(/^hotpath: round/m);
     expect(quiet.stderr).toMatch(/files in /);
   });
 
-  it("each run owns --out: an earlier run's files go, the user's stay", () => {
+  it("each run owns --out: an earlier run's files go, the user's stay", async () => {
     const out = join(dir, 'owned');
     const base = [
       'compare',
@@ -155,11 +154,11 @@ describe('hotpath front door: usage, values, progress, output folder, own frames
         ],
       }),
     );
-    const first = cli([...base, ...common], app);
+    const first = await cli([...base, ...common], app);
     expect(first.status, first.stderr).toBe(0);
     expect(readdirSync(out)).toContain('1-hash.head.folded');
     writeFileSync(join(out, 'my-notes.txt'), 'mine');
-    const second = cli([...base, ...common, '--url', '/static'], dir);
+    const second = await cli([...base, ...common, '--url', '/static'], dir);
     expect(second.status, second.stderr).toBe(0);
     expect(second.stderr).toMatch(/hotpath: removed \d+ files of an earlier run from /);
     const names = readdirSync(out).sort();
@@ -172,9 +171,9 @@ describe('hotpath front door: usage, values, progress, output folder, own frames
     expect(manifest.files).toContain('report.json');
   });
 
-  it("leaves hotpath's probe and node:inspector out of the hot functions of a real low-load run", () => {
+  it("leaves hotpath's probe and node:inspector out of the hot functions of a real low-load run", async () => {
     const out = join(dir, 'low-load');
-    const r = cli([
+    const r = await cli([
       'compare',
       '--base-start',
       SERVER,
@@ -407,7 +406,7 @@ describe('the "Reproduce locally" command', () => {
     const { reproduceCommand } = await import('../src/render/reproduce.js');
     const dir = mkdtempSync(join(tmpdir(), 'hotpath-reproduce-'));
     try {
-      const first = cli(
+      const first = await cli(
         [
           'compare',
           '--base-start',

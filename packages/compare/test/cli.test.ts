@@ -1,14 +1,13 @@
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectSafeMarkdown } from './helpers/gfm.js';
 import { leftAlive, serversRunning } from './helpers/processes.js';
-import { CLI_BIN, FIXTURES, makeRepo } from './helpers/repo.js';
+import { CLI_BIN, FIXTURES, makeRepo, runCli } from './helpers/repo.js';
 
-const cli = (args: string[], cwd = FIXTURES) =>
-  spawnSync(process.execPath, [CLI_BIN, ...args], { cwd, encoding: 'utf8', timeout: 120_000 });
+const cli = (args: string[], cwd = FIXTURES) => runCli(args, { cwd, timeout: 120_000 });
 
 const FAST = ['--duration', '0.7', '--warmup', '0.2', '--rounds', '2', '--connections', '2'];
 
@@ -37,41 +36,41 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
       ['compare', '--config', 'nope.json'],
       /^hotpath: HP_COMPARE_CONFIG: config file "nope.json" does not exist\n$/,
     ],
-  ])('%j exits 2 with one line', (args, message) => {
-    const r = cli(args);
+  ])('%j exits 2 with one line', async (args, message) => {
+    const r = await cli(args);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('prints usage with --help and the package version with --version', () => {
-    const r = cli(['--help']);
+  it('prints usage with --help and the package version with --version', async () => {
+    const r = await cli(['--help']);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('hotpath compare --base-start CMD --head-start CMD');
     const version = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
     for (const argv of [['--version'], ['compare', '--version'], ['-v']])
-      expect(cli(argv).stdout).toBe(`hotpath ${version}\n`);
+      expect((await cli(argv)).stdout).toBe(`hotpath ${version}\n`);
   });
 
-  it('in a folder without a config says so and suggests hotpath init', () => {
-    const r = cli(['compare'], dir);
+  it('in a folder without a config says so and suggests hotpath init', async () => {
+    const r = await cli(['compare'], dir);
     expect(r.status).toBe(2);
     expect(r.stderr).toBe(
       `hotpath: no hotpath.config.json (or .mjs, .js) in ${dir}: run "npx -p @hotpath/compare hotpath init" to write one, or pass --start CMD (or --base-start and --head-start) and --url PATH (see --help)\n`,
     );
   });
 
-  it('with a config but no start command names what is missing', () => {
+  it('with a config but no start command names what is missing', async () => {
     const app = join(dir, 'no-start');
     mkdirSync(app, { recursive: true });
     writeFileSync(join(app, 'hotpath.config.json'), '{"url": "/"}');
-    const r = cli(['compare'], app);
+    const r = await cli(['compare'], app);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^hotpath: HP_COMPARE_INVALID_SETTING: missing "start"/);
   });
 
-  it('measures the scenarios of a config file in the same rounds and flags only the slower one', () => {
+  it('measures the scenarios of a config file in the same rounds and flags only the slower one', async () => {
     const app = join(dir, 'scenarios');
     execFileSync('mkdir', ['-p', app]);
     writeFileSync(
@@ -96,7 +95,7 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
         ],
       }),
     );
-    const r = cli(['compare', '--json'], app);
+    const r = await cli(['compare', '--json'], app);
     expect(r.status, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report.schema).toBe('hotpath-report/4');
@@ -119,10 +118,10 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
     expect(pbkdf2(report.scenarios[1].hotFunctions.rows)).toBeLessThan(0.05);
   });
 
-  it('writes raw results per shard with --results and merges them with hotpath report', () => {
+  it('writes raw results per shard with --results and merges them with hotpath report', async () => {
     const results = join(dir, 'results');
     for (const shard of ['1/2', '2/2']) {
-      const r = cli([
+      const r = await cli([
         'compare',
         '--base-start',
         `node ${JSON.stringify(join(FIXTURES, 'routes-server.cjs'))}`,
@@ -148,7 +147,7 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
       expect(r.status, r.stderr).toBe(0);
       expect(r.stderr).toContain(`raw results (shard ${shard})`);
     }
-    const merged = cli(['report', results, '--json', '--out', join(dir, 'merged'), '--threshold', '5']);
+    const merged = await cli(['report', results, '--json', '--out', join(dir, 'merged'), '--threshold', '5']);
     expect(merged.status, merged.stderr).toBe(0);
     const report = JSON.parse(merged.stdout);
     expect(report.shards).toBe(2);
@@ -158,12 +157,12 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
     expect(report.scenarios[0].regressed).toBe(true);
     expect(merged.stderr).toContain('merged 2 shards');
     // A flag that would change what was measured is refused: the results fix it.
-    const refused = cli(['report', results, '--duration', '9']);
+    const refused = await cli(['report', results, '--duration', '9']);
     expect(refused.status).toBe(2);
     expect(refused.stderr).toMatch(
       /^hotpath: --duration describes the measurement, which the results fix; hotpath report takes only --threshold, /,
     );
-    const empty = cli(['report', join(dir, 'nothing')]);
+    const empty = await cli(['report', join(dir, 'nothing')]);
     expect(empty.status).toBe(1);
     expect(empty.stderr).toMatch(/^hotpath: HP_COMPARE_RESULTS: no hotpath-results.json below/);
   });
@@ -218,10 +217,10 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
     ).toHaveLength(1);
   });
 
-  it('compares two start commands in one tree and writes the files', () => {
+  it('compares two start commands in one tree and writes the files', async () => {
     const out = join(dir, 'two-commands');
     const md = join(dir, 'report.md');
-    const r = cli([
+    const r = await cli([
       'compare',
       '--base-start',
       'HASH_MODE=async node hash-server.cjs',
@@ -254,11 +253,11 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
     expectSafeMarkdown(readFileSync(md, 'utf8'));
   });
 
-  it('compares two git refs through worktrees and --json', () => {
+  it('compares two git refs through worktrees and --json', async () => {
     const ok = (n: number) =>
       `require('node:http').createServer((q, s) => s.end('v${n}')).listen(Number(process.env.PORT), '127.0.0.1');`;
     const repo = makeRepo(join(dir, 'refs'), { 'server.js': ok(1) }, { 'server.js': ok(2) });
-    const r = cli(
+    const r = await cli(
       [
         'compare',
         '--start',
@@ -283,7 +282,7 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
     ).toHaveLength(1);
   });
 
-  it('says how to install an un-installed working tree, and installs head when given as a ref', () => {
+  it('says how to install an un-installed working tree, and installs head when given as a ref', async () => {
     // The dependency exists only after the install command ran (node_modules is not committed).
     const server = `require('dep');
 require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.env.PORT), '127.0.0.1');`;
@@ -294,14 +293,14 @@ require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.e
     );
     const install = 'mkdir -p node_modules/dep && echo "module.exports = 1" > node_modules/dep/index.js';
     const args = ['compare', '--start', 'node server.js', '--base', 'HEAD~1', '--install', install, ...FAST];
-    const bare = cli([...args, '--out', join(dir, 'uninstalled-out')], repo.dir);
+    const bare = await cli([...args, '--out', join(dir, 'uninstalled-out')], repo.dir);
     expect(bare.status).toBe(1);
     expect(bare.stderr).toContain("Cannot find module 'dep'");
     expect(bare.stderr).toContain('head runs in your working tree as it is');
     expect(bare.stderr).toContain('--head <ref>');
     // The user's working tree is left as it was.
     expect(existsSync(join(repo.dir, 'node_modules'))).toBe(false);
-    const checkedOut = cli(
+    const checkedOut = await cli(
       [...args, '--head', 'HEAD', '--json', '--out', join(dir, 'installed-out')],
       repo.dir,
     );
@@ -309,9 +308,9 @@ require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.e
     expect(JSON.parse(checkedOut.stdout).sides.head.sha).toBe(repo.headSha);
   });
 
-  it('profiles one side with node --prof, cut to the measured window', () => {
+  it('profiles one side with node --prof, cut to the measured window', async () => {
     const out = join(dir, 'prof');
-    const r = cli([
+    const r = await cli([
       'profile',
       '--start',
       'HASH_MODE=sync node hash-server.cjs',
@@ -331,8 +330,8 @@ require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.e
     expect(r.stdout).toContain('hottest functions');
   });
 
-  it('refuses profiler prof for a start command that does not run node', () => {
-    const r = cli(['profile', '--start', 'npm start', '--profiler', 'prof', ...FAST]);
+  it('refuses profiler prof for a start command that does not run node', async () => {
+    const r = await cli(['profile', '--start', 'npm start', '--profiler', 'prof', ...FAST]);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(
       /HP_COMPARE_PROF_NEEDS_NODE: head: profiler "prof" needs a start command that runs node directly/,

@@ -1,13 +1,12 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseHistory } from '../src/drift/history.js';
-import { CLI_BIN, FIXTURES } from './helpers/repo.js';
+import { FIXTURES, runCli } from './helpers/repo.js';
 
-const cli = (args: string[], cwd = FIXTURES) =>
-  spawnSync(process.execPath, [CLI_BIN, ...args], { cwd, encoding: 'utf8', timeout: 180_000 });
+const cli = (args: string[], cwd = FIXTURES) => runCli(args, { cwd, timeout: 180_000 });
 
 const FAST = [
   '--duration',
@@ -62,33 +61,33 @@ describe('hotpath drift and hotpath history', () => {
     ],
     [['history'], /^hotpath: hotpath history needs exactly one history file/],
     [['compare', '--history', 'h.json'], /^hotpath: --history belongs to hotpath drift \(see --help\)\n$/],
-  ])('%j exits 2 with one line', (args, message) => {
-    const r = cli(args);
+  ])('%j exits 2 with one line', async (args, message) => {
+    const r = await cli(args);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 
-  it('refuses a history file that is not a history, naming it and the schema', () => {
+  it('refuses a history file that is not a history, naming it and the schema', async () => {
     const file = join(dir, 'not-history.json');
     writeFileSync(file, '{"schema":"something-else"}');
-    const r = cli(['history', file]);
+    const r = await cli(['history', file]);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(
       /HP_COMPARE_HISTORY: .*not-history\.json is not a hotpath history of schema hotpath-history\/1/,
     );
   });
 
-  it('renders a recorded history: the trend per metric, the steps, and a markdown file', () => {
+  it('renders a recorded history: the trend per metric, the steps, and a markdown file', async () => {
     const md = join(dir, 'trend.md');
-    const r = cli(['history', join(FIXTURES, 'drift', 'staircase.json'), '--markdown', md]);
+    const r = await cli(['history', join(FIXTURES, 'drift', 'staircase.json'), '--markdown', md]);
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^hotpath drift vs v1\.0\.0 \([0-9a-f]{7}\), threshold 5 %/);
     expect(r.stdout).toMatch(/CPU per request +[▁▂▃▄▅▆▇█]+ +now \+\d/);
     expect(readFileSync(md, 'utf8')).toContain('xychart-beta');
   });
 
-  it('measures HEAD against the highest release tag, appends to the history, a new tag starts a new series', () => {
+  it('measures HEAD against the highest release tag, appends to the history, a new tag starts a new series', async () => {
     const repo = appRepo('app', 'v1.9.0');
     git(repo, 'commit', '-q', '--allow-empty', '-m', 'v1.10');
     git(repo, 'tag', 'v1.10.0');
@@ -105,11 +104,11 @@ describe('hotpath drift and hotpath history', () => {
       'node server.js',
       ...FAST,
     ];
-    const first = cli(args, repo);
+    const first = await cli(args, repo);
     expect(first.stderr).not.toMatch(/hotpath: HP_/);
     expect(first.status).toBe(0);
     expect(first.stdout).toMatch(/^hotpath drift vs v1\.10\.0/);
-    const second = cli(args, repo);
+    const second = await cli(args, repo);
     expect(second.status).toBe(0);
     let h = parseHistory(readFileSync(history, 'utf8'), 'history.json');
     expect(h.series.map((s) => [s.reference.ref, s.points.length])).toEqual([['v1.10.0', 2]]);
@@ -124,7 +123,7 @@ describe('hotpath drift and hotpath history', () => {
     );
 
     git(repo, 'tag', 'v1.11.0');
-    const third = cli(args, repo);
+    const third = await cli(args, repo);
     expect(third.status).toBe(0);
     expect(third.stdout).toMatch(/earlier references: v1\.10\.0 \(2 runs\)/);
     h = parseHistory(readFileSync(history, 'utf8'), 'history.json');
@@ -132,11 +131,11 @@ describe('hotpath drift and hotpath history', () => {
       ['v1.10.0', 2],
       ['v1.11.0', 1],
     ]);
-    const old = cli(['history', history, '--reference', 'v1.10.0']);
+    const old = await cli(['history', history, '--reference', 'v1.10.0']);
     expect(old.stdout).toMatch(/^hotpath drift vs v1\.10\.0/);
   });
 
-  it('with --fail-on-regression exits 1 on a drift surely beyond the threshold (confirmed after one run)', () => {
+  it('with --fail-on-regression exits 1 on a drift surely beyond the threshold (confirmed after one run)', async () => {
     const repo = appRepo('slower', 'v1.0.0');
     // every request now hashes: CPU per request many times the reference's
     writeFileSync(
@@ -144,7 +143,7 @@ describe('hotpath drift and hotpath history', () => {
       `const c = require('node:crypto');\nrequire('node:http').createServer((req, res) => res.end(c.pbkdf2Sync('p', 's', 3000, 32, 'sha256'))).listen(Number(process.env.PORT), '127.0.0.1');\n`,
     );
     git(repo, 'commit', '-q', '-am', 'slow');
-    const r = cli(
+    const r = await cli(
       [
         'drift',
         '--reference',
@@ -166,8 +165,8 @@ describe('hotpath drift and hotpath history', () => {
     expect(r.status).toBe(1);
   });
 
-  it('says which tags there are when none matches the pattern', () => {
-    const r = cli(
+  it('says which tags there are when none matches the pattern', async () => {
+    const r = await cli(
       [
         'drift',
         '--reference',

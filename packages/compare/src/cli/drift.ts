@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { historyFile, type ProgressEvent, runDrift, runHistory, type Settings } from '../index.js';
 import {
   type DriftAnalysis,
+  failureText,
   type History,
   renderTrendMarkdown,
   renderTrendTerminal,
@@ -54,5 +55,7 @@ export async function driftCommand(
   }).finally(() => ui.done());
   process.stderr.write(`report: ${result.files.dir}\n${result.note}\n`);
   print(result.analysis, result.history, parsed);
+  // The fail decision's reason, as the Action's step error says it.
+  if (result.failed.failed) process.stderr.write(`${failureText(result.failed)}\n`);
   return result.failed.failed ? 1 : 0;
 }

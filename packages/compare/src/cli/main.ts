@@ -15,6 +15,7 @@ import {
 } from '../index.js';
 import {
   configJsonSchema,
+  failureText,
   filesText,
   flagOf,
   isReporterKey,
@@ -57,6 +58,8 @@ async function output(result: RunResult, parsed: ParsedCommandLine): Promise<num
   process.stdout.write(parsed.json ? text.json : text.terminal);
   process.stderr.write(filesText(files, made.shards));
   if (parsed.open) await openReport(files.html);
+  // The fail decision's reason, as the Action's step error says it.
+  if (result.failed.failed) process.stderr.write(`${failureText(result.failed)}\n`);
   return result.failed.failed ? 1 : 0;
 }
 

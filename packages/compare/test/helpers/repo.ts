@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,6 +6,45 @@ import { fileURLToPath } from 'node:url';
 /** The `hotpath` bin as npm links it. */
 export const CLI_BIN = fileURLToPath(new URL('../../bin/hotpath.js', import.meta.url));
 export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
+
+export interface CliRun {
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `hotpath ARGS` without blocking the test's event loop (a comparison takes tens of
+ * seconds: a spawnSync that long keeps vitest's worker from answering its runner, whose calls
+ * time out after 60 s and fail the run with an unhandled "Timeout calling onTaskUpdate").
+ */
+export function runCli(
+  args: readonly string[],
+  options: { cwd?: string; timeout?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI_BIN, ...args], {
+      cwd: options.cwd ?? FIXTURES,
+      env: options.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => child.kill('SIGTERM'), options.timeout ?? 180_000);
+    child.on('error', reject);
+    child.on('close', (status, signal) => {
+      clearTimeout(timer);
+      resolve({ status, signal, stdout, stderr });
+    });
+  });
+}
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', args, {
