@@ -74,11 +74,27 @@ export function tCdf(t: number, df: number): number {
   return t >= 0 ? 1 - tail : tail;
 }
 
+/**
+ * Quantiles already found, by p and df: a run asks for the same few (its alpha shares, its pair
+ * counts) for every metric, function and look, and each costs some 40 bisection steps.
+ */
+const quantiles = new Map<string, number>();
+
 /** The `p` quantile of Student's t with `df` degrees of freedom (0 < p < 1). */
 export function tQuantile(p: number, df: number): number {
   if (!(df > 0)) return p >= 0.5 ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
   if (p === 0.5) return 0;
   if (p < 0.5) return -tQuantile(1 - p, df);
+  const key = `${p} ${df}`;
+  const known = quantiles.get(key);
+  if (known !== undefined) return known;
+  if (quantiles.size >= 4096) quantiles.clear();
+  const found = bisectQuantile(p, df);
+  quantiles.set(key, found);
+  return found;
+}
+
+function bisectQuantile(p: number, df: number): number {
   let lo = 0;
   let hi = 1;
   while (tCdf(hi, df) < p && hi < 1e12) hi *= 2;
