@@ -1,4 +1,4 @@
-import type { MonitorSummary, Profile, ScenarioRound, Side } from '../model.js';
+import type { MonitorSummary, Profile, RoundResult, ScenarioRound, Side } from '../model.js';
 import { readHeapProfiles } from './allocation-profiles.js';
 import { withProbeFramesMarked, withRelativeLocations } from './locations.js';
 import { type LoadMark, otherLoadSince } from './machine-load.js';
@@ -121,4 +121,34 @@ function readMachineLoad(
     marks[1],
     monitors.reduce((sum, m) => sum + m.cpuMicros, 0),
   );
+}
+
+/**
+ * Rounds whose windows were measured in slices beside each other (see round-slices.ts), read
+ * together: the machine's other load leaves out every server of the round (not only the side's
+ * own), and each process's event-loop utilisation is taken over its side's own slices (its
+ * server idled while the other side's slices ran).
+ */
+export function withSlicedWindows(
+  results: RoundResult[],
+  windows: readonly MeasuredWindow[][],
+): RoundResult[] {
+  return results.map((result) => ({
+    ...result,
+    scenarios: result.scenarios.map((scenario, index) => {
+      const window = windows[results.indexOf(result)]?.[index];
+      if (!window?.slices) return scenario;
+      const allMonitors = results.flatMap((r) => r.scenarios[index]?.monitors ?? []);
+      const otherLoad = readMachineLoad(window.marks, allMonitors);
+      const loadedMs = scenario.load.duration * 1000;
+      return {
+        ...scenario,
+        monitors: scenario.monitors.map((m) => ({
+          ...m,
+          utilization: loadedMs > 0 ? Math.min(1, (m.utilization * m.durationMs) / loadedMs) : m.utilization,
+        })),
+        ...(otherLoad !== undefined ? { otherLoad } : {}),
+      };
+    }),
+  }));
 }

@@ -41,7 +41,7 @@ export interface ServerSpec {
 
 export type RoundSettings = Pick<
   Settings,
-  'duration' | 'warmup' | 'profiler' | 'memory' | 'setupCommand' | 'readyTimeout' | 'passEnv'
+  'duration' | 'warmup' | 'slice' | 'profiler' | 'memory' | 'setupCommand' | 'readyTimeout' | 'passEnv'
 > & { scenarios: MeasuredScenario[] };
 
 export interface RoundContext {

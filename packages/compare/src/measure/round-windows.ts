@@ -18,10 +18,15 @@ export interface MeasuredWindow {
   load: LoadResult;
   reports: ProbeReport[];
   marks: [LoadMark, LoadMark];
+  /**
+   * The window was measured in this many slices, alternating with the other side's server, which
+   * ran beside it (see round-slices.ts); absent for a whole window of one server alone.
+   */
+  slices?: number;
 }
 
 /** One scenario's load and how its progress is told. */
-interface ScenarioLoad {
+export interface ScenarioLoad {
   scenario: Scenario;
   url: string;
   /** The load of both windows, without duration and per-second callback. */
@@ -86,7 +91,7 @@ async function measureScenario(run: RoundRun, index: number, scenario: Scenario)
   return { scenario, load: result, reports, marks };
 }
 
-function scenarioLoad(run: RoundRun, scenario: Scenario): ScenarioLoad {
+export function scenarioLoad(run: RoundRun, scenario: Scenario): ScenarioLoad {
   const url = targetUrl(scenario.url, run.server.port);
   const options = {
     url,
@@ -118,7 +123,7 @@ function ticks(run: RoundRun, load: ScenarioLoad, window: 'warmup' | 'measure', 
     });
 }
 
-async function warmUp(run: RoundRun, load: ScenarioLoad): Promise<void> {
+export async function warmUp(run: RoundRun, load: ScenarioLoad): Promise<void> {
   const { spec, round, settings, context } = run;
   context.onProgress?.({
     phase: 'warmup',
@@ -163,7 +168,7 @@ async function measureWindow(
 }
 
 /** Throws when the server died during the window or answered no request with a 2xx status. */
-function checkWindow(run: RoundRun, load: ScenarioLoad, result: LoadResult): void {
+export function checkWindow(run: RoundRun, load: ScenarioLoad, result: LoadResult): void {
   const { spec, server } = run;
   if (server.proc.exit() !== null) {
     throw serverFailure('HP_COMPARE_SERVER_EXITED', spec, 'exited during the measured window', server.proc);

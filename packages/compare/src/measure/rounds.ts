@@ -3,7 +3,7 @@ import type { Settings } from '../settings/schema.js';
 import { decideAfterPair } from '../verdict/sequential.js';
 import { chooseLoadLevels, type LevelledSettings } from './load-level.js';
 import { roundProgress } from './progress.js';
-import { type RoundContext, runRound, type ServerSpec } from './round.js';
+import { type RoundContext, runPairRound, runRound, type ServerSpec } from './round.js';
 
 export interface ComparisonPlan {
   base: ServerSpec;
@@ -15,8 +15,9 @@ export interface ComparisonPlan {
 }
 
 /**
- * Runs rounds of both sides, interleaved B H B H …; each round starts the side's server once and
- * measures every scenario in turn. A fixed `rounds` runs that many pairs; `rounds: auto` looks at
+ * Runs rounds of both sides. With `slice` (the default), each round starts both servers and
+ * measures every scenario in slices that alternate between them (see round-slices.ts); with
+ * `slice: 0`, rounds of one server each, interleaved B H B H …. A fixed `rounds` runs that many pairs; `rounds: auto` looks at
  * the pairs so far after each pair (with alpha spending, see verdict/sequential.ts) and stops once
  * the run's outcome is clear, or when the next pair would pass `maxTime` or `maxRounds` is reached.
  * With `until: 'budget'` it never looks (no alpha is spent on looks: the intervals keep their full
@@ -41,12 +42,24 @@ export async function measureRounds(plan: ComparisonPlan, context: RoundContext)
   let spent = 0;
   let stop: RoundsStop = { rounds: 'fixed', reason: 'fixed', looks };
   for (let pair = 1; pair <= most; pair++) {
-    for (const side of ['base', 'head'] as const) {
-      results[side].push(await runRound(plan[side], pair, settings, roundContext));
-      order.push(side);
-      progress.stepDone();
-      progress.emit({ phase: 'round', side, round: pair, message: `${side} round ${pair} done` });
-    }
+    if (settings.slice > 0) {
+      // Both servers up, the load alternating between them in slices; the side that starts
+      // first (and takes the first slice) alternates from pair to pair.
+      const sides = pair % 2 === 1 ? (['base', 'head'] as const) : (['head', 'base'] as const);
+      const done = await runPairRound([plan[sides[0]], plan[sides[1]]], pair, settings, roundContext);
+      for (const result of done) results[result.side].push(result);
+      for (const side of ['base', 'head'] as const) {
+        order.push(side);
+        progress.stepDone();
+        progress.emit({ phase: 'round', side, round: pair, message: `${side} round ${pair} done` });
+      }
+    } else
+      for (const side of ['base', 'head'] as const) {
+        results[side].push(await runRound(plan[side], pair, settings, roundContext));
+        order.push(side);
+        progress.stepDone();
+        progress.emit({ phase: 'round', side, round: pair, message: `${side} round ${pair} done` });
+      }
     if (!auto) continue;
     if (plan.until === 'budget') {
       const elapsedMs = Date.now() - started;

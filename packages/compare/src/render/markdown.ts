@@ -18,6 +18,7 @@ import { codeSpan, commentMarker, escapeText, MAX_COMMENT_LENGTH, sourceLink } f
 import { memoryRows } from './memory-rows.js';
 import { metricLabel } from './metric-labels.js';
 import {
+  interleaveText,
   loadLevelText,
   metricsSummary,
   OUTCOME_WORD,
@@ -198,7 +199,7 @@ function settingsLines(report: Report): string[] {
   return [
     side('base', report.sides.base),
     side('head', report.sides.head),
-    `- **load**: ${s.warmup} s warm-up + ${s.duration} s measured per round and scenario, ${report.rounds} rounds per side interleaved (${report.order.map((o) => (o === 'base' ? 'B' : 'H')).join(' ')})`,
+    `- **load**: ${s.warmup} s warm-up + ${s.duration} s measured per round and scenario, ${report.rounds} rounds per side, ${interleaveText(s.slice, report.order)}`,
     `- **rounds**: ${roundsWords(report)}`,
     ...scenarios,
     `- **statistics**: ${report.shards > 1 ? `${report.shards} shards merged, ` : ''}${report.rounds} rounds per side; each base round is paired with the head round after it and the intervals are paired t intervals on the per-pair log-ratios, simultaneous 95 % over ${report.statistics.tests} tests (each at ${((1 - report.statistics.alpha) * 100).toFixed(2)} %, Bonferroni)`,

@@ -14,7 +14,14 @@ import {
 } from './format.js';
 import { memoryRows } from './memory-rows.js';
 import { metricLabel } from './metric-labels.js';
-import { loadLevelText, placementText, roundsWords, runSummary, scenarioSummary } from './words.js';
+import {
+  interleaveText,
+  loadLevelText,
+  placementText,
+  roundsWords,
+  runSummary,
+  scenarioSummary,
+} from './words.js';
 
 const codes = { red: 31, green: 32, yellow: 33, dim: 2, bold: 1 } as const;
 
@@ -78,7 +85,12 @@ export function renderTerminal(report: Report, options: { color?: boolean } = {}
   const load = report.settings.scenarios
     .map((x) => `${many ? `${plain(x.name)}: ` : ''}${plain(loadLevelText(x, env.loadLevels))}`)
     .join('; ');
-  lines.push(paint('dim', `load: ${load} · CPU placement: ${placementText(env.placement)}`));
+  lines.push(
+    paint(
+      'dim',
+      `load: ${load} · ${interleaveText(report.settings.slice, report.order)} · CPU placement: ${placementText(env.placement)}`,
+    ),
+  );
   for (const w of report.warnings) lines.push(paint('yellow', `warning: ${plain(w)}`));
   return `${lines.join('\n')}\n`;
 }

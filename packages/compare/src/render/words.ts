@@ -113,6 +113,13 @@ export function placementText(placement: Placement | undefined): string {
   return `servers on ${cpuList(placement.server)}, the load generator (hotpath) on ${cpuList(placement.load)}`;
 }
 
+/** How a round loads the two sides: side by side in slices, or one server at a time. */
+export function interleaveText(slice: number | undefined, order: readonly ('base' | 'head')[]): string {
+  if (slice && slice > 0)
+    return `both servers up in each round, the load alternating between them every ${slice} s (B H, H B, …)`;
+  return `one server at a time, interleaved (${order.map((o) => (o === 'base' ? 'B' : 'H')).join(' ')})`;
+}
+
 /** A scenario's connections, and for connections: auto how they were chosen. */
 export function loadLevelText(
   scenario: { name: string; connections: number | 'auto' },

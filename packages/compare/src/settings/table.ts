@@ -10,7 +10,7 @@
  * `settings` and in the Action's outputs.
  */
 
-import { DEFAULT_METRICS, METRIC_NAMES } from './metrics.js';
+import { VERDICT_SETTINGS } from './table-verdict.js';
 
 export type { SettingKind, SettingSpec } from './setting-spec.js';
 
@@ -176,7 +176,7 @@ export const SETTINGS = [
     kind: 'enum',
     group: 'load',
     arg: 'auto|off',
-    default: 'off',
+    default: 'auto',
     values: ['auto', 'off'],
     description:
       'auto: servers on every CPU but the last, load generator on the last (Linux, taskset); off: the scheduler places them.',
@@ -231,6 +231,18 @@ export const SETTINGS = [
     description: 'Warm-up load per round and scenario before measuring.',
   },
   {
+    key: 'slice',
+    kind: 'duration',
+    group: 'load',
+    arg: 'TIME',
+    unit: 's',
+    default: 0.5,
+    min: 0,
+    max: 3600,
+    description:
+      "Slices of a comparison round's measured window: base's and head's servers run side by side and the load alternates between them every slice (B H, H B, …), so a change in the machine's speed meets both alike; 0: one server at a time, each side's window whole and in turn.",
+  },
+  {
     key: 'rounds',
     kind: 'integer-or-auto',
     group: 'load',
@@ -265,112 +277,7 @@ export const SETTINGS = [
     max: 1000,
     description: 'With rounds auto: the most rounds per side.',
   },
-  // verdict
-  {
-    key: 'profiler',
-    kind: 'enum',
-    group: 'verdict',
-    arg: 'NAME',
-    default: 'cpuprofile',
-    values: ['cpuprofile', 'prof', 'none'],
-    description:
-      'cpuprofile (v8-profiler-next, falling back to node:inspector), prof (node --prof, shows C++ frames) or none.',
-  },
-  {
-    key: 'memory',
-    kind: 'enum',
-    group: 'verdict',
-    arg: 'on|off',
-    default: 'on',
-    values: ['on', 'off'],
-    description:
-      'on: the probe measures memory per request (a full collection at each edge of the measured window, outside its clocks, and every collection in between); off: it does not, and the memory metrics are absent.',
-  },
-  {
-    key: 'threshold',
-    kind: 'percent',
-    group: 'verdict',
-    comparisonOnly: true,
-    arg: 'PCT',
-    unit: '%',
-    default: 5,
-    min: 0,
-    max: 1000,
-    description:
-      'Relative change (percent) a significant difference must exceed to count as a regression; a metric whose interval stays within it is unchanged.',
-  },
-  {
-    key: 'hotThreshold',
-    kind: 'percent',
-    group: 'verdict',
-    comparisonOnly: true,
-    arg: 'PTS',
-    unit: 'points',
-    default: 5,
-    min: 0,
-    max: 100,
-    description: "Growth of a function's self-time share (percentage points) that flags it as hotter.",
-  },
-  {
-    key: 'retainedThreshold',
-    kind: 'number',
-    group: 'verdict',
-    comparisonOnly: true,
-    arg: 'BYTES',
-    unit: 'B/req',
-    default: 64,
-    min: 0,
-    max: 1_000_000_000,
-    description:
-      'Bytes per request still alive after a full collection at the end of the measured window, beyond those at its start (JS heap and external memory), that count as a leak: retained bytes regress when their interval lies above it, and are unchanged when it stays within it.',
-  },
-  {
-    key: 'metrics',
-    kind: 'choices',
-    group: 'verdict',
-    comparisonOnly: true,
-    arg: 'LIST',
-    default: DEFAULT_METRICS,
-    values: METRIC_NAMES,
-    description: 'Metrics that can make a scenario regress (comma separated); the others are shown only.',
-  },
-  {
-    key: 'failOn',
-    kind: 'enum',
-    group: 'verdict',
-    comparisonOnly: true,
-    arg: 'WHAT',
-    default: 'metrics',
-    values: ['metrics', 'functions', 'both'],
-    description:
-      'What counts as a regression: metrics, hotter functions (self-time share grown by more than hotThreshold with an interval above zero), or both.',
-  },
-  {
-    key: 'failOnRegression',
-    kind: 'boolean',
-    group: 'verdict',
-    comparisonOnly: true,
-    default: false,
-    description: 'Fail (exit 1, or fail the step) when a scenario regressed.',
-  },
-  {
-    key: 'failOnInconclusive',
-    kind: 'boolean',
-    group: 'verdict',
-    comparisonOnly: true,
-    default: false,
-    description:
-      'Fail (exit 1, or fail the step) when the run could not tell: some scenario is inconclusive (the noise was larger than the threshold).',
-  },
-  {
-    key: 'out',
-    kind: 'path',
-    group: 'verdict',
-    arg: 'DIR',
-    default: 'hotpath-report',
-    input: false,
-    description: 'Directory for report.json, report.md, folded stacks and flame graphs.',
-  },
+  ...VERDICT_SETTINGS,
 ] as const satisfies readonly SettingSpec[];
 
 export type SettingKey = (typeof SETTINGS)[number]['key'];

@@ -199,7 +199,10 @@ function parseResults(path: string): ParsedResults {
     );
   }
   const data = parsed.data;
-  const settings = resolveRecordedSettings({ config: data.settings, configName: `results ${path}` });
+  const resolved = resolveRecordedSettings({ config: data.settings, configName: `results ${path}` });
+  // Results recorded before slices existed measured one server at a time (slice 0), whatever
+  // today's default says.
+  const settings = 'slice' in data.settings ? resolved : { ...resolved, slice: 0 };
   let windows = 0;
   for (const r of [...data.base, ...data.head]) windows += r.scenarios.length;
   checkShardBounds(

@@ -1,0 +1,127 @@
+import { mergeHistograms, summarizeHistogram } from '@hotpath/load-client';
+import type { LoadResult } from '../model.js';
+import type { MeasuredScenario as Scenario } from '../settings/schema.js';
+import { throwIfAborted } from './abort.js';
+import { runLoad } from './load.js';
+import { markLoad } from './machine-load.js';
+import type { RoundRun } from './round-server.js';
+import {
+  checkWindow,
+  type MeasuredWindow,
+  type ScenarioLoad,
+  scenarioLoad,
+  warmUp,
+} from './round-windows.js';
+
+// A comparison round with both servers up (see pair-round.ts): per scenario, each side's warm-up,
+// then one measured window for both, the probe's window open on both servers, in which the load
+// alternates between them in slices — B H, H B, B H, … — so that whatever the machine does at
+// that time (a neighbour, a slower core, a frequency step) meets both sides alike. Each side's
+// window is the sum of its slices: its requests, its latencies (one histogram), its seconds.
+
+/** How many slices each side's window is cut into: `duration / slice`, at least one. */
+export function sliceCount(duration: number, slice: number): number {
+  if (!(slice > 0)) return 1;
+  return Math.max(1, Math.round(duration / slice));
+}
+
+/** The order of the sides in slice `k`: the first order, then reversed, in turn (A B, B A, A B, …). */
+export function sliceOrder<T>(first: readonly T[], k: number): T[] {
+  return k % 2 === 0 ? [...first] : [...first].reverse();
+}
+
+/** One load result from a side's slices, as if it were one window of their summed length. */
+export function mergeSlices(slices: readonly LoadResult[]): LoadResult {
+  const first = slices[0];
+  if (!first) throw new Error('mergeSlices: no slices');
+  if (slices.length === 1) return first;
+  const sumOf = (records: readonly Record<string, number>[]) => {
+    const out: Record<string, number> = {};
+    for (const r of records) for (const [k, v] of Object.entries(r)) out[k] = (out[k] ?? 0) + v;
+    return out;
+  };
+  const duration = slices.reduce((s, r) => s + r.duration, 0);
+  const total = slices.reduce((s, r) => s + r.requests.total, 0);
+  const histograms = slices.flatMap((r) => (r.histogram ? [r.histogram] : []));
+  const histogram = histograms.length === slices.length ? mergeHistograms(histograms) : undefined;
+  const latency = histogram
+    ? (({ mean, p50, p90, p99, max }) => ({ mean, p50, p90, p99, max }))(summarizeHistogram(histogram))
+    : first.latency;
+  return {
+    duration,
+    requests: {
+      total,
+      mean: duration > 0 ? total / duration : 0,
+      perSecond: slices.flatMap((r) => r.requests.perSecond),
+    },
+    latency,
+    statusCodes: sumOf(slices.map((r) => r.statusCodes)),
+    non2xx: slices.reduce((s, r) => s + r.non2xx, 0),
+    errors: slices.reduce((s, r) => s + r.errors, 0),
+    errorsByKind: sumOf(slices.map((r) => r.errorsByKind)),
+    ...(histogram ? { histogram } : {}),
+  };
+}
+
+/** Every scenario of the round, in order: one window per side each, measured in slices. */
+export async function measureSlicedScenarios(runs: readonly RoundRun[]): Promise<MeasuredWindow[][]> {
+  const windows: MeasuredWindow[][] = runs.map(() => []);
+  const first = runs[0];
+  if (!first) return windows;
+  for (const [index, scenario] of first.settings.scenarios.entries()) {
+    const measured = await measureSlicedScenario(runs, index, scenario);
+    for (const [i, w] of measured.entries()) windows[i]?.push(w);
+  }
+  return windows;
+}
+
+async function measureSlicedScenario(
+  runs: readonly RoundRun[],
+  index: number,
+  scenario: Scenario,
+): Promise<MeasuredWindow[]> {
+  const first = runs[0] as RoundRun;
+  const { settings, context } = first;
+  const loads = runs.map((run) => scenarioLoad(run, scenario));
+  if (settings.warmup > 0) for (const [i, run] of runs.entries()) await warmUp(run, loads[i] as ScenarioLoad);
+  for (const run of runs) await run.server.control.start(index + 1);
+  const n = sliceCount(settings.duration, settings.slice);
+  const seconds = settings.duration / n;
+  for (const [i, run] of runs.entries())
+    context.onProgress?.({
+      phase: 'measure',
+      ...loads[i]?.where,
+      seconds: settings.duration,
+      message: `${run.spec.side} round ${run.round}:${loads[i]?.label} measuring ${settings.duration} s in ${n} slice${n === 1 ? '' : 's'} of ${seconds} s, alternating with ${runs
+        .filter((r) => r !== run)
+        .map((r) => r.spec.side)
+        .join(', ')}`,
+    });
+  const slices: LoadResult[][] = runs.map(() => []);
+  const before = markLoad();
+  const order = runs.map((_, i) => i);
+  for (let k = 0; k < n; k++) {
+    for (const i of sliceOrder(order, k)) {
+      const load = loads[i] as ScenarioLoad;
+      slices[i]?.push(await runLoad({ ...load.options, duration: seconds }));
+      throwIfAborted(context.signal);
+    }
+  }
+  const after = markLoad();
+  const windows: MeasuredWindow[] = [];
+  for (const [i, run] of runs.entries()) {
+    const reports = await run.server.control.stop();
+    throwIfAborted(context.signal);
+    const load = loads[i] as ScenarioLoad;
+    const result = mergeSlices(slices[i] ?? []);
+    checkWindow(run, load, result);
+    context.onProgress?.({
+      phase: 'measured',
+      ...load.where,
+      requestsPerSecond: result.requests.mean,
+      message: `${run.spec.side} round ${run.round}:${load.label} ${Math.round(result.requests.mean)} req/s`,
+    });
+    windows.push({ scenario, load: result, reports, marks: [before, after], slices: n });
+  }
+  return windows;
+}
