@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compare } from '../src/compare.js';
 import { runLoad } from '../src/measure/load.js';
+import { summariseReadings } from '../src/measure/monitor-summary.js';
 import { mergeSlices, sliceCount, sliceOrder } from '../src/measure/round-slices.js';
 import type { LoadResult } from '../src/model.js';
 import { renderMarkdown } from '../src/render/markdown.js';
@@ -25,6 +26,53 @@ describe('slices of a round: the plan', () => {
   it('alternates which side goes first: A B, B A, A B, … (each side first in half the slices)', () => {
     const orders = Array.from({ length: 4 }, (_, k) => sliceOrder(['base', 'head'], k).join(' '));
     expect(orders).toEqual(['base head', 'head base', 'base head', 'head base']);
+  });
+});
+
+describe("slices of a round: a side's event loop over its own slices", () => {
+  const reading = (ms: number, utilization: number, delay: number, idle?: true) => ({
+    eventLoopDelay: { mean: delay, p99: delay * 2, max: delay * 3 },
+    eventLoopUtilization: utilization,
+    heapUsedBytes: 1000 + ms,
+    rssBytes: 5000,
+    ms,
+    ...(idle ? { idle } : {}),
+  });
+
+  it('leaves out the intervals the load spent on the other server, and weighs the rest by their length', () => {
+    const summary = summariseReadings(1, 2000, [
+      reading(500, 1, 30),
+      reading(500, 0.01, 10, true),
+      reading(250, 0.6, 20),
+      reading(750, 0.02, 11, true),
+    ]);
+    expect(summary.utilization).toBeCloseTo((500 * 1 + 250 * 0.6) / 750, 9);
+    expect(summary.delayMean).toBeCloseTo((500 * 30 + 250 * 20) / 750, 9);
+    expect(summary.delayP99).toBe(60);
+    expect(summary.delayMax).toBe(90);
+    // memory readings keep every interval
+    expect(summary.heapSeries).toHaveLength(4);
+    expect(summary.heapEnd).toBe(1750);
+  });
+
+  it('reads a probe without marks (one server at a time, or an older probe) as before', () => {
+    const plain = summariseReadings(1, 2000, [reading(1000, 0.5, 10), reading(1000, 0.7, 20)]);
+    expect(plain.utilization).toBeCloseTo(0.6, 9);
+    const old = summariseReadings(1, 2000, [
+      {
+        eventLoopDelay: { mean: 10, p99: 1, max: 1 },
+        eventLoopUtilization: 0.2,
+        heapUsedBytes: 1,
+        rssBytes: 1,
+      },
+      {
+        eventLoopDelay: { mean: 20, p99: 1, max: 1 },
+        eventLoopUtilization: 0.4,
+        heapUsedBytes: 1,
+        rssBytes: 1,
+      },
+    ]);
+    expect(old.delayMean).toBeCloseTo(15, 9);
   });
 });
 

@@ -7,6 +7,10 @@ interface Reading {
   eventLoopUtilization: number;
   heapUsedBytes: number;
   rssBytes: number;
+  /** Length of the interval the reading closes, ms (absent from older probes). */
+  ms?: number;
+  /** In a window measured in slices, the load was on the other side's server for the interval. */
+  idle?: boolean;
 }
 
 /** Summarises the probe's `<pid>.monitor.json` readings; pure apart from reading the file. */
@@ -37,19 +41,29 @@ export function summariseReadings(
   samples: readonly Reading[],
   cpuMicros = Number.NaN,
 ): MonitorSummary {
-  // The last reading may cover only a fraction of a second; it still counts for delay and memory.
-  const n = samples.length;
+  // The event loop's figures are those of the loaded intervals: a window measured in slices
+  // leaves out the readings taken while the load was on the other side's server. Means are
+  // weighted by each interval's length where the probe gives it (the last reading, and the ones
+  // cut at a slice's edge, cover less than a second); older probes' readings count alike.
+  const loaded = samples.some((s) => s.idle) ? samples.filter((s) => !s.idle) : samples;
+  const weighted = loaded.length > 0 && loaded.every((s) => typeof s.ms === 'number' && s.ms > 0);
+  const weights = loaded.map((s) => (weighted ? (s.ms as number) : 1));
+  const total = weights.reduce((sum, w) => sum + w, 0);
   let delayMean = 0;
   let delayP99 = 0;
   let delayMax = 0;
   let utilization = 0;
+  for (const [i, s] of loaded.entries()) {
+    const share = (weights[i] as number) / total;
+    delayMean += s.eventLoopDelay.mean * share;
+    delayP99 = Math.max(delayP99, s.eventLoopDelay.p99);
+    delayMax = Math.max(delayMax, s.eventLoopDelay.max);
+    utilization += s.eventLoopUtilization * share;
+  }
+  const n = samples.length;
   let heapMax = 0;
   let rssMax = 0;
   for (const s of samples) {
-    delayMean += s.eventLoopDelay.mean / n;
-    delayP99 = Math.max(delayP99, s.eventLoopDelay.p99);
-    delayMax = Math.max(delayMax, s.eventLoopDelay.max);
-    utilization += s.eventLoopUtilization / n;
     heapMax = Math.max(heapMax, s.heapUsedBytes);
     rssMax = Math.max(rssMax, s.rssBytes);
   }

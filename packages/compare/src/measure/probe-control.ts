@@ -152,6 +152,16 @@ export class ProbeControl {
     await this.until(() => this.live().every((p) => p.started), timeoutMs);
   }
 
+  /**
+   * In a window measured in slices: the load is now elsewhere (`idle`) or here again (`busy`).
+   * Every attached process marks its event-loop readings from here on; nothing is awaited (a
+   * process busy with a request reads the mark once its loop is free, which is when the load it
+   * had is done).
+   */
+  mark(state: 'idle' | 'busy'): void {
+    for (const probe of this.live()) probe.socket.write(`{"type":"${state}"}\n`);
+  }
+
   /** Closes the window everywhere and collects what each process wrote. */
   async stop(timeoutMs = 30_000): Promise<ProbeReport[]> {
     const targets = this.live();

@@ -78,10 +78,20 @@ function mainThreadCpu(): { micros: number; source: ThreadCpuSource } | undefine
   return undefined;
 }
 
+/**
+ * A monitor reading and the interval it closes: its length (ms) and, in a window measured in
+ * slices, whether the load was elsewhere (the other side's slice) for that interval.
+ */
+type Reading = MonitorSnapshot & { ms: number; idle?: true };
+
 interface Window {
   profiler?: CpuSampler;
   monitor: { snapshot(): MonitorSnapshot; close(): void };
-  samples: MonitorSnapshot[];
+  samples: Reading[];
+  /** The load is elsewhere (between this side's slices): readings until the next mark say so. */
+  idle: boolean;
+  /** When the last reading was taken (performance.now()). */
+  readAt: number;
   timer: NodeJS.Timeout;
   id: number;
   startedAt: number;
@@ -89,6 +99,28 @@ interface Window {
   thread: ReturnType<typeof mainThreadCpu>;
   memory?: MemoryEdge;
   heap?: HeapSampling;
+}
+
+/** Takes a reading: the monitor's numbers since the last one, with that interval's length and state. */
+function readMonitor(window: Window): void {
+  const now = performance.now();
+  const snapshot = window.monitor.snapshot();
+  window.samples.push({
+    ...snapshot,
+    ms: now - window.readAt,
+    ...(window.idle ? { idle: true as const } : {}),
+  });
+  window.readAt = now;
+}
+
+/**
+ * The load moves to or from this server (a window measured in slices): the interval so far is
+ * read with the state it had, and the readings after it carry the new one.
+ */
+function markLoad(window: Window | undefined, idle: boolean): void {
+  if (!window || window.idle === idle) return;
+  readMonitor(window);
+  window.idle = idle;
 }
 
 /** The name the report shows for the profiler that ran. */
@@ -121,13 +153,15 @@ async function openWindow(
     markProfLog('start', id);
   }
   const monitor = createMonitor({ resolution: 10, sampleInterval: 0 });
-  const samples: MonitorSnapshot[] = [];
-  const timer = setInterval(() => samples.push(monitor.snapshot()), 1000);
+  const samples: Reading[] = [];
+  const timer = setInterval(() => readMonitor(window), 1000);
   timer.unref();
   const window: Window = {
     profiler,
     monitor,
     samples,
+    idle: false,
+    readAt: performance.now(),
     timer,
     id,
     startedAt: Date.now(),
@@ -174,7 +208,7 @@ async function closeWindow(
       ? thread.micros - current.thread.micros
       : undefined;
   clearInterval(current.timer);
-  current.samples.push(current.monitor.snapshot());
+  readMonitor(current);
   current.monitor.close();
   const durationMs = Date.now() - current.startedAt;
   if (mode === 'prof') markProfLog('stop', current.id);
@@ -264,6 +298,8 @@ function activate(control: string, dir: string, mode: string): void {
         if (message.type === 'start')
           start(id).catch((err) => send({ type: 'started', pid: process.pid, error: String(err) }));
         else if (message.type === 'stop') void stop();
+        else if (message.type === 'idle' || message.type === 'busy')
+          markLoad(window, message.type === 'idle');
       } catch {
         // not for us
       }

@@ -125,9 +125,8 @@ function readMachineLoad(
 
 /**
  * Rounds whose windows were measured in slices beside each other (see round-slices.ts), read
- * together: the machine's other load leaves out every server of the round (not only the side's
- * own), and each process's event-loop utilisation is taken over its side's own slices (its
- * server idled while the other side's slices ran).
+ * together: the machine's other load leaves out every server of the round, not only the side's
+ * own. (Each probe reads its event loop over its side's own slices: see monitor-summary.ts.)
  */
 export function withSlicedWindows(
   results: RoundResult[],
@@ -140,13 +139,8 @@ export function withSlicedWindows(
       if (!window?.slices) return scenario;
       const allMonitors = results.flatMap((r) => r.scenarios[index]?.monitors ?? []);
       const otherLoad = readMachineLoad(window.marks, allMonitors);
-      const loadedMs = scenario.load.duration * 1000;
       return {
         ...scenario,
-        monitors: scenario.monitors.map((m) => ({
-          ...m,
-          utilization: loadedMs > 0 ? Math.min(1, (m.utilization * m.durationMs) / loadedMs) : m.utilization,
-        })),
         ...(otherLoad !== undefined ? { otherLoad } : {}),
       };
     }),

@@ -102,6 +102,7 @@ async function measureSlicedScenario(
   const order = runs.map((_, i) => i);
   for (let k = 0; k < n; k++) {
     for (const i of sliceOrder(order, k)) {
+      for (const [j, other] of runs.entries()) other.server.control.mark(i === j ? 'busy' : 'idle');
       const load = loads[i] as ScenarioLoad;
       slices[i]?.push(await runLoad({ ...load.options, duration: seconds }));
       throwIfAborted(context.signal);
