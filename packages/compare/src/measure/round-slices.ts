@@ -63,6 +63,22 @@ export function mergeSlices(slices: readonly LoadResult[]): LoadResult {
   };
 }
 
+/** A `tick` event after each slice: the side's measured seconds so far and the slice's req/s. */
+function sliceTick(run: RoundRun, load: ScenarioLoad, measured: number, slice: LoadResult): void {
+  const { duration } = run.settings;
+  const second = Math.round(measured * 100) / 100;
+  const rps = Math.round(slice.duration > 0 ? slice.requests.total / slice.duration : 0);
+  run.context.onProgress?.({
+    phase: 'tick',
+    ...load.where,
+    window: 'measure',
+    second,
+    seconds: duration,
+    requestsPerSecond: rps,
+    message: `${run.spec.side} round ${run.round}:${load.label} measuring ${second}/${duration} s, ${rps} req/s`,
+  });
+}
+
 /** Every scenario of the round, in order: one window per side each, measured in slices. */
 export async function measureSlicedScenarios(runs: readonly RoundRun[]): Promise<MeasuredWindow[][]> {
   const windows: MeasuredWindow[][] = runs.map(() => []);
@@ -104,8 +120,10 @@ async function measureSlicedScenario(
     for (const i of sliceOrder(order, k)) {
       for (const [j, other] of runs.entries()) other.server.control.mark(i === j ? 'busy' : 'idle');
       const load = loads[i] as ScenarioLoad;
-      slices[i]?.push(await runLoad({ ...load.options, duration: seconds }));
+      const slice = await runLoad({ ...load.options, duration: seconds });
+      slices[i]?.push(slice);
       throwIfAborted(context.signal);
+      sliceTick(runs[i] as RoundRun, load, (k + 1) * seconds, slice);
     }
   }
   const after = markLoad();
