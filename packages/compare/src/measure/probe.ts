@@ -117,7 +117,7 @@ function readMonitor(window: Window): void {
  * The load moves to or from this server (a window measured in slices): the interval so far is
  * read with the state it had, and the readings after it carry the new one.
  */
-function markLoad(window: Window | undefined, idle: boolean): void {
+function markIdle(window: Window | undefined, idle: boolean): void {
   if (!window || window.idle === idle) return;
   readMonitor(window);
   window.idle = idle;
@@ -299,7 +299,7 @@ function activate(control: string, dir: string, mode: string): void {
           start(id).catch((err) => send({ type: 'started', pid: process.pid, error: String(err) }));
         else if (message.type === 'stop') void stop();
         else if (message.type === 'idle' || message.type === 'busy')
-          markLoad(window, message.type === 'idle');
+          markIdle(window, message.type === 'idle');
       } catch {
         // not for us
       }

@@ -132,10 +132,10 @@ export function withSlicedWindows(
   results: RoundResult[],
   windows: readonly MeasuredWindow[][],
 ): RoundResult[] {
-  return results.map((result) => ({
+  return results.map((result, side) => ({
     ...result,
     scenarios: result.scenarios.map((scenario, index) => {
-      const window = windows[results.indexOf(result)]?.[index];
+      const window = windows[side]?.[index];
       if (!window?.slices) return scenario;
       const allMonitors = results.flatMap((r) => r.scenarios[index]?.monitors ?? []);
       const otherLoad = readMachineLoad(window.marks, allMonitors);

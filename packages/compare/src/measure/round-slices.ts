@@ -13,7 +13,7 @@ import {
   warmUp,
 } from './round-windows.js';
 
-// A comparison round with both servers up (see pair-round.ts): per scenario, each side's warm-up,
+// A comparison round with both servers up (see runPairRound in round.ts): per scenario, each side's warm-up,
 // then one measured window for both, the probe's window open on both servers, in which the load
 // alternates between them in slices — B H, H B, B H, … — so that whatever the machine does at
 // that time (a neighbour, a slower core, a frequency step) meets both sides alike. Each side's

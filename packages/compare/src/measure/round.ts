@@ -75,8 +75,8 @@ export async function runRound(
 /**
  * One comparison round with both servers up (settings.slice > 0): both started and made ready,
  * then every scenario's window measured in slices that alternate between them (see
- * round-slices.ts); both stopped, and each side's result read. `first` starts first, warms up
- * first and takes the first slice; the rounds alternate it.
+ * round-slices.ts); both stopped, and each side's result read. `specs[0]` starts first, warms
+ * up first and takes the first slice; measureRounds alternates it from round to round.
  */
 export async function runPairRound(
   specs: readonly [ServerSpec, ServerSpec],

@@ -41,6 +41,11 @@ export async function measureRounds(plan: ComparisonPlan, context: RoundContext)
   const looks: Look[] = [];
   let spent = 0;
   let stop: RoundsStop = { rounds: 'fixed', reason: 'fixed', looks };
+  const roundDone = (side: Side, pair: number) => {
+    order.push(side);
+    progress.stepDone();
+    progress.emit({ phase: 'round', side, round: pair, message: `${side} round ${pair} done` });
+  };
   for (let pair = 1; pair <= most; pair++) {
     if (settings.slice > 0) {
       // Both servers up, the load alternating between them in slices; the side that starts
@@ -48,17 +53,12 @@ export async function measureRounds(plan: ComparisonPlan, context: RoundContext)
       const sides = pair % 2 === 1 ? (['base', 'head'] as const) : (['head', 'base'] as const);
       const done = await runPairRound([plan[sides[0]], plan[sides[1]]], pair, settings, roundContext);
       for (const result of done) results[result.side].push(result);
-      for (const side of ['base', 'head'] as const) {
-        order.push(side);
-        progress.stepDone();
-        progress.emit({ phase: 'round', side, round: pair, message: `${side} round ${pair} done` });
-      }
+      roundDone('base', pair);
+      roundDone('head', pair);
     } else
       for (const side of ['base', 'head'] as const) {
         results[side].push(await runRound(plan[side], pair, settings, roundContext));
-        order.push(side);
-        progress.stepDone();
-        progress.emit({ phase: 'round', side, round: pair, message: `${side} round ${pair} done` });
+        roundDone(side, pair);
       }
     if (!auto) continue;
     if (plan.until === 'budget') {
