@@ -70,7 +70,7 @@ require('node:http').createServer((req, res) => {
     headStart: 'HASH_ITERATIONS=20000 node server.cjs',
     duration: '700ms',
     warmup: '200ms',
-    rounds: 6,
+    rounds: 4,
     connections: 2,
     // Head's /hash costs 10× the CPU (req/s −85 %, CPU per request +500 % or more); /static's
     // round-to-round noise on a busy CI machine reached ±70 % on req/s and more on its

@@ -80,7 +80,7 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
         headStart: `HASH_ITERATIONS=20000 node ${JSON.stringify(join(FIXTURES, 'routes-server.cjs'))}`,
         duration: '700ms',
         warmup: '200ms',
-        rounds: 6,
+        rounds: 4,
         connections: 2,
         // Head's /hash costs 10× the CPU: req/s −85 % or more, CPU per request +500 % or more. On a
         // busy 2-core CI machine /static's round-to-round noise reached ±70 % on req/s and far more
