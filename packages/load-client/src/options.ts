@@ -17,6 +17,12 @@ export interface MemcacheOptions {
   keyPrefix?: string;
   /** Share of the key space stored before the run so gets hit, 0..1 (default 1). */
   hitRatio?: number;
+  /**
+   * Store that share of keys before the run (default true). False when an earlier run against
+   * the same server stored them already: a run made of many short ones (a warm-up, then slices)
+   * then sends only its load, not 10 000 sets each time.
+   */
+  preload?: boolean;
 }
 
 /** Options of an https:// run. */
@@ -120,6 +126,7 @@ export interface MemcacheTarget {
   valueSize: number;
   keyPrefix: string;
   hitRatio: number;
+  preload: boolean;
 }
 
 export interface ResolvedOptions {
@@ -172,6 +179,11 @@ function positiveNumber(name: string, value: unknown, expected = 'a number > 0')
 function integerIn(name: string, value: unknown, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
     throw invalidOption(name, value, `an integer from ${min} to ${max}`);
+  return value;
+}
+
+function booleanOption(name: string, value: unknown): boolean {
+  if (typeof value !== 'boolean') throw invalidOption(name, value, 'true or false');
   return value;
 }
 
@@ -320,6 +332,7 @@ export function resolveOptions(options: RunOptions): ResolvedOptions {
         mc.valueSize === undefined ? 100 : integerIn('memcache value size', mc.valueSize, 0, 1024 * 1024),
       keyPrefix,
       hitRatio: mc.hitRatio === undefined ? 1 : ratio('memcache hit ratio', mc.hitRatio),
+      preload: mc.preload === undefined ? true : booleanOption('memcache preload', mc.preload),
     };
   }
   return {

@@ -59,7 +59,8 @@ export class LoadRun extends EventEmitter<LoadRunEvents> {
 
 /** Work before the load starts: a memcache get/mix run stores its hit-ratio share of keys. */
 async function prepare(options: ResolvedOptions): Promise<void> {
-  if (options.target.kind === 'memcache') await preloadMemcache(options.target, options.timeout);
+  if (options.target.kind === 'memcache' && options.target.preload)
+    await preloadMemcache(options.target, options.timeout);
 }
 
 export function resultContext(options: ResolvedOptions): ResultContext {

@@ -1,6 +1,6 @@
 import { TextReplyParser } from '@hotpath/memcache-proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../src/index.js';
+import { createRun, run } from '../src/index.js';
 import { MemcacheReplyParser } from '../src/memcache-protocol.js';
 import { type Memcached, startMemcached } from './memcache.js';
 
@@ -86,6 +86,25 @@ describe.each(['memcached', 'hotpath-memcached'] as const)('memcache:// against 
     expect(delta('cmd_get')).toBe(5000);
     // The preload stored the 500 keys.
     expect(delta('cmd_set')).toBe(500);
+  });
+
+  it('with preload false sends only the load: no sets, and the keys an earlier run stored still hit', async () => {
+    const memcache = { operation: 'get' as const, keySpace: 300, keyPrefix: 'again:' };
+    await run({ url: memcached.url, amount: 300, connections: 2, memcache });
+    const before = await memcached.stats();
+    const result = await run({
+      url: memcached.url,
+      amount: 3000,
+      connections: 2,
+      memcache: { ...memcache, preload: false },
+    });
+    const after = await memcached.stats();
+    expect((after.cmd_set ?? Number.NaN) - (before.cmd_set ?? Number.NaN)).toBe(0);
+    expect((after.cmd_get ?? Number.NaN) - (before.cmd_get ?? Number.NaN)).toBe(3000);
+    expect(result.statusCodes).toEqual({ hit: 3000 });
+    expect(() =>
+      createRun({ url: memcached.url, memcache: { preload: 'no' as unknown as boolean } }),
+    ).toThrow(/memcache preload.*expected true or false/);
   });
 
   it('gets about the hit ratio asked for', async () => {

@@ -121,7 +121,9 @@ async function searchLevel(run: RoundRun, scenario: Scenario, settings: Settings
   const steps: LoadLevel['steps'] = [];
   for (const connections of LEVEL_STEPS) {
     throwIfAborted(context.signal);
-    const result = await runLoad({ ...load, connections, duration: STEP_SECONDS });
+    // The first run stored a memcache get run's keys; the steps after it send only their load.
+    const preloaded = settings.warmup > 0 || steps.length > 0;
+    const result = await runLoad({ ...load, connections, duration: STEP_SECONDS, preloaded });
     steps.push({ connections, requestsPerSecond: result.requests.mean });
     if (reachedPlateau(steps)) break;
   }

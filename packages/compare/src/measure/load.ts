@@ -14,6 +14,11 @@ export interface LoadOptions {
   /** Several requests sent in turn on each connection (overrides method/headers/body). */
   requests?: { method?: string; path?: string; headers?: Record<string, string>; body?: string }[];
   signal?: AbortSignal;
+  /**
+   * A memcache:// server already holds the keys a get run reads (an earlier run against it stored
+   * them): this run sends only its load. Each run stores them otherwise.
+   */
+  preloaded?: boolean;
   /** Called after each second of load with that second's responses. */
   onSecond?: (second: number, requestsPerSecond: number) => void;
 }
@@ -32,6 +37,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       body: options.body,
       requests: options.requests,
       signal: options.signal,
+      ...(options.preloaded && options.url.startsWith('memcache:') ? { memcache: { preload: false } } : {}),
     });
     const { onSecond } = options;
     if (onSecond) loadRun.on('tick', (tick) => onSecond(tick.second, tick.requests));

@@ -121,6 +121,8 @@ async function measureSlicedScenario(
       for (const [j, other] of runs.entries()) other.server.control.mark(i === j ? 'busy' : 'idle');
       const load = loads[i] as ScenarioLoad;
       const slice = await runLoad({ ...load.options, duration: seconds });
+      // Keys stored once per server (by the warm-up, or by the first slice without one).
+      load.options.preloaded = true;
       slices[i]?.push(slice);
       throwIfAborted(context.signal);
       sliceTick(runs[i] as RoundRun, load, (k + 1) * seconds, slice);

@@ -136,6 +136,8 @@ export async function warmUp(run: RoundRun, load: ScenarioLoad): Promise<void> {
     duration: settings.warmup,
     onSecond: ticks(run, load, 'warmup', settings.warmup),
   });
+  // The warm-up stored a memcache get run's keys: the measured load sends only its gets.
+  load.options.preloaded = true;
   throwIfAborted(context.signal);
 }
 
