@@ -1,7 +1,7 @@
 // Runs `hotpath compare` (the workspace's built CLI, see hotpath-cli.js) on an example, briefly,
 // and returns the report JSON. Shared by the examples' story tests.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hotpathCli } from './hotpath-cli.js';
@@ -21,6 +21,11 @@ export async function compareBriefly({ cwd, baseStart, headStart, args }) {
       });
     });
     const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
+    // Each side's whole profile as folded stacks (the report's rows are the top changes only).
+    report.folded = {};
+    for (const side of ['base', 'head'])
+      if (existsSync(join(out, `${side}.folded`)))
+        report.folded[side] = readFileSync(join(out, `${side}.folded`), 'utf8');
     // The stories have one scenario: its details read as the report's own.
     return { ...report, ...report.scenarios[0] };
   } finally {
@@ -40,4 +45,24 @@ export function shareOf(report, side, pattern) {
   return report.hotFunctions.rows
     .filter((row) => pattern.test(row.name) || (row.caller && pattern.test(row.caller.name)))
     .reduce((sum, row) => sum + row[key], 0);
+}
+
+/**
+ * Share of one side's busy samples (all but "(idle)") whose stack has a frame matching `pattern`,
+ * from its whole profile (folded stacks): for a side that is mostly idle, whose functions are too
+ * small to reach the report's top rows.
+ */
+export function busyShareOf(report, side, pattern) {
+  let busy = 0;
+  let matching = 0;
+  for (const line of (report.folded?.[side] ?? '').split('\n')) {
+    const at = line.lastIndexOf(' ');
+    if (at < 0) continue;
+    const stack = line.slice(0, at);
+    const count = Number(line.slice(at + 1));
+    if (stack === '(idle)' || !Number.isFinite(count)) continue;
+    busy += count;
+    if (stack.split(';').some((frame) => pattern.test(frame))) matching += count;
+  }
+  return busy > 0 ? matching / busy : 0;
 }
