@@ -3,7 +3,7 @@
 // and a head whose handler costs 11 % more CPU (about −10 % req/s: detection)?
 //
 //   node bench/detection.mjs [--runs N] [--shards 1,2,4] [--factor 1.11] [--rounds N|auto] [--duration S]
-//                            [--change cpu|pbkdf2|leak|buffer|alloc|cache]
+//                            [--change cpu|pbkdf2|leak|buffer|alloc|cache|stall] [--rate N|N%]
 //                            [--neighbour off|unpinned|server-core]
 //                            [--only both|aa|ab] [--threshold PCT] [--out FILE]
 //
@@ -14,7 +14,10 @@
 // keeps a ~300-byte record of every request in a module-level array), buffer (head keeps a
 // 256-byte Buffer per request), alloc (head allocates about 30 % more per request, 2.8 KB, and
 // keeps none of it), cache (head adds an LRU of 10 000 entries over 5 000 distinct keys: it fills and
-// stops growing; nothing should be flagged). --neighbour runs a CPU hog during a random half of
+// stops growing; nothing should be flagged). --change stall: head holds its event loop --stall-ms
+// (20) every --stall-every ms (200) without spending CPU (Atomics.wait, as a synchronous read or a
+// lock would), on base's CPU route; with --rate (e.g. 70%: of base's capacity) the scenario is an
+// open model judged by its latency tail, and a latency table follows. --neighbour runs a CPU hog during a random half of
 // the rounds (decided per round, as a shared runner's neighbours come and go): unpinned, or on the
 // server's core.
 //
@@ -48,6 +51,9 @@ const { values } = parseArgs({
     out: { type: 'string' },
     pinned: { type: 'boolean', default: false },
     change: { type: 'string', default: 'cpu' },
+    rate: { type: 'string' },
+    'stall-ms': { type: 'string', default: '20' },
+    'stall-every': { type: 'string', default: '200' },
     neighbour: { type: 'string', default: 'off' },
     threshold: { type: 'string' },
     seed: { type: 'string', default: '1' },
@@ -59,9 +65,9 @@ if (!['both', 'aa', 'ab'].includes(values.only)) {
   process.exit(2);
 }
 const MEMORY_CHANGES = ['leak', 'buffer', 'alloc', 'cache'];
-if (!['cpu', 'pbkdf2', ...MEMORY_CHANGES].includes(values.change)) {
+if (!['cpu', 'pbkdf2', 'stall', ...MEMORY_CHANGES].includes(values.change)) {
   console.error(
-    `--change: expected cpu, pbkdf2, leak, buffer, alloc or cache, got ${JSON.stringify(values.change)}`,
+    `--change: expected cpu, pbkdf2, leak, buffer, alloc, cache or stall, got ${JSON.stringify(values.change)}`,
   );
   process.exit(2);
 }
@@ -89,9 +95,9 @@ if (benchPinning && hasTaskset && !values.pinned && values.neighbour === 'off') 
   process.exit(r.status ?? 1);
 }
 
-const server = (work) => `// each request burns ${work} iterations of CPU
+const server = (work, stall) => `// each request burns ${work} iterations of CPU${stall ? `; the event loop is held ${stall.ms} ms every ${stall.every} ms without CPU` : ''}
 const work = ${work};
-require('node:http').createServer((req, res) => {
+${stall ? `const cell = new Int32Array(new SharedArrayBuffer(4));\nsetInterval(() => Atomics.wait(cell, 0, 0, ${stall.ms}), ${stall.every});\n` : ''}require('node:http').createServer((req, res) => {
   let x = 0;
   for (let i = 0; i < work; i++) x += Math.sqrt(i) * 1e-9;
   res.end(String(x));
@@ -179,7 +185,9 @@ const ab = commit(
     ? hashServer(true)
     : memoryStory
       ? memoryServer(values.change)
-      : server(Math.round(work * Number(values.factor))),
+      : values.change === 'stall'
+        ? server(work, { ms: Number(values['stall-ms']), every: Number(values['stall-every']) })
+        : server(Math.round(work * Number(values.factor))),
   'A/B head',
 );
 
@@ -227,7 +235,7 @@ const overrides = {
   ...(values.connections ? { connections: values.connections } : {}),
   ...(values.placement ? { placement: values.placement } : {}),
 };
-for (const key of ['rounds', 'duration', 'warmup', 'threshold'])
+for (const key of ['rounds', 'duration', 'warmup', 'threshold', 'rate'])
   if (values[key]) overrides[key] = values[key];
 if (values.change === 'pbkdf2' || memoryStory) overrides.url = '/';
 const settings = resolveSettings({ overrides });
@@ -267,6 +275,7 @@ async function comparison(headSha, shards) {
     stop: report.stop.map((x) => x.reason),
     connections: report.settings.scenarios[0]?.connections,
     loadLevels: report.environment.loadLevels,
+    rateLevels: report.environment.rateLevels,
     placement: report.environment.placement,
     functions: functions.map((f) => f.name),
     // Every shown function's cost per request (µs) and the interval of its change: to decide
@@ -317,7 +326,9 @@ const story =
     ? 'head pbkdf2Sync vs base pbkdf2'
     : memoryStory
       ? `memory: head ${values.change}`
-      : `head ×${values.factor} CPU per request`;
+      : values.change === 'stall'
+        ? `head holds its event loop ${values['stall-ms']} ms every ${values['stall-every']} ms`
+        : `head ×${values.factor} CPU per request`;
 console.log(
   `hotpath detection bench: ${values.only === 'ab' ? 0 : runs} A/A and ${values.only === 'aa' ? 0 : runs} A/B runs per shard count, threshold ${settings.threshold} %, rounds ${settings.rounds}${settings.rounds === 'auto' ? ` (max-time ${settings.maxTime} s)` : ''} × ${settings.duration} s (+${settings.warmup} s warm-up) per side and shard, ${story}, neighbour ${values.neighbour}${values.neighbour === 'off' ? '' : ` (on in ${hogRounds} of ${allRounds} rounds)`}, ${benchPinning ? `--bench-pinning (servers taskset -c 0, load generator on core 1, ${settings.scenarios[0]?.connections} connections, product placement off)` : `connections ${settings.scenarios[0]?.connections}, placement ${settings.placement}`}`,
 );
@@ -365,6 +376,25 @@ for (const shards of shardCounts) {
         .join(', ') || '—'
     } | ${med(b, 'retainedBytesPerRequest', 'change')?.toFixed(1)} B | ${metricOutcomes(a, 'retainedBytesPerRequest')} · ${metricOutcomes(b, 'retainedBytesPerRequest')} | ${pct(med(b, 'allocatedBytesPerRequest', 'change'))} | ${metricOutcomes(a, 'allocatedBytesPerRequest')} · ${metricOutcomes(b, 'allocatedBytesPerRequest')} | ${pct(med(b, 'gcTimePerRequest', 'change'))} | ${a.length ? `±${med(a, 'retainedBytesPerRequest', 'detectable')?.toFixed(1)} B` : '—'} | ${a.length ? `±${(med(a, 'allocatedBytesPerRequest', 'detectable') * 100).toFixed(1)} %` : '—'} |`,
   );
+}
+// Latency at a rate: the rate each run held (a share of base's capacity, measured per run), and
+// what p90 and p99 showed A/A and A/B.
+if (values.rate) {
+  console.log(
+    '\n| shards | rate held, req/s (median; range) | base capacity, req/s (median) | base p99 (median) | p99 outcomes A/A · A/B | p99, A/B change (median) | p90 outcomes A/A · A/B | p90, A/B change (median) | detectable p99, A/A (median) |',
+  );
+  console.log('|---:|---|---:|---:|---|---:|---|---:|---:|');
+  for (const shards of shardCounts) {
+    const { aa: a, ab: b } = results[shards];
+    const all = [...a, ...b];
+    const held = all.map((r) => r.rateLevels?.[0]?.rate ?? r.rounds[0]?.requestsPerSecond ?? Number.NaN);
+    const capacity = all.map((r) => r.rateLevels?.[0]?.capacity ?? Number.NaN);
+    const baseP99 = all.map((r) => median(r.rounds.filter((x) => x.side === 'base').map((x) => x.p99)));
+    const med = (list, metric, key) => median(list.map((r) => r.metrics[metric]?.[key] ?? Number.NaN));
+    console.log(
+      `| ${shards} | ${Math.round(median(held))} (${Math.round(Math.min(...held))}–${Math.round(Math.max(...held))}) | ${Math.round(median(capacity))} | ${median(baseP99)?.toFixed(2)} ms | ${metricOutcomes(a, 'p99')} · ${metricOutcomes(b, 'p99')} | ${b.length ? pct(med(b, 'p99', 'change')) : '—'} | ${metricOutcomes(a, 'p90')} · ${metricOutcomes(b, 'p90')} | ${b.length ? pct(med(b, 'p90', 'change')) : '—'} | ${a.length ? `±${(med(a, 'p99', 'detectable') * 100).toFixed(1)} %` : '—'} |`,
+    );
+  }
 }
 console.log(`wall time: ${((Date.now() - started) / 60000).toFixed(1)} min`);
 if (values.out) writeFileSync(values.out, JSON.stringify({ settings, results }, null, 2));

@@ -18,12 +18,12 @@ export type {
   SideHealth,
   SideMemory,
 } from './health-model.js';
-export type { LoadLevel, Machine, Placement } from './run-environment.js';
+export type { LoadLevel, Machine, Placement, RateLevel } from './run-environment.js';
 export type { MetricName, Profile };
 
 import type { AllocationDiff, AllocationProfile } from './allocation-model.js';
 import type { Diagnosis, MonitorSummary } from './health-model.js';
-import type { LoadLevel, Machine, Placement } from './run-environment.js';
+import type { LoadLevel, Machine, Placement, RateLevel } from './run-environment.js';
 
 /** base: the reference (the PR's base branch); head: the change. */
 export type Side = 'base' | 'head';
@@ -140,6 +140,8 @@ export interface Shard {
   path?: string;
   /** The load level chosen for each scenario with connections: auto (held for both sides). */
   loadLevels?: LoadLevel[];
+  /** Each rate given as a share of base's capacity: the capacity measured and the rate held. */
+  rateLevels?: RateLevel[];
   /** Where the processes ran: the servers' CPUs and the load generator's (when placed). */
   placement?: Placement;
 }
@@ -367,6 +369,8 @@ export interface Report {
     profilers: Record<Side, string[]>;
     /** connections: auto — the count each scenario ran at (the first shard's choice). */
     loadLevels?: LoadLevel[];
+    /** rate: "N%" — base's capacity and the rate it made, per scenario (the first shard's). */
+    rateLevels?: RateLevel[];
     /** The CPUs of the servers and of the load generator (the first shard's), when placed. */
     placement?: Placement;
   };

@@ -21,6 +21,21 @@ export interface LoadLevel {
   steps: { connections: number; requestsPerSecond: number }[];
 }
 
+/**
+ * A rate given as a share of base's capacity ("70%"): the capacity measured on base's server
+ * before the rounds, and the rate both sides were then loaded at in every round.
+ */
+export interface RateLevel {
+  scenario: string;
+  /** The share asked for, in percent. */
+  share: number;
+  /** Base's capacity: the most requests/s any step of the closed-model search saw. */
+  capacity: number;
+  /** The rate held for both sides: share × capacity, in req/s. */
+  rate: number;
+  steps: { connections: number; requestsPerSecond: number }[];
+}
+
 /** CPU placement of a shard's rounds: the servers' CPUs and the load generator's (with hotpath). */
 export interface Placement {
   server: number[];

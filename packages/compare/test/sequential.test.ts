@@ -63,7 +63,7 @@ function simulatedRound(
   };
 }
 
-const settings: PolicySettings & Pick<Settings, 'scenarios' | 'maxRounds' | 'maxTime'> = {
+const settings: Omit<PolicySettings, 'scenarios'> & Pick<Settings, 'scenarios' | 'maxRounds' | 'maxTime'> = {
   metrics: METRICS,
   threshold: 5,
   hotThreshold: 5,

@@ -21,7 +21,7 @@ describe('Settings and CompareConfig, derived from the settings table', () => {
     expectTypeOf<Settings>().not.toHaveProperty('connections');
     expectTypeOf<Scenario['connections']>().toEqualTypeOf<number | 'auto'>();
     expectTypeOf<Scenario['headers']>().toEqualTypeOf<Record<string, string>>();
-    expectTypeOf<Scenario['rate']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<Scenario['rate']>().toEqualTypeOf<number | `${number}%` | undefined>();
   });
 
   it('takes every setting as optional in a config, durations also as text', () => {

@@ -61,7 +61,10 @@ export function pointFromReport(report: Report, options: { date?: Date; id?: str
   if (!commit)
     throw new TypeError('a drift point needs the head commit (the report of a comparison of git refs)');
   // The level the report's intervals were made at (Bonferroni over its tests).
-  const tests = familyTests(report.settings.metrics.length, report.scenarios.length);
+  const tests = familyTests(
+    report.scenarios.reduce((n, s) => n + s.metrics.filter((m) => m.inVerdict).length, 0),
+    1,
+  );
   const alpha = Number.isFinite(report.statistics?.alpha) ? report.statistics.alpha : FAMILY_ALPHA / tests;
   return {
     id: options.id ?? randomUUID(),

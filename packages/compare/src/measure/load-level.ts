@@ -3,13 +3,16 @@
 // (PLATEAU of the most any step saw) is held for both sides in every round. Past the plateau more
 // connections add only queueing: latencies become the queue's length, the load generator spends
 // more CPU per request, and the pairs' spread grows; below it the server idles between requests.
+// The same steps measure base's capacity for a rate given as a share of it (`rate: "70%"`).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { LoadLevel } from '../model.js';
+import type { RateLevel } from '../run-environment.js';
 import type { MeasuredScenario, Scenario, Settings } from '../settings/schema.js';
 import { throwIfAborted } from './abort.js';
-import { runLoad } from './load.js';
+import { type LoadOptions, runLoad } from './load.js';
 import {
   awaitReady,
   type RoundContext,
@@ -42,6 +45,23 @@ export function plateauLevel(steps: readonly { connections: number; requestsPerS
   return first?.connections ?? LEVEL_STEPS[0];
 }
 
+/**
+ * Base's capacity from the steps: the median of the three best (all of them when fewer). The best
+ * single step reads high on a machine whose speed varies from second to second (the most of
+ * several noisy readings), and a rate taken as a share of it would sit nearer saturation than
+ * asked. Pure.
+ */
+export function capacityOf(steps: readonly { requestsPerSecond: number }[]): number {
+  const best = steps
+    .map((s) => s.requestsPerSecond)
+    .filter(Number.isFinite)
+    .sort((a, b) => b - a)
+    .slice(0, 3);
+  if (best.length === 0) return 0;
+  const mid = Math.floor(best.length / 2);
+  return best.length % 2 ? (best[mid] as number) : ((best[mid - 1] as number) + (best[mid] as number)) / 2;
+}
+
 /** Whether the search can stop: the last FLAT_STEPS steps added under 1 − PLATEAU to the best before them. */
 export function reachedPlateau(steps: readonly { requestsPerSecond: number }[]): boolean {
   if (steps.length <= FLAT_STEPS) return false;
@@ -49,49 +69,87 @@ export function reachedPlateau(steps: readonly { requestsPerSecond: number }[]):
   return steps.slice(-FLAT_STEPS).every((s) => s.requestsPerSecond < before / PLATEAU);
 }
 
-/** Settings whose scenarios all have a number of connections (what the rounds run). */
+/** Settings whose scenarios all have a number of connections and a numeric rate (what the rounds run). */
 export type LevelledSettings = Omit<Settings, 'scenarios'> & { scenarios: MeasuredScenario[] };
 
+/** A rate written as a share of base's capacity ("70%"), in percent; undefined for a number or none. */
+export const rateShare = (rate: Scenario['rate']): number | undefined =>
+  typeof rate === 'string' ? Number.parseFloat(rate) : undefined;
+
+/** The rate a share of a capacity makes (at least 1 req/s). Pure. */
+export const rateOfShare = (share: number, capacity: number): number =>
+  Math.max(1, Math.round((share / 100) * capacity));
+
 /**
- * Resolves every `connections: auto` on `spec`'s server (started once, warmed up, then the
- * steps); a fixed rate gets RATE_CONNECTIONS and a set count stays. Returns the settings with
+ * Resolves, on `spec`'s server (started once, warmed up, then the steps), every
+ * `connections: auto` (the smallest count at the plateau) and every rate given as a share of
+ * base's capacity (the most throughput the steps saw, times the share). A fixed rate with
+ * connections: auto gets RATE_CONNECTIONS; set counts and rates stay. Returns the settings with
  * numbers and what was chosen, with the steps' throughput.
  */
 export async function chooseLoadLevels(
   spec: ServerSpec,
   settings: Settings,
   context: RoundContext,
-): Promise<{ settings: LevelledSettings; levels: LoadLevel[] }> {
-  const auto = settings.scenarios.filter((s) => s.connections === 'auto' && s.rate === undefined);
-  const found = auto.length > 0 ? await searchLevels(spec, settings, context, auto) : new Map();
+): Promise<{ settings: LevelledSettings; levels: LoadLevel[]; rates: RateLevel[] }> {
+  const searched = settings.scenarios.filter(
+    (s) => (s.connections === 'auto' && s.rate === undefined) || rateShare(s.rate) !== undefined,
+  );
+  const found = searched.length > 0 ? await searchLevels(spec, settings, context, searched) : new Map();
   const levels: LoadLevel[] = [];
-  const scenarios = settings.scenarios.map((s) => {
-    if (s.connections !== 'auto') return { ...s, connections: s.connections };
+  const rates: RateLevel[] = [];
+  const scenarios = settings.scenarios.map((s): MeasuredScenario => {
+    const steps: LoadLevel['steps'] = found.get(s.name) ?? [];
+    const share = rateShare(s.rate);
+    let rate = typeof s.rate === 'number' ? s.rate : undefined;
+    if (share !== undefined) {
+      const capacity = capacityOf(steps);
+      rate = rateOfShare(share, capacity);
+      rates.push({ scenario: s.name, share, capacity, rate, steps });
+      context.log?.(
+        `rate${scenarioLabel(settings, s)} ${share} % of base's capacity ${Math.round(capacity)} req/s (${stepsText(steps)}) → ${rate} req/s`,
+      );
+    }
+    const { rate: _written, ...rest } = s;
+    const withRate = rate === undefined ? rest : { ...rest, rate };
+    if (s.connections !== 'auto') return { ...withRate, connections: s.connections };
     const level: LoadLevel =
       s.rate !== undefined
         ? { scenario: s.name, connections: RATE_CONNECTIONS, reason: 'fixed-rate', steps: [] }
-        : (found.get(s.name) as LoadLevel);
+        : { scenario: s.name, connections: plateauLevel(steps), reason: 'plateau', steps };
+    if (level.reason === 'plateau')
+      context.log?.(
+        `load level${scenarioLabel(settings, s)} ${stepsText(steps)} req/s → ${level.connections} connection${level.connections === 1 ? '' : 's'}`,
+      );
     levels.push(level);
-    return { ...s, connections: level.connections };
+    return { ...withRate, connections: level.connections };
   });
-  return { settings: { ...settings, scenarios }, levels };
+  return { settings: { ...settings, scenarios }, levels, rates };
 }
+
+const scenarioLabel = (settings: Settings, scenario: Scenario) =>
+  settings.scenarios.length > 1 ? ` ${scenario.name}:` : '';
+
+const stepsText = (steps: LoadLevel['steps']) =>
+  steps.map((s) => `${s.connections}: ${Math.round(s.requestsPerSecond)}`).join(', ');
 
 async function searchLevels(
   spec: ServerSpec,
   settings: Settings,
   context: RoundContext,
   scenarios: readonly Scenario[],
-): Promise<Map<string, LoadLevel>> {
+): Promise<Map<string, LoadLevel['steps']>> {
   const dir = mkdtempSync(join(tmpdir(), `hotpath-level-${spec.side}-`));
-  // The server without a profiler: the steps only count requests.
-  const roundSettings = { ...settings, profiler: 'none' as const, scenarios: [] };
+  // The server as the rounds run it (its profiler and memory probe on, in a window around the
+  // steps): what the probe costs per request is in the capacity too, so a share of it is a share
+  // of what the rounds can serve.
+  const roundSettings = { ...settings, scenarios: [] };
   const server = await startServer(spec, 0, roundSettings, context, { command: spec.command, dir });
   const run: RoundRun = { spec, round: 0, settings: roundSettings, context, server };
   try {
     await awaitReady(run, []);
     await runSetup(run);
-    const levels = new Map<string, LoadLevel>();
+    const levels = new Map<string, LoadLevel['steps']>();
     for (const scenario of scenarios) levels.set(scenario.name, await searchLevel(run, scenario, settings));
     await stopServer(run);
     return levels;
@@ -104,7 +162,44 @@ async function searchLevels(
   }
 }
 
-async function searchLevel(run: RoundRun, scenario: Scenario, settings: Settings): Promise<LoadLevel> {
+/**
+ * One step's requests/s. With slices, the step is loaded as a round loads a side: `slice` seconds
+ * on, `slice` seconds idle, until STEP_SECONDS of load. A server loaded in slices spends more per
+ * request than one loaded without a pause (new connections each slice, the work V8 does when the
+ * loop goes idle: here 10–25 % more CPU per request at 0.5 s slices on a 95 µs route), so this is
+ * the capacity the rounds meet.
+ */
+async function stepThroughput(
+  load: Omit<LoadOptions, 'connections' | 'duration'>,
+  connections: number,
+  settings: Settings,
+  preloaded: boolean,
+): Promise<number> {
+  if (!(settings.slice > 0) || settings.slice >= STEP_SECONDS)
+    return (await runLoad({ ...load, connections, duration: STEP_SECONDS, preloaded })).requests.mean;
+  const parts = Math.ceil(STEP_SECONDS / settings.slice);
+  let requests = 0;
+  let seconds = 0;
+  for (let i = 0; i < parts; i++) {
+    if (i > 0) await delay(settings.slice * 1000, undefined, { signal: load.signal });
+    const part = await runLoad({
+      ...load,
+      connections,
+      duration: settings.slice,
+      preloaded: preloaded || i > 0,
+    });
+    requests += part.requests.total;
+    seconds += part.duration;
+  }
+  return seconds > 0 ? requests / seconds : 0;
+}
+
+/** The closed-model steps on base's server: 1, 2, 4, … connections until the throughput is flat. */
+async function searchLevel(
+  run: RoundRun,
+  scenario: Scenario,
+  settings: Settings,
+): Promise<LoadLevel['steps']> {
   const { context } = run;
   const load = {
     url: targetUrl(scenario.url, run.server.port),
@@ -115,21 +210,20 @@ async function searchLevel(run: RoundRun, scenario: Scenario, settings: Settings
     requests: scenario.requests,
     signal: context.signal,
   };
-  const label = settings.scenarios.length > 1 ? ` ${scenario.name}:` : '';
   // JIT and caches first, at a middle step, so the first steps do not read a cold server.
   if (settings.warmup > 0) await runLoad({ ...load, connections: 8, duration: settings.warmup });
+  await run.server.control.start();
   const steps: LoadLevel['steps'] = [];
   for (const connections of LEVEL_STEPS) {
     throwIfAborted(context.signal);
     // The first run stored a memcache get run's keys; the steps after it send only their load.
     const preloaded = settings.warmup > 0 || steps.length > 0;
-    const result = await runLoad({ ...load, connections, duration: STEP_SECONDS, preloaded });
-    steps.push({ connections, requestsPerSecond: result.requests.mean });
+    steps.push({
+      connections,
+      requestsPerSecond: await stepThroughput(load, connections, settings, preloaded),
+    });
     if (reachedPlateau(steps)) break;
   }
-  const connections = plateauLevel(steps);
-  context.log?.(
-    `load level${label} ${steps.map((s) => `${s.connections}: ${Math.round(s.requestsPerSecond)}`).join(', ')} req/s → ${connections} connection${connections === 1 ? '' : 's'}`,
-  );
-  return { scenario: scenario.name, connections, reason: 'plateau', steps };
+  await run.server.control.stop();
+  return steps;
 }

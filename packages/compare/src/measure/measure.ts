@@ -93,7 +93,7 @@ export async function measure(settings: Settings, runtime: MeasureRuntime = {}):
       signal: runtime.signal,
       serverPrefix: placed.serverPrefix,
     };
-    const { settings: levelled, levels } = await chooseLoadLevels(specs.base, settings, context);
+    const { settings: levelled, levels, rates } = await chooseLoadLevels(specs.base, settings, context);
     const measurements = await measureRounds(
       { base: specs.base, head: specs.head, settings: levelled, until: runtime.autoRounds ?? 'verdict' },
       context,
@@ -103,6 +103,7 @@ export async function measure(settings: Settings, runtime: MeasureRuntime = {}):
       sides,
       settings: levelled,
       ...(levels.length > 0 ? { loadLevels: levels } : {}),
+      ...(rates.length > 0 ? { rateLevels: rates } : {}),
       ...(placed.placement ? { placement: placed.placement } : {}),
       measurements,
       machine: thisMachine(runtime.env ?? process.env),

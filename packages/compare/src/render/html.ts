@@ -24,7 +24,7 @@ import {
 import { sourceLink } from './markdown-text.js';
 import { memoryRows } from './memory-rows.js';
 import { metricLabel } from './metric-labels.js';
-import { interleaveText, runSummary, scenarioSummary } from './words.js';
+import { interleaveText, loadLevelText, runSummary, scenarioSummary } from './words.js';
 
 /** Text as HTML text or attribute value: nothing in it can become markup. */
 export function escapeHtml(text: string): string {
@@ -290,6 +290,10 @@ function settingsSection(report: Report): string {
     side('base', report.sides.base),
     side('head', report.sides.head),
     `<li><b>load</b>: ${s.warmup} s warm-up + ${s.duration} s measured per round and scenario, ${report.rounds} rounds per side${report.shards > 1 ? ` from ${report.shards} shards` : ''}, ${e(interleaveText(s.slice, report.order))}</li>`,
+    ...s.scenarios.map(
+      (x) =>
+        `<li><b>${e(x.name)}</b>: <code>${e(`${x.method} ${x.url}`)}</code>, ${e(loadLevelText(x, env.loadLevels, env.rateLevels))}</li>`,
+    ),
     `<li><b>statistics</b>: paired t intervals on per-pair log-ratios, simultaneous 95 % over ${report.statistics.tests} tests (Bonferroni); threshold ${s.threshold} %, hot threshold ${s.hotThreshold} points, fail on ${e(s.failOn)}</li>`,
     `<li><b>profiler</b>: ${e(s.profiler)} — ran: base ${e(env.profilers.base.join(', ') || 'none')}, head ${e(env.profilers.head.join(', ') || 'none')}</li>`,
     ...(env.serverNode ? [`<li><b>server</b>: Node ${e(env.serverNode)}</li>`] : []),

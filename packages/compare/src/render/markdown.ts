@@ -194,7 +194,7 @@ function settingsLines(report: Report): string[] {
   const env = report.environment;
   const scenarios = s.scenarios.map(
     (x) =>
-      `  - ${codeSpan(x.name, 80)}: ${codeSpan(`${x.method} ${x.url}`)}${x.requests ? ` (${x.requests} requests in turn)` : ''}, ${loadLevelText(x, env.loadLevels)}, pipelining ${x.pipelining}${x.rate ? `, ${x.rate} req/s fixed rate` : ''}`,
+      `  - ${codeSpan(x.name, 80)}: ${codeSpan(`${x.method} ${x.url}`)}${x.requests ? ` (${x.requests} requests in turn)` : ''}, ${loadLevelText(x, env.loadLevels, env.rateLevels)}, pipelining ${x.pipelining}`,
   );
   return [
     side('base', report.sides.base),

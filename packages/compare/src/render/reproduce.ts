@@ -62,7 +62,13 @@ export function reproduceCommand(
     if (s.scenarios.length > 1) missing.push(`${s.scenarios.length} scenarios (put them in a config file)`);
     const [scenario] = s.scenarios;
     if (scenario) {
-      for (const key of SCENARIO) flag(key, (scenario as Record<string, unknown>)[key]);
+      // A rate given as a share of base's capacity is repeated as that share, not the rate it made.
+      const share = report.environment.rateLevels?.find((r) => r.scenario === scenario.name)?.share;
+      for (const key of SCENARIO)
+        flag(
+          key,
+          key === 'rate' && share !== undefined ? `${share}%` : (scenario as Record<string, unknown>)[key],
+        );
       if (scenario.headers.length > 0) missing.push(`the values of headers ${scenario.headers.join(', ')}`);
       if (scenario.body) missing.push('the request body');
       if (scenario.requests) missing.push('the request list');

@@ -83,7 +83,9 @@ export function renderTerminal(report: Report, options: { color?: boolean } = {}
       ),
     );
   const load = report.settings.scenarios
-    .map((x) => `${many ? `${plain(x.name)}: ` : ''}${plain(loadLevelText(x, env.loadLevels))}`)
+    .map(
+      (x) => `${many ? `${plain(x.name)}: ` : ''}${plain(loadLevelText(x, env.loadLevels, env.rateLevels))}`,
+    )
     .join('; ');
   lines.push(
     paint(

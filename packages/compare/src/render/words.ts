@@ -4,6 +4,7 @@ import type {
   MetricVerdict,
   Outcome,
   Placement,
+  RateLevel,
   Report,
   ScenarioReport,
 } from '../model.js';
@@ -120,15 +121,30 @@ export function interleaveText(slice: number | undefined, order: readonly ('base
   return `one server at a time, interleaved (${order.map((o) => (o === 'base' ? 'B' : 'H')).join(' ')})`;
 }
 
-/** A scenario's connections, and for connections: auto how they were chosen. */
+/**
+ * A scenario's load: its connections (for connections: auto, how they were chosen) and, at a
+ * fixed rate, the rate (for a share of base's capacity, the capacity it was taken of).
+ */
 export function loadLevelText(
-  scenario: { name: string; connections: number | 'auto' },
+  scenario: { name: string; connections: number | 'auto'; rate?: number | string },
   levels: readonly LoadLevel[] | undefined,
+  rates?: readonly RateLevel[],
 ): string {
   const level = levels?.find((l) => l.scenario === scenario.name);
   const count = `${scenario.connections} connection${scenario.connections === 1 ? '' : 's'}`;
-  if (!level) return count;
-  if (level.reason === 'fixed-rate') return `${count} (auto, for the fixed rate)`;
+  const rate = rateText(scenario, rates);
+  if (!level) return `${count}${rate}`;
+  if (level.reason === 'fixed-rate') return `${count} (auto, for the fixed rate)${rate}`;
   const steps = level.steps.map((s) => `${s.connections} → ${Math.round(s.requestsPerSecond)}`).join(', ');
-  return `${count} (auto: the smallest count at base's throughput plateau; req/s by connections ${steps})`;
+  return `${count} (auto: the smallest count at base's throughput plateau; req/s by connections ${steps})${rate}`;
 }
+
+/** ", at N req/s fixed rate (S % of base's capacity, C req/s)": empty for a closed model. */
+function rateText(scenario: { name: string; rate?: number | string }, rates?: readonly RateLevel[]): string {
+  if (scenario.rate === undefined) return '';
+  const level = rates?.find((r) => r.scenario === scenario.name);
+  const at = `, at ${thousands(level?.rate ?? Number(scenario.rate))} req/s fixed rate`;
+  return level ? `${at} (${level.share} % of base's capacity, ${thousands(level.capacity)} req/s)` : at;
+}
+
+const thousands = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : String(n));

@@ -41,6 +41,10 @@ export function report(shards: readonly Shard[], rules: ReportRules = {}): Repor
   for (const s of scenarios)
     if (!s.hotFunctions && settings.profiler !== 'none')
       warnings.push(`${s.name}: no CPU profile on one side, so no hot-function diff`);
+  for (const [i, s] of scenarios.entries()) {
+    const behind = rateNotHeld(settings.scenarios[i]?.rate, s.rounds);
+    if (behind) warnings.push(`${s.name}: ${behind}`);
+  }
   const profilers = (side: Side) => [
     ...new Set(measurements[side].flatMap((r) => r.scenarios.flatMap((s) => s.profilers))),
   ];
@@ -70,6 +74,7 @@ export function report(shards: readonly Shard[], rules: ReportRules = {}): Repor
       serverNode: all.find((r) => r.serverNode)?.serverNode,
       profilers: { base: profilers('base'), head: profilers('head') },
       ...(merged.loadLevels ? { loadLevels: merged.loadLevels } : {}),
+      ...(merged.rateLevels ? { rateLevels: merged.rateLevels } : {}),
       ...(merged.placement ? { placement: merged.placement } : {}),
     },
     links: rules.links,
@@ -77,4 +82,27 @@ export function report(shards: readonly Shard[], rules: ReportRules = {}): Repor
     startedAt: measurements.startedAt,
     finishedAt: measurements.finishedAt,
   };
+}
+
+/** A held rate is one base served to within this share in its median round. */
+const RATE_HELD = 0.95;
+
+/**
+ * At a fixed rate, whether base's server kept up: the median of its rounds' requests/s against
+ * the rate. A rate past what the server can take in the rounds makes its latencies a growing
+ * queue's, which say more about the rate than about the change. Undefined when it kept up.
+ */
+export function rateNotHeld(
+  rate: number | string | undefined,
+  rounds: readonly { side: Side; requestsPerSecond: number }[],
+): string | undefined {
+  if (typeof rate !== 'number') return undefined;
+  const served = rounds
+    .filter((r) => r.side === 'base' && Number.isFinite(r.requestsPerSecond))
+    .map((r) => r.requestsPerSecond)
+    .sort((a, b) => a - b);
+  if (served.length === 0) return undefined;
+  const median = served[Math.floor(served.length / 2)] as number;
+  if (median >= RATE_HELD * rate) return undefined;
+  return `base served ${Math.round(median)} of the ${Math.round(rate)} req/s asked (the median of its rounds): the rate is past what its server takes in the rounds, so the latencies are a growing queue's; lower the rate (or its share of the capacity)`;
 }

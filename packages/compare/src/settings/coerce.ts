@@ -6,6 +6,9 @@ import { flagOf, inputOf, type SettingSpec } from './table.js';
 /** Where a value came from, to name it the way the user wrote it. */
 export type Source = 'flag' | 'input' | 'config';
 
+/** The largest share of base's capacity a rate can ask for, in percent (overload tests: 2×, 5×). */
+export const MAX_RATE_SHARE = 1000;
+
 export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 export const SCENARIO_NAME = /^[\w .:/@()+-]{1,80}$/;
 
@@ -28,6 +31,8 @@ function expected(spec: SettingSpec): string {
       return range('auto or a whole number');
     case 'number':
       return range(`a number${spec.unit ? ` (${spec.unit})` : ''}`);
+    case 'rate':
+      return `requests per second (a number > 0) or a share of base's measured capacity such as "70%" (> 0 and <= ${MAX_RATE_SHARE} %)`;
     case 'duration':
       return range('a duration such as 10, 10s, 500ms or 2m (seconds)');
     case 'percent':
@@ -92,6 +97,14 @@ export function coerce(spec: SettingSpec, value: unknown, source: Source, path: 
     }
     case 'number':
     case 'percent': {
+      const n = numeric(value);
+      return inRange(n) ? n : fail();
+    }
+    case 'rate': {
+      if (typeof value === 'string' && /%\s*$/.test(value)) {
+        const share = numeric(value);
+        return Number.isFinite(share) && share > 0 && share <= MAX_RATE_SHARE ? `${share}%` : fail();
+      }
       const n = numeric(value);
       return inRange(n) ? n : fail();
     }

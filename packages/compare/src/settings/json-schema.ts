@@ -11,6 +11,13 @@ function valueSchema(spec: SettingSpec): JsonSchema {
       return { type: 'integer', ...range };
     case 'integer-or-auto':
       return { anyOf: [{ type: 'integer', ...range }, { const: 'auto' }] };
+    case 'rate':
+      return {
+        anyOf: [
+          { type: 'number', ...range },
+          { type: 'string', pattern: '^\\s*(\\d+(\\.\\d+)?|\\.\\d+)\\s*%\\s*$' },
+        ],
+      };
     case 'number':
     case 'percent':
       return { type: 'number', ...range };

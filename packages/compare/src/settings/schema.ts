@@ -155,7 +155,7 @@ export function resolveSettings(sources: SettingsSources): Settings {
     body: values.body as string | undefined,
     connections: values.connections as number,
     pipelining: values.pipelining as number,
-    rate: values.rate as number | undefined,
+    rate: values.rate as Scenario['rate'],
   };
   const listed = config.scenarios as (Record<string, unknown> & { name: string })[] | undefined;
   let scenarios: Scenario[];

@@ -11,6 +11,7 @@ export type SettingKind =
   | 'integer'
   | 'integer-or-auto'
   | 'number'
+  | 'rate'
   | 'duration'
   | 'percent'
   | 'boolean'

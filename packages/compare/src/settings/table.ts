@@ -195,15 +195,16 @@ export const SETTINGS = [
   },
   {
     key: 'rate',
-    kind: 'number',
+    kind: 'rate',
     group: 'load',
-    arg: 'N',
+    arg: 'N|N%',
     short: 'R',
     unit: 'req/s',
     min: 0,
     minExclusive: true,
     scenario: true,
-    description: 'Fixed request rate over all connections (open model); unset for a closed model.',
+    description:
+      "Fixed request rate over all connections (open model), in req/s or as a share of base's capacity (70%: measured on base's server before the rounds, then held for both sides); unset for a closed model. A scenario with a rate is judged by its latency tail (p90, p99) instead of requests/s.",
   },
   {
     key: 'duration',

@@ -5,6 +5,9 @@ import type { SETTINGS } from './table.js';
 
 type Spec = (typeof SETTINGS)[number];
 
+/** A rate as a share of base's measured capacity, in percent: "70%". */
+export type RateShare = `${number}%`;
+
 /** A resolved value by kind (durations in seconds, percentages in percent). */
 interface ResolvedKind {
   command: string;
@@ -16,6 +19,8 @@ interface ResolvedKind {
   integer: number;
   'integer-or-auto': number | 'auto';
   number: number;
+  /** Requests per second, or a share of base's measured capacity ("70%"). */
+  rate: number | RateShare;
   duration: number;
   percent: number;
   boolean: boolean;
@@ -71,8 +76,13 @@ export type Scenario = Simplify<
   >
 >;
 
-/** A scenario as the rounds run it: its connections decided (see measure/load-level.ts). */
-export type MeasuredScenario = Simplify<Omit<Scenario, 'connections'> & { connections: number }>;
+/**
+ * A scenario as the rounds run it: its connections and its rate decided (a share of base's
+ * capacity made a number; see measure/load-level.ts).
+ */
+export type MeasuredScenario = Simplify<
+  Omit<Scenario, 'connections' | 'rate'> & { connections: number; rate?: number }
+>;
 
 /** Validated settings of one comparison, in the table's units (seconds, percent, points). */
 export type Settings = Simplify<Resolved<TopSpec> & { scenarios: Scenario[] }>;

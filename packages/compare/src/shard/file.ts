@@ -56,6 +56,7 @@ export function writeShard(dir: string, results: Shard): string {
     finishedAt: results.measurements.finishedAt,
     ...(results.measurements.stop ? { stop: results.measurements.stop } : {}),
     ...(results.loadLevels ? { loadLevels: results.loadLevels } : {}),
+    ...(results.rateLevels ? { rateLevels: results.rateLevels } : {}),
     ...(results.placement ? { placement: results.placement } : {}),
     base: rounds('base') as ResultsFile['base'],
     head: rounds('head') as ResultsFile['head'],
@@ -314,6 +315,7 @@ function readResultsFiles(paths: readonly string[]): Shard[] {
       warnings: data.warnings,
       path,
       ...(data.loadLevels ? { loadLevels: data.loadLevels } : {}),
+      ...(data.rateLevels ? { rateLevels: data.rateLevels } : {}),
       ...(data.placement ? { placement: data.placement } : {}),
       measurements: {
         base: rounds(data.base),

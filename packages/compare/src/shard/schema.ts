@@ -140,6 +140,19 @@ export const resultsSchema = z.object({
     )
     .max(100)
     .optional(),
+  /** rate: "N%" — base's capacity measured before the rounds and the rate it made. */
+  rateLevels: z
+    .array(
+      z.object({
+        scenario: text(80),
+        share: z.number().positive().max(1000),
+        capacity: z.number().nonnegative().finite(),
+        rate: z.number().positive().finite(),
+        steps: z.array(z.object({ connections: count, requestsPerSecond: finite })).max(20),
+      }),
+    )
+    .max(100)
+    .optional(),
   /** The CPUs of the servers and of the load generator, when placed. */
   placement: z
     .object({ server: z.array(count).min(1).max(4096), load: z.array(count).min(1).max(4096) })

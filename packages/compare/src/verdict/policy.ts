@@ -4,6 +4,7 @@
 // alpha, the threshold's unit or the fail rule is made once.
 import type { MetricName, MetricVerdict, Outcome, RoundsStop } from '../model.js';
 import type { FailDecision } from '../run-artifacts.js';
+import { METRIC_NAMES } from '../settings/metrics.js';
 import type { Settings } from '../settings/schema.js';
 import { settingDefault } from '../settings/table.js';
 import { scenarioOutcome } from './judge.js';
@@ -21,7 +22,7 @@ export type PolicySettings = Pick<
   | 'failOn'
   | 'failOnRegression'
   | 'failOnInconclusive'
-> & { scenarios: readonly unknown[] };
+> & { scenarios: readonly { name: string; rate?: unknown }[] };
 
 export interface VerdictPolicy {
   /** Relative change that counts, as a fraction (0.05 = 5 %); also the margin of "unchanged". */
@@ -30,14 +31,16 @@ export interface VerdictPolicy {
   hotThreshold: number;
   /** Bytes retained per request that count as a leak (the margin of retainedBytesPerRequest). */
   retainedThreshold: number;
-  /** The metrics that can make a scenario regress; the others are shown only. */
+  /** The metrics that can make a scenario regress (the setting); the others are shown only. */
   metrics: readonly MetricName[];
+  /** Each scenario's verdict metrics, by name (see scenarioMetrics). */
+  scenarioMetrics: Readonly<Record<string, readonly MetricName[]>>;
   failOn: Settings['failOn'];
   failOnRegression: boolean;
   failOnInconclusive: boolean;
   /** Scenarios in the run. */
   scenarios: number;
-  /** Tests in the family: each verdict metric of each scenario (Bonferroni). */
+  /** Tests in the family: each verdict metric of each scenario, with its own metrics (Bonferroni). */
   tests: number;
   /** The family's alpha. */
   familyAlpha: number;
@@ -52,21 +55,45 @@ export const thresholdFraction = (percent: number): number => percent / 100;
 /** Tests in a family of `metrics` verdict metrics over `scenarios` scenarios (at least one). */
 export const familyTests = (metrics: number, scenarios: number): number => Math.max(1, metrics * scenarios);
 
+/**
+ * A scenario's verdict metrics. At a fixed rate (the open model) the load generator sets the
+ * throughput: requests/s tells nothing of the server (it falls only once the server cannot keep
+ * up, and then the latencies have long shown it), so it gives way to the latency tail, p90 and
+ * p99 — what a user waits for at the traffic the server really gets. Other metrics stay as set.
+ */
+export function scenarioMetrics(
+  metrics: readonly MetricName[],
+  scenario: { rate?: unknown },
+): readonly MetricName[] {
+  if (scenario.rate === undefined || !metrics.includes('requestsPerSecond')) return metrics;
+  const chosen = new Set<MetricName>([...metrics.filter((m) => m !== 'requestsPerSecond'), 'p90', 'p99']);
+  return METRIC_NAMES.filter((m) => chosen.has(m));
+}
+
 /** The policy of a run from its settings. */
 export function verdictPolicy(settings: PolicySettings): VerdictPolicy {
+  const byScenario = Object.fromEntries(
+    settings.scenarios.map((s) => [s.name, scenarioMetrics(settings.metrics, s)] as const),
+  );
+  const tested = Object.values(byScenario).reduce((n, m) => n + m.length, 0);
   return {
     threshold: thresholdFraction(settings.threshold),
     hotThreshold: thresholdFraction(settings.hotThreshold),
     retainedThreshold: settings.retainedThreshold,
     metrics: settings.metrics,
+    scenarioMetrics: byScenario,
     failOn: settings.failOn,
     failOnRegression: settings.failOnRegression,
     failOnInconclusive: settings.failOnInconclusive,
     scenarios: settings.scenarios.length,
-    tests: familyTests(settings.metrics.length, settings.scenarios.length),
+    tests: Math.max(1, tested),
     familyAlpha: FAMILY_ALPHA,
   };
 }
+
+/** The verdict metrics of the scenario `name` under the policy (the setting's for an unknown name). */
+export const verdictMetricsOf = (policy: Pick<VerdictPolicy, 'metrics' | 'scenarioMetrics'>, name: string) =>
+  policy.scenarioMetrics[name] ?? policy.metrics;
 
 /** The levels a look (or a fixed-rounds run, share 1) judges at. */
 export interface LookLevels {

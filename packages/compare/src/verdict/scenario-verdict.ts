@@ -13,7 +13,7 @@ import type {
 import { mergeRounds, withFunctionIntervals } from './function-verdict.js';
 import { diffHotFunctions } from './hot-functions.js';
 import { judgeMetrics, type RoundPair, spoiled } from './judge.js';
-import { decideScenario, type LookLevels, type VerdictPolicy } from './policy.js';
+import { decideScenario, type LookLevels, type VerdictPolicy, verdictMetricsOf } from './policy.js';
 import { roundMetrics, roundPairs, scenarioRounds } from './round-pairs.js';
 
 export interface ScenarioVerdict {
@@ -44,7 +44,7 @@ export function judgeScenario(
   const metrics = judgeMetrics(metricPairs, {
     threshold: policy.threshold,
     retainedThreshold: policy.retainedThreshold,
-    metrics: policy.metrics,
+    metrics: verdictMetricsOf(policy, name),
     alpha: levels.alpha,
     equivalenceAlpha: levels.equivalenceAlpha,
   });

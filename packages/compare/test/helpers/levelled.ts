@@ -6,9 +6,9 @@ export function levelled(settings: Settings): LevelledSettings {
   return {
     ...settings,
     scenarios: settings.scenarios.map((s) => {
-      if (s.connections === 'auto')
-        throw new Error(`test settings: scenario ${s.name} needs a number of connections`);
-      return { ...s, connections: s.connections };
+      if (s.connections === 'auto' || typeof s.rate === 'string')
+        throw new Error(`test settings: scenario ${s.name} needs a number of connections and a numeric rate`);
+      return { ...s, connections: s.connections, rate: s.rate };
     }),
   };
 }

@@ -1,0 +1,171 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compare } from '../src/compare.js';
+import { capacityOf, rateOfShare, rateShare } from '../src/measure/load-level.js';
+import type { MetricVerdict, Report } from '../src/model.js';
+import { renderMarkdown } from '../src/render/markdown.js';
+import { reproduceCommand } from '../src/render/reproduce.js';
+import { rateNotHeld } from '../src/report/report.js';
+import { configJsonSchema } from '../src/settings/json-schema.js';
+import { DEFAULT_METRICS } from '../src/settings/metrics.js';
+import { resolveSettings } from '../src/settings/schema.js';
+import { scenarioMetrics, verdictPolicy } from '../src/verdict/policy.js';
+import { defined } from './helpers/defined.js';
+
+describe('rate: a number or a share of base capacity', () => {
+  const rateOf = (rate: unknown) =>
+    resolveSettings({ config: { start: 'x', rate } as Record<string, unknown> }).scenarios[0]?.rate;
+
+  it('takes req/s, or "N%" of base capacity (spaces allowed), and names the value it refuses', () => {
+    expect(rateOf(2684)).toBe(2684);
+    expect(rateOf('2684')).toBe(2684);
+    expect(rateOf('70%')).toBe('70%');
+    expect(rateOf(' 62.5 % ')).toBe('62.5%');
+    expect(rateOf(undefined)).toBeUndefined();
+    for (const bad of ['0%', '1001%', 'fast', -3, 0, '70%%'])
+      expect(() => rateOf(bad), String(bad)).toThrow(
+        /invalid "rate": expected requests per second \(a number > 0\) or a share of base's measured capacity such as "70%"/,
+      );
+    const flag = () => resolveSettings({ overrides: { start: 'x', rate: 'half' } });
+    expect(flag).toThrow(/^invalid --rate: expected .* got "half"$/);
+  });
+
+  it('is a number or a percentage in the config schema', () => {
+    const schema = configJsonSchema() as { properties: Record<string, { anyOf?: { pattern?: string }[] }> };
+    const pattern = new RegExp(defined(schema.properties.rate?.anyOf?.[1]?.pattern, 'the share pattern'));
+    expect(pattern.test('70%')).toBe(true);
+    expect(pattern.test('70')).toBe(false);
+  });
+
+  it('a share makes a rate of the capacity, at least 1 req/s', () => {
+    expect(rateShare('70%')).toBe(70);
+    expect(rateShare(70)).toBeUndefined();
+    expect(rateOfShare(70, 3834.4)).toBe(2684);
+    expect(rateOfShare(50, 0.4)).toBe(1);
+  });
+});
+
+describe('a scenario at a fixed rate is judged by its latency tail', () => {
+  it('requests/s gives way to p90 and p99; other metrics stay; a closed model keeps the setting', () => {
+    expect(scenarioMetrics(DEFAULT_METRICS, {})).toEqual(DEFAULT_METRICS);
+    const atRate = scenarioMetrics(DEFAULT_METRICS, { rate: 100 });
+    expect(atRate).not.toContain('requestsPerSecond');
+    expect(atRate).toEqual(expect.arrayContaining(['p50', 'p90', 'p99', 'cpuPerRequest', 'errorRate']));
+    // a list without requests/s is the user's choice, kept as written
+    expect(scenarioMetrics(['cpuPerRequest'], { rate: 100 })).toEqual(['cpuPerRequest']);
+    expect(scenarioMetrics(['requestsPerSecond', 'p99'], { rate: '70%' })).toEqual(['p90', 'p99']);
+  });
+
+  it('the family counts each scenario with its own metrics', () => {
+    const settings = resolveSettings({
+      config: {
+        start: 'x',
+        scenarios: [
+          { name: 'closed', url: '/' },
+          { name: 'open', url: '/', rate: '70%' },
+        ],
+      },
+    });
+    const policy = verdictPolicy(settings);
+    expect(policy.scenarioMetrics.closed).toEqual(DEFAULT_METRICS);
+    expect(policy.scenarioMetrics.open).toHaveLength(DEFAULT_METRICS.length + 1);
+    expect(policy.tests).toBe(2 * DEFAULT_METRICS.length + 1);
+  });
+});
+
+// A head that holds its event loop 40 ms every 200 ms without spending CPU (Atomics.wait: a
+// synchronous wait, as a sync file read or a lock would): at 30 % of base's capacity, far from
+// saturation on a noisy machine, every request that arrives in a stall waits up to 40 ms, a fifth
+// of them, so p99 goes from a few milliseconds to 35–40 ms, a ten-fold change against a margin
+// of 5 %.
+const server = (stall: boolean) => `const http = require('node:http');
+${stall ? 'const cell = new Int32Array(new SharedArrayBuffer(4));\nsetInterval(() => Atomics.wait(cell, 0, 0, 40), 200);' : ''}
+http.createServer((req, res) => {
+  let x = 0;
+  for (let i = 0; i < 20000; i++) x += i % 7;
+  res.end(String(x));
+}).listen(Number(process.env.PORT), '127.0.0.1');
+`;
+
+describe('latency at a rate (real servers)', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'hotpath-rate-'));
+    writeFileSync(join(dir, 'plain.cjs'), server(false));
+    writeFileSync(join(dir, 'stall.cjs'), server(true));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const metric = (report: Report, name: MetricVerdict['metric']) =>
+    defined(
+      defined(report.scenarios[0], 'a scenario').metrics.find((m) => m.metric === name),
+      `metric ${name}`,
+    );
+
+  it('rate "30%" is measured on base, held for both sides, and a stalling head regresses by p99', async () => {
+    const notes: string[] = [];
+    const report = await compare({
+      baseStart: 'node plain.cjs',
+      headStart: 'node stall.cjs',
+      cwd: dir,
+      url: '/',
+      rate: '30%',
+      rounds: 4,
+      duration: 1,
+      warmup: 1,
+      connections: 10,
+      profiler: 'none',
+      memory: 'off',
+      out: join(dir, 'out'),
+      onProgress: (e) => {
+        if (e.phase === 'note') notes.push(e.message);
+      },
+    });
+    const level = defined(report.environment.rateLevels?.[0], 'the rate level');
+    expect(level).toMatchObject({ scenario: 'GET /', share: 30 });
+    expect(level.capacity).toBeGreaterThan(100);
+    expect(level.rate).toBe(rateOfShare(30, level.capacity));
+    expect(report.settings.scenarios[0]?.rate).toBe(level.rate);
+    expect(
+      notes.some((n) => n.startsWith(`rate 30 % of base's capacity ${Math.round(level.capacity)} req/s`)),
+    ).toBe(true);
+    // both sides were loaded at the rate and kept up with it
+    for (const side of ['base', 'head'] as const)
+      expect(Math.abs(metric(report, 'requestsPerSecond')[side] / level.rate - 1)).toBeLessThan(0.1);
+    expect(report.warnings.filter((w) => w.includes('req/s asked'))).toEqual([]);
+    expect(metric(report, 'requestsPerSecond').inVerdict).toBe(false);
+    expect(metric(report, 'p99')).toMatchObject({ inVerdict: true, outcome: 'regressed' });
+    expect(metric(report, 'p90').inVerdict).toBe(true);
+    expect(report.outcome).toBe('regressed');
+    // the comment says the rate and where it came from; a rerun repeats the share
+    const markdown = renderMarkdown(report);
+    expect(markdown).toContain(
+      `at ${level.rate.toLocaleString('en-US')} req/s fixed rate (30 % of base's capacity, ${Math.round(level.capacity).toLocaleString('en-US')} req/s)`,
+    );
+    expect(reproduceCommand(report).command).toContain('--rate 30%');
+  });
+});
+
+describe('capacity and a rate not held', () => {
+  it('takes the median of the three best steps (one lucky second does not set it)', () => {
+    const steps = [4122, 8184, 8800, 11670, 9518, 9074].map((requestsPerSecond, i) => ({
+      connections: 2 ** i,
+      requestsPerSecond,
+    }));
+    expect(capacityOf(steps)).toBe(9518);
+    expect(capacityOf(steps.slice(0, 2))).toBe((4122 + 8184) / 2);
+    expect(capacityOf([])).toBe(0);
+  });
+
+  it('warns when base served under 95 % of the rate in its median round', () => {
+    const rounds = (rates: number[]) =>
+      rates.map((requestsPerSecond) => ({ side: 'base' as const, requestsPerSecond }));
+    expect(rateNotHeld(1000, rounds([990, 1001, 960]))).toBeUndefined();
+    expect(rateNotHeld(undefined, rounds([10]))).toBeUndefined();
+    expect(rateNotHeld(1000, rounds([700, 920, 1000]))).toMatch(
+      /^base served 920 of the 1000 req\/s asked \(the median of its rounds\)/,
+    );
+  });
+});
