@@ -95,7 +95,10 @@ if (benchPinning && hasTaskset && !values.pinned && values.neighbour === 'off') 
   process.exit(r.status ?? 1);
 }
 
-const server = (work, stall) => `// each request burns ${work} iterations of CPU${stall ? `; the event loop is held ${stall.ms} ms every ${stall.every} ms without CPU` : ''}
+const server = (
+  work,
+  stall,
+) => `// each request burns ${work} iterations of CPU${stall ? `; the event loop is held ${stall.ms} ms every ${stall.every} ms without CPU` : ''}
 const work = ${work};
 ${stall ? `const cell = new Int32Array(new SharedArrayBuffer(4));\nsetInterval(() => Atomics.wait(cell, 0, 0, ${stall.ms}), ${stall.every});\n` : ''}require('node:http').createServer((req, res) => {
   let x = 0;
