@@ -29,11 +29,17 @@ export interface RateLevel {
   scenario: string;
   /** The share asked for, in percent. */
   share: number;
-  /** Base's capacity: the most requests/s any step of the closed-model search saw. */
+  /**
+   * Base's capacity at a fixed rate: the highest rate its server held (served 97 % of) in the
+   * open-model steps, which start from half the closed model's capacity.
+   */
   capacity: number;
   /** The rate held for both sides: share × capacity, in req/s. */
   rate: number;
+  /** The closed-model steps (connections → requests/s). */
   steps: { connections: number; requestsPerSecond: number }[];
+  /** The open-model steps (rate asked → requests/s served). */
+  openSteps?: { rate: number; requestsPerSecond: number }[];
 }
 
 /** CPU placement of a shard's rounds: the servers' CPUs and the load generator's (with hotpath). */

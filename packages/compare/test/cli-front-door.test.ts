@@ -39,7 +39,10 @@ describe('hotpath front door: usage, values, progress, output folder, own frames
     [['-d', '-2s'], 'invalid --duration: expected a duration'],
     [['-W', 'soon'], 'invalid --warmup: expected a duration'],
     [['-r', '0'], 'invalid --rounds: expected auto or a whole number >= 1'],
-    [['-R', '-10'], 'invalid --rate: expected a number (req/s) > 0, got "-10"'],
+    [
+      ['-R', '-10'],
+      `invalid --rate: expected requests per second (a number > 0) or a share of base's measured capacity such as "70%" (> 0 and <= 1000 %), got "-10"`,
+    ],
     [['-H', '=x'], 'invalid --header'],
     [['--hot-threshold', '-.5'], 'got "-.5"'],
   ])('compare %j exits 2 with one line naming the value', async (args, message) => {

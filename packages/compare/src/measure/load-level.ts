@@ -62,6 +62,38 @@ export function capacityOf(steps: readonly { requestsPerSecond: number }[]): num
   return best.length % 2 ? (best[mid] as number) : ((best[mid - 1] as number) + (best[mid] as number)) / 2;
 }
 
+/** An open-model step is held when the server served this share of the rate asked. */
+export const HELD = 0.97;
+/** Open-model steps at most, and the ratio of the bracket (lowest not held / highest held) that ends the search. */
+export const OPEN_STEPS = 10;
+export const OPEN_PRECISION = 1.05;
+
+/** One open-model step of the capacity search: the rate asked and the requests/s served. */
+export interface OpenStep {
+  rate: number;
+  requestsPerSecond: number;
+}
+
+/** The rate after `steps` (undefined: the search is done): up by 25 % until one is not held, then bisection. Pure. */
+export function nextOpenRate(steps: readonly OpenStep[]): number | undefined {
+  if (steps.length === 0 || steps.length >= OPEN_STEPS) return undefined;
+  const heldRates = steps.filter((s) => s.requestsPerSecond >= HELD * s.rate).map((s) => s.rate);
+  const lo = Math.max(0, ...heldRates);
+  const over = steps.filter((s) => s.requestsPerSecond < HELD * s.rate && s.rate > lo).map((s) => s.rate);
+  if (over.length === 0) return Math.ceil(lo * 1.25);
+  const hi = Math.min(...over);
+  if (lo === 0) return hi / 2 >= 1 ? Math.floor(hi / 2) : undefined;
+  return hi / lo <= OPEN_PRECISION ? undefined : Math.round(Math.sqrt(lo * hi));
+}
+
+/** The open model's capacity: the highest rate held (none held: the most served). Pure. */
+export function openCapacityOf(steps: readonly OpenStep[]): number {
+  const heldRates = steps.filter((s) => s.requestsPerSecond >= HELD * s.rate).map((s) => s.rate);
+  return heldRates.length > 0
+    ? Math.max(...heldRates)
+    : Math.max(0, ...steps.map((s) => s.requestsPerSecond));
+}
+
 /** Whether the search can stop: the last FLAT_STEPS steps added under 1 − PLATEAU to the best before them. */
 export function reachedPlateau(steps: readonly { requestsPerSecond: number }[]): boolean {
   if (steps.length <= FLAT_STEPS) return false;
@@ -99,15 +131,17 @@ export async function chooseLoadLevels(
   const levels: LoadLevel[] = [];
   const rates: RateLevel[] = [];
   const scenarios = settings.scenarios.map((s): MeasuredScenario => {
-    const steps: LoadLevel['steps'] = found.get(s.name) ?? [];
+    const searchedSteps: SearchedSteps | undefined = found.get(s.name);
+    const steps = searchedSteps?.steps ?? [];
     const share = rateShare(s.rate);
     let rate = typeof s.rate === 'number' ? s.rate : undefined;
     if (share !== undefined) {
-      const capacity = capacityOf(steps);
+      const open = searchedSteps?.open ?? [];
+      const capacity = openCapacityOf(open);
       rate = rateOfShare(share, capacity);
-      rates.push({ scenario: s.name, share, capacity, rate, steps });
+      rates.push({ scenario: s.name, share, capacity, rate, steps, openSteps: open });
       context.log?.(
-        `rate${scenarioLabel(settings, s)} ${share} % of base's capacity ${Math.round(capacity)} req/s (${stepsText(steps)}) → ${rate} req/s`,
+        `rate${scenarioLabel(settings, s)} ${share} % of base's capacity ${Math.round(capacity)} req/s at a fixed rate (${open.map((o) => `${o.rate}: ${Math.round(o.requestsPerSecond)}`).join(', ')}; closed model ${stepsText(steps)}) → ${rate} req/s`,
       );
     }
     const { rate: _written, ...rest } = s;
@@ -138,7 +172,7 @@ async function searchLevels(
   settings: Settings,
   context: RoundContext,
   scenarios: readonly Scenario[],
-): Promise<Map<string, LoadLevel['steps']>> {
+): Promise<Map<string, SearchedSteps>> {
   const dir = mkdtempSync(join(tmpdir(), `hotpath-level-${spec.side}-`));
   // The server as the rounds run it (its profiler and memory probe on, in a window around the
   // steps): what the probe costs per request is in the capacity too, so a share of it is a share
@@ -149,7 +183,7 @@ async function searchLevels(
   try {
     await awaitReady(run, []);
     await runSetup(run);
-    const levels = new Map<string, LoadLevel['steps']>();
+    const levels = new Map<string, SearchedSteps>();
     for (const scenario of scenarios) levels.set(scenario.name, await searchLevel(run, scenario, settings));
     await stopServer(run);
     return levels;
@@ -194,12 +228,21 @@ async function stepThroughput(
   return seconds > 0 ? requests / seconds : 0;
 }
 
-/** The closed-model steps on base's server: 1, 2, 4, … connections until the throughput is flat. */
-async function searchLevel(
-  run: RoundRun,
-  scenario: Scenario,
-  settings: Settings,
-): Promise<LoadLevel['steps']> {
+/** What the search found for one scenario: the closed-model steps, and for a rate share the open model's. */
+interface SearchedSteps {
+  steps: LoadLevel['steps'];
+  open?: OpenStep[];
+}
+
+/**
+ * The closed-model steps on base's server: 1, 2, 4, … connections until the throughput is flat.
+ * For a rate given as a share of the capacity, then the open model's: from half the closed
+ * model's capacity, up by 25 % per step until a rate is not held (under HELD of it served), then
+ * bisection to OPEN_PRECISION. At a fixed rate each request arrives alone and the server spends
+ * more per request than when requests queue in batches, so the closed model's capacity is more
+ * than the rate the server can hold.
+ */
+async function searchLevel(run: RoundRun, scenario: Scenario, settings: Settings): Promise<SearchedSteps> {
   const { context } = run;
   const load = {
     url: targetUrl(scenario.url, run.server.port),
@@ -224,6 +267,22 @@ async function searchLevel(
     });
     if (reachedPlateau(steps)) break;
   }
+  let open: OpenStep[] | undefined;
+  if (rateShare(scenario.rate) !== undefined) {
+    const connections = scenario.connections === 'auto' ? RATE_CONNECTIONS : scenario.connections;
+    open = [];
+    for (
+      let rate: number | undefined = Math.max(1, Math.round(capacityOf(steps) / 2));
+      rate !== undefined;
+    ) {
+      throwIfAborted(context.signal);
+      open.push({
+        rate,
+        requestsPerSecond: await stepThroughput({ ...load, rate }, connections, settings, true),
+      });
+      rate = nextOpenRate(open);
+    }
+  }
   await run.server.control.stop();
-  return steps;
+  return { steps, ...(open ? { open } : {}) };
 }

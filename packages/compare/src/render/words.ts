@@ -144,7 +144,9 @@ function rateText(scenario: { name: string; rate?: number | string }, rates?: re
   if (scenario.rate === undefined) return '';
   const level = rates?.find((r) => r.scenario === scenario.name);
   const at = `, at ${thousands(level?.rate ?? Number(scenario.rate))} req/s fixed rate`;
-  return level ? `${at} (${level.share} % of base's capacity, ${thousands(level.capacity)} req/s)` : at;
+  return level
+    ? `${at} (${level.share} % of base's capacity at a fixed rate, ${thousands(level.capacity)} req/s)`
+    : at;
 }
 
 const thousands = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : String(n));

@@ -149,6 +149,10 @@ export const resultsSchema = z.object({
         capacity: z.number().nonnegative().finite(),
         rate: z.number().positive().finite(),
         steps: z.array(z.object({ connections: count, requestsPerSecond: finite })).max(20),
+        openSteps: z
+          .array(z.object({ rate: z.number().positive().finite(), requestsPerSecond: finite }))
+          .max(20)
+          .optional(),
       }),
     )
     .max(100)
