@@ -115,7 +115,7 @@ export const rateOfShare = (share: number, capacity: number): number =>
 /**
  * Resolves, on `spec`'s server (started once, warmed up, then the steps), every
  * `connections: auto` (the smallest count at the plateau) and every rate given as a share of
- * base's capacity (the most throughput the steps saw, times the share). A fixed rate with
+ * base's capacity (the highest rate held in the open-model steps, times the share). A fixed rate with
  * connections: auto gets RATE_CONNECTIONS; set counts and rates stay. Returns the settings with
  * numbers and what was chosen, with the steps' throughput.
  */
