@@ -11,6 +11,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { LoadLevel } from '../model.js';
 import type { RateLevel } from '../run-environment.js';
 import type { MeasuredScenario, Scenario, Settings } from '../settings/schema.js';
+import { median } from '../verdict/statistics.js';
 import { throwIfAborted } from './abort.js';
 import { type LoadOptions, runLoad } from './load.js';
 import {
@@ -57,9 +58,7 @@ export function capacityOf(steps: readonly { requestsPerSecond: number }[]): num
     .filter(Number.isFinite)
     .sort((a, b) => b - a)
     .slice(0, 3);
-  if (best.length === 0) return 0;
-  const mid = Math.floor(best.length / 2);
-  return best.length % 2 ? (best[mid] as number) : ((best[mid - 1] as number) + (best[mid] as number)) / 2;
+  return best.length === 0 ? 0 : median(best);
 }
 
 /** An open-model step is held when the server served this share of the rate asked. */

@@ -1,6 +1,6 @@
 import type { InconclusiveReason, MetricName, MetricVerdict, Outcome, RoundMetrics } from '../model.js';
 import { METRICS, type MetricSpec, RETAINED_WINDOW_NOISE } from '../settings/metrics.js';
-import { detectableShift, mean, pairedDifference } from './statistics.js';
+import { detectableShift, mean, median, pairedDifference } from './statistics.js';
 
 /** Smallest change in points (error rate, event-loop utilisation) that can count: 1 point. */
 export const MIN_POINTS_CHANGE = 0.01;
@@ -129,10 +129,7 @@ function judgeMetric(
 function pairRequests(used: readonly RoundPair[]): number | undefined {
   const counts = used.map((p) => Math.min(p.base.requests ?? Number.NaN, p.head.requests ?? Number.NaN));
   if (counts.length === 0 || !counts.every((n) => n > 0)) return undefined;
-  const sorted = [...counts].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  const at = (i: number) => sorted[i] ?? Number.NaN;
-  return sorted.length % 2 ? at(mid) : (at(mid - 1) + at(mid)) / 2;
+  return median(counts);
 }
 
 /** The change that counts for a metric, in the unit of its change (see MetricVerdict.margin). */

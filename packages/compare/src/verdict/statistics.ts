@@ -143,3 +143,13 @@ export function detectableShift(sd: number, n: number, alpha: number, power = 0.
   if (n < 2) return Number.POSITIVE_INFINITY;
   return (tQuantile(1 - alpha / 2, n - 1) + tQuantile(power, n - 1)) * (sd / Math.sqrt(n));
 }
+
+/** The median (the mean of the two middle values for an even count); NaN for none. */
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) return Number.NaN;
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
