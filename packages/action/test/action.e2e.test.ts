@@ -88,18 +88,20 @@ describe('the bundled Action, run as GitHub runs it', () => {
     expect(posts).toHaveLength(1);
     expect(posts.map((r) => r.authorization)).toEqual(['token ghs_secret_token_for_tests']);
 
-    // Re-run, under Node 24: the same comment is edited in place, not a second one added.
+    // Re-run, under Node 24: the same comment is edited in place, not a second one added. The
+    // verdict was checked above; this run is shorter (its comment, its Node and its memory edges
+    // are what it checks).
     if (withNode24)
       expect(existsSync(node24), `no Node 24 binary at ${node24} (set HOTPATH_NODE24)`).toBe(true);
     const second = await runAction({
       repo,
       apiUrl: github.url,
       ...(withNode24 ? { node: node24, env: { PATH: `${join(node24, '..')}:${process.env.PATH}` } } : {}),
-      inputs: { start: 'node server.js', url: '/auth', ...FAST },
+      inputs: { start: 'node server.js', url: '/auth', ...FAST, rounds: '3', duration: '0.6' },
     });
     expect(second.stdout.match(/::error::.*/)?.[0], second.stdout).toBeUndefined();
     expect(second.code).toBe(0);
-    expect(second.outputs.regressed, second.summary).toBe('true');
+    expect(['regressed', 'inconclusive']).toContain(second.outputs.verdict);
     expect(github.comments).toHaveLength(1);
     expect(github.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
     expect(github.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
