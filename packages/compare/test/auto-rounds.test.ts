@@ -11,8 +11,9 @@ import { FIRST_LOOK_PAIRS } from '../src/verdict/sequential.js';
 import { levelled } from './helpers/levelled.js';
 import { makeRepo } from './helpers/repo.js';
 
-// Real servers, rounds: auto with a small budget. Head burns 20× base's CPU per request: a verdict
-// is clear at the first look; a drift point (until: 'budget') measures the whole budget anyway.
+// Real servers, rounds: auto with a small budget. Head's loop does 100× base's work, about 20×
+// the CPU per request with the HTTP server's own: a verdict is clear at an early look; a drift
+// point (until: 'budget') measures the whole budget anyway.
 const server = (iterations: number) => `require('node:http').createServer((req, res) => {
   let x = 0;
   for (let i = 0; i < ${iterations}; i++) x += Math.sqrt(i);
@@ -25,7 +26,7 @@ describe('rounds: auto, until the verdict or until the budget (real servers)', (
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'hotpath-auto-'));
     writeFileSync(join(dir, 'base.cjs'), server(20_000));
-    writeFileSync(join(dir, 'head.cjs'), server(400_000));
+    writeFileSync(join(dir, 'head.cjs'), server(2_000_000));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -37,7 +38,7 @@ describe('rounds: auto, until the verdict or until the budget (real servers)', (
         warmup: '0',
         connections: '2',
         rounds: 'auto',
-        maxRounds: '5',
+        maxRounds: '8',
         maxTime: '120',
         profiler: 'none',
       },
@@ -46,7 +47,7 @@ describe('rounds: auto, until the verdict or until the budget (real servers)', (
   const plan = (until?: 'verdict' | 'budget') => ({
     base: { side: 'base' as const, command: 'node base.cjs', cwd: dir },
     head: { side: 'head' as const, command: 'node head.cjs', cwd: dir },
-    settings,
+    settings: until === 'budget' ? { ...settings, maxRounds: 5 } : settings,
     ...(until ? { until } : {}),
   });
   const context = { probePath: probePath(), env: process.env };
@@ -54,12 +55,14 @@ describe('rounds: auto, until the verdict or until the budget (real servers)', (
   it('stops at a look before the budget when the answer is clear (the default), and runs the budget for a drift point', async () => {
     const verdict = await measureRounds(plan(), context);
     expect(verdict.stop).toMatchObject({ rounds: 'auto', reason: 'conclusive' });
-    // Mostly at the first look; a pair a neighbour spoiled for the wall-clock metrics can leave
-    // them open there (CI17: conclusive at 4 pairs), but never the whole budget of 5.
+    // Often at the first look; at three pairs the interval is wide (t with 2 degrees of freedom
+    // at a quarter of alpha), and on a host whose speed moves 40 % between rounds the first look
+    // was open in 2 of 5 runs of a 4.5× head (CI rehearsal 13 ran the budget of 5). With a
+    // budget of 8, never the whole budget.
     const looks = verdict.stop?.looks.map((l) => l.pairs) ?? [];
     expect(looks[0]).toBe(FIRST_LOOK_PAIRS);
     expect(verdict.base.length).toBe(looks.at(-1));
-    expect(verdict.base.length).toBeLessThan(5);
+    expect(verdict.base.length).toBeLessThan(8);
 
     const budget = await measureRounds(plan('budget'), context);
     // Never looked (no alpha spent on looks: the intervals keep their full level), ran max-rounds.
