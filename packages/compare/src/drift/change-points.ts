@@ -1,5 +1,6 @@
 // Change points of a paired drift series: where did the level of "head vs the reference" step?
 import { FAMILY_ALPHA } from '../verdict/policy.js';
+import { median } from '../verdict/statistics.js';
 //
 // Every point is a paired comparison with its own standard error (from its run's interval), so
 // the method weighs points by it: binary segmentation on the weighted two-sample statistic
@@ -99,13 +100,6 @@ function normals(random: () => number): () => number {
     spare = r * Math.sin(2 * Math.PI * v);
     return r * Math.cos(2 * Math.PI * v);
   };
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  const upper = s[mid] ?? 0;
-  return s.length % 2 ? upper : ((s[mid - 1] ?? upper) + upper) / 2;
 }
 
 /**
