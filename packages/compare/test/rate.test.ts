@@ -160,9 +160,20 @@ describe('latency at a rate (real servers)', () => {
     expect(metric(report, 'p99').change).toBeGreaterThan(1);
     const tails = ['p90', 'p99'].map((m) => metric(report, m as 'p99'));
     const seen = JSON.stringify(
-      tails.map(({ metric, base, head, ci, pairs, excluded, outcome }) => ({ metric, base, head, ci, pairs, excluded, outcome })),
+      tails.map(({ metric, base, head, ci, pairs, excluded, outcome }) => ({
+        metric,
+        base,
+        head,
+        ci,
+        pairs,
+        excluded,
+        outcome,
+      })),
     );
-    expect(tails.filter((m) => m.outcome === 'regressed'), seen).not.toEqual([]);
+    expect(
+      tails.filter((m) => m.outcome === 'regressed'),
+      seen,
+    ).not.toEqual([]);
     expect(report.outcome, seen).toBe('regressed');
     // the comment says the rate and where it came from; a rerun repeats the share
     const markdown = renderMarkdown(report);
