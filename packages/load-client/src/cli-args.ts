@@ -22,6 +22,8 @@ Load model (TIME: seconds, or with a unit: 500ms, 10s, 2m, 1h)
   -t, --timeout TIME       per-request timeout, seconds by default (default 10)
   -w, --workers N          worker threads (default 1); histograms are merged exactly
   -B, --bailout N          stop once N measured requests failed (per worker)
+      --drain              at the end, send nothing more but wait for the requests
+                           in flight and count them (default: drop them, as wrk does)
   -S, --socket-path PATH   connect to this Unix domain socket; the URL still gives
                            the Host header and the path
 
@@ -78,6 +80,7 @@ const RUN_OPTIONS = {
   warmup: { type: 'string', short: 'W' },
   timeout: { type: 'string', short: 't' },
   bailout: { type: 'string', short: 'B' },
+  drain: { type: 'boolean' },
   'socket-path': { type: 'string', short: 'S' },
   socketPath: { type: 'string' },
   'expect-body': { type: 'string', short: 'E' },
@@ -274,6 +277,7 @@ export function parseCli(argv: string[]): CliCommand {
     timeout: durationFlag('-t', values.timeout, 'positive', false),
     workers: integerFlag('-w', values.workers, 'a whole number of worker threads >= 1 (-W is the warm-up)'),
     bailout: integerFlag('-B', values.bailout, 'a whole number of failed requests >= 1'),
+    ...(values.drain ? { drain: true } : {}),
     socketPath: values['socket-path'] ?? values.socketPath,
     expectBody: values['expect-body'] ?? values.expectBody,
     method: values.method,

@@ -50,7 +50,9 @@ export interface Protocol {
 const PHASE_CONNECTING = 0;
 const PHASE_WARMUP = 1;
 const PHASE_MEASURE = 2;
-const PHASE_DONE = 3;
+/** After `duration` with `drain`: nothing new is sent; the requests in flight are still counted. */
+const PHASE_DRAIN = 3;
+const PHASE_DONE = 4;
 
 /**
  * Runs one load test in this thread: owns the connections, decides when each request may
@@ -93,6 +95,7 @@ export class LoadEngine extends EventEmitter<EngineEvents> implements Connection
   private warmupErrors = 0;
   private readonly timers: NodeJS.Timeout[] = [];
   private dispatchTimer: NodeJS.Timeout | null = null;
+  private drainCheck: NodeJS.Immediate | null = null;
   private rotate = 0;
   private resolve!: (outcome: EngineOutcome) => void;
   private reject!: (error: Error) => void;
@@ -184,7 +187,7 @@ export class LoadEngine extends EventEmitter<EngineEvents> implements Connection
   // ---- ConnectionOwner: called by connections on the hot path ----
 
   take(now: number): number {
-    if (this.phase === PHASE_DONE) return -1;
+    if (this.phase >= PHASE_DRAIN) return -1;
     const measuring = this.phase === PHASE_MEASURE;
     if (measuring && this.reserved >= this.amount) return -1;
     let intended = now;
@@ -206,6 +209,7 @@ export class LoadEngine extends EventEmitter<EngineEvents> implements Connection
   giveBack(intended: number, measured: boolean): void {
     if (measured) this.reserved--;
     if (this.interval > 0) this.retryQueue.push(intended);
+    if (this.phase === PHASE_DRAIN) this.checkDrained();
   }
 
   response(status: number, latencyMs: number, measured: boolean): void {
@@ -216,6 +220,7 @@ export class LoadEngine extends EventEmitter<EngineEvents> implements Connection
     if (this.phase === PHASE_DONE) return;
     this.recorder.response(status, Math.round(latencyMs * 1000));
     if (this.recorder.outcomes >= this.amount) this.finish();
+    else if (this.phase === PHASE_DRAIN) this.checkDrained();
   }
 
   error(kind: number, measured: boolean, message: string): void {
@@ -229,10 +234,11 @@ export class LoadEngine extends EventEmitter<EngineEvents> implements Connection
       this.bailedOut = true;
       this.finish();
     } else if (this.recorder.outcomes >= this.amount) this.finish();
+    else if (this.phase === PHASE_DRAIN) this.checkDrained();
   }
 
   received(bytes: number): void {
-    if (this.phase === PHASE_MEASURE) this.recorder.received(bytes);
+    if (this.phase === PHASE_MEASURE || this.phase === PHASE_DRAIN) this.recorder.received(bytes);
   }
 
   connected(resumed: boolean): void {
@@ -287,8 +293,33 @@ export class LoadEngine extends EventEmitter<EngineEvents> implements Connection
       }, 1000),
     );
     if (this.options.duration !== undefined) {
-      this.timers.push(setTimeout(() => this.finish(), this.options.duration * 1000));
+      this.timers.push(
+        setTimeout(
+          () => (this.options.drain ? this.beginDrain() : this.finish()),
+          this.options.duration * 1000,
+        ),
+      );
     }
+  }
+
+  /** `drain`: the duration is over; what is in flight is awaited (timeouts still apply). */
+  private beginDrain(): void {
+    if (this.phase !== PHASE_MEASURE) return;
+    this.phase = PHASE_DRAIN;
+    this.checkDrained();
+  }
+
+  /**
+   * Ends a drain once no request is in flight. Deferred to the next turn of the event loop: a
+   * connection updates its own count after telling the engine (and a reply may carry several).
+   */
+  private checkDrained(): void {
+    if (this.drainCheck !== null) return;
+    this.drainCheck = setImmediate(() => {
+      this.drainCheck = null;
+      if (this.phase !== PHASE_DRAIN) return;
+      if (this.connections.every((c) => c.inFlight === 0)) this.finish();
+    });
   }
 
   /** Open model: hands due requests to connections with room, then sleeps until the next is due. */
@@ -329,6 +360,7 @@ export class LoadEngine extends EventEmitter<EngineEvents> implements Connection
   private cleanup(): void {
     this.phase = PHASE_DONE;
     this.recorder.recording = false;
+    if (this.drainCheck !== null) clearImmediate(this.drainCheck);
     this.signal?.removeEventListener('abort', this.onAbort);
     for (const timer of this.timers) clearTimeout(timer);
     if (this.dispatchTimer !== null) clearTimeout(this.dispatchTimer);
@@ -343,7 +375,7 @@ export class LoadEngine extends EventEmitter<EngineEvents> implements Connection
 
   private finish(): void {
     if (this.phase === PHASE_DONE) return;
-    const measured = this.phase === PHASE_MEASURE;
+    const measured = this.phase === PHASE_MEASURE || this.phase === PHASE_DRAIN;
     this.measureEnd = performance.now();
     // The last whole second may end a hair after the duration timer fires: close it too.
     const seconds = (this.measureEnd - this.measureStart) / 1000;

@@ -74,6 +74,14 @@ export interface RunOptions {
   /** Stop the run once this many measured requests failed (per worker thread), as autocannon's `bailout`. */
   bailout?: number;
   /**
+   * At the end of `duration`, send nothing more but wait for the requests in flight (each up to
+   * `timeout`) and count them; the measured seconds then end at the last response. By default
+   * (false) requests in flight at the end are dropped uncounted, as wrk and autocannon do, which
+   * in a window not much longer than a request's latency leaves out the slowest requests and
+   * leaves the server working on them after the window.
+   */
+  drain?: boolean;
+  /**
    * HTTP: every response body must be exactly these bytes; one that differs counts as a failed
    * request of kind `body` (and toward `bailout`). Costs a compare per body byte.
    */
@@ -144,6 +152,8 @@ export interface ResolvedOptions {
   socketPath: string | null;
   /** Failed measured requests after which the run stops; Infinity when unset. */
   bailout: number;
+  /** Wait for the requests in flight at the end of `duration` (see RunOptions.drain). */
+  drain: boolean;
 }
 
 export const DEFAULT_DURATION = 10;
@@ -266,6 +276,9 @@ export function resolveOptions(options: RunOptions): ResolvedOptions {
     throw invalidOption('socketPath', options.socketPath, 'the path of a Unix domain socket');
   const bailout =
     options.bailout === undefined ? Number.POSITIVE_INFINITY : integerIn('bailout', options.bailout, 1, 1e12);
+  if (options.drain !== undefined && typeof options.drain !== 'boolean')
+    throw invalidOption('drain', options.drain, 'true or false');
+  const drain = options.drain === true;
   let expectBody: Buffer | null = null;
   if (options.expectBody !== undefined) {
     if (typeof options.expectBody !== 'string' && !Buffer.isBuffer(options.expectBody))
@@ -348,5 +361,6 @@ export function resolveOptions(options: RunOptions): ResolvedOptions {
     workers,
     socketPath: options.socketPath ?? null,
     bailout,
+    drain,
   };
 }
