@@ -46,4 +46,10 @@ export interface RateLevel {
 export interface Placement {
   server: number[];
   load: number[];
+  /**
+   * Set when the servers were given every CPU after the first round: a side's parallel work
+   * (threads and processes beyond its busiest event loop) did `share` of its CPU there, and one
+   * CPU would have kept it from running in parallel. That round was measured again.
+   */
+  widened?: { side: 'base' | 'head'; share: number; from: number[] };
 }

@@ -23,7 +23,12 @@ export interface LoadOptions {
   onSecond?: (second: number, requestsPerSecond: number) => void;
 }
 
-/** Runs load against `url` for `duration` seconds with @hotpath/load-client. */
+/**
+ * Runs load against `url` for `duration` seconds with @hotpath/load-client. Every run drains: at
+ * the end nothing new is sent and the requests in flight are awaited and counted, so a slice or
+ * window leaves no work behind on the server (work that would otherwise run in the other side's
+ * slice, or in the window after a warm-up, uncounted) and its slowest requests are not cut off.
+ */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   try {
     const loadRun = createRun({
@@ -37,6 +42,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       body: options.body,
       requests: options.requests,
       signal: options.signal,
+      drain: true,
       ...(options.preloaded && options.url.startsWith('memcache:') ? { memcache: { preload: false } } : {}),
     });
     const { onSecond } = options;

@@ -92,6 +92,7 @@ export async function measure(settings: Settings, runtime: MeasureRuntime = {}):
       onProgress: runtime.onProgress,
       signal: runtime.signal,
       serverPrefix: placed.serverPrefix,
+      placed,
     };
     const { settings: levelled, levels, rates } = await chooseLoadLevels(specs.base, settings, context);
     const measurements = await measureRounds(

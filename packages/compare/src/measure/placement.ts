@@ -5,7 +5,7 @@
 // every CPU of its set. Linux with util-linux's taskset only; elsewhere nothing is placed.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import type { Placement } from '../model.js';
+import type { Placement, RoundResult, Side } from '../model.js';
 
 /** Parses a Linux CPU list ("0-3,6,8-9"); undefined when it is not one. */
 export function parseCpuList(text: string): number[] | undefined {
@@ -65,6 +65,54 @@ function setAffinity(pid: number, cpus: readonly number[]): boolean {
   );
 }
 
+/**
+ * The share of a server's CPU time above which its parallel work — libuv's pool (async crypto,
+ * zlib, fs), worker threads, a cluster's processes — is what it is made of, and one CPU would
+ * serialise it. Measured in a round's windows, placed on one CPU: an Express server hashing with
+ * async pbkdf2 did 90 % of its CPU off its event loop; the same server with pbkdf2Sync 5 %; a
+ * server allocating 2 000 objects a request (V8's GC helper threads) 11–12 %.
+ */
+export const PARALLEL_SHARE = 0.3;
+
+/**
+ * The share of a round's CPU time (over its scenarios' windows, every probed process) done
+ * beyond its busiest event loop; undefined without per-thread CPU time.
+ */
+export function parallelShare(round: RoundResult): number | undefined {
+  let total = 0;
+  let loops = 0;
+  for (const scenario of round.scenarios) {
+    let busiest = 0;
+    for (const m of scenario.monitors) {
+      if (!Number.isFinite(m.mainThreadCpuMicros) || !Number.isFinite(m.cpuMicros)) return undefined;
+      total += m.cpuMicros;
+      busiest = Math.max(busiest, m.mainThreadCpuMicros);
+    }
+    loops += busiest;
+  }
+  return total > 0 ? Math.max(0, total - loops) / total : undefined;
+}
+
+/**
+ * Whether the servers, placed on a single CPU, should get every CPU: when a side's parallel work
+ * was PARALLEL_SHARE or more of its CPU in the first round (the larger side's share is given).
+ * With two or more CPUs for the servers, the work already runs in parallel and nothing changes.
+ * Pure.
+ */
+export function widening(
+  placement: Placement | undefined,
+  firstRound: readonly RoundResult[],
+): { side: Side; share: number } | undefined {
+  if (!placement || placement.widened || placement.server.length !== 1) return undefined;
+  let most: { side: Side; share: number } | undefined;
+  for (const round of firstRound) {
+    const share = parallelShare(round);
+    if (share !== undefined && share >= PARALLEL_SHARE && (!most || share > most.share))
+      most = { side: round.side, share };
+  }
+  return most;
+}
+
 /** What a comparison runs with: the plan (or why there is none) and how to undo the pinning. */
 export interface PlacedRun {
   placement?: Placement;
@@ -72,24 +120,45 @@ export interface PlacedRun {
   reason?: string;
   /** The `taskset -c` prefix of a server's launch (empty when nothing is placed). */
   serverPrefix: readonly string[];
+  /**
+   * Gives the servers every CPU this process had (the load generator stays on its own), records
+   * why in `placement.widened`, and returns the new launch prefix.
+   */
+  widen(why: { side: Side; share: number }): readonly string[];
   /** Puts this process back on the CPUs it had. */
   restore(): void;
 }
 
 /** Places this process (the load generator) on its CPU and returns how servers are launched. */
 export function placeProcesses(mode: 'auto' | 'off'): PlacedRun {
-  const none = (reason: string): PlacedRun => ({ reason, serverPrefix: [], restore: () => {} });
+  const none = (reason: string): PlacedRun => ({
+    reason,
+    serverPrefix: [],
+    widen: () => [],
+    restore: () => {},
+  });
   if (mode === 'off') return none('placement: off');
   const cpus = allowedCpus();
   const plan = planPlacement(cpus);
   if (!plan) return none(cpus ? `${cpus.length} CPU: nothing to place` : 'not Linux: nothing placed');
   if (!hasTaskset()) return none('taskset (util-linux) not found: nothing placed');
   if (!setAffinity(process.pid, plan.load)) return none('taskset could not set this process’s CPUs');
-  return {
+  const all = cpus as number[];
+  const placed: PlacedRun = {
     placement: plan,
     serverPrefix: ['taskset', '-c', formatCpuList(plan.server)],
+    widen: (why) => {
+      placed.placement = {
+        ...plan,
+        server: [...all].sort((a, b) => a - b),
+        widened: { ...why, from: plan.server },
+      };
+      placed.serverPrefix = ['taskset', '-c', formatCpuList(all)];
+      return placed.serverPrefix;
+    },
     restore: () => {
-      setAffinity(process.pid, cpus as number[]);
+      setAffinity(process.pid, all);
     },
   };
+  return placed;
 }

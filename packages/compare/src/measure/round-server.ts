@@ -4,6 +4,7 @@ import type { Side } from '../model.js';
 import type { MeasuredScenario, Settings } from '../settings/schema.js';
 import { untilAborted } from './abort.js';
 import { untrustedEnvironment, withProbePreloaded } from './environment.js';
+import type { PlacedRun } from './placement.js';
 import { ProbeControl } from './probe-control.js';
 import {
   type GroupProcess,
@@ -59,6 +60,8 @@ export interface RoundContext {
   keepDir?: string;
   /** The launch prefix that places the server on its CPUs (see placement.ts); none by default. */
   serverPrefix?: readonly string[];
+  /** The run's placement, which measureRounds may widen after the first round (see placement.ts). */
+  placed?: Pick<PlacedRun, 'placement' | 'widen'>;
   /** Stops the round: the server's whole tree is stopped and HP_COMPARE_ABORTED thrown. */
   signal?: AbortSignal;
 }

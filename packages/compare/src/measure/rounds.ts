@@ -2,6 +2,7 @@ import type { Look, Measurements, RoundResult, RoundsStop, Side } from '../model
 import type { Settings } from '../settings/schema.js';
 import { decideAfterPair } from '../verdict/sequential.js';
 import { chooseLoadLevels, type LevelledSettings } from './load-level.js';
+import { formatCpuList, widening } from './placement.js';
 import { roundProgress } from './progress.js';
 import { type RoundContext, runPairRound, runRound, type ServerSpec } from './round.js';
 
@@ -46,6 +47,7 @@ export async function measureRounds(plan: ComparisonPlan, context: RoundContext)
     progress.stepDone();
     progress.emit({ phase: 'round', side, round: pair, message: `${side} round ${pair} done` });
   };
+  let widened = false;
   for (let pair = 1; pair <= most; pair++) {
     if (settings.slice > 0) {
       // Both servers up, the load alternating between them in slices; the side that starts
@@ -60,6 +62,15 @@ export async function measureRounds(plan: ComparisonPlan, context: RoundContext)
         results[side].push(await runRound(plan[side], pair, settings, roundContext));
         roundDone(side, pair);
       }
+    if (pair === 1 && !widened && widenAfterFirstPair(results, roundContext)) {
+      // measured again with the servers on every CPU: every pair is measured the same way
+      widened = true;
+      results.base.length = 0;
+      results.head.length = 0;
+      order.length = 0;
+      pair = 0;
+      continue;
+    }
     if (!auto) continue;
     if (plan.until === 'budget') {
       const elapsedMs = Date.now() - started;
@@ -102,6 +113,24 @@ export async function measureRounds(plan: ComparisonPlan, context: RoundContext)
     finishedAt: new Date().toISOString(),
     stop,
   };
+}
+
+/**
+ * After the first pair: when the servers sit on one CPU and a side's parallel work (pool threads,
+ * workers, a cluster) was a large share of its CPU, gives them every CPU (see placement.ts) for
+ * the rounds to come, says so, and returns true (the pair is then measured again).
+ */
+function widenAfterFirstPair(results: Record<Side, RoundResult[]>, context: RoundContext): boolean {
+  const { placed } = context;
+  const why = widening(placed?.placement, [...results.base, ...results.head]);
+  if (!placed || !why) return false;
+  const from = formatCpuList(placed.placement?.server ?? []);
+  context.serverPrefix = placed.widen(why);
+  context.onProgress?.({
+    phase: 'note',
+    message: `CPU placement: ${why.side}'s threads and processes beyond its event loop did ${Math.round(why.share * 100)} % of its CPU in round 1, which one CPU (${from}) would serialise; the servers now run on every CPU (${formatCpuList(placed.placement?.server ?? [])}) and round 1 is measured again`,
+  });
+  return true;
 }
 
 const STOP_WORDS: Record<Exclude<RoundsStop['reason'], 'fixed'>, string> = {

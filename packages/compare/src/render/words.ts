@@ -111,7 +111,10 @@ const cpuList = (cpus: readonly number[]) => `CPU${cpus.length > 1 ? 's' : ''} $
 /** Where the processes ran ("servers on CPU 0, the load generator on CPU 1"), or that nothing was placed. */
 export function placementText(placement: Placement | undefined): string {
   if (!placement) return 'none (the scheduler placed the servers and the load generator)';
-  return `servers on ${cpuList(placement.server)}, the load generator (hotpath) on ${cpuList(placement.load)}`;
+  const where = `servers on ${cpuList(placement.server)}, the load generator (hotpath) on ${cpuList(placement.load)}`;
+  const w = placement.widened;
+  if (!w) return where;
+  return `${where} (widened from ${cpuList(w.from)} after round 1: ${w.side}'s threads and processes beyond its event loop did ${Math.round(w.share * 100)} % of its CPU there, which one CPU would serialise; round 1 was measured again)`;
 }
 
 /** How a round loads the two sides: side by side in slices, or one server at a time. */

@@ -159,7 +159,17 @@ export const resultsSchema = z.object({
     .optional(),
   /** The CPUs of the servers and of the load generator, when placed. */
   placement: z
-    .object({ server: z.array(count).min(1).max(4096), load: z.array(count).min(1).max(4096) })
+    .object({
+      server: z.array(count).min(1).max(4096),
+      load: z.array(count).min(1).max(4096),
+      widened: z
+        .object({
+          side: z.enum(['base', 'head']),
+          share: z.number().min(0).max(1),
+          from: z.array(count).min(1).max(4096),
+        })
+        .optional(),
+    })
     .optional(),
   base: z.array(round).max(1000),
   head: z.array(round).max(1000),

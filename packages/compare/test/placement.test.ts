@@ -1,0 +1,128 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { compare } from '../src/compare.js';
+import {
+  allowedCpus,
+  formatCpuList,
+  hasTaskset,
+  PARALLEL_SHARE,
+  parallelShare,
+  parseCpuList,
+  planPlacement,
+  widening,
+} from '../src/measure/placement.js';
+import type { MonitorSummary, RoundResult, Side } from '../src/model.js';
+import { placementText } from '../src/render/words.js';
+import { defined } from './helpers/defined.js';
+
+describe('CPU lists and the plan', () => {
+  it('reads and writes Linux CPU lists, and refuses what is not one', () => {
+    expect(parseCpuList('0-3,6,8-9')).toEqual([0, 1, 2, 3, 6, 8, 9]);
+    expect(parseCpuList(' 1 ')).toEqual([1]);
+    for (const bad of ['', 'a', '3-1', '0-99999', '1,,2']) expect(parseCpuList(bad), bad).toBeUndefined();
+    expect(formatCpuList([9, 0, 1, 2, 6, 8, 3, 3])).toBe('0-3,6,8-9');
+  });
+
+  it('puts the load generator on the last CPU and the servers on the others; nothing with one', () => {
+    expect(planPlacement([1, 0])).toEqual({ server: [0], load: [1] });
+    expect(planPlacement([0, 1, 2, 3])).toEqual({ server: [0, 1, 2], load: [3] });
+    expect(planPlacement([5])).toBeUndefined();
+    expect(planPlacement(undefined)).toBeUndefined();
+  });
+});
+
+const monitor = (cpuMicros: number, mainThreadCpuMicros: number): MonitorSummary =>
+  ({ cpuMicros, mainThreadCpuMicros }) as MonitorSummary;
+const round = (side: Side, ...scenarios: MonitorSummary[][]): RoundResult => ({
+  side,
+  round: 1,
+  scenarios: scenarios.map((monitors, i) => ({
+    scenario: `s${i}`,
+    load: {} as RoundResult['scenarios'][number]['load'],
+    monitors,
+    profilers: [],
+  })),
+  pids: [],
+  warnings: [],
+});
+
+describe("a server's parallel work widens the servers' CPUs after round 1", () => {
+  it('measures the CPU done beyond the busiest event loop, over every scenario and process', () => {
+    // async pbkdf2: the pool does 90 %
+    expect(parallelShare(round('head', [monitor(1_000_000, 100_000)]))).toBeCloseTo(0.9);
+    // a cluster of two workers and an idle primary: one worker's loop is the busiest
+    expect(
+      parallelShare(
+        round('head', [monitor(10_000, 9_000), monitor(500_000, 480_000), monitor(500_000, 490_000)]),
+      ),
+    ).toBeCloseTo((1_010_000 - 490_000) / 1_010_000);
+    // two scenarios: summed
+    expect(parallelShare(round('base', [monitor(100, 90)], [monitor(300, 10)]))).toBeCloseTo(0.75);
+    // no per-thread time, or no CPU: no answer
+    expect(parallelShare(round('base', [monitor(100, Number.NaN)]))).toBeUndefined();
+    expect(parallelShare(round('base', [monitor(0, 0)]))).toBeUndefined();
+  });
+
+  it('widens a single server CPU when either side passes the share, and names the larger', () => {
+    const one = { server: [0], load: [1] };
+    const sync = round('base', [monitor(1_000, 950)]);
+    const gc = round('base', [monitor(1_000, 880)]);
+    const pool = round('head', [monitor(1_000, 100)]);
+    expect(widening(one, [sync, pool])).toEqual({ side: 'head', share: 0.9 });
+    expect(widening(one, [gc, sync])).toBeUndefined();
+    const edge = round('base', [monitor(1_000, 1_000 * (1 - PARALLEL_SHARE))]);
+    expect(widening(one, [edge])?.side).toBe('base');
+    // three server CPUs already run the pool in parallel; nothing placed, or already widened
+    expect(widening({ server: [0, 1, 2], load: [3] }, [pool])).toBeUndefined();
+    expect(widening(undefined, [pool])).toBeUndefined();
+    expect(widening({ ...one, widened: { side: 'head', share: 0.9, from: [0] } }, [pool])).toBeUndefined();
+  });
+
+  it('the report says where the servers ran and why they were widened', () => {
+    expect(placementText({ server: [0], load: [1] })).toBe(
+      'servers on CPU 0, the load generator (hotpath) on CPU 1',
+    );
+    expect(
+      placementText({ server: [0, 1], load: [1], widened: { side: 'head', share: 0.904, from: [0] } }),
+    ).toBe(
+      "servers on CPUs 0, 1, the load generator (hotpath) on CPU 1 (widened from CPU 0 after round 1: head's threads and processes beyond its event loop did 90 % of its CPU there, which one CPU would serialise; round 1 was measured again)",
+    );
+    expect(placementText(undefined)).toMatch(/^none/);
+  });
+
+  // Real servers: pbkdf2Sync (base) against pbkdf2 on libuv's pool (head). Where hotpath can place
+  // the servers on one CPU (Linux, taskset, exactly two CPUs: the GitHub runner of a private
+  // repository), head's pool threads make the run widen after round 1 and measure it again.
+  const cpus = allowedCpus();
+  const placeable = cpus?.length === 2 && hasTaskset();
+  it.runIf(placeable)('a pool-heavy head gets every CPU, and round 1 is measured again', async () => {
+    const notes: string[] = [];
+    const out = mkdtempSync(join(tmpdir(), 'hotpath-placement-'));
+    const report = await compare({
+      baseStart: 'HASH_MODE=sync HASH_ITERATIONS=20000 node hash-server.cjs',
+      headStart: 'HASH_MODE=async HASH_ITERATIONS=20000 node hash-server.cjs',
+      cwd: new URL('./fixtures/', import.meta.url).pathname,
+      url: '/auth',
+      rounds: 2,
+      duration: 1,
+      warmup: 0.5,
+      connections: 8,
+      profiler: 'none',
+      memory: 'off',
+      out,
+      onProgress: (e) => {
+        if (e.phase === 'note') notes.push(e.message);
+      },
+    }).finally(() => rmSync(out, { recursive: true, force: true }));
+    const placement = defined(report.environment.placement, 'the placement');
+    expect(placement.server).toEqual(cpus);
+    expect(placement.widened).toMatchObject({ side: 'head', from: [defined(cpus)[0]] });
+    expect(defined(placement.widened).share).toBeGreaterThanOrEqual(PARALLEL_SHARE);
+    expect(notes.filter((n) => n.includes('round 1 is measured again'))).toHaveLength(1);
+    // the discarded pair is not in the report: two pairs, as asked
+    expect(report.order).toEqual(['base', 'head', 'base', 'head']);
+    expect(report.scenarios[0]?.metrics[0]?.pairs).toBe(2);
+  });
+});
