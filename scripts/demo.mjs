@@ -85,7 +85,9 @@ if (built) {
     if (demo.title) console.log(`\n== ${demo.title}\n`);
     const out = join('.hotpath', `demo-${name}${index ? `-${index + 1}` : ''}`);
     const args = [cli, 'compare', '--cwd', demo.cwd, '--base-start', demo.base, '--head-start', demo.head];
-    args.push(...demo.args, '--duration', '4', '--warmup', '1', '--rounds', '6', '--out', out);
+    // The product's own defaults otherwise: rounds auto (pairs until the answer is clear, at
+    // most the 3-minute budget), 5 s windows in 0.5 s slices, CPU placement.
+    args.push(...demo.args, '--out', out);
     args.push(...process.argv.slice(3));
     status ||= spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root, env }).status ?? 1;
   }
