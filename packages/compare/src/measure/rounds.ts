@@ -49,19 +49,7 @@ export async function measureRounds(plan: ComparisonPlan, context: RoundContext)
   };
   let widened = false;
   for (let pair = 1; pair <= most; pair++) {
-    if (settings.slice > 0) {
-      // Both servers up, the load alternating between them in slices; the side that starts
-      // first (and takes the first slice) alternates from pair to pair.
-      const sides = pair % 2 === 1 ? (['base', 'head'] as const) : (['head', 'base'] as const);
-      const done = await runPairRound([plan[sides[0]], plan[sides[1]]], pair, settings, roundContext);
-      for (const result of done) results[result.side].push(result);
-      roundDone('base', pair);
-      roundDone('head', pair);
-    } else
-      for (const side of ['base', 'head'] as const) {
-        results[side].push(await runRound(plan[side], pair, settings, roundContext));
-        roundDone(side, pair);
-      }
+    await runOnePair(plan, pair, roundContext, results, roundDone);
     if (pair === 1 && !widened && widenAfterFirstPair(results, roundContext)) {
       // measured again with the servers on every CPU: every pair is measured the same way
       widened = true;
@@ -113,6 +101,33 @@ export async function measureRounds(plan: ComparisonPlan, context: RoundContext)
     finishedAt: new Date().toISOString(),
     stop,
   };
+}
+
+/**
+ * One pair of rounds. With slices, both servers are up and the load alternates between them;
+ * the side that starts first (and takes the first slice) alternates from pair to pair. Without,
+ * base's round, then head's.
+ */
+async function runOnePair(
+  plan: ComparisonPlan,
+  pair: number,
+  context: RoundContext,
+  results: Record<Side, RoundResult[]>,
+  roundDone: (side: Side, pair: number) => void,
+): Promise<void> {
+  const { settings } = plan;
+  if (settings.slice > 0) {
+    const sides = pair % 2 === 1 ? (['base', 'head'] as const) : (['head', 'base'] as const);
+    const done = await runPairRound([plan[sides[0]], plan[sides[1]]], pair, settings, context);
+    for (const result of done) results[result.side].push(result);
+    roundDone('base', pair);
+    roundDone('head', pair);
+    return;
+  }
+  for (const side of ['base', 'head'] as const) {
+    results[side].push(await runRound(plan[side], pair, settings, context));
+    roundDone(side, pair);
+  }
 }
 
 /**
