@@ -16,9 +16,14 @@ export interface Machine {
 export interface LoadLevel {
   scenario: string;
   connections: number;
-  /** plateau: the smallest count at base's throughput plateau; fixed-rate: the open model's pool. */
+  /**
+   * plateau: the smallest count at which base's throughput (and head's, when searched) reached
+   * its plateau; fixed-rate: the open model's pool.
+   */
   reason: 'plateau' | 'fixed-rate';
   steps: { connections: number; requestsPerSecond: number }[];
+  /** Head's steps (a comparison searches both sides: a head that serves more in parallel needs more). */
+  headSteps?: { connections: number; requestsPerSecond: number }[];
 }
 
 /**
@@ -47,9 +52,10 @@ export interface Placement {
   server: number[];
   load: number[];
   /**
-   * Set when the servers were given every CPU after the first round: a side's parallel work
-   * (threads and processes beyond its busiest event loop) did `share` of its CPU there, and one
-   * CPU would have kept it from running in parallel. That round was measured again.
+   * Set when the servers were given every CPU: a side's parallel work (threads and processes
+   * beyond its busiest event loop) did `share` of its CPU in the first round (that round was then
+   * measured again) or, `at: 'load-level'`, in the connections: auto search (which then ran
+   * again), and one CPU would have kept it from running in parallel.
    */
-  widened?: { side: 'base' | 'head'; share: number; from: number[] };
+  widened?: { side: 'base' | 'head'; share: number; from: number[]; at?: 'load-level' };
 }

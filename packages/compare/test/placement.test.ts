@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compare } from '../src/compare.js';
+import { plateauLevel } from '../src/measure/load-level.js';
 import {
   allowedCpus,
   formatCpuList,
@@ -11,9 +12,11 @@ import {
   parallelShare,
   parseCpuList,
   planPlacement,
+  roundWindows,
   widening,
 } from '../src/measure/placement.js';
 import type { MonitorSummary, RoundResult, Side } from '../src/model.js';
+import { renderMarkdown } from '../src/render/markdown.js';
 import { placementText } from '../src/render/words.js';
 import { defined } from './helpers/defined.js';
 
@@ -51,18 +54,18 @@ const round = (side: Side, ...scenarios: MonitorSummary[][]): RoundResult => ({
 describe("a server's parallel work widens the servers' CPUs after round 1", () => {
   it('measures the CPU done beyond the busiest event loop, over every scenario and process', () => {
     // async pbkdf2: the pool does 90 %
-    expect(parallelShare(round('head', [monitor(1_000_000, 100_000)]))).toBeCloseTo(0.9);
+    expect(parallelShare([[monitor(1_000_000, 100_000)]])).toBeCloseTo(0.9);
     // a cluster of two workers and an idle primary: one worker's loop is the busiest
     expect(
-      parallelShare(
-        round('head', [monitor(10_000, 9_000), monitor(500_000, 480_000), monitor(500_000, 490_000)]),
-      ),
+      parallelShare([[monitor(10_000, 9_000), monitor(500_000, 480_000), monitor(500_000, 490_000)]]),
     ).toBeCloseTo((1_010_000 - 490_000) / 1_010_000);
     // two scenarios: summed
-    expect(parallelShare(round('base', [monitor(100, 90)], [monitor(300, 10)]))).toBeCloseTo(0.75);
+    expect(
+      parallelShare(roundWindows(round('base', [monitor(100, 90)], [monitor(300, 10)])).windows),
+    ).toBeCloseTo(0.75);
     // no per-thread time, or no CPU: no answer
-    expect(parallelShare(round('base', [monitor(100, Number.NaN)]))).toBeUndefined();
-    expect(parallelShare(round('base', [monitor(0, 0)]))).toBeUndefined();
+    expect(parallelShare([[monitor(100, Number.NaN)]])).toBeUndefined();
+    expect(parallelShare([[monitor(0, 0)]])).toBeUndefined();
   });
 
   it('widens a single server CPU when either side passes the share, and names the larger', () => {
@@ -70,14 +73,16 @@ describe("a server's parallel work widens the servers' CPUs after round 1", () =
     const sync = round('base', [monitor(1_000, 950)]);
     const gc = round('base', [monitor(1_000, 880)]);
     const pool = round('head', [monitor(1_000, 100)]);
-    expect(widening(one, [sync, pool])).toEqual({ side: 'head', share: 0.9 });
-    expect(widening(one, [gc, sync])).toBeUndefined();
+    expect(widening(one, [sync, pool].map(roundWindows))).toEqual({ side: 'head', share: 0.9 });
+    expect(widening(one, [gc, sync].map(roundWindows))).toBeUndefined();
     const edge = round('base', [monitor(1_000, 1_000 * (1 - PARALLEL_SHARE))]);
-    expect(widening(one, [edge])?.side).toBe('base');
+    expect(widening(one, [roundWindows(edge)])?.side).toBe('base');
     // three server CPUs already run the pool in parallel; nothing placed, or already widened
-    expect(widening({ server: [0, 1, 2], load: [3] }, [pool])).toBeUndefined();
-    expect(widening(undefined, [pool])).toBeUndefined();
-    expect(widening({ ...one, widened: { side: 'head', share: 0.9, from: [0] } }, [pool])).toBeUndefined();
+    expect(widening({ server: [0, 1, 2], load: [3] }, [roundWindows(pool)])).toBeUndefined();
+    expect(widening(undefined, [roundWindows(pool)])).toBeUndefined();
+    expect(
+      widening({ ...one, widened: { side: 'head', share: 0.9, from: [0] } }, [roundWindows(pool)]),
+    ).toBeUndefined();
   });
 
   it('the report says where the servers ran and why they were widened', () => {
@@ -87,8 +92,15 @@ describe("a server's parallel work widens the servers' CPUs after round 1", () =
     expect(
       placementText({ server: [0, 1], load: [1], widened: { side: 'head', share: 0.904, from: [0] } }),
     ).toBe(
-      "servers on CPUs 0, 1, the load generator (hotpath) on CPU 1 (widened from CPU 0 after round 1: head's threads and processes beyond its event loop did 90 % of its CPU there, which one CPU would serialise; round 1 was measured again)",
+      "servers on CPUs 0, 1, the load generator (hotpath) on CPU 1 (widened from CPU 0: head's threads and processes beyond its event loop did 90 % of its CPU in round 1, which one CPU would serialise; round 1 was measured again)",
     );
+    expect(
+      placementText({
+        server: [0, 1],
+        load: [1],
+        widened: { side: 'base', share: 0.5, from: [0], at: 'load-level' },
+      }),
+    ).toMatch(/did 50 % of its CPU in the load-level search, .*; the search ran again\)$/);
     expect(placementText(undefined)).toMatch(/^none/);
   });
 
@@ -124,5 +136,49 @@ describe("a server's parallel work widens the servers' CPUs after round 1", () =
     // the discarded pair is not in the report: two pairs, as asked
     expect(report.order).toEqual(['base', 'head', 'base', 'head']);
     expect(report.scenarios[0]?.metrics[0]?.pairs).toBe(2);
+  });
+});
+
+// connections: auto with real servers: base's search and head's, the larger plateau held for both;
+// where the servers sit on one CPU, head's pool widens them from the search and it runs again.
+describe('connections: auto searches both sides', () => {
+  const cpus = allowedCpus();
+  const placeable = cpus?.length === 2 && hasTaskset();
+  it('holds the larger plateau of the two, and head’s pool widens the servers before round 1', async () => {
+    const notes: string[] = [];
+    const out = mkdtempSync(join(tmpdir(), 'hotpath-placement-'));
+    const report = await compare({
+      baseStart: 'HASH_MODE=sync HASH_ITERATIONS=20000 node hash-server.cjs',
+      headStart: 'HASH_MODE=async HASH_ITERATIONS=20000 node hash-server.cjs',
+      cwd: new URL('./fixtures/', import.meta.url).pathname,
+      url: '/auth',
+      rounds: 2,
+      duration: 0.5,
+      warmup: 0.3,
+      // one server at a time: the search's steps are then 1 s of load each, without slices' pauses
+      slice: 0,
+      connections: 'auto',
+      profiler: 'none',
+      memory: 'off',
+      out,
+      onProgress: (e) => {
+        if (e.phase === 'note') notes.push(e.message);
+      },
+    }).finally(() => rmSync(out, { recursive: true, force: true }));
+    const level = defined(report.environment.loadLevels?.[0], 'the load level');
+    const headSteps = defined(level.headSteps, "head's steps");
+    expect(level.steps.length).toBeGreaterThanOrEqual(3);
+    expect(headSteps.length).toBeGreaterThanOrEqual(3);
+    expect(level.connections).toBe(Math.max(plateauLevel(level.steps), plateauLevel(headSteps)));
+    expect(report.settings.scenarios[0]?.connections).toBe(level.connections);
+    expect(renderMarkdown(report)).toContain(
+      'the smallest count at which both sides reached their throughput plateau',
+    );
+    if (!placeable) return;
+    expect(report.environment.placement?.widened).toMatchObject({ side: 'head', at: 'load-level' });
+    expect(notes.filter((n) => n.includes('the search runs again'))).toHaveLength(1);
+    // widened before the rounds: round 1 is not measured again
+    expect(notes.filter((n) => n.includes('round 1 is measured again'))).toEqual([]);
+    expect(report.order).toEqual(['base', 'head', 'base', 'head']);
   });
 });

@@ -1,6 +1,7 @@
-// The load level of `connections: auto`: before the rounds, base's server is loaded at 1, 2, 4, …
-// connections for a short step each, and the smallest count whose throughput reaches the plateau
-// (PLATEAU of the most any step saw) is held for both sides in every round. Past the plateau more
+// The load level of `connections: auto`: before the rounds, base's server and then head's are
+// loaded at 1, 2, 4, … connections for a short step each; the smallest count whose throughput
+// reaches the plateau (PLATEAU of the most any step saw) is found for each, and the larger of the
+// two is held for both sides in every round (a head that serves more in parallel needs more). Past the plateau more
 // connections add only queueing: latencies become the queue's length, the load generator spends
 // more CPU per request, and the pairs' spread grows; below it the server idles between requests.
 // The same steps measure base's capacity for a rate given as a share of it (`rate: "70%"`).
@@ -8,12 +9,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { LoadLevel } from '../model.js';
+import type { LoadLevel, MonitorSummary } from '../model.js';
 import type { RateLevel } from '../run-environment.js';
 import type { MeasuredScenario, Scenario, Settings } from '../settings/schema.js';
 import { median } from '../verdict/statistics.js';
 import { throwIfAborted } from './abort.js';
 import { type LoadOptions, runLoad } from './load.js';
+import { readMonitorFile } from './monitor-summary.js';
+import { formatCpuList, widening } from './placement.js';
+import type { ProbeReport } from './probe-control.js';
 import {
   awaitReady,
   type RoundContext,
@@ -122,11 +126,9 @@ export async function chooseLoadLevels(
   spec: ServerSpec,
   settings: Settings,
   context: RoundContext,
+  head?: ServerSpec,
 ): Promise<{ settings: LevelledSettings; levels: LoadLevel[]; rates: RateLevel[] }> {
-  const searched = settings.scenarios.filter(
-    (s) => (s.connections === 'auto' && s.rate === undefined) || rateShare(s.rate) !== undefined,
-  );
-  const found = searched.length > 0 ? await searchLevels(spec, settings, context, searched) : new Map();
+  const { found, foundHead } = await searchSides(spec, head, settings, context);
   const levels: LoadLevel[] = [];
   const rates: RateLevel[] = [];
   const scenarios = settings.scenarios.map((s): MeasuredScenario => {
@@ -146,18 +148,69 @@ export async function chooseLoadLevels(
     const { rate: _written, ...rest } = s;
     const withRate = rate === undefined ? rest : { ...rest, rate };
     if (s.connections !== 'auto') return { ...withRate, connections: s.connections };
+    const headSteps = foundHead.get(s.name)?.steps;
     const level: LoadLevel =
       s.rate !== undefined
         ? { scenario: s.name, connections: RATE_CONNECTIONS, reason: 'fixed-rate', steps: [] }
-        : { scenario: s.name, connections: plateauLevel(steps), reason: 'plateau', steps };
+        : {
+            scenario: s.name,
+            connections: Math.max(plateauLevel(steps), headSteps ? plateauLevel(headSteps) : 0),
+            reason: 'plateau',
+            steps,
+            ...(headSteps ? { headSteps } : {}),
+          };
     if (level.reason === 'plateau')
       context.log?.(
-        `load level${scenarioLabel(settings, s)} ${stepsText(steps)} req/s → ${level.connections} connection${level.connections === 1 ? '' : 's'}`,
+        `load level${scenarioLabel(settings, s)} ${headSteps ? 'base ' : ''}${stepsText(steps)} req/s${headSteps ? `; head ${stepsText(headSteps)} req/s` : ''} → ${level.connections} connection${level.connections === 1 ? '' : 's'}`,
       );
     levels.push(level);
     return { ...withRate, connections: level.connections };
   });
   return { settings: { ...settings, scenarios }, levels, rates };
+}
+
+/**
+ * The searches before the rounds: on base's server, every connections: auto and rate share; on
+ * head's (a comparison), every connections: auto of a closed model — a head that serves more
+ * requests in parallel reaches its plateau at more connections, and the level held for both is
+ * the larger. When the servers sit on one CPU and a side's parallel work was a large share of its
+ * CPU in its search (see placement.ts), the servers get every CPU and the searches run again.
+ */
+async function searchSides(
+  base: ServerSpec,
+  head: ServerSpec | undefined,
+  settings: Settings,
+  context: RoundContext,
+): Promise<{ found: Map<string, SearchedSteps>; foundHead: Map<string, SearchedSteps> }> {
+  const searched = settings.scenarios.filter(
+    (s) => (s.connections === 'auto' && s.rate === undefined) || rateShare(s.rate) !== undefined,
+  );
+  const closed = head
+    ? settings.scenarios.filter((s) => s.connections === 'auto' && s.rate === undefined)
+    : [];
+  const search = async () => ({
+    found:
+      searched.length > 0
+        ? await searchLevels(base, settings, context, searched)
+        : new Map<string, SearchedSteps>(),
+    foundHead:
+      head && closed.length > 0
+        ? await searchLevels(head, settings, context, closed)
+        : new Map<string, SearchedSteps>(),
+  });
+  const first = await search();
+  const { placed } = context;
+  const why = widening(placed?.placement, [
+    { side: 'base', windows: [...first.found.values()].map((f) => f.monitors) },
+    { side: 'head', windows: [...first.foundHead.values()].map((f) => f.monitors) },
+  ]);
+  if (!placed || !why) return first;
+  const from = formatCpuList(placed.placement?.server ?? []);
+  context.serverPrefix = placed.widen({ ...why, at: 'load-level' });
+  context.log?.(
+    `CPU placement: ${why.side}'s threads and processes beyond its event loop did ${Math.round(why.share * 100)} % of its CPU in the load-level search, which one CPU (${from}) would serialise; the servers now run on every CPU (${formatCpuList(placed.placement?.server ?? [])}) and the search runs again`,
+  );
+  return search();
 }
 
 const scenarioLabel = (settings: Settings, scenario: Scenario) =>
@@ -231,6 +284,8 @@ async function stepThroughput(
 interface SearchedSteps {
   steps: LoadLevel['steps'];
   open?: OpenStep[];
+  /** The probed processes over the search's window (for the parallel work, see placement.ts). */
+  monitors: MonitorSummary[];
 }
 
 /**
@@ -282,6 +337,20 @@ async function searchLevel(run: RoundRun, scenario: Scenario, settings: Settings
       rate = nextOpenRate(open);
     }
   }
-  await run.server.control.stop();
-  return { steps, ...(open ? { open } : {}) };
+  const monitors = windowMonitors(await run.server.control.stop());
+  return { steps, ...(open ? { open } : {}), monitors };
+}
+
+/** The monitors the probes wrote for a window; a file that cannot be read is left out. */
+function windowMonitors(reports: readonly ProbeReport[]): MonitorSummary[] {
+  const monitors: MonitorSummary[] = [];
+  for (const report of reports) {
+    if (!report.files.monitor) continue;
+    try {
+      monitors.push(readMonitorFile(report.files.monitor));
+    } catch {
+      // a probe that did not write its window: no reading of its threads
+    }
+  }
+  return monitors;
 }

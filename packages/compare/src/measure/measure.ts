@@ -94,7 +94,11 @@ export async function measure(settings: Settings, runtime: MeasureRuntime = {}):
       serverPrefix: placed.serverPrefix,
       placed,
     };
-    const { settings: levelled, levels, rates } = await chooseLoadLevels(specs.base, settings, context);
+    const {
+      settings: levelled,
+      levels,
+      rates,
+    } = await chooseLoadLevels(specs.base, settings, context, specs.head);
     const measurements = await measureRounds(
       { base: specs.base, head: specs.head, settings: levelled, until: runtime.autoRounds ?? 'verdict' },
       context,

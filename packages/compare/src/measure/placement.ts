@@ -5,7 +5,7 @@
 // every CPU of its set. Linux with util-linux's taskset only; elsewhere nothing is placed.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import type { Placement, RoundResult, Side } from '../model.js';
+import type { MonitorSummary, Placement, RoundResult, Side } from '../model.js';
 
 /** Parses a Linux CPU list ("0-3,6,8-9"); undefined when it is not one. */
 export function parseCpuList(text: string): number[] | undefined {
@@ -74,16 +74,28 @@ function setAffinity(pid: number, cpus: readonly number[]): boolean {
  */
 export const PARALLEL_SHARE = 0.3;
 
+/** One side's measured windows, each the monitors of every probed process of that side. */
+export interface SideWindows {
+  side: Side;
+  windows: readonly (readonly MonitorSummary[])[];
+}
+
+/** A round's windows (one per scenario). */
+export const roundWindows = (round: RoundResult): SideWindows => ({
+  side: round.side,
+  windows: round.scenarios.map((s) => s.monitors),
+});
+
 /**
- * The share of a round's CPU time (over its scenarios' windows, every probed process) done
- * beyond its busiest event loop; undefined without per-thread CPU time.
+ * The share of the CPU time of `windows` (every probed process) done beyond each window's busiest
+ * event loop; undefined without per-thread CPU time.
  */
-export function parallelShare(round: RoundResult): number | undefined {
+export function parallelShare(windows: SideWindows['windows']): number | undefined {
   let total = 0;
   let loops = 0;
-  for (const scenario of round.scenarios) {
+  for (const monitors of windows) {
     let busiest = 0;
-    for (const m of scenario.monitors) {
+    for (const m of monitors) {
       if (!Number.isFinite(m.mainThreadCpuMicros) || !Number.isFinite(m.cpuMicros)) return undefined;
       total += m.cpuMicros;
       busiest = Math.max(busiest, m.mainThreadCpuMicros);
@@ -95,20 +107,20 @@ export function parallelShare(round: RoundResult): number | undefined {
 
 /**
  * Whether the servers, placed on a single CPU, should get every CPU: when a side's parallel work
- * was PARALLEL_SHARE or more of its CPU in the first round (the larger side's share is given).
+ * was PARALLEL_SHARE or more of its CPU in `sides`' windows (the larger side's share is given).
  * With two or more CPUs for the servers, the work already runs in parallel and nothing changes.
  * Pure.
  */
 export function widening(
   placement: Placement | undefined,
-  firstRound: readonly RoundResult[],
+  sides: readonly SideWindows[],
 ): { side: Side; share: number } | undefined {
   if (!placement || placement.widened || placement.server.length !== 1) return undefined;
   let most: { side: Side; share: number } | undefined;
-  for (const round of firstRound) {
-    const share = parallelShare(round);
+  for (const { side, windows } of sides) {
+    const share = parallelShare(windows);
     if (share !== undefined && share >= PARALLEL_SHARE && (!most || share > most.share))
-      most = { side: round.side, share };
+      most = { side, share };
   }
   return most;
 }
@@ -124,7 +136,7 @@ export interface PlacedRun {
    * Gives the servers every CPU this process had (the load generator stays on its own), records
    * why in `placement.widened`, and returns the new launch prefix.
    */
-  widen(why: { side: Side; share: number }): readonly string[];
+  widen(why: { side: Side; share: number; at?: 'load-level' }): readonly string[];
   /** Puts this process back on the CPUs it had. */
   restore(): void;
 }

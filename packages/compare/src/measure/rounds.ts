@@ -2,7 +2,7 @@ import type { Look, Measurements, RoundResult, RoundsStop, Side } from '../model
 import type { Settings } from '../settings/schema.js';
 import { decideAfterPair } from '../verdict/sequential.js';
 import { chooseLoadLevels, type LevelledSettings } from './load-level.js';
-import { formatCpuList, widening } from './placement.js';
+import { formatCpuList, roundWindows, widening } from './placement.js';
 import { roundProgress } from './progress.js';
 import { type RoundContext, runPairRound, runRound, type ServerSpec } from './round.js';
 
@@ -137,7 +137,7 @@ async function runOnePair(
  */
 function widenAfterFirstPair(results: Record<Side, RoundResult[]>, context: RoundContext): boolean {
   const { placed } = context;
-  const why = widening(placed?.placement, [...results.base, ...results.head]);
+  const why = widening(placed?.placement, [...results.base, ...results.head].map(roundWindows));
   if (!placed || !why) return false;
   const from = formatCpuList(placed.placement?.server ?? []);
   context.serverPrefix = placed.widen(why);

@@ -114,7 +114,9 @@ export function placementText(placement: Placement | undefined): string {
   const where = `servers on ${cpuList(placement.server)}, the load generator (hotpath) on ${cpuList(placement.load)}`;
   const w = placement.widened;
   if (!w) return where;
-  return `${where} (widened from ${cpuList(w.from)} after round 1: ${w.side}'s threads and processes beyond its event loop did ${Math.round(w.share * 100)} % of its CPU there, which one CPU would serialise; round 1 was measured again)`;
+  const when = w.at === 'load-level' ? 'in the load-level search' : 'in round 1';
+  const again = w.at === 'load-level' ? 'the search ran again' : 'round 1 was measured again';
+  return `${where} (widened from ${cpuList(w.from)}: ${w.side}'s threads and processes beyond its event loop did ${Math.round(w.share * 100)} % of its CPU ${when}, which one CPU would serialise; ${again})`;
 }
 
 /** How a round loads the two sides: side by side in slices, or one server at a time. */
@@ -138,8 +140,11 @@ export function loadLevelText(
   const rate = rateText(scenario, rates);
   if (!level) return `${count}${rate}`;
   if (level.reason === 'fixed-rate') return `${count} (auto, for the fixed rate)${rate}`;
-  const steps = level.steps.map((s) => `${s.connections} → ${Math.round(s.requestsPerSecond)}`).join(', ');
-  return `${count} (auto: the smallest count at base's throughput plateau; req/s by connections ${steps})${rate}`;
+  const stepsOf = (steps: LoadLevel['steps']) =>
+    steps.map((s) => `${s.connections} → ${Math.round(s.requestsPerSecond)}`).join(', ');
+  if (level.headSteps)
+    return `${count} (auto: the smallest count at which both sides reached their throughput plateau; req/s by connections, base ${stepsOf(level.steps)}; head ${stepsOf(level.headSteps)})${rate}`;
+  return `${count} (auto: the smallest count at base's throughput plateau; req/s by connections ${stepsOf(level.steps)})${rate}`;
 }
 
 /** ", at N req/s fixed rate (S % of base's capacity, C req/s)": empty for a closed model. */

@@ -169,7 +169,7 @@ export const SETTINGS = [
     max: 10_000,
     scenario: true,
     description:
-      "Concurrent connections, or auto: base's server is loaded at 1, 2, 4, … connections before the rounds and the smallest count within 10 % of the best throughput is held for both sides (50 with a fixed rate).",
+      "Concurrent connections, or auto: before the rounds, base's server and head's are each loaded at 1, 2, 4, … connections; each side's plateau is the smallest count within 10 % of its best throughput, and the larger of the two is held for both sides (50 with a fixed rate).",
   },
   {
     key: 'placement',
@@ -179,7 +179,7 @@ export const SETTINGS = [
     default: 'auto',
     values: ['auto', 'off'],
     description:
-      'auto: servers on every CPU but the last, load generator on the last (Linux, taskset); off: the scheduler places them.',
+      'auto: servers on every CPU but the last, load generator on the last (Linux, taskset); on a single server CPU, a side whose threads and processes beyond its event loop do 30 % of its CPU widens the servers to every CPU; off: the scheduler places them.',
   },
   {
     key: 'pipelining',

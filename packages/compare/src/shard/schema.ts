@@ -136,6 +136,10 @@ export const resultsSchema = z.object({
         connections: z.number().int().min(1).max(10_000),
         reason: z.enum(['plateau', 'fixed-rate']),
         steps: z.array(z.object({ connections: count, requestsPerSecond: finite })).max(20),
+        headSteps: z
+          .array(z.object({ connections: count, requestsPerSecond: finite }))
+          .max(20)
+          .optional(),
       }),
     )
     .max(100)
@@ -167,6 +171,7 @@ export const resultsSchema = z.object({
           side: z.enum(['base', 'head']),
           share: z.number().min(0).max(1),
           from: z.array(count).min(1).max(4096),
+          at: z.literal('load-level').optional(),
         })
         .optional(),
     })
