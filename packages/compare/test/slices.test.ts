@@ -7,13 +7,31 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compare } from '../src/compare.js';
 import { runLoad } from '../src/measure/load.js';
 import { summariseReadings } from '../src/measure/monitor-summary.js';
-import { mergeSlices, sliceCount, sliceOrder } from '../src/measure/round-slices.js';
+import {
+  mergeSlices,
+  SLICE_LATENCIES,
+  sliceCount,
+  sliceLength,
+  sliceOrder,
+} from '../src/measure/round-slices.js';
 import type { LoadResult } from '../src/model.js';
 import { renderMarkdown } from '../src/render/markdown.js';
 import { defined } from './helpers/defined.js';
 
 // A comparison round with both servers up, the load alternating between them in slices (B H, H B,
 // …): each side's window is the sum of its slices. Real servers, real load.
+
+describe('a slice is long enough for the requests it measures', () => {
+  it('keeps `slice` for fast requests and lengthens it to 10x the longest mean latency, at most the duration', () => {
+    expect(SLICE_LATENCIES).toBe(10);
+    expect(sliceLength(0.5, 5, [2.1, 3.4])).toBe(0.5);
+    expect(sliceLength(0.5, 5, [130, 250])).toBe(2.5);
+    expect(sliceLength(0.5, 5, [900])).toBe(5);
+    // no warm-up, or no latency read: the setting
+    expect(sliceLength(0.5, 5, [])).toBe(0.5);
+    expect(sliceLength(0.5, 5, [Number.NaN])).toBe(0.5);
+  });
+});
 
 describe('slices of a round: the plan', () => {
   it('cuts the window into duration / slice slices, at least one; 0 means one whole window', () => {
@@ -173,7 +191,7 @@ process.on('SIGTERM', () => {
     expect(rows.map((r) => r.side)).toEqual(['base', 'head']);
     for (const r of rows) expect(r.requests).toBeGreaterThan(0);
     expect(renderMarkdown(report)).toContain(
-      'both servers up in each round, the load alternating between them every 0.2 s (B H, H B, …)',
+      "both servers up in each round, the load alternating between them every 0.2 s, or 10× a scenario's mean latency where that is longer (B H, H B, …)",
     );
   });
 

@@ -25,6 +25,21 @@ export function sliceCount(duration: number, slice: number): number {
   return Math.max(1, Math.round(duration / slice));
 }
 
+/**
+ * A slice lasts at least this many times the longest mean latency the warm-ups saw. A slice
+ * starts with a request on every connection at once and ends draining them; with latencies near
+ * the slice's length those edges are all it measures (an Express server hashing with pbkdf2Sync
+ * at 20 connections, about 250 ms a request, read a p50 of 122–143 ms in 0.5 s slices whatever
+ * head did).
+ */
+export const SLICE_LATENCIES = 10;
+
+/** The slice length for a scenario: `slice`, longer for slow requests (see SLICE_LATENCIES), at most `duration`. Pure. */
+export function sliceLength(slice: number, duration: number, meanLatenciesMs: readonly number[]): number {
+  const longest = Math.max(0, ...meanLatenciesMs.filter(Number.isFinite));
+  return Math.min(duration, Math.max(slice, (SLICE_LATENCIES * longest) / 1000));
+}
+
 /** The order of the sides in slice `k`: the first order, then reversed, in turn (A B, B A, A B, …). */
 export function sliceOrder<T>(first: readonly T[], k: number): T[] {
   return k % 2 === 0 ? [...first] : [...first].reverse();
@@ -99,9 +114,18 @@ async function measureSlicedScenario(
   const first = runs[0] as RoundRun;
   const { settings, context } = first;
   const loads = runs.map((run) => scenarioLoad(run, scenario));
-  if (settings.warmup > 0) for (const [i, run] of runs.entries()) await warmUp(run, loads[i] as ScenarioLoad);
+  const latencies: number[] = [];
+  if (settings.warmup > 0)
+    for (const [i, run] of runs.entries())
+      latencies.push((await warmUp(run, loads[i] as ScenarioLoad)).latency.mean);
+  const slice = sliceLength(settings.slice, settings.duration, latencies);
+  if (slice > settings.slice && first.round === 1)
+    context.onProgress?.({
+      phase: 'note',
+      message: `${scenario.name}: slices of ${Math.round(slice * 100) / 100} s, not ${settings.slice} s: ${SLICE_LATENCIES}× the longest mean latency of the warm-ups (${Math.round(Math.max(...latencies))} ms), so a slice's first and last requests are not all it measures`,
+    });
   for (const run of runs) await run.server.control.start(index + 1);
-  const n = sliceCount(settings.duration, settings.slice);
+  const n = sliceCount(settings.duration, slice);
   const seconds = settings.duration / n;
   for (const [i, run] of runs.entries())
     context.onProgress?.({

@@ -123,7 +123,8 @@ function ticks(run: RoundRun, load: ScenarioLoad, window: 'warmup' | 'measure', 
     });
 }
 
-export async function warmUp(run: RoundRun, load: ScenarioLoad): Promise<void> {
+/** The warm-up of one scenario; returns its load (the slices' length reads its latency). */
+export async function warmUp(run: RoundRun, load: ScenarioLoad): Promise<LoadResult> {
   const { spec, round, settings, context } = run;
   context.onProgress?.({
     phase: 'warmup',
@@ -131,7 +132,7 @@ export async function warmUp(run: RoundRun, load: ScenarioLoad): Promise<void> {
     seconds: settings.warmup,
     message: `${spec.side} round ${round}:${load.label} warm-up ${settings.warmup} s`,
   });
-  await runLoad({
+  const result = await runLoad({
     ...load.options,
     duration: settings.warmup,
     onSecond: ticks(run, load, 'warmup', settings.warmup),
@@ -139,6 +140,7 @@ export async function warmUp(run: RoundRun, load: ScenarioLoad): Promise<void> {
   // The warm-up stored a memcache get run's keys: the measured load sends only its gets.
   load.options.preloaded = true;
   throwIfAborted(context.signal);
+  return result;
 }
 
 /** The measured window (the probe's profile window is open): its load and the machine's load marks. */

@@ -122,7 +122,7 @@ export function placementText(placement: Placement | undefined): string {
 /** How a round loads the two sides: side by side in slices, or one server at a time. */
 export function interleaveText(slice: number | undefined, order: readonly ('base' | 'head')[]): string {
   if (slice && slice > 0)
-    return `both servers up in each round, the load alternating between them every ${slice} s (B H, H B, …)`;
+    return `both servers up in each round, the load alternating between them every ${slice} s, or 10× a scenario's mean latency where that is longer (B H, H B, …)`;
   return `one server at a time, interleaved (${order.map((o) => (o === 'base' ? 'B' : 'H')).join(' ')})`;
 }
 
