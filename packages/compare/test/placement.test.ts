@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compare } from '../src/compare.js';
+import { type CompareOptions, compare } from '../src/compare.js';
 import { plateauLevel } from '../src/measure/load-level.js';
 import {
   allowedCpus,
@@ -50,6 +50,30 @@ const round = (side: Side, ...scenarios: MonitorSummary[][]): RoundResult => ({
   pids: [],
   warnings: [],
 });
+
+/**
+ * compare() on the hash fixture: base pbkdf2Sync, head pbkdf2 on libuv's pool; returns the report
+ * and the progress notes.
+ */
+async function hashCompare(settings: Partial<CompareOptions>) {
+  const notes: string[] = [];
+  const out = mkdtempSync(join(tmpdir(), 'hotpath-placement-'));
+  const report = await compare({
+    baseStart: 'HASH_MODE=sync HASH_ITERATIONS=20000 node hash-server.cjs',
+    headStart: 'HASH_MODE=async HASH_ITERATIONS=20000 node hash-server.cjs',
+    cwd: new URL('./fixtures/', import.meta.url).pathname,
+    url: '/auth',
+    rounds: 2,
+    profiler: 'none',
+    memory: 'off',
+    out,
+    ...settings,
+    onProgress: (e) => {
+      if (e.phase === 'note') notes.push(e.message);
+    },
+  }).finally(() => rmSync(out, { recursive: true, force: true }));
+  return { report, notes };
+}
 
 describe("a server's parallel work widens the servers' CPUs after round 1", () => {
   it('measures the CPU done beyond the busiest event loop, over every scenario and process', () => {
@@ -110,24 +134,7 @@ describe("a server's parallel work widens the servers' CPUs after round 1", () =
   const cpus = allowedCpus();
   const placeable = cpus?.length === 2 && hasTaskset();
   it.runIf(placeable)('a pool-heavy head gets every CPU, and round 1 is measured again', async () => {
-    const notes: string[] = [];
-    const out = mkdtempSync(join(tmpdir(), 'hotpath-placement-'));
-    const report = await compare({
-      baseStart: 'HASH_MODE=sync HASH_ITERATIONS=20000 node hash-server.cjs',
-      headStart: 'HASH_MODE=async HASH_ITERATIONS=20000 node hash-server.cjs',
-      cwd: new URL('./fixtures/', import.meta.url).pathname,
-      url: '/auth',
-      rounds: 2,
-      duration: 1,
-      warmup: 0.5,
-      connections: 8,
-      profiler: 'none',
-      memory: 'off',
-      out,
-      onProgress: (e) => {
-        if (e.phase === 'note') notes.push(e.message);
-      },
-    }).finally(() => rmSync(out, { recursive: true, force: true }));
+    const { report, notes } = await hashCompare({ duration: 1, warmup: 0.5, connections: 8 });
     const placement = defined(report.environment.placement, 'the placement');
     expect(placement.server).toEqual(cpus);
     expect(placement.widened).toMatchObject({ side: 'head', from: [defined(cpus)[0]] });
@@ -145,26 +152,13 @@ describe('connections: auto searches both sides', () => {
   const cpus = allowedCpus();
   const placeable = cpus?.length === 2 && hasTaskset();
   it('holds the larger plateau of the two, and head’s pool widens the servers before round 1', async () => {
-    const notes: string[] = [];
-    const out = mkdtempSync(join(tmpdir(), 'hotpath-placement-'));
-    const report = await compare({
-      baseStart: 'HASH_MODE=sync HASH_ITERATIONS=20000 node hash-server.cjs',
-      headStart: 'HASH_MODE=async HASH_ITERATIONS=20000 node hash-server.cjs',
-      cwd: new URL('./fixtures/', import.meta.url).pathname,
-      url: '/auth',
-      rounds: 2,
+    // one server at a time: the search's steps are then 1 s of load each, without slices' pauses
+    const { report, notes } = await hashCompare({
       duration: 0.5,
       warmup: 0.3,
-      // one server at a time: the search's steps are then 1 s of load each, without slices' pauses
       slice: 0,
       connections: 'auto',
-      profiler: 'none',
-      memory: 'off',
-      out,
-      onProgress: (e) => {
-        if (e.phase === 'note') notes.push(e.message);
-      },
-    }).finally(() => rmSync(out, { recursive: true, force: true }));
+    });
     const level = defined(report.environment.loadLevels?.[0], 'the load level');
     const headSteps = defined(level.headSteps, "head's steps");
     expect(level.steps.length).toBeGreaterThanOrEqual(3);
