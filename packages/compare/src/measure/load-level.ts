@@ -16,7 +16,7 @@ import { median } from '../verdict/statistics.js';
 import { throwIfAborted } from './abort.js';
 import { type LoadOptions, runLoad } from './load.js';
 import { readMonitorFile } from './monitor-summary.js';
-import { formatCpuList, widening } from './placement.js';
+import { widening, widenServers } from './placement.js';
 import type { ProbeReport } from './probe-control.js';
 import {
   awaitReady,
@@ -205,11 +205,8 @@ async function searchSides(
     { side: 'head', windows: [...first.foundHead.values()].map((f) => f.monitors) },
   ]);
   if (!placed || !why) return first;
-  const from = formatCpuList(placed.placement?.server ?? []);
-  context.serverPrefix = placed.widen({ ...why, at: 'load-level' });
-  context.log?.(
-    `CPU placement: ${why.side}'s threads and processes beyond its event loop did ${Math.round(why.share * 100)} % of its CPU in the load-level search, which one CPU (${from}) would serialise; the servers now run on every CPU (${formatCpuList(placed.placement?.server ?? [])}) and the search runs again`,
-  );
+  context.log?.(widenServers(placed, why, 'load-level'));
+  context.serverPrefix = placed.serverPrefix;
   return search();
 }
 

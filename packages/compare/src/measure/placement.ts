@@ -125,6 +125,23 @@ export function widening(
   return most;
 }
 
+/**
+ * Gives the servers every CPU for `why` (see widening) and returns the progress note that says
+ * so; `at` names where the share was read: round 1 (measured again) or the load-level search
+ * (run again).
+ */
+export function widenServers(
+  placed: Pick<PlacedRun, 'placement' | 'serverPrefix' | 'widen'>,
+  why: { side: Side; share: number },
+  at?: 'load-level',
+): string {
+  const from = formatCpuList(placed.placement?.server ?? []);
+  placed.widen(at ? { ...why, at } : why);
+  const where = at ? 'the load-level search' : 'round 1';
+  const again = at ? 'the search runs again' : 'round 1 is measured again';
+  return `CPU placement: ${why.side}'s threads and processes beyond its event loop did ${Math.round(why.share * 100)} % of its CPU in ${where}, which one CPU (${from}) would serialise; the servers now run on every CPU (${formatCpuList(placed.placement?.server ?? [])}) and ${again}`;
+}
+
 /** What a comparison runs with: the plan (or why there is none) and how to undo the pinning. */
 export interface PlacedRun {
   placement?: Placement;

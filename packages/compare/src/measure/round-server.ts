@@ -61,7 +61,7 @@ export interface RoundContext {
   /** The launch prefix that places the server on its CPUs (see placement.ts); none by default. */
   serverPrefix?: readonly string[];
   /** The run's placement, which measureRounds may widen after the first round (see placement.ts). */
-  placed?: Pick<PlacedRun, 'placement' | 'widen'>;
+  placed?: Pick<PlacedRun, 'placement' | 'serverPrefix' | 'widen'>;
   /** Stops the round: the server's whole tree is stopped and HP_COMPARE_ABORTED thrown. */
   signal?: AbortSignal;
 }

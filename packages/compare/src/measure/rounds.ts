@@ -2,7 +2,7 @@ import type { Look, Measurements, RoundResult, RoundsStop, Side } from '../model
 import type { Settings } from '../settings/schema.js';
 import { decideAfterPair } from '../verdict/sequential.js';
 import { chooseLoadLevels, type LevelledSettings } from './load-level.js';
-import { formatCpuList, roundWindows, widening } from './placement.js';
+import { roundWindows, widening, widenServers } from './placement.js';
 import { roundProgress } from './progress.js';
 import { type RoundContext, runPairRound, runRound, type ServerSpec } from './round.js';
 
@@ -139,12 +139,9 @@ function widenAfterFirstPair(results: Record<Side, RoundResult[]>, context: Roun
   const { placed } = context;
   const why = widening(placed?.placement, [...results.base, ...results.head].map(roundWindows));
   if (!placed || !why) return false;
-  const from = formatCpuList(placed.placement?.server ?? []);
-  context.serverPrefix = placed.widen(why);
-  context.onProgress?.({
-    phase: 'note',
-    message: `CPU placement: ${why.side}'s threads and processes beyond its event loop did ${Math.round(why.share * 100)} % of its CPU in round 1, which one CPU (${from}) would serialise; the servers now run on every CPU (${formatCpuList(placed.placement?.server ?? [])}) and round 1 is measured again`,
-  });
+  const note = widenServers(placed, why);
+  context.serverPrefix = placed.serverPrefix;
+  context.onProgress?.({ phase: 'note', message: note });
   return true;
 }
 
