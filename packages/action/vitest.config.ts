@@ -1,18 +1,31 @@
 import { defineConfig } from 'vitest/config';
+import { sideBySideWorkers, splitProjects } from '../../scripts/vitest-projects.mjs';
+
+// Files that start no server under load and time nothing (the workflow linter, inputs, the
+// outputs, a recorded shard through the three doors). The end-to-end runs of the Action start
+// real servers under real load: after these, one file at a time.
+const SIDE_BY_SIDE = [
+  'action-yml',
+  'artifact-upload',
+  'front-doors.e2e',
+  'inputs-front-door',
+  'lint-workflows',
+  'log',
+  'throughput-output',
+  'v8-profiler-install',
+];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 120_000,
     hookTimeout: 60_000,
-    // The end-to-end tests start real servers under real load: one file at a time, so they
-    // do not disturb each other's measurements.
-    fileParallelism: false,
     // The json file feeds the workspace-wide "N passed, N failed" line (scripts/test.mjs).
     reporters: [
       'default',
       ['json', { outputFile: '.vitest-result.json' }],
       '../../scripts/vitest-failures.mjs',
     ],
+    ...sideBySideWorkers,
+    projects: splitProjects(SIDE_BY_SIDE),
   },
 });

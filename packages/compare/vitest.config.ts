@@ -1,18 +1,51 @@
 import { defineConfig } from 'vitest/config';
+import { sideBySideWorkers, splitProjects } from '../../scripts/vitest-projects.mjs';
+
+// Files that start no server under load and time nothing: pure functions, the CLI's help and
+// refusals, files on disk, git, a child under a small heap. Every other file (real servers under
+// real load, or a reading of time or CPU) runs after them, one at a time.
+const SIDE_BY_SIDE = [
+  'cli-help',
+  'config-child',
+  'drift-change-points',
+  'drift-history',
+  'drift-issue',
+  'drift-point',
+  'drift-store',
+  'errors',
+  'exports',
+  'init-links',
+  'init-templates',
+  'load-level',
+  'locations',
+  'markdown-safety',
+  'merge-complexity',
+  'open',
+  'printable',
+  'progress',
+  'report',
+  'report-out',
+  'results-limits',
+  'results-reader.properties',
+  'room-sizes',
+  'sequential',
+  'settings',
+  'settings-types',
+  'statistics',
+  'verdict',
+];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 120_000,
     hookTimeout: 60_000,
-    // The end-to-end tests start real servers under real load: one file at a time, so they
-    // do not disturb each other's measurements.
-    fileParallelism: false,
     // The json file feeds the workspace-wide "N passed, N failed" line (scripts/test.mjs).
     reporters: [
       'default',
       ['json', { outputFile: '.vitest-result.json' }],
       '../../scripts/vitest-failures.mjs',
     ],
+    ...sideBySideWorkers,
+    projects: splitProjects(SIDE_BY_SIDE),
   },
 });

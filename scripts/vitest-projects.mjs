@@ -1,0 +1,35 @@
+// Two vitest projects for a package whose tests are partly real servers under real load: the
+// files listed as `parallel` (they start no server under load and time nothing) run side by
+// side first; every other file runs after them, one file at a time, so nothing disturbs its
+// measurements. A file that is not listed is measured alone: the safe default for a new file.
+// The listed files get a worker per CPU (vitest's default leaves one CPU free, which on a 2-CPU
+// runner is one worker: no gain).
+import { availableParallelism } from 'node:os';
+
+/** Spread into the root `test` config: the worker count the listed files run with. */
+export const sideBySideWorkers = { maxWorkers: availableParallelism(), minWorkers: 1 };
+
+/** @param {string[]} parallel test file names without `test/` and `.test.ts` */
+export function splitProjects(parallel) {
+  const files = parallel.map((name) => `test/${name}.test.ts`);
+  return [
+    {
+      extends: true,
+      test: {
+        name: 'side by side',
+        include: files,
+        sequence: { groupOrder: 0 },
+      },
+    },
+    {
+      extends: true,
+      test: {
+        name: 'one at a time',
+        include: ['test/**/*.test.ts'],
+        exclude: files,
+        fileParallelism: false,
+        sequence: { groupOrder: 1 },
+      },
+    },
+  ];
+}
