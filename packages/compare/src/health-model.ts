@@ -53,6 +53,12 @@ export interface MonitorSummary {
   mainThreadCpuMicros: number;
   /** Where mainThreadCpuMicros came from: process.threadCpuUsage() or Linux's /proc. */
   mainThreadCpuSource?: 'threadCpuUsage' | 'proc-schedstat' | 'proc-stat';
+  /**
+   * CPU time of the runtime's own threads over the window, µs: V8's and Node's threads that
+   * exist before the server's code runs (optimising compiler, GC helpers) and the CPU profiler's
+   * thread (Linux; absent elsewhere and from older probes). Not the server's parallel work.
+   */
+  runtimeCpuMicros?: number;
   /** Mean event-loop delay (ms), averaged over the per-second readings. */
   delayMean: number;
   /** Worst per-second p99 delay (ms). */

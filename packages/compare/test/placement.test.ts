@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -36,8 +36,12 @@ describe('CPU lists and the plan', () => {
   });
 });
 
-const monitor = (cpuMicros: number, mainThreadCpuMicros: number): MonitorSummary =>
-  ({ cpuMicros, mainThreadCpuMicros }) as MonitorSummary;
+const monitor = (cpuMicros: number, mainThreadCpuMicros: number, runtimeCpuMicros?: number): MonitorSummary =>
+  ({
+    cpuMicros,
+    mainThreadCpuMicros,
+    ...(runtimeCpuMicros === undefined ? {} : { runtimeCpuMicros }),
+  }) as MonitorSummary;
 const round = (side: Side, ...scenarios: MonitorSummary[][]): RoundResult => ({
   side,
   round: 1,
@@ -87,6 +91,10 @@ describe("a server's parallel work widens the servers' CPUs after round 1", () =
     expect(
       parallelShare(roundWindows(round('base', [monitor(100, 90)], [monitor(300, 10)])).windows),
     ).toBeCloseTo(0.75);
+    // the runtime's own threads (V8 compiling and collecting, the profiler's thread) are not the
+    // server's: a plain server's 40 % off its loop right after a warm-up is none
+    expect(parallelShare([[monitor(1_000, 600, 400)]])).toBe(0);
+    expect(parallelShare([[monitor(1_000_000, 60_000, 40_000)]])).toBeCloseTo(0.9);
     // no per-thread time, or no CPU: no answer
     expect(parallelShare([[monitor(100, Number.NaN)]])).toBeUndefined();
     expect(parallelShare([[monitor(0, 0)]])).toBeUndefined();
@@ -143,6 +151,43 @@ describe("a server's parallel work widens the servers' CPUs after round 1", () =
     // the discarded pair is not in the report: two pairs, as asked
     expect(report.order).toEqual(['base', 'head', 'base', 'head']);
     expect(report.scenarios[0]?.metrics[0]?.pairs).toBe(2);
+  });
+
+  // Short windows right after a short warm-up: V8's threads compile optimised code and the CPU
+  // profiler's thread samples, 35–45 % of a plain single-threaded server's CPU off its loop. Not
+  // parallel work: the servers stay on one CPU (they were widened, and round 1 measured again,
+  // before the probe told the runtime's threads apart).
+  it.runIf(placeable)('a single-threaded server in short windows stays on one CPU', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hotpath-placement-plain-'));
+    try {
+      writeFileSync(
+        join(dir, 'plain.cjs'),
+        `require('node:http').createServer((req, res) => {
+  let x = 0;
+  for (let i = 0; i < 20000; i++) x += i % 7;
+  res.end(String(x));
+}).listen(Number(process.env.PORT), '127.0.0.1');`,
+      );
+      const notes: string[] = [];
+      const report = await compare({
+        baseStart: 'node plain.cjs',
+        headStart: 'node plain.cjs',
+        cwd: dir,
+        rounds: 2,
+        duration: 0.7,
+        warmup: 0.2,
+        connections: 2,
+        out: join(dir, 'out'),
+        onProgress: (e) => {
+          if (e.phase === 'note') notes.push(e.message);
+        },
+      });
+      const placement = defined(report.environment.placement, 'the placement');
+      expect(placement.server).toEqual([defined(cpus)[0]]);
+      expect(placement.widened, notes.join('\n')).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -22,6 +22,7 @@ export function readMonitorFile(path: string): MonitorSummary {
     cpuSystemMicros?: number;
     mainThreadCpuMicros?: number;
     mainThreadCpuSource?: MonitorSummary['mainThreadCpuSource'];
+    runtimeThreadCpuMicros?: number;
     samples: Reading[];
     memory?: MemoryWindow;
   };
@@ -31,6 +32,9 @@ export function readMonitorFile(path: string): MonitorSummary {
     ...summary,
     mainThreadCpuMicros: data.mainThreadCpuMicros ?? Number.NaN,
     ...(data.mainThreadCpuSource ? { mainThreadCpuSource: data.mainThreadCpuSource } : {}),
+    ...(Number.isFinite(data.runtimeThreadCpuMicros)
+      ? { runtimeCpuMicros: data.runtimeThreadCpuMicros }
+      : {}),
     ...(data.memory ? { memory: data.memory } : {}),
   };
 }

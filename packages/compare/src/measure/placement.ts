@@ -70,7 +70,8 @@ function setAffinity(pid: number, cpus: readonly number[]): boolean {
  * zlib, fs), worker threads, a cluster's processes — is what it is made of, and one CPU would
  * serialise it. Measured in a round's windows, placed on one CPU: an Express server hashing with
  * async pbkdf2 did 90 % of its CPU off its event loop; the same server with pbkdf2Sync 5 %; a
- * server allocating 2 000 objects a request (V8's GC helper threads) 11–12 %.
+ * server allocating 2 000 objects a request 11–12 % (V8's GC helper threads, which, like its
+ * compiler's, now count as the runtime's and not the server's: see probe-threads.ts).
  */
 export const PARALLEL_SHARE = 0.3;
 
@@ -88,21 +89,24 @@ export const roundWindows = (round: RoundResult): SideWindows => ({
 
 /**
  * The share of the CPU time of `windows` (every probed process) done beyond each window's busiest
- * event loop; undefined without per-thread CPU time.
+ * event loop and beyond the runtime's own threads (V8's compiler and GC helpers, the profiler's
+ * thread: where the probe could read them); undefined without per-thread CPU time.
  */
 export function parallelShare(windows: SideWindows['windows']): number | undefined {
   let total = 0;
   let loops = 0;
+  let runtime = 0;
   for (const monitors of windows) {
     let busiest = 0;
     for (const m of monitors) {
       if (!Number.isFinite(m.mainThreadCpuMicros) || !Number.isFinite(m.cpuMicros)) return undefined;
       total += m.cpuMicros;
+      runtime += m.runtimeCpuMicros ?? 0;
       busiest = Math.max(busiest, m.mainThreadCpuMicros);
     }
     loops += busiest;
   }
-  return total > 0 ? Math.max(0, total - loops) / total : undefined;
+  return total > 0 ? Math.max(0, total - loops - runtime) / total : undefined;
 }
 
 /**

@@ -23,6 +23,10 @@ import {
   stopHeapSampling,
 } from './probe-heap-sampling.js';
 import { closeMemory, endMemoryRecord, type MemoryEdge, openMemory } from './probe-memory.js';
+import { cpuBetween, listThreads, startupThreads, threadsCpu } from './probe-threads.js';
+
+/** The runtime's threads (V8's and Node's), listed when the probe loads: see probe-threads.ts. */
+let runtimeThreads: number[] = [];
 
 /** Where v8-profiler-next is for the server's Node: HOTPATH_V8_PROFILER_PATH, else the app's own. */
 function loadV8ProfilerNext(): unknown {
@@ -97,6 +101,8 @@ interface Window {
   startedAt: number;
   cpu: NodeJS.CpuUsage;
   thread: ReturnType<typeof mainThreadCpu>;
+  /** The runtime's threads and those hotpath's profilers started, and their CPU µs at the start. */
+  runtime: { tids: number[]; cpu: Map<number, number> };
   memory?: MemoryEdge;
   heap?: HeapSampling;
 }
@@ -145,6 +151,8 @@ async function openWindow(
   const heapNote = memoryOn ? await checkHeapSampling() : undefined;
   const memory = memoryOn ? await openMemory() : undefined;
   const heap = memory && !heapNote ? await startHeapSampling() : undefined;
+  // The threads the CPU profiler starts (V8's profiler thread) count as the runtime's.
+  const before = new Set(listThreads());
   if (mode === 'cpuprofile') {
     profiler = await startCpuSampler({ samplingIntervalMicros: 1000, loadV8ProfilerNext });
     // v8-profiler-next simply not being installed is the documented default, not news.
@@ -152,6 +160,7 @@ async function openWindow(
   } else if (mode === 'prof') {
     markProfLog('start', id);
   }
+  const runtime = [...runtimeThreads, ...listThreads().filter((tid) => !before.has(tid))];
   const monitor = createMonitor({ resolution: 10, sampleInterval: 0 });
   const samples: Reading[] = [];
   const timer = setInterval(() => readMonitor(window), 1000);
@@ -167,6 +176,7 @@ async function openWindow(
     startedAt: Date.now(),
     cpu: process.cpuUsage(),
     thread: mainThreadCpu(),
+    runtime: { tids: runtime, cpu: threadsCpu(runtime) },
     memory,
     heap,
   };
@@ -207,6 +217,9 @@ async function closeWindow(
     current.thread && thread && thread.source === current.thread.source
       ? thread.micros - current.thread.micros
       : undefined;
+  const runtimeMicros = current.runtime.tids.length
+    ? cpuBetween(current.runtime.cpu, threadsCpu(current.runtime.tids))
+    : undefined;
   clearInterval(current.timer);
   readMonitor(current);
   current.monitor.close();
@@ -231,6 +244,7 @@ async function closeWindow(
         cpuSystemMicros: cpu.system,
         mainThreadCpuMicros: threadMicros,
         mainThreadCpuSource: threadMicros === undefined ? undefined : thread?.source,
+        runtimeThreadCpuMicros: runtimeMicros,
         samples: current.samples,
         memory,
       }),
@@ -312,6 +326,7 @@ function install(): void {
   const dir = process.env.HOTPATH_PROBE_DIR;
   const mode = process.env.HOTPATH_PROBE_PROFILER ?? 'cpuprofile';
   if (!control || !dir) return;
+  runtimeThreads = startupThreads();
   const wanted = Number(process.env.PORT);
   let active = false;
   const original = Server.prototype.listen;

@@ -46,6 +46,7 @@ export const monitorSchema = z.object({
   cpuMicros: maybeNaN,
   mainThreadCpuMicros: maybeNaN.default(Number.NaN),
   mainThreadCpuSource: z.enum(['threadCpuUsage', 'proc-schedstat', 'proc-stat']).optional(),
+  runtimeCpuMicros: finite.nonnegative().optional(),
   delayMean: finite,
   delayP99: finite,
   delayMax: finite,
