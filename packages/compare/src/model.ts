@@ -311,6 +311,11 @@ export interface ScenarioReport {
    * report.json (render leaves it out): it is as large as the profiles.
    */
   profiles: { base?: Profile; head?: Profile };
+  /**
+   * Each side's allocation profiles merged over its rounds, a stack's count its bytes allocated
+   * per request (the allocation flame graphs). Not part of report.json either.
+   */
+  allocationProfiles: { base?: Profile; head?: Profile };
 }
 
 /** Settings as the report echoes them: in the table's units, headers by name, body as a flag. */

@@ -17,8 +17,10 @@ import type {
   RoundResult,
   ScenarioRound,
 } from '../src/model.js';
+import { type FlameNode, flameData, MIN_FRAME_SHARE } from '../src/render/flame-data.js';
 import { renderMarkdown } from '../src/render/markdown.js';
 import { render } from '../src/render/render.js';
+import { allocationFlameProfile } from '../src/report/allocation-flames.js';
 import { report as makeReport } from '../src/report/report.js';
 import { resolveSettings } from '../src/settings/schema.js';
 import { readShard, writeShard } from '../src/shard/file.js';
@@ -142,6 +144,50 @@ describe('allocated bytes per request by function (recorded data)', () => {
     expect(diff.rows[0]).toMatchObject({ name: 'f', base: 4, head: 8, change: 4, status: 'changed' });
     expect(diff.rows[0]?.ci).toBeUndefined();
     expect(diffAllocations([window(undefined, 1000)], [window(allocations({ f: 1 }))], 0.05)).toBeUndefined();
+  });
+});
+
+describe('the allocation flame graphs (recorded data)', () => {
+  it('merge each side into bytes per request by stack, the mean over its rounds, the probe left out', () => {
+    // base: two rounds of 2 000 B per request, a quarter in parse; the probe's stack in one of them
+    const base = [
+      window(allocations({ parse: 100, render: 300 }), 2_000_000),
+      window(allocations({ parse: 100, render: 300 }), 2_000_000),
+    ];
+    const probed = defined(base[1]?.allocations);
+    probed.functions.push({ name: 'openWindow', file: 'hotpath:probe', line: 1, column: 1, selfBytes: 40 });
+    probed.stacks.push({ frames: [probed.functions.length - 1], bytes: 40 });
+    const profile = defined(allocationFlameProfile(base), 'a profile');
+    expect(profile.functions.map((f) => f.name)).not.toContain('openWindow');
+    expect(profile.functions.map((f) => [f.name, Math.round(f.self)])).toEqual([
+      ['render', Math.round((1500 + (2000 * 300) / 440) / 2)],
+      ['parse', Math.round((500 + (2000 * 100) / 440) / 2)],
+      ['main', 0],
+    ]);
+    expect(profile.totalTicks).toBeCloseTo(
+      profile.stacks.reduce((n, s) => n + s.count, 0),
+      9,
+    );
+    expect(defined(profile.functions[2]).total).toBeCloseTo(profile.totalTicks, 9);
+    expect(allocationFlameProfile([window(undefined, 1000)])).toBeUndefined();
+  });
+
+  it("diff in bytes per request as they are: head's 1 000 B more in render is +1 000 B, not a share", () => {
+    const base = allocationFlameProfile([window(allocations({ parse: 500, render: 500 }), 1_000_000)]);
+    const head = allocationFlameProfile([window(allocations({ parse: 500, render: 1500 }), 2_000_000)]);
+    const data = flameData({ base, head }, MIN_FRAME_SHARE, 'bytes');
+    expect(data.unit).toBe('bytes');
+    const name = (n: FlameNode) => data.names[n.n];
+    const main = defined(defined(data.diff?.c)[0]);
+    expect(name(main)).toMatch(/^main /);
+    const byName = Object.fromEntries((main.c ?? []).map((n) => [name(n)?.split(' ')[0], n]));
+    expect(byName.render).toMatchObject({ v: 1500, d: 1000 });
+    expect(byName.parse?.v).toBe(500);
+    expect(byName.parse?.d).toBeUndefined();
+    // CPU samples keep the scaled differential: base scaled to head's count (2 000 / 1 000)
+    const cpu = flameData({ base, head });
+    const parse = cpu.diff?.c?.[0]?.c?.find((n) => cpu.names[n.n]?.startsWith('parse '));
+    expect(parse?.d).toBe(-500);
   });
 });
 

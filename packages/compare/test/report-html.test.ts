@@ -235,7 +235,7 @@ describe('report.html in headless Chromium', () => {
   }
 
   it.skipIf(!chromium)(
-    'a real run’s report.html shows three flame graphs, with no console error, not blank (needs Chromium: on the PATH or HOTPATH_CHROMIUM)',
+    'a real run’s report.html shows three CPU and three allocation flame graphs, with no console error, not blank (needs Chromium: on the PATH or HOTPATH_CHROMIUM)',
     async () => {
       const out = join(dir, 'run');
       const report = await compare({
@@ -252,17 +252,27 @@ describe('report.html in headless Chromium', () => {
       const file = join(out, 'report.html');
       const { page, errors } = await open(file);
       expect(errors).toEqual([]);
-      expect(await page.evaluate(() => document.documentElement.dataset.flameGraphs)).toBe('3');
+      expect(report.scenarios[0]?.allocationProfiles.head?.totalTicks).toBeGreaterThan(0);
+      expect(await page.evaluate(() => document.documentElement.dataset.flameGraphs)).toBe('6');
       const frames = await page.evaluate(() =>
         [...document.querySelectorAll<HTMLElement>('[data-graph]')].map((g) => ({
           graph: g.dataset.graph,
           frames: g.querySelectorAll('g.frame').length,
           labels: [...g.querySelectorAll('.d3-flame-graph-label')].map((l) => l.textContent).join('\n'),
+          titles: [...g.querySelectorAll('title')].map((t) => t.textContent).join('\n'),
         })),
       );
-      expect(frames.map((f) => f.graph)).toEqual(['diff', 'head', 'base']);
-      for (const f of frames) expect(f.frames).toBeGreaterThan(5);
+      expect(frames.map((f) => f.graph)).toEqual(['diff', 'head', 'base', 'diff', 'head', 'base']);
+      for (const f of frames.slice(0, 3)) expect(f.frames).toBeGreaterThan(5);
       expect(frames[1]?.labels).toMatch(/pbkdf2Sync/);
+      // the allocation graphs: each frame's bytes per request; the differential's change in bytes
+      for (const f of frames.slice(3)) expect(f.frames).toBeGreaterThan(2);
+      expect(frames[4]?.titles).toMatch(/^all: [\d.]+ (B|KB) per request \(100\.00 %\)$/m);
+      expect(frames[3]?.titles).toMatch(/; self vs base: [+−±][\d.]+ (B|KB) per request$/m);
+      expect(frames[1]?.titles).toMatch(/ samples \(/);
+      expect(
+        await page.evaluate(() => [...document.querySelectorAll('h3')].map((h) => h.textContent)),
+      ).toContain('Allocation flame graphs');
 
       const section = await page.$('.flames');
       const png = PNG.sync.read(Buffer.from((await section?.screenshot({ type: 'png' })) ?? []));

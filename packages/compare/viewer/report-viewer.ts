@@ -16,10 +16,19 @@ interface FlameData {
   base?: FlameNode;
   head?: FlameNode;
   diff?: FlameNode;
+  /** CPU samples, or bytes allocated per request (the allocation graphs). */
+  unit?: 'samples' | 'bytes';
 }
 type Graph = 'base' | 'head' | 'diff';
 
 const percent = (x: number) => `${(100 * x).toFixed(2)} %`;
+const bytes = (x: number) =>
+  x >= 1024 * 1024
+    ? `${(x / 1024 / 1024).toFixed(2)} MB`
+    : x >= 1024
+      ? `${(x / 1024).toFixed(1)} KB`
+      : `${x.toFixed(1)} B`;
+const sign = (x: number) => (x > 0 ? '+' : x < 0 ? '−' : '±');
 
 function draw(
   el: HTMLElement,
@@ -40,10 +49,16 @@ function draw(
     .setSearchMatch((d, term) => term !== '' && name(d).toLowerCase().includes(term.toLowerCase()))
     .setDetailsElement(details)
     .label((d) => {
+      const delta = d.data.d ?? 0;
+      if (data.unit === 'bytes') {
+        const line = `${name(d)}: ${bytes(d.data.v)} per request (${percent(d.data.v / total)})`;
+        return graph === 'diff'
+          ? `${line}; self vs base: ${sign(delta)}${bytes(Math.abs(delta))} per request`
+          : line;
+      }
       const line = `${name(d)}: ${d.data.v} samples (${percent(d.data.v / total)})`;
       if (graph !== 'diff') return line;
-      const delta = d.data.d ?? 0;
-      return `${line}; self vs base: ${delta > 0 ? '+' : delta < 0 ? '−' : '±'}${percent(Math.abs(delta) / total)} of samples`;
+      return `${line}; self vs base: ${sign(delta)}${percent(Math.abs(delta) / total)} of samples`;
     });
   if (graph === 'diff') chart.setColorMapper(colorMapper.differentialColorMapper);
   select(el).datum(root).call(chart);

@@ -31,6 +31,11 @@ export interface FlameData {
   folded: number;
   /** `(idle)` samples left out of each side's graphs (they are no cost; see the report's shares). */
   idle: { base: number; head: number };
+  /**
+   * What `v` and `d` count: CPU samples, or bytes allocated per request (the allocation graphs,
+   * whose differential is not scaled: `d` is the change in bytes per request).
+   */
+  unit: 'samples' | 'bytes';
 }
 
 /** Default fold: a frame under 1/2000 of the samples is under a pixel at any page width. */
@@ -94,6 +99,8 @@ function tree(profile: Profile, options: TreeOptions): FlameNode {
       v: node.total,
     };
     if (node.fn < 0) out.v -= idleSamples(profile);
+    // samples are whole; bytes per request to a tenth (the page's JSON stays small)
+    out.v = Math.round(out.v * 10) / 10;
     if (options.base && node.fn >= 0) {
       const before = (options.base.self.get(path) ?? 0) * options.base.scale;
       const delta = Math.round((node.self - before) * 10) / 10;
@@ -116,12 +123,13 @@ function tree(profile: Profile, options: TreeOptions): FlameNode {
 
 /**
  * The flame-graph trees of a scenario: base, head and the differential (head's shape, each
- * frame's `d` its self-sample change against base). Pure; names stay data (the page shows them
- * as text only).
+ * frame's `d` its self change against base: CPU samples with base scaled to head's count, bytes
+ * per request as they are). Pure; names stay data (the page shows them as text only).
  */
 export function flameData(
   profiles: { base?: Profile; head?: Profile },
   minShare = MIN_FRAME_SHARE,
+  unit: FlameData['unit'] = 'samples',
 ): FlameData {
   const names = new NameTable();
   names.id('all');
@@ -130,6 +138,7 @@ export function flameData(
     names: names.names,
     minShare,
     folded: 0,
+    unit,
     idle: {
       base: profiles.base ? idleSamples(profiles.base) : 0,
       head: profiles.head ? idleSamples(profiles.head) : 0,
@@ -144,7 +153,7 @@ export function flameData(
       names,
       minSamples: min(head),
       counter: { folded: 0 },
-      base: { self: selfByPath(base), scale: head.totalTicks / base.totalTicks },
+      base: { self: selfByPath(base), scale: unit === 'bytes' ? 1 : head.totalTicks / base.totalTicks },
     });
   data.folded = counter.folded;
   return data;

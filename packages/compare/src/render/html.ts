@@ -9,7 +9,7 @@ import type {
   ScenarioReport,
 } from '../model.js';
 import { allocationCaption, allocationCells, allocationWhere } from './allocation-rows.js';
-import { type FlameData, flameData } from './flame-data.js';
+import { type FlameData, flameData, MIN_FRAME_SHARE } from './flame-data.js';
 import {
   displayName,
   formatChange,
@@ -21,26 +21,14 @@ import {
   share,
   shortLocation,
 } from './format.js';
+import { flameSection } from './html-flames.js';
+import { escapeHtml, scriptJson } from './html-text.js';
 import { sourceLink } from './markdown-text.js';
 import { memoryRows } from './memory-rows.js';
 import { metricLabel } from './metric-labels.js';
 import { interleaveText, loadLevelText, runSummary, scenarioSummary } from './words.js';
 
-/** Text as HTML text or attribute value: nothing in it can become markup. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-/**
- * A value as the body of a `<script type="application/json">`: JSON whose `<`, `>` and `&` are
- * escapes, so no text inside can close the element or open a comment; U+2028/9 escaped too.
- */
-export function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(
-    /[<>&\u2028\u2029]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-}
+export { escapeHtml, scriptJson };
 
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
 
@@ -162,36 +150,6 @@ function roundsChart(rounds: readonly RoundRow[], pick: (r: RoundRow) => number,
 
 const verdictClass = (x: { outcome: Outcome }) => (x.outcome === 'unchanged' ? 'neutral' : x.outcome);
 
-function flameSection(index: number, data: FlameData): string {
-  const graphs: [keyof FlameData & ('diff' | 'head' | 'base'), string, string][] = [
-    [
-      'diff',
-      'Differential flame graph: base → head',
-      "head's stacks; red: more self time in head than in base, blue: less (base scaled to head's samples); stacks only base has are in the base graph",
-    ],
-    ['head', 'Head', ''],
-    ['base', 'Base', ''],
-  ];
-  const present = graphs.filter(([key]) => data[key]);
-  if (present.length === 0) return '<p class="dim">No CPU profile, so no flame graph.</p>';
-  const parts = [
-    `<div class="flames" data-flames="${index}">`,
-    '<div class="flame-tools"><input type="search" placeholder="highlight functions (substring)" aria-label="highlight functions"> <button type="button" class="reset">reset zoom</button></div>',
-    '<div class="flame-details" aria-live="polite"></div>',
-  ];
-  for (const [key, title, note] of present)
-    parts.push(
-      `<h4>${e(title)}</h4>`,
-      note ? `<p class="dim">${e(note)}</p>` : '',
-      `<div class="flame" data-graph="${key}"></div>`,
-    );
-  parts.push(
-    `<p class="dim">Click a frame to zoom, hover for samples. Frames under ${(data.minShare * 100).toFixed(2)} % of the samples are folded into their caller${data.folded ? ` (${data.folded} folded)` : ''}; <code>(idle)</code> samples are left out (base ${data.idle.base}, head ${data.idle.head}).</p>`,
-    '</div>',
-  );
-  return parts.join('\n');
-}
-
 function diagnosisTable(s: ScenarioReport): string {
   const { base, head, findings } = s.diagnosis;
   if (!base && !head) return '<p class="dim">No event-loop data (the probe did not attach).</p>';
@@ -252,7 +210,13 @@ function allocationTable(report: Report, s: ScenarioReport): string {
   return `<h3>Allocating functions</h3><p class="dim">${e(allocationCaption(diff))}</p>${table(columns, diff.rows)}`;
 }
 
-function scenarioSection(report: Report, s: ScenarioReport, index: number, flames: FlameData): string {
+function scenarioSection(
+  report: Report,
+  s: ScenarioReport,
+  index: number,
+  flames: FlameData,
+  allocationFlames: FlameData,
+): string {
   const hot = s.hotFunctions;
   const hotRows = hot ? [...hot.rows, ...hot.flagged.filter((f) => !hot.rows.includes(f))] : [];
   return [
@@ -277,6 +241,9 @@ function scenarioSection(report: Report, s: ScenarioReport, index: number, flame
     '<h3>Event loop and memory</h3>',
     diagnosisTable(s),
     allocationTable(report, s),
+    ...(allocationFlames.base || allocationFlames.head
+      ? ['<h3>Allocation flame graphs</h3>', flameSection(report.scenarios.length + index, allocationFlames)]
+      : []),
     '</section>',
   ].join('\n');
 }
@@ -342,8 +309,12 @@ export interface ViewerAssets {
  * with `<` escaped, and a Content-Security-Policy lets only this page's own script and style run.
  */
 export function renderHtml(report: Report, viewer: ViewerAssets): string {
-  const flames = report.scenarios.map((s) => flameData(s.profiles));
-  const data = { schema: 'hotpath-report-html/1', flames };
+  // CPU flame graphs of scenario i at i, its allocation flame graphs at scenarios + i
+  const cpu = report.scenarios.map((s) => flameData(s.profiles));
+  const allocations = report.scenarios.map((s) =>
+    flameData(s.allocationProfiles ?? {}, MIN_FRAME_SHARE, 'bytes'),
+  );
+  const data = { schema: 'hotpath-report-html/1', flames: [...cpu, ...allocations] };
   const script = viewer.script.replace(/<\/(script)/gi, '<\\/$1');
   const style = `${viewer.style}\n${STYLE}`;
   const csp = `default-src 'none'; script-src ${sha256(script)}; style-src ${sha256(style)}; img-src data:; base-uri 'none'; form-action 'none'`;
@@ -366,7 +337,15 @@ export function renderHtml(report: Report, viewer: ViewerAssets): string {
     `<h1>hotpath: <span class="verdict ${verdictClass(report)}">${e(title)}</span></h1>`,
     `<p class="dim">base ${rev(sides.base)} vs head ${rev(sides.head)} · ${report.rounds} rounds per side · ${e(report.startedAt)}</p>`,
     '</header>',
-    ...report.scenarios.map((s, i) => scenarioSection(report, s, i, flames[i] ?? flameData({}))),
+    ...report.scenarios.map((s, i) =>
+      scenarioSection(
+        report,
+        s,
+        i,
+        cpu[i] ?? flameData({}),
+        allocations[i] ?? flameData({}, MIN_FRAME_SHARE, 'bytes'),
+      ),
+    ),
     settingsSection(report),
     `<script type="application/json" id="hotpath-data">${scriptJson(data)}</script>`,
     `<script>${script}</script>`,

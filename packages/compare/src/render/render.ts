@@ -17,7 +17,7 @@ export function reportJson(report: Report) {
     schema: REPORT_SCHEMA,
     summary: runSummary(report),
     ...report,
-    scenarios: report.scenarios.map(({ profiles: _profiles, ...s }) => ({
+    scenarios: report.scenarios.map(({ profiles: _profiles, allocationProfiles: _allocations, ...s }) => ({
       summary: scenarioSummary(s, report.settings.threshold),
       ...s,
       metrics: s.metrics.map((m) => ({ ...m, label: metricLabel(m.metric) })),

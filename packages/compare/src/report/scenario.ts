@@ -4,6 +4,7 @@ import { diffAllocations } from '../verdict/allocation-diff.js';
 import { functionsDecide, type LookLevels, type VerdictPolicy } from '../verdict/policy.js';
 import { roundMetrics } from '../verdict/round-pairs.js';
 import { judgeScenario } from '../verdict/scenario-verdict.js';
+import { allocationFlameProfile } from './allocation-flames.js';
 import { diagnose } from './diagnosis.js';
 
 function describeTarget(scenario: Scenario): string {
@@ -14,6 +15,15 @@ function describeTarget(scenario: Scenario): string {
       : first.join(', ');
   }
   return `${scenario.method} ${scenario.url}`;
+}
+
+/** Each side's allocation profiles merged for the allocation flame graphs (sides without none). */
+function allocationFlames(
+  rounds: Record<Side, Measurements['base'][number]['scenarios']>,
+): ScenarioReport['allocationProfiles'] {
+  const base = allocationFlameProfile(rounds.base);
+  const head = allocationFlameProfile(rounds.head);
+  return { ...(base ? { base } : {}), ...(head ? { head } : {}) };
 }
 
 /** The allocation diff, where both sides have allocation profiles. */
@@ -74,5 +84,6 @@ export function analyseScenario(
     diagnosis,
     rounds: rows,
     profiles,
+    allocationProfiles: allocationFlames(rounds),
   };
 }

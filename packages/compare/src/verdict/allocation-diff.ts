@@ -18,18 +18,31 @@ interface RoundAllocations {
 }
 
 /**
- * Each function's bytes allocated per request in one round: its share of the sampled bytes times
- * the round's allocated bytes per request (from the memory edges), or its sampled bytes over the
- * requests where the round has none. Undefined without an allocation profile or requests.
+ * What turns one round's sampled bytes into bytes allocated per request: the round's measured
+ * allocated bytes per request (from the memory edges) over its sampled bytes, or one over its
+ * requests where the round has no memory edges. Undefined without an allocation profile or requests.
  */
-export function roundAllocations(round: ScenarioRound): RoundAllocations | undefined {
+export function allocationScale(round: ScenarioRound): number | undefined {
   const profile = round.allocations;
   const requests = round.load.requests.total;
   if (!profile || requests <= 0) return undefined;
   let sampled = 0;
   for (const f of profile.functions) sampled += f.selfBytes;
   const measured = roundMetrics(round).allocatedBytesPerRequest;
-  const scale = Number.isFinite(measured) ? (sampled > 0 ? measured / sampled : 0) : 1 / requests;
+  return Number.isFinite(measured) ? (sampled > 0 ? measured / sampled : 0) : 1 / requests;
+}
+
+/**
+ * Each function's bytes allocated per request in one round: its share of the sampled bytes times
+ * the round's allocated bytes per request (from the memory edges), or its sampled bytes over the
+ * requests where the round has none. Undefined without an allocation profile or requests.
+ */
+export function roundAllocations(round: ScenarioRound): RoundAllocations | undefined {
+  const profile = round.allocations;
+  const scale = allocationScale(round);
+  if (!profile || scale === undefined) return undefined;
+  let sampled = 0;
+  for (const f of profile.functions) sampled += f.selfBytes;
   const perRequest = new Map<string, number>();
   const where = new Map<string, AllocationFunction>();
   for (const f of profile.functions) {
