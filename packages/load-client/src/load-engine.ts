@@ -215,6 +215,8 @@ export class LoadEngine extends EventEmitter<EngineEvents> implements Connection
   response(status: number, latencyMs: number, measured: boolean): void {
     if (!measured) {
       this.warmupResponses++;
+      // a warm-up request still in flight when the drain began: the drain waits for it too
+      if (this.phase === PHASE_DRAIN) this.checkDrained();
       return;
     }
     if (this.phase === PHASE_DONE) return;
@@ -226,6 +228,7 @@ export class LoadEngine extends EventEmitter<EngineEvents> implements Connection
   error(kind: number, measured: boolean, message: string): void {
     if (!measured) {
       this.warmupErrors++;
+      if (this.phase === PHASE_DRAIN) this.checkDrained();
       return;
     }
     if (this.phase === PHASE_DONE) return;

@@ -74,6 +74,26 @@ describe('drain: the requests in flight at the end are awaited and counted', () 
     expect(state.open).toBe(0);
   });
 
+  it('a warm-up request still in flight when the drain begins is awaited, and then the run ends', async () => {
+    // one connection, 800 ms a response: the warm-up's request (sent at 0) is still out when the
+    // measured 0.3 s end at 0.5 s; its answer at 0.8 s ends the drain (it once ended nothing: the
+    // run waited forever, as a capacity step at an overloaded rate with a long queue did)
+    const { server, state } = await slowServer(800);
+    const started = Date.now();
+    const result = await run({
+      url: `${server.url}/`,
+      connections: 1,
+      warmup: 0.2,
+      duration: 0.3,
+      drain: true,
+    });
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(750);
+    expect(result.requests.total).toBe(0);
+    expect(state.received).toBe(1);
+    expect(state.open).toBe(0);
+  });
+
   it('a request that never gets its answer ends the drain at the timeout, counted as a timeout', async () => {
     const { server } = await slowServer(50, (path) => path === '/hang');
     let n = 0;
