@@ -5,6 +5,7 @@ import { sideBySideWorkers, splitProjects } from '../../scripts/vitest-projects.
 // refusals, files on disk, git, a child under a small heap. Every other file (real servers under
 // real load, or a reading of time or CPU) runs after them, one at a time.
 const SIDE_BY_SIDE = [
+  'capacity',
   'cli-help',
   'config-child',
   'drift-change-points',

@@ -56,6 +56,8 @@ export function renderActionYml() {
     "    description: 'Highest change of bytes retained per request over the scenarios, head vs base, in bytes (e.g. 212.4; a leak), the unit of retained-threshold; empty when a scenario has no memory measurement.'",
     '  allocated-change:',
     "    description: 'Highest change of bytes allocated per request over the scenarios, head vs base, in percent (e.g. 30.12); empty when a scenario has no memory measurement.'",
+    '  capacity-change:',
+    "    description: 'Lowest change of capacity at the SLO over the scenarios with an slo, head vs base, in percent (e.g. -19.90); empty when no scenario has an slo, or one''s capacity could not be told.'",
     '  report:',
     '    description: Path of the JSON report.',
     '  comment-url:',

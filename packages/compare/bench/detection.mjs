@@ -3,7 +3,7 @@
 // and a head whose handler costs 11 % more CPU (about −10 % req/s: detection)?
 //
 //   node bench/detection.mjs [--runs N] [--shards 1,2,4] [--factor 1.11] [--rounds N|auto] [--duration S]
-//                            [--change cpu|pbkdf2|leak|buffer|alloc|cache|stall] [--rate N|N%]
+//                            [--change cpu|pbkdf2|leak|buffer|alloc|cache|stall] [--rate N|N%] [--slo TEXT]
 //                            [--neighbour off|unpinned|server-core]
 //                            [--only both|aa|ab] [--threshold PCT] [--out FILE]
 //
@@ -17,7 +17,9 @@
 // stops growing; nothing should be flagged). --change stall: head holds its event loop --stall-ms
 // (20) every --stall-every ms (200) without spending CPU (Atomics.wait, as a synchronous read or a
 // lock would), on base's CPU route; with --rate (e.g. 70%: of base's capacity) the scenario is an
-// open model judged by its latency tail, and a latency table follows. --neighbour runs a CPU hog during a random half of
+// open model judged by its latency tail, and a latency table follows. --slo (e.g.
+// 'p99<=50ms'): each round also searches each side's capacity at that SLO, and a capacity table
+// follows (with --change cpu, the truth is 1/factor − 1: --factor 1.25 is −20 %). --neighbour runs a CPU hog during a random half of
 // the rounds (decided per round, as a shared runner's neighbours come and go): unpinned, or on the
 // server's core.
 //
@@ -52,6 +54,7 @@ const { values } = parseArgs({
     pinned: { type: 'boolean', default: false },
     change: { type: 'string', default: 'cpu' },
     rate: { type: 'string' },
+    slo: { type: 'string' },
     'stall-ms': { type: 'string', default: '20' },
     'stall-every': { type: 'string', default: '200' },
     neighbour: { type: 'string', default: 'off' },
@@ -238,7 +241,7 @@ const overrides = {
   ...(values.connections ? { connections: values.connections } : {}),
   ...(values.placement ? { placement: values.placement } : {}),
 };
-for (const key of ['rounds', 'duration', 'warmup', 'threshold', 'rate'])
+for (const key of ['rounds', 'duration', 'warmup', 'threshold', 'rate', 'slo'])
   if (values[key]) overrides[key] = values[key];
 if (values.change === 'pbkdf2' || memoryStory) overrides.url = '/';
 const settings = resolveSettings({ overrides });
@@ -396,6 +399,31 @@ if (values.rate) {
     const med = (list, metric, key) => median(list.map((r) => r.metrics[metric]?.[key] ?? Number.NaN));
     console.log(
       `| ${shards} | ${Math.round(median(held))} (${Math.round(Math.min(...held))}–${Math.round(Math.max(...held))}) | ${Math.round(median(capacity))} | ${median(baseP99)?.toFixed(2)} ms | ${metricOutcomes(a, 'p99')} · ${metricOutcomes(b, 'p99')} | ${b.length ? pct(med(b, 'p99', 'change')) : '—'} | ${metricOutcomes(a, 'p90')} · ${metricOutcomes(b, 'p90')} | ${b.length ? pct(med(b, 'p90', 'change')) : '—'} | ${a.length ? `±${(med(a, 'p99', 'detectable') * 100).toFixed(1)} %` : '—'} |`,
+    );
+  }
+}
+// Capacity at the SLO: what each run's paired capacity showed, against the truth for --change cpu.
+if (values.slo) {
+  const truth = values.change === 'cpu' ? 1 / Number(values.factor) - 1 : undefined;
+  console.log(
+    `\n| shards | SLO | capacity outcomes A/A · A/B | A/B change (median; range) | A/B within ±5 points of ${truth === undefined ? 'the truth' : pct(truth)} | A/B interval covers it | base capacity, req/s (median) | detectable, A/A (median) | s per comparison (median) |`,
+  );
+  console.log('|---:|---|---|---|---:|---:|---:|---:|---:|');
+  for (const shards of shardCounts) {
+    const { aa: a, ab: b } = results[shards];
+    const changes = b.map((r) => r.metrics.capacity?.change ?? Number.NaN);
+    const within =
+      truth === undefined ? '—' : `${changes.filter((c) => Math.abs(c - truth) <= 0.05).length}/${b.length}`;
+    const covers =
+      truth === undefined
+        ? '—'
+        : `${b.filter((r) => r.metrics.capacity?.ci && r.metrics.capacity.ci[0] <= truth && truth <= r.metrics.capacity.ci[1]).length}/${b.length}`;
+    const baseCapacity = [...a, ...b].map((r) =>
+      median(r.rounds.filter((x) => x.side === 'base').map((x) => x.capacity)),
+    );
+    const detectable = median(a.map((r) => r.metrics.capacity?.detectable ?? Number.NaN));
+    console.log(
+      `| ${shards} | ${settings.scenarios[0]?.slo} | ${metricOutcomes(a, 'capacity')} · ${metricOutcomes(b, 'capacity')} | ${b.length ? `${pct(median(changes))} (${pct(Math.min(...changes))} to ${pct(Math.max(...changes))})` : '—'} | ${within} | ${covers} | ${Math.round(median(baseCapacity))} | ${a.length ? `±${(detectable * 100).toFixed(1)} %` : '—'} | ${median([...a, ...b].map((r) => r.seconds)).toFixed(0)} |`,
     );
   }
 }

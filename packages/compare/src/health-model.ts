@@ -95,7 +95,7 @@ export type SideHealth = Pick<
 };
 
 export interface Finding {
-  kind: 'blocked-loop' | 'busy-loop' | 'memory-growth';
+  kind: 'blocked-loop' | 'busy-loop' | 'memory-growth' | 'capacity-below';
   side: Side;
   /** Only head shows it (a likely effect of the change). */
   newInHead: boolean;

@@ -10,6 +10,7 @@ export type {
   AllocationProfile,
   AllocationRow,
 } from './allocation-model.js';
+export type { CapacitySearch, CapacityStep } from './capacity-model.js';
 export type {
   Diagnosis,
   Finding,
@@ -18,10 +19,12 @@ export type {
   SideHealth,
   SideMemory,
 } from './health-model.js';
+
 export type { LoadLevel, Machine, Placement, RateLevel } from './run-environment.js';
 export type { MetricName, Profile };
 
 import type { AllocationDiff, AllocationProfile } from './allocation-model.js';
+import type { CapacitySearch } from './capacity-model.js';
 import type { Diagnosis, MonitorSummary } from './health-model.js';
 import type { LoadLevel, Machine, Placement, RateLevel } from './run-environment.js';
 
@@ -75,6 +78,8 @@ export interface ScenarioRound {
    * platform tells (Linux).
    */
   otherLoad?: number;
+  /** The capacity search after the window (a scenario with `slo`). */
+  capacity?: CapacitySearch;
 }
 
 /** Everything one round (one server start) of one side measured, per scenario. */
@@ -171,6 +176,8 @@ export interface RoundMetrics {
   allocatedBytesPerRequest: number;
   /** Time spent in garbage collections during the window per request, µs; NaN without memory edges. */
   gcTimePerRequest: number;
+  /** The highest arrival rate that met the scenario's SLO, req/s; NaN without one or below the lowest rate tried. */
+  capacity: number;
   /** Requests served in the window (what the per-request memory metrics divide by). */
   requests?: number;
   /** Other processes' load on the machine during the window, in cores (see ScenarioRound). */

@@ -50,6 +50,7 @@ const round = (
   retainedBytesPerRequest: Number.NaN,
   allocatedBytesPerRequest: Number.NaN,
   gcTimePerRequest: Number.NaN,
+  capacity: Number.NaN,
   ...extra,
 });
 

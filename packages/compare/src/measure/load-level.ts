@@ -14,6 +14,7 @@ import type { RateLevel } from '../run-environment.js';
 import type { MeasuredScenario, Scenario, Settings } from '../settings/schema.js';
 import { median } from '../verdict/statistics.js';
 import { throwIfAborted } from './abort.js';
+import { HELD, nextBracketRate } from './capacity.js';
 import { type LoadOptions, runLoad } from './load.js';
 import { readMonitorFile } from './monitor-summary.js';
 import { widening, widenServers } from './placement.js';
@@ -65,8 +66,7 @@ export function capacityOf(steps: readonly { requestsPerSecond: number }[]): num
   return best.length === 0 ? 0 : median(best);
 }
 
-/** An open-model step is held when the server served this share of the rate asked. */
-export const HELD = 0.97;
+export { HELD };
 /** Open-model steps at most, and the ratio of the bracket (lowest not held / highest held) that ends the search. */
 export const OPEN_STEPS = 10;
 export const OPEN_PRECISION = 1.05;
@@ -78,16 +78,12 @@ export interface OpenStep {
 }
 
 /** The rate after `steps` (undefined: the search is done): up by 25 % until one is not held, then bisection. Pure. */
-export function nextOpenRate(steps: readonly OpenStep[]): number | undefined {
-  if (steps.length === 0 || steps.length >= OPEN_STEPS) return undefined;
-  const heldRates = steps.filter((s) => s.requestsPerSecond >= HELD * s.rate).map((s) => s.rate);
-  const lo = Math.max(0, ...heldRates);
-  const over = steps.filter((s) => s.requestsPerSecond < HELD * s.rate && s.rate > lo).map((s) => s.rate);
-  if (over.length === 0) return Math.ceil(lo * 1.25);
-  const hi = Math.min(...over);
-  if (lo === 0) return hi / 2 >= 1 ? Math.floor(hi / 2) : undefined;
-  return hi / lo <= OPEN_PRECISION ? undefined : Math.round(Math.sqrt(lo * hi));
-}
+export const nextOpenRate = (steps: readonly OpenStep[]): number | undefined =>
+  nextBracketRate(
+    steps.map((s) => ({ rate: s.rate, met: s.requestsPerSecond >= HELD * s.rate })),
+    OPEN_STEPS,
+    OPEN_PRECISION,
+  );
 
 /** The open model's capacity: the highest rate held (none held: the most served). Pure. */
 export function openCapacityOf(steps: readonly OpenStep[]): number {

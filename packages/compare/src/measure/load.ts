@@ -6,6 +6,8 @@ export interface LoadOptions {
   url: string;
   connections: number;
   duration: number;
+  /** Seconds of load before the measured `duration`, left out of the result. */
+  warmup?: number;
   pipelining: number;
   rate?: number;
   method: string;
@@ -35,6 +37,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       url: options.url,
       connections: options.connections,
       duration: options.duration,
+      ...(options.warmup ? { warmup: options.warmup } : {}),
       pipelining: options.pipelining,
       rate: options.rate,
       method: options.method,

@@ -2,6 +2,7 @@ import { mergeHistograms, summarizeHistogram } from '@hotpath/load-client';
 import type { LoadResult } from '../model.js';
 import type { MeasuredScenario as Scenario } from '../settings/schema.js';
 import { throwIfAborted } from './abort.js';
+import { searchCapacities, startRate } from './capacity.js';
 import { runLoad } from './load.js';
 import { markLoad } from './machine-load.js';
 import type { RoundRun } from './round-server.js';
@@ -168,5 +169,7 @@ async function measureSlicedScenario(
     });
     windows.push({ scenario, load: result, reports, marks: [before, after], slices: n });
   }
-  return windows;
+  if (scenario.slo === undefined) return windows;
+  const capacities = await searchCapacities(runs, loads, scenario, startRate(windows.map((w) => w.load)));
+  return windows.map((w, i) => ({ ...w, ...(capacities[i] ? { capacity: capacities[i] } : {}) }));
 }

@@ -1,7 +1,8 @@
 import { formatTail, HotpathCompareError } from '../errors.js';
-import type { LoadResult } from '../model.js';
+import type { CapacitySearch, LoadResult } from '../model.js';
 import type { MeasuredScenario as Scenario } from '../settings/schema.js';
 import { throwIfAborted } from './abort.js';
+import { searchCapacities, startRate } from './capacity.js';
 import { type LoadOptions, runLoad } from './load.js';
 import { type LoadMark, markLoad } from './machine-load.js';
 import type { ProbeReport } from './probe-control.js';
@@ -23,6 +24,8 @@ export interface MeasuredWindow {
    * ran beside it (see round-slices.ts); absent for a whole window of one server alone.
    */
   slices?: number;
+  /** The capacity search after the window (a scenario with `slo`; see capacity.ts). */
+  capacity?: CapacitySearch;
 }
 
 /** One scenario's load and how its progress is told. */
@@ -88,7 +91,9 @@ async function measureScenario(run: RoundRun, index: number, scenario: Scenario)
   const reports = await run.server.control.stop();
   throwIfAborted(signal);
   checkWindow(run, load, result);
-  return { scenario, load: result, reports, marks };
+  if (scenario.slo === undefined) return { scenario, load: result, reports, marks };
+  const [capacity] = await searchCapacities([run], [load], scenario, startRate([result]));
+  return { scenario, load: result, reports, marks, ...(capacity ? { capacity } : {}) };
 }
 
 export function scenarioLoad(run: RoundRun, scenario: Scenario): ScenarioLoad {

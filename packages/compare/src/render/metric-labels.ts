@@ -13,6 +13,7 @@ const LABELS: Record<MetricName, string> = {
   retainedBytesPerRequest: 'Retained per request',
   allocatedBytesPerRequest: 'Allocated per request',
   gcTimePerRequest: 'GC time per request',
+  capacity: 'Capacity at the SLO',
 };
 
 /** A metric's name for people ("CPU per request"); an unknown metric (an old history's) keeps its key. */

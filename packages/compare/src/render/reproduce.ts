@@ -10,7 +10,7 @@ export function shellWord(value: string): string {
 const specs = SETTINGS as readonly SettingSpec[];
 /** Settings given separately: the sides, the commits, and where the files go (a local choice). */
 const SEPARATE = new Set(['start', 'baseStart', 'headStart', 'base', 'head', 'out']);
-const SCENARIO = ['url', 'method', 'connections', 'pipelining', 'rate'];
+const SCENARIO = ['url', 'method', 'connections', 'pipelining', 'rate', 'slo'];
 
 export interface Reproduction {
   command: string;

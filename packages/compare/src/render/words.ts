@@ -8,6 +8,7 @@ import type {
   Report,
   ScenarioReport,
 } from '../model.js';
+import { CAPACITY_PRECISION, describeSlo, parseSlo, STEP_SECONDS } from '../settings/slo.js';
 import { displayName, formatChange, formatDetectable } from './format.js';
 import { metricLabel } from './metric-labels.js';
 
@@ -131,13 +132,13 @@ export function interleaveText(slice: number | undefined, order: readonly ('base
  * fixed rate, the rate (for a share of base's capacity, the capacity it was taken of).
  */
 export function loadLevelText(
-  scenario: { name: string; connections: number | 'auto'; rate?: number | string },
+  scenario: { name: string; connections: number | 'auto'; rate?: number | string; slo?: string },
   levels: readonly LoadLevel[] | undefined,
   rates?: readonly RateLevel[],
 ): string {
   const level = levels?.find((l) => l.scenario === scenario.name);
   const count = `${scenario.connections} connection${scenario.connections === 1 ? '' : 's'}`;
-  const rate = rateText(scenario, rates);
+  const rate = rateText(scenario, rates) + sloText(scenario.slo);
   if (!level) return `${count}${rate}`;
   if (level.reason === 'fixed-rate') return `${count} (auto, for the fixed rate)${rate}`;
   const stepsOf = (steps: LoadLevel['steps']) =>
@@ -145,6 +146,13 @@ export function loadLevelText(
   if (level.headSteps)
     return `${count} (auto: the smallest count at which both sides reached their throughput plateau; req/s by connections, base ${stepsOf(level.steps)}; head ${stepsOf(level.headSteps)})${rate}`;
   return `${count} (auto: the smallest count at base's throughput plateau; req/s by connections ${stepsOf(level.steps)})${rate}`;
+}
+
+/** ", then capacity at the SLO searched …": empty without an SLO. */
+function sloText(slo: string | undefined): string {
+  const targets = slo === undefined ? undefined : parseSlo(slo);
+  if (!targets) return '';
+  return `; then, in each round, each side's capacity at ${describeSlo(targets)}: the highest arrival rate that met it, in open-model steps of ${STEP_SECONDS.min}–${STEP_SECONDS.max} s from half the round's throughput, up by 25 % then bisected to within ${Math.round((CAPACITY_PRECISION - 1) * 100)} %`;
 }
 
 /** ", at N req/s fixed rate (S % of base's capacity, C req/s)": empty for a closed model. */

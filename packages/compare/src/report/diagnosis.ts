@@ -1,4 +1,14 @@
-import type { Diagnosis, Finding, MemoryWindow, MonitorSummary, SideHealth, SideMemory } from '../model.js';
+import type {
+  Diagnosis,
+  Finding,
+  MemoryWindow,
+  MonitorSummary,
+  ScenarioRound,
+  Side,
+  SideHealth,
+  SideMemory,
+} from '../model.js';
+import { describeSlo, sloTargets } from '../settings/slo.js';
 
 /** p99 event-loop delay above which the loop counts as blocked (ms). */
 export const BLOCKED_P99_MS = 100;
@@ -91,4 +101,26 @@ export function diagnose(
     ...baseFindings.map((f) => ({ ...f, newInHead: false })),
   ];
   return { base: b, head: h, findings };
+}
+
+/**
+ * Rounds whose capacity search met the SLO at no rate tried: capacity is then below the lowest
+ * rate tried, not a number (a server that cannot meet the SLO at any rate says so). Pure.
+ */
+export function capacityFindings(rounds: Record<Side, readonly ScenarioRound[]>): Finding[] {
+  const below = (side: Side) => rounds[side].filter((r) => r.capacity?.capacity === null);
+  const found: Finding[] = [];
+  for (const side of ['head', 'base'] as const) {
+    const missed = below(side);
+    const first = missed[0]?.capacity;
+    if (!first) continue;
+    const lowest = Math.min(...missed.flatMap((r) => (r.capacity?.steps ?? []).map((s) => s.rate)));
+    found.push({
+      kind: 'capacity-below',
+      side,
+      newInHead: side === 'head' && below('base').length === 0,
+      message: `capacity at ${describeSlo(sloTargets(first.slo))}: below the lowest rate tried (${lowest} req/s) in ${missed.length} of ${rounds[side].length} rounds: the server did not meet the SLO at any rate the search tried`,
+    });
+  }
+  return found;
 }

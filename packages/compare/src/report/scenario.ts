@@ -5,7 +5,7 @@ import { functionsDecide, type LookLevels, type VerdictPolicy } from '../verdict
 import { roundMetrics } from '../verdict/round-pairs.js';
 import { judgeScenario } from '../verdict/scenario-verdict.js';
 import { allocationFlameProfile } from './allocation-flames.js';
-import { diagnose } from './diagnosis.js';
+import { capacityFindings, diagnose } from './diagnosis.js';
 
 function describeTarget(scenario: Scenario): string {
   if (scenario.requests?.length) {
@@ -51,6 +51,7 @@ export function analyseScenario(
     rounds.head.flatMap((r) => r.monitors),
     { base: requests('base'), head: requests('head') },
   );
+  diagnosis.findings.push(...capacityFindings(rounds));
   const throughput = metrics.find((m) => m.metric === 'requestsPerSecond');
   // The rows in the order the rounds ran: one pass, each side's next round in turn (linear).
   const next: Record<Side, number> = { base: 0, head: 0 };

@@ -46,6 +46,16 @@ export function memoryOutput(
   return metric === 'retainedBytesPerRequest' ? worst.toFixed(1) : (worst * 100).toFixed(2);
 }
 
+/**
+ * The `capacity-change` output: the lowest change of capacity at the SLO over the scenarios with an
+ * `slo`, in percent; empty when none has one, or when one has no round pair to tell it from.
+ */
+export function capacityOutput(report: Pick<Report, 'scenarios'>): string {
+  const changes = report.scenarios.flatMap((s) => s.metrics.filter((m) => m.metric === 'capacity'));
+  if (changes.length === 0 || changes.some((m) => m.pairs === 0 || !Number.isFinite(m.change))) return '';
+  return (Math.min(...changes.map((m) => m.change)) * 100).toFixed(2);
+}
+
 /** The outputs of a comparison's report. */
 export function reportOutputs(report: Report, files: Pick<WrittenFiles, 'report'>): RunOutputs {
   return {
@@ -54,6 +64,7 @@ export function reportOutputs(report: Report, files: Pick<WrittenFiles, 'report'
     'throughput-change': throughputOutput(report),
     'retained-change': memoryOutput(report, 'retainedBytesPerRequest'),
     'allocated-change': memoryOutput(report, 'allocatedBytesPerRequest'),
+    'capacity-change': capacityOutput(report),
     report: files.report,
     shards: String(report.shards),
   };

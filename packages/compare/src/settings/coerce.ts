@@ -1,6 +1,7 @@
 import { HotpathCompareError } from '../errors.js';
 import { printable } from '../printable.js';
 import { MAX_TIMER_SECONDS, parseDuration } from './duration.js';
+import { canonicalSlo } from './slo.js';
 import { flagOf, inputOf, type SettingSpec } from './table.js';
 
 /** Where a value came from, to name it the way the user wrote it. */
@@ -33,6 +34,8 @@ function expected(spec: SettingSpec): string {
       return range(`a number${spec.unit ? ` (${spec.unit})` : ''}`);
     case 'rate':
       return `requests per second (a number > 0) or a share of base's measured capacity such as "70%" (> 0 and <= ${MAX_RATE_SHARE} %)`;
+    case 'slo':
+      return 'an SLO such as p99<=50ms,errors<=1% (p50, p90, p99 in ms or s; errors in percent) or an object such as {"p99": "50 ms"}';
     case 'duration':
       return range('a duration such as 10, 10s, 500ms or 2m (seconds)');
     case 'percent':
@@ -96,10 +99,8 @@ export function coerce(spec: SettingSpec, value: unknown, source: Source, path: 
       return Number.isInteger(n) && inRange(n) ? n : fail();
     }
     case 'number':
-    case 'percent': {
-      const n = numeric(value);
-      return inRange(n) ? n : fail();
-    }
+    case 'percent':
+      return inRange(numeric(value)) ? numeric(value) : fail();
     case 'rate': {
       if (typeof value === 'string' && /%\s*$/.test(value)) {
         const share = numeric(value);
@@ -108,6 +109,8 @@ export function coerce(spec: SettingSpec, value: unknown, source: Source, path: 
       const n = numeric(value);
       return inRange(n) ? n : fail();
     }
+    case 'slo':
+      return canonicalSlo(value) ?? fail();
     case 'duration': {
       const n = typeof value === 'number' || typeof value === 'string' ? parseDuration(value) : undefined;
       if (n === undefined || !inRange(n) || n > MAX_TIMER_SECONDS) return fail();

@@ -18,6 +18,35 @@ function valueSchema(spec: SettingSpec): JsonSchema {
           { type: 'string', pattern: '^\\s*(\\d+(\\.\\d+)?|\\.\\d+)\\s*%\\s*$' },
         ],
       };
+    case 'slo': {
+      const latency = {
+        anyOf: [
+          { type: 'number', exclusiveMinimum: 0 },
+          { type: 'string', pattern: '^\\s*(\\d+(\\.\\d+)?|\\.\\d+)\\s*(ms|s)?\\s*$' },
+        ],
+      };
+      return {
+        anyOf: [
+          { type: 'string', minLength: 1 },
+          {
+            type: 'object',
+            additionalProperties: false,
+            minProperties: 1,
+            properties: {
+              p50: latency,
+              p90: latency,
+              p99: latency,
+              errors: {
+                anyOf: [
+                  { type: 'number', minimum: 0, maximum: 100 },
+                  { type: 'string', pattern: '^\\s*(\\d+(\\.\\d+)?|\\.\\d+)\\s*%?\\s*$' },
+                ],
+              },
+            },
+          },
+        ],
+      };
+    }
     case 'number':
     case 'percent':
       return { type: 'number', ...range };

@@ -30,6 +30,9 @@ export const METRICS = [
   { metric: 'retainedBytesPerRequest', unit: 'B', better: 'lower', scale: 'absolute', clock: 'cpu' },
   { metric: 'allocatedBytesPerRequest', unit: 'B', better: 'lower', scale: 'ratio', clock: 'cpu' },
   { metric: 'gcTimePerRequest', unit: 'µs', better: 'lower', scale: 'ratio', clock: 'wall' },
+  // Capacity at a scenario's SLO (measure/capacity.ts): the highest arrival rate whose latencies
+  // and errors met it, searched in every round. In the verdict of every scenario with an `slo`.
+  { metric: 'capacity', unit: 'req/s', better: 'higher', scale: 'ratio', clock: 'wall' },
 ] as const satisfies readonly {
   metric: string;
   unit: string;

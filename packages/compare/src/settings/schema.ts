@@ -156,6 +156,7 @@ export function resolveSettings(sources: SettingsSources): Settings {
     connections: values.connections as number,
     pipelining: values.pipelining as number,
     rate: values.rate as Scenario['rate'],
+    slo: values.slo as string | undefined,
   };
   const listed = config.scenarios as (Record<string, unknown> & { name: string })[] | undefined;
   let scenarios: Scenario[];

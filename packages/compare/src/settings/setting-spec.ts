@@ -12,6 +12,7 @@ export type SettingKind =
   | 'integer-or-auto'
   | 'number'
   | 'rate'
+  | 'slo'
   | 'duration'
   | 'percent'
   | 'boolean'

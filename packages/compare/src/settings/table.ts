@@ -207,6 +207,15 @@ export const SETTINGS = [
       "Fixed request rate over all connections (open model), in req/s or as a share of base's capacity (70%: measured on base's server before the rounds, then held for both sides); unset for a closed model. A scenario with a rate is judged by its latency tail (p90, p99) instead of requests/s.",
   },
   {
+    key: 'slo',
+    kind: 'slo',
+    group: 'load',
+    arg: 'p99<=MS[,errors<=N%]',
+    scenario: true,
+    description:
+      'Service-level objective for capacity at an SLO: latency percentiles (p50, p90, p99 in ms) and an error rate (errors, in percent; 1 % when unset). In every round, after the measured window, each side\'s highest arrival rate that meets it is searched (short open-model steps, a ramp then bisection to 5 %), and capacity (req/s) is a verdict metric of the scenario. Text (p99<=50ms,errors<=1%) or, in a config, an object ({"p99": "50 ms"}).',
+  },
+  {
     key: 'duration',
     kind: 'duration',
     group: 'load',

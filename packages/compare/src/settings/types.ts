@@ -21,6 +21,8 @@ interface ResolvedKind {
   number: number;
   /** Requests per second, or a share of base's measured capacity ("70%"). */
   rate: number | RateShare;
+  /** A service-level objective, as its canonical text (settings/slo.ts): "p99<=50ms,errors<=1%". */
+  slo: string;
   duration: number;
   percent: number;
   boolean: boolean;
@@ -29,8 +31,12 @@ interface ResolvedKind {
 }
 
 /** What a config file may write by kind (a duration also as text: "500ms", "2m"). */
-interface WrittenKind extends Omit<ResolvedKind, 'duration' | 'text'> {
+interface WrittenKind extends Omit<ResolvedKind, 'duration' | 'text' | 'slo'> {
   duration: number | string;
+  /** Text, or an object of targets: { p99: "50 ms", errors: "1%" }. */
+  slo:
+    | string
+    | { p50?: number | string; p90?: number | string; p99?: number | string; errors?: number | string };
   text: string;
 }
 

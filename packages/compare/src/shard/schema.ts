@@ -61,6 +61,25 @@ export const monitorSchema = z.object({
   memory: memorySchema.optional(),
 });
 
+/** A round's capacity search (model.ts CapacitySearch): rates and what each step served. */
+const capacitySchema = z.object({
+  slo: text(200),
+  capacity: finite.positive().nullable(),
+  steps: z
+    .array(
+      z.object({
+        rate: finite.positive(),
+        requestsPerSecond: finite.nonnegative(),
+        p50: maybeNaN,
+        p90: maybeNaN,
+        p99: maybeNaN,
+        errorRate: finite.min(0).max(1),
+        met: z.boolean(),
+      }),
+    )
+    .max(100),
+});
+
 const sideInfo = z.object({
   command: text(),
   cwd: text(4000),
@@ -87,6 +106,7 @@ const scenarioRound = z.object({
   monitors: z.array(monitorSchema).max(1000),
   profilers: z.array(text(100)).max(1000),
   otherLoad: z.number().finite().nonnegative().max(100_000).optional(),
+  capacity: capacitySchema.optional(),
 });
 
 const stopSchema = z.object({

@@ -22,7 +22,7 @@ export type PolicySettings = Pick<
   | 'failOn'
   | 'failOnRegression'
   | 'failOnInconclusive'
-> & { scenarios: readonly { name: string; rate?: unknown }[] };
+> & { scenarios: readonly { name: string; rate?: unknown; slo?: unknown }[] };
 
 export interface VerdictPolicy {
   /** Relative change that counts, as a fraction (0.05 = 5 %); also the margin of "unchanged". */
@@ -63,10 +63,16 @@ export const familyTests = (metrics: number, scenarios: number): number => Math.
  */
 export function scenarioMetrics(
   metrics: readonly MetricName[],
-  scenario: { rate?: unknown },
+  scenario: { rate?: unknown; slo?: unknown },
 ): readonly MetricName[] {
-  if (scenario.rate === undefined || !metrics.includes('requestsPerSecond')) return metrics;
-  const chosen = new Set<MetricName>([...metrics.filter((m) => m !== 'requestsPerSecond'), 'p90', 'p99']);
+  const chosen = new Set<MetricName>(metrics);
+  if (scenario.rate !== undefined && chosen.delete('requestsPerSecond')) {
+    chosen.add('p90');
+    chosen.add('p99');
+  }
+  // The question an SLO asks — how much traffic can one instance take and keep it — is answered
+  // by capacity, whatever `metrics` lists.
+  if (scenario.slo !== undefined) chosen.add('capacity');
   return METRIC_NAMES.filter((m) => chosen.has(m));
 }
 

@@ -27,6 +27,7 @@ export function roundMetrics(round: ScenarioRound): RoundMetrics {
     retainedBytesPerRequest: perRequest((m) => m.heapEnd - m.heapStart + m.externalEnd - m.externalStart),
     allocatedBytesPerRequest: perRequest((m) => m.allocatedBytes),
     gcTimePerRequest: perRequest((m) => m.gcMicros),
+    capacity: round.capacity?.capacity ?? Number.NaN,
     requests,
     ...(round.otherLoad !== undefined ? { otherLoad: round.otherLoad } : {}),
   };
@@ -78,8 +79,23 @@ export function scenarioRounds(
 /** The metric pairs of one scenario. */
 export function metricPairs(measurements: Pick<Measurements, Side>, name: string): RoundPair[] {
   const rounds = scenarioRounds(measurements, name);
-  return roundPairs(rounds.base, rounds.head).map(([b, h]) => ({
-    base: roundMetrics(b),
-    head: roundMetrics(h),
-  }));
+  return roundPairs(rounds.base, rounds.head).map(([b, h]) => boundCapacity(b, h));
+}
+
+/**
+ * A pair's metrics. A side whose capacity search met the SLO at no rate, beside one that met it,
+ * has a capacity below the lowest rate it tried: that rate stands in for it, an upper bound, so
+ * the pair's change is understated, never overstated (a head that can no longer meet the SLO at
+ * any rate regresses). Both below: no capacity for the pair (the search says why; see
+ * measure/capacity.ts).
+ */
+function boundCapacity(b: ScenarioRound, h: ScenarioRound): RoundPair {
+  const base = roundMetrics(b);
+  const head = roundMetrics(h);
+  const lowest = (round: ScenarioRound) => Math.min(...(round.capacity?.steps ?? []).map((s) => s.rate));
+  const below = (round: ScenarioRound) =>
+    round.capacity?.capacity === null && round.capacity.steps.length > 0;
+  if (below(b) && Number.isFinite(head.capacity)) base.capacity = lowest(b);
+  if (below(h) && Number.isFinite(base.capacity)) head.capacity = lowest(h);
+  return { base, head };
 }

@@ -1,0 +1,189 @@
+// Capacity at an SLO (a scenario's `slo`): in every round, after the measured window, each side's
+// highest arrival rate that meets the SLO is searched with short open-model steps — from half the
+// round's throughput, up by 25 % per step until a rate misses it, then bisection until the bracket
+// (lowest missed over highest met) is within CAPACITY_PRECISION. The two sides' steps alternate
+// (A B, B A, …, as the slices do), start from the same rate, and follow the same rule, so an A/A
+// round tries the same rates on both. Capacity is then a per-round metric like any other, paired
+// base with head (settings/metrics.ts `capacity`).
+import type { CapacitySearch, CapacityStep, LoadResult } from '../model.js';
+import type { MeasuredScenario as Scenario } from '../settings/schema.js';
+import {
+  CAPACITY_PRECISION,
+  CAPACITY_START,
+  CAPACITY_STEPS,
+  describeSlo,
+  SLO_LATENCIES,
+  type SloTargets,
+  STEP_SECONDS,
+  sloTargets,
+} from '../settings/slo.js';
+import { throwIfAborted } from './abort.js';
+import { type LoadOptions, runLoad } from './load.js';
+import type { RoundEvent } from './progress.js';
+import type { RoundRun } from './round-server.js';
+
+/** A rate is served when at least this share of it was (also what `rate: "70%"`'s search holds to). */
+export const HELD = 0.97;
+/** Requests a step aims for (within STEP_SECONDS): the SLO's p99 is then read from the worst few, not the worst one. */
+export const STEP_REQUESTS = 400;
+/** Seconds of each step's load before it is measured (connections opened, the queue settled). */
+export const STEP_WARMUP = 0.25;
+/** Connections the open model has at least; more when the rate times the SLO's latency needs them. */
+const MIN_CONNECTIONS = 50;
+const MAX_CONNECTIONS = 1000;
+
+/**
+ * The next rate of a bracket search over `steps` (undefined: done): up by 25 % from the highest
+ * met until one is missed, then the geometric middle of the bracket until it is within
+ * `precision`; while nothing is met, half the lowest missed (at least 1 req/s). Pure.
+ */
+export function nextBracketRate(
+  steps: readonly { rate: number; met: boolean }[],
+  most: number,
+  precision: number,
+): number | undefined {
+  if (steps.length === 0 || steps.length >= most) return undefined;
+  const lo = Math.max(0, ...steps.filter((s) => s.met).map((s) => s.rate));
+  const over = steps.filter((s) => !s.met && s.rate > lo).map((s) => s.rate);
+  if (over.length === 0) return Math.ceil(lo * 1.25);
+  const hi = Math.min(...over);
+  if (lo === 0) return hi / 2 >= 1 ? Math.floor(hi / 2) : undefined;
+  return hi / lo <= precision ? undefined : Math.round(Math.sqrt(lo * hi));
+}
+
+/**
+ * The next rate of a side's capacity search (undefined: done). A missed rate is tried once more
+ * before it counts: a step is a second or two, and one stall of the machine in it (seen here: p99
+ * 60–260 ms at half a server's capacity, now and then, beside a run that met the SLO at twice
+ * that rate) would otherwise cap the search far below the capacity. A rate met at either try is
+ * met. Then as nextBracketRate. Pure.
+ */
+export function nextCapacityRate(steps: readonly CapacityStep[]): number | undefined {
+  const last = steps.at(-1);
+  const before = steps.at(-2);
+  if (last && !last.met && before?.rate !== last.rate && steps.length < CAPACITY_STEPS) return last.rate;
+  return nextBracketRate(steps, CAPACITY_STEPS, CAPACITY_PRECISION);
+}
+
+/** Whether a step at `rate` met the SLO: the rate served, the error rate and every latency target. Pure. */
+export function stepMeets(targets: SloTargets, step: Omit<CapacityStep, 'met'>): boolean {
+  if (!(step.requestsPerSecond >= HELD * step.rate)) return false;
+  if (!(step.errorRate * 100 <= targets.errors)) return false;
+  return SLO_LATENCIES.every((p) => targets[p] === undefined || step[p] <= (targets[p] as number));
+}
+
+/** A step from its load result. Pure. */
+export function capacityStep(targets: SloTargets, rate: number, load: LoadResult): CapacityStep {
+  const attempts = load.requests.total + load.errors;
+  const step = {
+    rate,
+    requestsPerSecond: load.requests.mean,
+    p50: load.latency.p50,
+    p90: load.latency.p90,
+    p99: load.latency.p99,
+    errorRate: attempts > 0 ? (load.errors + load.non2xx) / attempts : 0,
+  };
+  return { ...step, met: stepMeets(targets, step) };
+}
+
+/** Why a step missed the SLO, in a few words: what it served, and the targets it did not hold. Pure. */
+export function missedWhy(targets: SloTargets, step: CapacityStep): string {
+  const why: string[] = [];
+  if (!(step.requestsPerSecond >= HELD * step.rate))
+    why.push(`served ${Math.round(step.requestsPerSecond)} req/s`);
+  if (!(step.errorRate * 100 <= targets.errors)) why.push(`errors ${(step.errorRate * 100).toFixed(1)} %`);
+  for (const p of SLO_LATENCIES)
+    if (targets[p] !== undefined && !(step[p] <= (targets[p] as number)))
+      why.push(`${p} ${Number.isFinite(step[p]) ? Math.round(step[p]) : '—'} ms`);
+  return why.join(', ');
+}
+
+/** The highest rate met; null when none was (capacity below the lowest rate tried). Pure. */
+export function capacityFrom(steps: readonly CapacityStep[]): number | null {
+  const met = steps.filter((s) => s.met).map((s) => s.rate);
+  return met.length > 0 ? Math.max(...met) : null;
+}
+
+/** A step's measured seconds at `rate`. Pure. */
+export const stepSeconds = (rate: number): number =>
+  Math.min(STEP_SECONDS.max, Math.max(STEP_SECONDS.min, STEP_REQUESTS / rate));
+
+/**
+ * Connections for a step at `rate`: the scenario's, at least MIN_CONNECTIONS, and enough for
+ * twice the requests in flight that the SLO's longest latency allows at that rate (Little's law),
+ * so a missed step is the server's queue and not the load generator's pool. Pure.
+ */
+export function stepConnections(
+  scenario: Pick<Scenario, 'connections'>,
+  targets: SloTargets,
+  rate: number,
+): number {
+  const longest = Math.max(0, ...SLO_LATENCIES.map((p) => targets[p] ?? 0));
+  const inFlight = Math.ceil((2 * rate * (longest || 100)) / 1000);
+  return Math.min(MAX_CONNECTIONS, Math.max(scenario.connections, MIN_CONNECTIONS, inFlight));
+}
+
+/** The first rate of a round's searches: CAPACITY_START of the higher side's throughput. Pure. */
+export function startRate(windows: readonly LoadResult[]): number {
+  const best = Math.max(0, ...windows.map((w) => w.requests.mean).filter(Number.isFinite));
+  return Math.max(1, Math.round(CAPACITY_START * best));
+}
+
+/** What a search needs of a scenario's load on one server (round-windows.ts ScenarioLoad). */
+interface ScenarioLoad {
+  options: Omit<LoadOptions, 'duration' | 'onSecond'>;
+  label: string;
+  where: Pick<RoundEvent, 'side' | 'round' | 'scenario'>;
+}
+
+/**
+ * Each run's capacity at the scenario's SLO, searched after its measured window (the probe's
+ * window closed: the steps are in no CPU or memory metric). Steps alternate between the runs.
+ */
+export async function searchCapacities(
+  runs: readonly RoundRun[],
+  loads: readonly ScenarioLoad[],
+  scenario: Scenario,
+  start: number,
+): Promise<CapacitySearch[]> {
+  const slo = scenario.slo as string;
+  const targets = sloTargets(slo);
+  const context = (runs[0] as RoundRun).context;
+  const steps: CapacityStep[][] = runs.map(() => []);
+  const next: (number | undefined)[] = runs.map(() => start);
+  const order = runs.map((_, i) => i);
+  for (let k = 0; next.some((rate) => rate !== undefined); k++) {
+    // A B, B A, A B, …: as the slices alternate
+    for (const i of k % 2 === 0 ? order : [...order].reverse()) {
+      const rate = next[i];
+      const load = loads[i] as ScenarioLoad;
+      if (rate === undefined) continue;
+      throwIfAborted(context.signal);
+      const result = await runLoad({
+        ...load.options,
+        rate,
+        connections: stepConnections(scenario, targets, rate),
+        duration: stepSeconds(rate),
+        warmup: STEP_WARMUP,
+        preloaded: true,
+      });
+      const side = steps[i] as CapacityStep[];
+      side.push(capacityStep(targets, rate, result));
+      next[i] = nextCapacityRate(side);
+    }
+  }
+  return runs.map((run, i) => {
+    const side = steps[i] as CapacityStep[];
+    const capacity = capacityFrom(side);
+    const load = loads[i] as ScenarioLoad;
+    const lowest = Math.min(...side.map((s) => s.rate));
+    context.onProgress?.({
+      phase: 'note',
+      ...load.where,
+      message: `${run.spec.side} round ${run.round}:${load.label} capacity at ${describeSlo(targets)}: ${
+        capacity === null ? `below the lowest rate tried (${lowest} req/s)` : `${capacity} req/s`
+      } (${side.map((s) => `${s.rate} ${s.met ? 'met' : `missed: ${missedWhy(targets, s)}`}`).join('; ')})`,
+    });
+    return { slo, capacity, steps: side };
+  });
+}

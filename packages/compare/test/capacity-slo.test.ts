@@ -1,0 +1,93 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compare } from '../src/compare.js';
+import type { MetricVerdict, Report } from '../src/model.js';
+import { renderMarkdown } from '../src/render/markdown.js';
+import { reproduceCommand } from '../src/render/reproduce.js';
+import { reportOutputs } from '../src/run/outputs.js';
+import { CAPACITY_STEPS } from '../src/settings/slo.js';
+import { defined } from './helpers/defined.js';
+
+// Two servers whose requests differ only in CPU: head spends three times base's on each request,
+// so at any p99 target well above one request's time head's capacity is about a third of base's.
+// The margin is wide on purpose: four pairs on a shared 2-core machine, where one round's server
+// can be a third faster than the next (a loop of integer arithmetic was once 13 600 req/s against
+// 7 800 the round before: how V8 compiled it that time); floating point varies less.
+const server = (loops: number) => `const http = require('node:http');
+http.createServer((req, res) => {
+  let x = 0;
+  for (let i = 0; i < ${loops}; i++) x += Math.sqrt(i) * 1e-9;
+  res.end(String(x));
+}).listen(Number(process.env.PORT), '127.0.0.1');
+`;
+
+describe('capacity at an SLO (real servers)', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'hotpath-capacity-'));
+    writeFileSync(join(dir, 'base.cjs'), server(40_000));
+    writeFileSync(join(dir, 'head.cjs'), server(120_000));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const metric = (report: Report, name: MetricVerdict['metric']) =>
+    defined(
+      defined(report.scenarios[0], 'a scenario').metrics.find((m) => m.metric === name),
+      `metric ${name}`,
+    );
+
+  it('searches each side in every round, and a head with three times the CPU per request loses capacity', async () => {
+    const notes: string[] = [];
+    const report = await compare({
+      baseStart: 'node base.cjs',
+      headStart: 'node head.cjs',
+      cwd: dir,
+      url: '/',
+      slo: 'p99<=40ms',
+      rounds: 4,
+      // requests/s and capacity: two tests in the family, not eight (four pairs)
+      metrics: ['requestsPerSecond'],
+      duration: 1,
+      warmup: 0.5,
+      profiler: 'none',
+      memory: 'off',
+      out: join(dir, 'out'),
+      onProgress: (e) => {
+        if (e.phase === 'note') notes.push(e.message);
+      },
+    });
+    const capacity = metric(report, 'capacity');
+    const seen = JSON.stringify({ capacity, notes });
+    expect(capacity.inVerdict, seen).toBe(true);
+    expect(capacity.pairs, seen).toBe(4);
+    // about a third (the HTTP work is the same on both), within a wide margin: the search's 5 %
+    // steps and a noisy machine
+    expect(capacity.head / capacity.base, seen).toBeGreaterThan(0.2);
+    expect(capacity.head / capacity.base, seen).toBeLessThan(0.6);
+    expect(capacity.outcome, seen).toBe('regressed');
+    expect(report.outcome).toBe('regressed');
+    // every round searched both sides, from the same first rate, within the step bound
+    for (const row of report.scenarios[0]?.rounds ?? []) expect(row.capacity).toBeGreaterThan(0);
+    const searches = notes.filter((n) => n.includes('capacity at p99 ≤ 40 ms, errors ≤ 1 %'));
+    expect(searches, seen).toHaveLength(8);
+    for (const note of searches) {
+      const steps = note.slice(note.indexOf(' req/s (') + 8, -1).split('; ');
+      expect(steps.length, note).toBeLessThanOrEqual(CAPACITY_STEPS);
+      expect(
+        steps.some((s) => s.endsWith(' met')),
+        note,
+      ).toBe(true);
+    }
+    // the comment names the metric and the SLO; a rerun repeats the SLO
+    const markdown = renderMarkdown(report);
+    expect(markdown).toContain('Capacity at the SLO');
+    expect(markdown).toContain('capacity at p99 ≤ 40 ms, errors ≤ 1 %');
+    expect(reproduceCommand(report).command).toContain("--slo 'p99<=40ms,errors<=1%'");
+    // the Action's output: the change in percent
+    const output = reportOutputs(report, { report: 'report.json' })['capacity-change'];
+    expect(Number(output)).toBeCloseTo(capacity.change * 100, 1);
+    expect(output).toMatch(/^-\d+\.\d\d$/);
+  });
+});
