@@ -47,4 +47,5 @@ export {
   frontDoorText,
 } from './settings/front-door.js';
 export { configJsonSchema } from './settings/json-schema.js';
+export { canonicalSlo, describeSlo, parseSlo, type SloTargets } from './settings/slo.js';
 export { flagOf, inputOf, SETTINGS, type SettingSpec, settingDefault } from './settings/table.js';

@@ -300,6 +300,24 @@ describe('hotpath init in an Express-like project (stdin not a terminal)', () =>
     ]);
   });
 
+  it("--slo writes the SLO every scenario's capacity is searched at; a bad one exits 2 and writes nothing", () => {
+    const forced = init(['--force', '--url', '/users', '--slo', 'p99 <= 0.05s']);
+    expect(forced.status, forced.stderr).toBe(0);
+    const config = JSON.parse(readFileSync(join(project, 'hotpath.config.json'), 'utf8'));
+    expect(config.slo).toBe('p99<=50ms,errors<=1%');
+    expect(config.scenarios).toEqual([{ name: '/users', url: '/users' }]);
+    const before = readFileSync(join(project, 'hotpath.config.json'), 'utf8');
+    const bad = init(['--force', '--slo', 'fast']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toBe(
+      'hotpath: invalid --slo "fast": expected an SLO such as p99<=50ms,errors<=1% (p50, p90, p99 in ms or s; errors in percent), or none\n',
+    );
+    expect(readFileSync(join(project, 'hotpath.config.json'), 'utf8')).toBe(before);
+    // stdin not a terminal and no --slo: no SLO, as before
+    expect(init(['--force']).status).toBe(0);
+    expect(JSON.parse(readFileSync(join(project, 'hotpath.config.json'), 'utf8')).slo).toBeUndefined();
+  });
+
   it('as `npm init -y` leaves a project: "main" is the start, process.env.PORT is found, a :param route is named', () => {
     const app = mkdtempSync(join(tmpdir(), 'hotpath-init-npm-'));
     try {

@@ -96,7 +96,7 @@ const COMMANDS: [CommandName, string, string, string][] = [
   ['schema', 'hotpath schema', '--help', '--json'],
   [
     'init',
-    'hotpath init [--start CMD] [--url PATH ...] [--no-install] [--force]',
+    'hotpath init [--start CMD] [--url PATH ...] [--slo TEXT] [--no-install] [--force]',
     '--no-install',
     '--connections',
   ],
@@ -223,7 +223,7 @@ describe('usage(COMMAND): the flags each command takes, from the settings table'
   });
 
   it('init and schema list no setting flag', () => {
-    expect(settingFlags(usage('init'))).toEqual(['start', 'url']); // init's own --start and --url
+    expect(settingFlags(usage('init'))).toEqual(['start', 'url', 'slo']); // init's own --start, --url and --slo
     expect(settingFlags(usage('schema'))).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import {
+  canonicalSlo,
   checkFrontDoorValue,
   cliDefault,
   FRONT_DOOR_OPTIONS,
@@ -39,6 +40,8 @@ export interface InitOptions {
   install: boolean;
   start?: string;
   urls: string[];
+  /** --slo: the SLO for capacity, as its canonical text. */
+  slo?: string;
 }
 
 export interface ParsedCommandLine {
@@ -220,7 +223,14 @@ export function joinDashValues(argv: readonly string[], options: ReadonlySet<str
 
 /** `hotpath init`'s options; 'help' when asked for its usage. */
 function parseInit(argv: readonly string[]): InitOptions | 'help' {
-  let values: { force?: boolean; 'no-install'?: boolean; start?: string; url?: string[]; help?: boolean };
+  let values: {
+    force?: boolean;
+    'no-install'?: boolean;
+    start?: string;
+    url?: string[];
+    slo?: string;
+    help?: boolean;
+  };
   try {
     ({ values } = parseArgs({
       args: [...argv],
@@ -231,6 +241,7 @@ function parseInit(argv: readonly string[]): InitOptions | 'help' {
         'no-install': { type: 'boolean' },
         start: { type: 'string' },
         url: { type: 'string', multiple: true },
+        slo: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -243,10 +254,23 @@ function parseInit(argv: readonly string[]): InitOptions | 'help' {
       throw new UsageError(`invalid --url ${JSON.stringify(url)}: expected a path starting with "/"`);
   if (values.start !== undefined && values.start.trim() === '')
     throw new UsageError('invalid --start "": expected the command that starts your server');
+  const slo = values.slo === undefined ? undefined : initSlo(values.slo);
   return {
     force: Boolean(values.force),
     install: !values['no-install'],
     start: values.start,
     urls: values.url ?? [],
+    ...(slo ? { slo } : {}),
   };
+}
+
+/** An SLO given to init (a flag or an answer) as its canonical text; "none" or empty: none. */
+export function initSlo(text: string): string | undefined {
+  if (text.trim() === '' || text.trim().toLowerCase() === 'none') return undefined;
+  const slo = canonicalSlo(text);
+  if (!slo)
+    throw new UsageError(
+      `invalid --slo ${JSON.stringify(text)}: expected an SLO such as p99<=50ms,errors<=1% (p50, p90, p99 in ms or s; errors in percent), or none`,
+    );
+  return slo;
 }

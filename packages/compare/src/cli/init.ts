@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline/promises';
 import { detectProject, initProject, type Project, startCommand } from '../internal.js';
 import type { InitOptions } from './args.js';
-import { UsageError } from './args.js';
+import { initSlo, UsageError } from './args.js';
 
 function ownVersion(): string {
   const require = createRequire(import.meta.url);
@@ -69,10 +69,16 @@ export async function runInit(options: InitOptions, dir: string = process.cwd())
   for (const url of routes)
     if (!url.startsWith('/') || /\s/.test(url))
       throw new UsageError(`invalid route ${JSON.stringify(url)}: expected a path starting with "/"`);
+  const slo =
+    options.slo ??
+    initSlo(
+      await ask("An SLO for each route's capacity, e.g. p99<=50ms (none: no capacity search):", 'none'),
+    );
   const version = ownVersion();
   const result = await initProject(project, {
     start,
     routes,
+    ...(slo ? { slo } : {}),
     force: options.force,
     install: options.install,
     versionRange: `^${version}`,

@@ -127,7 +127,7 @@ export function generalUsage(): string {
     '  hotpath drift --reference REF --history FILE [options]   HEAD vs a fixed reference, appended to FILE',
     '  hotpath history FILE [--reference REF] [--markdown FILE] [--json]   the trend of a drift history',
     '  hotpath schema                 print the JSON Schema of hotpath.config.json',
-    '  hotpath init [--start CMD] [--url PATH ...] [--no-install] [--force]',
+    '  hotpath init [--start CMD] [--url PATH ...] [--slo TEXT] [--no-install] [--force]',
     '                                 write hotpath.config.json and the GitHub workflows for this project',
     '  hotpath COMMAND --help         that command alone: what it does and the flags it takes',
     ...settingLines(),
@@ -216,7 +216,7 @@ const HELP: Record<CommandName, CommandHelp> = {
   },
   init: {
     summary: 'write hotpath.config.json and the GitHub workflows for the project in this folder',
-    synopsis: ['hotpath init [--start CMD] [--url PATH ...] [--no-install] [--force]'],
+    synopsis: ['hotpath init [--start CMD] [--url PATH ...] [--slo TEXT] [--no-install] [--force]'],
     flags: [],
     own: [
       {
@@ -229,11 +229,17 @@ const HELP: Record<CommandName, CommandHelp> = {
         arg: 'PATH',
         description: 'a route to measure, e.g. /users; repeat for more (default: found in the sources)',
       },
+      {
+        name: 'slo',
+        arg: 'TEXT',
+        description:
+          "an SLO every scenario's capacity is searched at, e.g. p99<=50ms (default: none; on a terminal init asks)",
+      },
       { name: 'no-install', description: 'add @hotpath/compare to devDependencies without installing it' },
       { name: 'force', description: 'overwrite hotpath.config.json and the workflows if they exist' },
     ],
     notes: [
-      'On a terminal init asks for the start command and the routes; otherwise it takes what it found.',
+      'On a terminal init asks for the start command, the routes and an SLO; otherwise it takes what it found and no SLO.',
       'Exit status: 0 done, 1 installing @hotpath/compare failed, 2 bad usage.',
     ],
   },

@@ -13,6 +13,8 @@ export interface InitChoices {
   start: string;
   /** The routes to measure, each a path starting with "/". */
   routes: string[];
+  /** An SLO for capacity, as its canonical text (settings/slo.ts); none when unset. */
+  slo?: string;
   /** Overwrite files that exist. */
   force: boolean;
   /** Add @hotpath/compare with the package manager (false: write it into package.json only). */
@@ -100,7 +102,7 @@ export function withDevDependency(text: string, range: string): string | undefin
  */
 export async function initProject(project: Project, choices: InitChoices): Promise<InitResult> {
   const files: [string, string][] = [
-    ['hotpath.config.json', configFile(choices.start, choices.routes)],
+    ['hotpath.config.json', configFile(choices.start, choices.routes, choices.slo)],
     ['.github/workflows/hotpath.yml', measureWorkflow(project.packageManager)],
     ['.github/workflows/hotpath-report.yml', reportWorkflow()],
   ];

@@ -1,10 +1,14 @@
 import type { PackageManager } from './detect.js';
 
-/** hotpath.config.json: the start command and one scenario per route; every other setting default. */
-export function configFile(start: string, routes: readonly string[]): string {
+/**
+ * hotpath.config.json: the start command, one scenario per route and, when given, the SLO every
+ * scenario's capacity is searched at (its canonical text); every other setting default.
+ */
+export function configFile(start: string, routes: readonly string[], slo?: string): string {
   const config = {
     $schema: './node_modules/@hotpath/compare/hotpath.config.schema.json',
     start,
+    ...(slo ? { slo } : {}),
     scenarios: routes.map((url) => ({ name: url, url })),
   };
   return `${JSON.stringify(config, null, 2)}\n`;
