@@ -10,7 +10,7 @@ export type {
   AllocationProfile,
   AllocationRow,
 } from './allocation-model.js';
-export type { CapacitySearch, CapacityStep } from './capacity-model.js';
+export type { CapacitySearch, CapacityStep, OverloadStep } from './capacity-model.js';
 export type {
   Diagnosis,
   Finding,
@@ -178,6 +178,8 @@ export interface RoundMetrics {
   gcTimePerRequest: number;
   /** The highest arrival rate that met the scenario's SLO, req/s; NaN without one or below the lowest rate tried. */
   capacity: number;
+  /** Successful answers within the SLO's latency per second at twice base's capacity; NaN without an SLO. */
+  goodput: number;
   /** Requests served in the window (what the per-request memory metrics divide by). */
   requests?: number;
   /** Other processes' load on the machine during the window, in cores (see ScenarioRound). */

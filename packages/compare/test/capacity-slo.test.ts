@@ -73,13 +73,22 @@ describe('capacity at an SLO (real servers)', () => {
     const searches = notes.filter((n) => n.includes('capacity at p99 ≤ 40 ms, errors ≤ 1 %'));
     expect(searches, seen).toHaveLength(8);
     for (const note of searches) {
-      const steps = note.slice(note.indexOf(' req/s (') + 8, -1).split('; ');
+      const steps = note.slice(note.indexOf(' req/s (') + 8, note.indexOf('); at ')).split('; ');
       expect(steps.length, note).toBeLessThanOrEqual(CAPACITY_STEPS);
       expect(
         steps.some((s) => s.endsWith(' met')),
         note,
       ).toBe(true);
     }
+    // both sides at twice base's capacity, shown only: neither sheds, so both queue what they
+    // cannot serve and answer little within the SLO (here 0 req/s)
+    const goodput = metric(report, 'goodput');
+    expect(goodput.inVerdict, seen).toBe(false);
+    expect(goodput.pairs, seen).toBe(4);
+    expect(goodput.base, seen).toBeLessThan(capacity.base / 2);
+    expect(goodput.head, seen).toBeLessThan(capacity.base / 2);
+    for (const note of searches)
+      expect(note).toMatch(/; at \d+ req\/s \(2× base's capacity\): goodput \d+ req\/s, errors /);
     // the comment names the metric and the SLO; a rerun repeats the SLO
     const markdown = renderMarkdown(report);
     expect(markdown).toContain('Capacity at the SLO');
@@ -89,5 +98,5 @@ describe('capacity at an SLO (real servers)', () => {
     const output = reportOutputs(report, { report: 'report.json' })['capacity-change'];
     expect(Number(output)).toBeCloseTo(capacity.change * 100, 1);
     expect(output).toMatch(/^-\d+\.\d\d$/);
-  });
+  }, 300_000);
 });

@@ -4,6 +4,7 @@ import {
   capacityStep,
   nextBracketRate,
   nextCapacityRate,
+  overloadStep,
   startRate,
   stepConnections,
   stepMeets,
@@ -154,6 +155,20 @@ describe('the capacity search', () => {
     expect(stepConnections({ connections: 200 }, targets, 100)).toBe(200);
     expect(stepConnections({ connections: 10 }, targets, 1e6)).toBe(1000);
     expect(startRate([load(2000, 10), load(3000, 10)])).toBe(1500);
+  });
+});
+
+describe('goodput at twice base capacity', () => {
+  it('counts successes within the latency target per second; without one, every success', () => {
+    const shed = { ...load(1000, 5, 400), duration: 2 };
+    // errors only: the successes per second
+    expect(overloadStep({ errors: 1 }, 2000, shed)).toMatchObject({
+      rate: 2000,
+      goodput: 300,
+      errorRate: 0.4,
+    });
+    // a latency target and no histogram to count within it: nothing is known to be within
+    expect(overloadStep({ p99: 50, errors: 1 }, 2000, shed).goodput).toBe(0);
   });
 });
 

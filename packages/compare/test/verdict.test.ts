@@ -51,6 +51,7 @@ const round = (
   allocatedBytesPerRequest: Number.NaN,
   gcTimePerRequest: Number.NaN,
   capacity: Number.NaN,
+  goodput: Number.NaN,
   ...extra,
 });
 

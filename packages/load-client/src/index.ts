@@ -5,6 +5,6 @@ export type { MemcacheOperation, MemcacheOptions, RunOptions, TlsOptions } from 
 export { ERROR_KINDS, type ErrorKind, type LatencySummary } from './recorder.js';
 export type { RequestSpec } from './request.js';
 export { serializeRequest } from './request.js';
-export { mergeHistograms, type RunResult, summarizeHistogram } from './result.js';
+export { mergeHistograms, type RunResult, shareWithin, summarizeHistogram } from './result.js';
 export { createRun, LoadRun, run } from './run.js';
 export type { SeriesStats } from './series-stats.js';

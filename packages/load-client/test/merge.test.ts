@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as hdr from 'hdr-histogram-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shareWithin } from '../src/result.js';
 import { seriesStats } from '../src/series-stats.js';
 import { cli } from './cli-runner.js';
 import { httpServer, type Running } from './servers.js';
@@ -160,5 +161,27 @@ describe('hotpath-load merge', () => {
     const none = await cli(['merge']);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/missing result files/);
+  });
+});
+
+describe('shareWithin: the share of latencies at or below a limit', () => {
+  // A histogram built as the recorder builds one (µs), encoded as results carry it.
+  const encoded = (micros: number[]) => {
+    const h = hdr.build({
+      lowestDiscernibleValue: 1,
+      highestTrackableValue: 3_600_000_000,
+      numberOfSignificantValueDigits: 3,
+    });
+    for (const v of micros) h.recordValue(v);
+    return hdr.encodeIntoCompressedBase64(h);
+  };
+
+  it('counts the answers within the limit, to the histogram precision', () => {
+    // 900 fast answers (2 ms), 100 slow ones (80 ms): within 50 ms, 90 %
+    const latencies = [...Array(900).fill(2000), ...Array(100).fill(80_000)];
+    expect(shareWithin(encoded(latencies), 50)).toBeCloseTo(0.9, 3);
+    expect(shareWithin(encoded(latencies), 100)).toBe(1);
+    expect(shareWithin(encoded(latencies), 1)).toBe(0);
+    expect(shareWithin(encoded([]), 50)).toBe(0);
   });
 });

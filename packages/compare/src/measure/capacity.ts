@@ -5,7 +5,8 @@
 // (A B, B A, …, as the slices do), start from the same rate, and follow the same rule, so an A/A
 // round tries the same rates on both. Capacity is then a per-round metric like any other, paired
 // base with head (settings/metrics.ts `capacity`).
-import type { CapacitySearch, CapacityStep, LoadResult } from '../model.js';
+import { shareWithin } from '@hotpath/load-client';
+import type { CapacitySearch, CapacityStep, LoadResult, OverloadStep } from '../model.js';
 import type { MeasuredScenario as Scenario } from '../settings/schema.js';
 import {
   CAPACITY_PRECISION,
@@ -152,38 +153,76 @@ export async function searchCapacities(
   const steps: CapacityStep[][] = runs.map(() => []);
   const next: (number | undefined)[] = runs.map(() => start);
   const order = runs.map((_, i) => i);
+  const step = (i: number, rate: number) => {
+    throwIfAborted(context.signal);
+    return runLoad({
+      ...(loads[i] as ScenarioLoad).options,
+      rate,
+      connections: stepConnections(scenario, targets, rate),
+      duration: stepSeconds(rate),
+      warmup: STEP_WARMUP,
+      preloaded: true,
+    });
+  };
   for (let k = 0; next.some((rate) => rate !== undefined); k++) {
     // A B, B A, A B, …: as the slices alternate
     for (const i of k % 2 === 0 ? order : [...order].reverse()) {
       const rate = next[i];
-      const load = loads[i] as ScenarioLoad;
       if (rate === undefined) continue;
-      throwIfAborted(context.signal);
-      const result = await runLoad({
-        ...load.options,
-        rate,
-        connections: stepConnections(scenario, targets, rate),
-        duration: stepSeconds(rate),
-        warmup: STEP_WARMUP,
-        preloaded: true,
-      });
       const side = steps[i] as CapacityStep[];
-      side.push(capacityStep(targets, rate, result));
+      side.push(capacityStep(targets, rate, await step(i, rate)));
       next[i] = nextCapacityRate(side);
     }
   }
+  // Then both sides at twice base's capacity (the lowest rate tried where base met the SLO at none)
+  const baseSteps = steps[
+    Math.max(
+      0,
+      runs.findIndex((r) => r.spec.side === 'base'),
+    )
+  ] as CapacityStep[];
+  const overRate = 2 * (capacityFrom(baseSteps) ?? Math.min(...baseSteps.map((s) => s.rate)));
+  const overload: OverloadStep[] = [];
+  for (const i of order) overload[i] = overloadStep(targets, overRate, await step(i, overRate));
   return runs.map((run, i) => {
     const side = steps[i] as CapacityStep[];
     const capacity = capacityFrom(side);
     const load = loads[i] as ScenarioLoad;
     const lowest = Math.min(...side.map((s) => s.rate));
+    const over = overload[i] as OverloadStep;
     context.onProgress?.({
       phase: 'note',
       ...load.where,
       message: `${run.spec.side} round ${run.round}:${load.label} capacity at ${describeSlo(targets)}: ${
         capacity === null ? `below the lowest rate tried (${lowest} req/s)` : `${capacity} req/s`
-      } (${side.map((s) => `${s.rate} ${s.met ? 'met' : `missed: ${missedWhy(targets, s)}`}`).join('; ')})`,
+      } (${side.map((s) => `${s.rate} ${s.met ? 'met' : `missed: ${missedWhy(targets, s)}`}`).join('; ')}); at ${overRate} req/s (2× base's capacity): goodput ${Math.round(over.goodput)} req/s, errors ${(over.errorRate * 100).toFixed(1)} %`,
     });
-    return { slo, capacity, steps: side };
+    return { slo, capacity, steps: side, overload: over };
   });
+}
+
+/**
+ * A step at twice base's capacity: successful answers within the SLO's latency target (its p99,
+ * else p90, else p50; with none, every success) per second. The histogram holds every answer's
+ * latency, failed ones too, so the count within the target is capped at the successes: a server
+ * that sheds with fast 503s is not credited for them. Pure.
+ */
+export function overloadStep(targets: SloTargets, rate: number, load: LoadResult): OverloadStep {
+  const attempts = load.requests.total + load.errors;
+  const failed = load.errors + load.non2xx;
+  const ok = Math.max(0, load.requests.total - load.non2xx);
+  const target = targets.p99 ?? targets.p90 ?? targets.p50;
+  const within =
+    target === undefined
+      ? ok
+      : load.histogram
+        ? shareWithin(load.histogram, target) * load.requests.total
+        : 0;
+  return {
+    rate,
+    goodput: load.duration > 0 ? Math.min(ok, within) / load.duration : 0,
+    requestsPerSecond: load.requests.mean,
+    p99: load.latency.p99,
+    errorRate: attempts > 0 ? failed / attempts : 0,
+  };
 }

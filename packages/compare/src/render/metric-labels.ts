@@ -14,6 +14,7 @@ const LABELS: Record<MetricName, string> = {
   allocatedBytesPerRequest: 'Allocated per request',
   gcTimePerRequest: 'GC time per request',
   capacity: 'Capacity at the SLO',
+  goodput: "Goodput at 2× base's capacity",
 };
 
 /** A metric's name for people ("CPU per request"); an unknown metric (an old history's) keeps its key. */

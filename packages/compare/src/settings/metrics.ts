@@ -33,6 +33,9 @@ export const METRICS = [
   // Capacity at a scenario's SLO (measure/capacity.ts): the highest arrival rate whose latencies
   // and errors met it, searched in every round. In the verdict of every scenario with an `slo`.
   { metric: 'capacity', unit: 'req/s', better: 'higher', scale: 'ratio', clock: 'wall' },
+  // Goodput at twice base's capacity (the same rate for both sides): answers that succeeded within
+  // the SLO's latency, per second — what load shedding keeps and a server without it loses.
+  { metric: 'goodput', unit: 'req/s', better: 'higher', scale: 'ratio', clock: 'wall' },
 ] as const satisfies readonly {
   metric: string;
   unit: string;

@@ -78,6 +78,15 @@ const capacitySchema = z.object({
       }),
     )
     .max(100),
+  overload: z
+    .object({
+      rate: finite.positive(),
+      goodput: finite.nonnegative(),
+      requestsPerSecond: finite.nonnegative(),
+      p99: maybeNaN,
+      errorRate: finite.min(0).max(1),
+    })
+    .optional(),
 });
 
 const sideInfo = z.object({

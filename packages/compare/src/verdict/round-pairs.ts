@@ -28,6 +28,7 @@ export function roundMetrics(round: ScenarioRound): RoundMetrics {
     allocatedBytesPerRequest: perRequest((m) => m.allocatedBytes),
     gcTimePerRequest: perRequest((m) => m.gcMicros),
     capacity: round.capacity?.capacity ?? Number.NaN,
+    goodput: round.capacity?.overload?.goodput ?? Number.NaN,
     requests,
     ...(round.otherLoad !== undefined ? { otherLoad: round.otherLoad } : {}),
   };
