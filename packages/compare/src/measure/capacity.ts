@@ -66,37 +66,42 @@ export function nextCapacityRate(steps: readonly CapacityStep[]): number | undef
   return nextBracketRate(steps, CAPACITY_STEPS, CAPACITY_PRECISION);
 }
 
-/** Whether a step at `rate` met the SLO: the rate served, the error rate and every latency target. Pure. */
-export function stepMeets(targets: SloTargets, step: Omit<CapacityStep, 'met'>): boolean {
-  if (!(step.requestsPerSecond >= HELD * step.rate)) return false;
-  if (!(step.errorRate * 100 <= targets.errors)) return false;
-  return SLO_LATENCIES.every((p) => targets[p] === undefined || step[p] <= (targets[p] as number));
+/**
+ * What a step at `rate` missed of the SLO, in a few words each (empty: it met it): the rate not
+ * served, the error rate, each latency target not held (a latency NaN, no answer, never holds). Pure.
+ */
+export function missedTargets(targets: SloTargets, step: Omit<CapacityStep, 'met'>): string[] {
+  const missed: string[] = [];
+  if (!(step.requestsPerSecond >= HELD * step.rate))
+    missed.push(`served ${Math.round(step.requestsPerSecond)} req/s`);
+  if (!(step.errorRate * 100 <= targets.errors)) missed.push(`errors ${(step.errorRate * 100).toFixed(1)} %`);
+  for (const p of SLO_LATENCIES)
+    if (targets[p] !== undefined && !(step[p] <= (targets[p] as number)))
+      missed.push(`${p} ${Number.isFinite(step[p]) ? Math.round(step[p]) : '—'} ms`);
+  return missed;
 }
+
+/** Whether a step at `rate` met the SLO: the rate served, the error rate and every latency target. Pure. */
+export const stepMeets = (targets: SloTargets, step: Omit<CapacityStep, 'met'>): boolean =>
+  missedTargets(targets, step).length === 0;
+
+/** Failed requests (socket errors and non-2xx) over all requests, 0..1. Pure. */
+const errorRateOf = (load: LoadResult): number => {
+  const attempts = load.requests.total + load.errors;
+  return attempts > 0 ? (load.errors + load.non2xx) / attempts : 0;
+};
 
 /** A step from its load result. Pure. */
 export function capacityStep(targets: SloTargets, rate: number, load: LoadResult): CapacityStep {
-  const attempts = load.requests.total + load.errors;
   const step = {
     rate,
     requestsPerSecond: load.requests.mean,
     p50: load.latency.p50,
     p90: load.latency.p90,
     p99: load.latency.p99,
-    errorRate: attempts > 0 ? (load.errors + load.non2xx) / attempts : 0,
+    errorRate: errorRateOf(load),
   };
   return { ...step, met: stepMeets(targets, step) };
-}
-
-/** Why a step missed the SLO, in a few words: what it served, and the targets it did not hold. Pure. */
-export function missedWhy(targets: SloTargets, step: CapacityStep): string {
-  const why: string[] = [];
-  if (!(step.requestsPerSecond >= HELD * step.rate))
-    why.push(`served ${Math.round(step.requestsPerSecond)} req/s`);
-  if (!(step.errorRate * 100 <= targets.errors)) why.push(`errors ${(step.errorRate * 100).toFixed(1)} %`);
-  for (const p of SLO_LATENCIES)
-    if (targets[p] !== undefined && !(step[p] <= (targets[p] as number)))
-      why.push(`${p} ${Number.isFinite(step[p]) ? Math.round(step[p]) : '—'} ms`);
-  return why.join(', ');
 }
 
 /** The highest rate met; null when none was (capacity below the lowest rate tried). Pure. */
@@ -195,7 +200,7 @@ export async function searchCapacities(
       ...load.where,
       message: `${run.spec.side} round ${run.round}:${load.label} capacity at ${describeSlo(targets)}: ${
         capacity === null ? `below the lowest rate tried (${lowest} req/s)` : `${capacity} req/s`
-      } (${side.map((s) => `${s.rate} ${s.met ? 'met' : `missed: ${missedWhy(targets, s)}`}`).join('; ')}); at ${overRate} req/s (2× base's capacity): goodput ${Math.round(over.goodput)} req/s, errors ${(over.errorRate * 100).toFixed(1)} %`,
+      } (${side.map((s) => `${s.rate} ${s.met ? 'met' : `missed: ${missedTargets(targets, s).join(', ')}`}`).join('; ')}); at ${overRate} req/s (2× base's capacity): goodput ${Math.round(over.goodput)} req/s, errors ${(over.errorRate * 100).toFixed(1)} %`,
     });
     return { slo, capacity, steps: side, overload: over };
   });
@@ -208,8 +213,6 @@ export async function searchCapacities(
  * that sheds with fast 503s is not credited for them. Pure.
  */
 export function overloadStep(targets: SloTargets, rate: number, load: LoadResult): OverloadStep {
-  const attempts = load.requests.total + load.errors;
-  const failed = load.errors + load.non2xx;
   const ok = Math.max(0, load.requests.total - load.non2xx);
   const target = targets.p99 ?? targets.p90 ?? targets.p50;
   const within =
@@ -223,6 +226,6 @@ export function overloadStep(targets: SloTargets, rate: number, load: LoadResult
     goodput: load.duration > 0 ? Math.min(ok, within) / load.duration : 0,
     requestsPerSecond: load.requests.mean,
     p99: load.latency.p99,
-    errorRate: attempts > 0 ? failed / attempts : 0,
+    errorRate: errorRateOf(load),
   };
 }
