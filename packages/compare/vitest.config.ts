@@ -6,6 +6,7 @@ import { sideBySideWorkers, splitProjects } from '../../scripts/vitest-projects.
 // real load, or a reading of time or CPU) runs after them, one at a time.
 const SIDE_BY_SIDE = [
   'capacity',
+  'capacity-chart',
   'cli-help',
   'config-child',
   'drift-change-points',

@@ -289,6 +289,8 @@ export interface RoundRow extends RoundMetrics {
   errors: number;
   non2xx: number;
   profilers: string[];
+  /** The round's capacity search, each step's rate and what it served (a scenario with `slo`). */
+  capacitySearch?: CapacitySearch;
 }
 
 /** The verdict and details of one scenario. */

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -94,6 +94,17 @@ describe('capacity at an SLO (real servers)', () => {
     expect(markdown).toContain('Capacity at the SLO');
     expect(markdown).toContain('capacity at p99 ≤ 40 ms, errors ≤ 1 %');
     expect(reproduceCommand(report).command).toContain("--slo 'p99<=40ms,errors<=1%'");
+    // report.html draws every step of every search against its rate
+    const steps = (report.scenarios[0]?.rounds ?? []).reduce(
+      (n, r) => n + (r.capacitySearch?.steps.length ?? 0),
+      0,
+    );
+    expect(steps, seen).toBeGreaterThanOrEqual(16);
+    const html = readFileSync(join(dir, 'out', 'report.html'), 'utf8');
+    const chart = html.slice(html.indexOf('<h3>Latency against rate</h3>'));
+    expect(
+      chart.slice(0, chart.indexOf('</svg>')).match(/<circle [^>]*class="dot (base|head)( met)?"/g)?.length,
+    ).toBe(steps);
     // the Action's output: the change in percent
     const output = reportOutputs(report, { report: 'report.json' })['capacity-change'];
     expect(Number(output)).toBeCloseTo(capacity.change * 100, 1);

@@ -21,6 +21,7 @@ import {
   share,
   shortLocation,
 } from './format.js';
+import { CAPACITY_STYLE, capacityChart } from './html-capacity.js';
 import { flameSection } from './html-flames.js';
 import { escapeHtml, scriptJson } from './html-text.js';
 import { sourceLink } from './markdown-text.js';
@@ -229,6 +230,7 @@ function scenarioSection(
     ),
     '<h3>Per round</h3>',
     `<div class="charts">${roundsChart(s.rounds, (r) => r.requestsPerSecond, 'Requests/s per round')}${roundsChart(s.rounds, (r) => r.p99, 'Latency p99 (ms) per round')}</div>`,
+    capacityChart(s.rounds),
     `<details><summary>Rounds in the order they ran</summary>${table(ROUND_COLUMNS, s.rounds)}</details>`,
     '<h3>Hot functions (self-time share, base → head)</h3>',
     hot
@@ -316,7 +318,7 @@ export function renderHtml(report: Report, viewer: ViewerAssets): string {
   );
   const data = { schema: 'hotpath-report-html/1', flames: [...cpu, ...allocations] };
   const script = viewer.script.replace(/<\/(script)/gi, '<\\/$1');
-  const style = `${viewer.style}\n${STYLE}`;
+  const style = `${viewer.style}\n${STYLE}\n${CAPACITY_STYLE}`;
   const csp = `default-src 'none'; script-src ${sha256(script)}; style-src ${sha256(style)}; img-src data:; base-uri 'none'; form-action 'none'`;
   const title = runSummary(report);
   const sides = report.sides;

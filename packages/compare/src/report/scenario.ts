@@ -68,6 +68,7 @@ export function analyseScenario(
       errors: r.load.errors,
       non2xx: r.load.non2xx,
       profilers: r.profilers,
+      ...(r.capacity ? { capacitySearch: r.capacity } : {}),
     });
   }
   return {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseSlo } from '../settings/slo.js';
 
 // The results of a measuring job come from a job that ran pull-request code: in the report job
 // they are untrusted data. Every field is checked here, text and arrays are bounded, and nothing
@@ -63,7 +64,7 @@ export const monitorSchema = z.object({
 
 /** A round's capacity search (model.ts CapacitySearch): rates and what each step served. */
 const capacitySchema = z.object({
-  slo: text(200),
+  slo: text(200).refine((slo) => parseSlo(slo) !== undefined, 'expected an SLO such as p99<=50ms'),
   capacity: finite.positive().nullable(),
   steps: z
     .array(
