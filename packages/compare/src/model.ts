@@ -80,6 +80,11 @@ export interface ScenarioRound {
   otherLoad?: number;
   /** The capacity search after the window (a scenario with `slo`). */
   capacity?: CapacitySearch;
+  /**
+   * The length of each slice the window was measured in, s (alternating with the other side's
+   * server; longer than `slice` where the scenario's latency asked for it); absent for a whole window.
+   */
+  sliceSeconds?: number;
 }
 
 /** Everything one round (one server start) of one side measured, per scenario. */
@@ -291,6 +296,8 @@ export interface RoundRow extends RoundMetrics {
   profilers: string[];
   /** The round's capacity search, each step's rate and what it served (a scenario with `slo`). */
   capacitySearch?: CapacitySearch;
+  /** The length of each slice the window was measured in, s; absent for a whole window. */
+  sliceSeconds?: number;
 }
 
 /** The verdict and details of one scenario. */

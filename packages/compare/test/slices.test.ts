@@ -190,6 +190,11 @@ process.on('SIGTERM', () => {
     const rows = scenario.rounds;
     expect(rows.map((r) => r.side)).toEqual(['base', 'head']);
     for (const r of rows) expect(r.requests).toBeGreaterThan(0);
+    // each round's slice length is in report.json's rows and on report.html's load line
+    expect(rows.map((r) => r.sliceSeconds)).toEqual([0.2, 0.2]);
+    expect(readFileSync(join(dir, 'out-sliced', 'report.html'), 'utf8')).toContain(
+      `${scenario.pairs} round pairs · measured in slices of 0.2 s`,
+    );
     expect(renderMarkdown(report)).toContain(
       "both servers up in each round, the load alternating between them every 0.2 s, or 10× a scenario's mean latency where that is longer (B H, H B, …)",
     );
@@ -198,6 +203,7 @@ process.on('SIGTERM', () => {
   it('slice 0: one server at a time, base then head', async () => {
     const report = await run('whole', 0);
     expect(timeline('whole')).toEqual(['base', 'head']);
+    expect(report.scenarios[0]?.rounds.map((r) => r.sliceSeconds)).toEqual([undefined, undefined]);
     expect(renderMarkdown(report)).toContain('one server at a time, interleaved (B H)');
   });
 });

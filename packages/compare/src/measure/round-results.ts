@@ -29,7 +29,7 @@ export async function readScenarioRounds(
 ): Promise<{ scenarios: ScenarioRound[]; pids: number[]; serverNode?: string }> {
   const scenarios: ScenarioRound[] = [];
   const seen: SeenProcesses = { pids: new Set() };
-  for (const [index, { scenario, load, reports, marks, capacity }] of windows.entries()) {
+  for (const [index, { scenario, load, reports, marks, capacity, slices }] of windows.entries()) {
     const monitors = readProbeReports(run.spec.side, reports, seen, warnings);
     const profile = await readProfile(run, reports, index, warnings);
     const otherLoad = readMachineLoad(marks, monitors);
@@ -45,6 +45,7 @@ export async function readScenarioRounds(
       profilers: [...new Set(reports.map((r) => r.profiler))],
       ...(otherLoad !== undefined ? { otherLoad } : {}),
       ...(capacity ? { capacity } : {}),
+      ...(slices ? { sliceSeconds: Math.round((run.settings.duration / slices) * 1e6) / 1e6 } : {}),
     });
   }
   return { scenarios, pids: [...seen.pids], serverNode: seen.serverNode };

@@ -149,6 +149,14 @@ function roundsChart(rounds: readonly RoundRow[], pick: (r: RoundRow) => number,
   return out.join('');
 }
 
+/** ` · measured in slices of 0.5 s` (each distinct length), or '' for whole windows. */
+function slicesText(rounds: readonly RoundRow[]): string {
+  const lengths = [
+    ...new Set(rounds.flatMap((r) => (r.sliceSeconds ? [Math.round(r.sliceSeconds * 1000) / 1000] : []))),
+  ];
+  return lengths.length ? ` · measured in slices of ${lengths.sort((a, b) => a - b).join(', ')} s` : '';
+}
+
 const verdictClass = (x: { outcome: Outcome }) => (x.outcome === 'unchanged' ? 'neutral' : x.outcome);
 
 function diagnosisTable(s: ScenarioReport): string {
@@ -224,7 +232,7 @@ function scenarioSection(
     `<section class="scenario ${verdictClass(s)}" id="scenario-${index + 1}">`,
     `<h2><span class="badge ${verdictClass(s)}">${s.outcome === 'unchanged' ? 'no regression' : s.outcome}</span> <code>${e(s.name)}</code></h2>`,
     `<p class="summary">${e(scenarioSummary(s, report.settings.threshold))}</p>`,
-    `<p class="dim">Load: <code>${e(s.target)}</code> · ${s.pairs} round pairs</p>`,
+    `<p class="dim">Load: <code>${e(s.target)}</code> · ${s.pairs} round pairs${e(slicesText(s.rounds))}</p>`,
     table([...METRIC_COLUMNS, outcomeColumn(report.settings.threshold)], s.metrics, (m) =>
       m.outcome === 'regressed' && m.inVerdict ? 'bad' : '',
     ),

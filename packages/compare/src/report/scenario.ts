@@ -69,6 +69,7 @@ export function analyseScenario(
       non2xx: r.load.non2xx,
       profilers: r.profilers,
       ...(r.capacity ? { capacitySearch: r.capacity } : {}),
+      ...(r.sliceSeconds !== undefined ? { sliceSeconds: r.sliceSeconds } : {}),
     });
   }
   return {

@@ -116,6 +116,7 @@ const scenarioRound = z.object({
   monitors: z.array(monitorSchema).max(1000),
   profilers: z.array(text(100)).max(1000),
   otherLoad: z.number().finite().nonnegative().max(100_000).optional(),
+  sliceSeconds: finite.positive().max(86_400).optional(),
   capacity: capacitySchema.optional(),
 });
 
