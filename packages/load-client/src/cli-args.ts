@@ -24,6 +24,9 @@ Load model (TIME: seconds, or with a unit: 500ms, 10s, 2m, 1h)
   -B, --bailout N          stop once N measured requests failed (per worker)
       --drain              at the end, send nothing more but wait for the requests
                            in flight and count them (default: drop them, as wrk does)
+      --connect-first      open every connection before the first request, and start
+                           the clocks once all are up (a busy Node.js server accepts
+                           one connection per turn of its event loop)
   -S, --socket-path PATH   connect to this Unix domain socket; the URL still gives
                            the Host header and the path
 
@@ -81,6 +84,7 @@ const RUN_OPTIONS = {
   timeout: { type: 'string', short: 't' },
   bailout: { type: 'string', short: 'B' },
   drain: { type: 'boolean' },
+  'connect-first': { type: 'boolean' },
   'socket-path': { type: 'string', short: 'S' },
   socketPath: { type: 'string' },
   'expect-body': { type: 'string', short: 'E' },
@@ -278,6 +282,7 @@ export function parseCli(argv: string[]): CliCommand {
     workers: integerFlag('-w', values.workers, 'a whole number of worker threads >= 1 (-W is the warm-up)'),
     bailout: integerFlag('-B', values.bailout, 'a whole number of failed requests >= 1'),
     ...(values.drain ? { drain: true } : {}),
+    ...(values['connect-first'] ? { connectFirst: true } : {}),
     socketPath: values['socket-path'] ?? values.socketPath,
     expectBody: values['expect-body'] ?? values.expectBody,
     method: values.method,

@@ -51,7 +51,8 @@ export interface ConnectionOwner {
   /** A request failed; `message` says how (the first one of each kind is kept). */
   error(kind: number, measured: boolean, message: string): void;
   /** A connection is ready; `resumed`: its TLS session was resumed (false for plain TCP). */
-  connected(resumed: boolean): void;
+  /** `first`: this connection's first connect of the run (not a reconnect). */
+  connected(resumed: boolean, first: boolean): void;
   /** A connect failed; `failure` is what the socket reported, `handshake` if TCP connected but TLS did not. */
   connectFailed(connection: Connection, failure: ConnectFailure): void;
   /** A user callback threw: the run ends with that error. */
@@ -94,6 +95,8 @@ export class Connection implements ResponseSink {
   private size = 0;
   private nextRequest: number;
   private isConnected = false;
+  /** Connected at least once in this run (a later connect is a reconnect). */
+  private connectedBefore = false;
   private stopped = false;
   private lastErrorKind = -1;
   private lastError: NodeJS.ErrnoException | null = null;
@@ -312,7 +315,9 @@ export class Connection implements ResponseSink {
         );
       });
     }
-    this.owner.connected(this.owner.tls !== null && (socket as TLSSocket).isSessionReused());
+    const first = !this.connectedBefore;
+    this.connectedBefore = true;
+    this.owner.connected(this.owner.tls !== null && (socket as TLSSocket).isSessionReused(), first);
     this.fill();
   }
 

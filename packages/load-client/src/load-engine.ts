@@ -48,6 +48,12 @@ export interface Protocol {
 }
 
 const PHASE_CONNECTING = 0;
+/**
+ * With connectFirst: how long after the last connection is up the clocks start, so that a server
+ * that accepts one connection per turn of its event loop has accepted them all (an idle one takes
+ * a few microseconds per turn).
+ */
+export const CONNECT_SETTLE_MS = 20;
 const PHASE_WARMUP = 1;
 const PHASE_MEASURE = 2;
 /** After `duration` with `drain`: nothing new is sent; the requests in flight are still counted. */
@@ -87,6 +93,9 @@ export class LoadEngine extends EventEmitter<EngineEvents> implements Connection
   private measureStartWall = 0;
   private measureEnd = 0;
   private everConnected = false;
+  /** Connections that have connected at least once (connectFirst waits for all of them). */
+  private connectedOnce = 0;
+  private connectWait: NodeJS.Timeout | null = null;
   private connectFailures = 0;
   private aborted = false;
   private bailedOut = false;
@@ -147,6 +156,27 @@ export class LoadEngine extends EventEmitter<EngineEvents> implements Connection
       return this.done;
     }
     this.signal?.addEventListener('abort', this.onAbort, { once: true });
+    if (this.options.connectFirst) {
+      // nothing is sent until every connection is up (or the connect timeout has passed)
+      this.connectWait = setTimeout(() => this.beginClocks(), this.options.timeout * 1000);
+      this.timers.push(this.connectWait);
+      for (const connection of this.connections) connection.open();
+    } else {
+      this.beginClocks();
+      for (const connection of this.connections) connection.open();
+      if (this.interval > 0) this.dispatch();
+    }
+    const timeoutMs = this.options.timeout * 1000;
+    const scan = Math.max(20, Math.min(250, timeoutMs / 4));
+    this.timers.push(setInterval(() => this.checkTimeouts(timeoutMs), scan));
+    return this.done;
+  }
+
+  /** Starts the warm-up (or the measurement) and the open model's schedule; once. */
+  private beginClocks(): void {
+    if (this.phase !== PHASE_CONNECTING) return;
+    if (this.connectWait !== null) clearTimeout(this.connectWait);
+    this.connectWait = null;
     this.scheduleStart = performance.now();
     if (this.options.warmup > 0) {
       this.phase = PHASE_WARMUP;
@@ -169,12 +199,9 @@ export class LoadEngine extends EventEmitter<EngineEvents> implements Connection
     } else {
       this.beginMeasure();
     }
-    for (const connection of this.connections) connection.open();
-    const timeoutMs = this.options.timeout * 1000;
-    const scan = Math.max(20, Math.min(250, timeoutMs / 4));
-    this.timers.push(setInterval(() => this.checkTimeouts(timeoutMs), scan));
+    if (!this.options.connectFirst) return;
+    for (const connection of this.connections) connection.fill();
     if (this.interval > 0) this.dispatch();
-    return this.done;
   }
 
   /** Stops now; the result holds what was measured so far. */
@@ -187,7 +214,7 @@ export class LoadEngine extends EventEmitter<EngineEvents> implements Connection
   // ---- ConnectionOwner: called by connections on the hot path ----
 
   take(now: number): number {
-    if (this.phase >= PHASE_DRAIN) return -1;
+    if (this.phase >= PHASE_DRAIN || this.phase === PHASE_CONNECTING) return -1;
     const measuring = this.phase === PHASE_MEASURE;
     if (measuring && this.reserved >= this.amount) return -1;
     let intended = now;
@@ -244,9 +271,16 @@ export class LoadEngine extends EventEmitter<EngineEvents> implements Connection
     if (this.phase === PHASE_MEASURE || this.phase === PHASE_DRAIN) this.recorder.received(bytes);
   }
 
-  connected(resumed: boolean): void {
+  connected(resumed: boolean, first: boolean): void {
     this.everConnected = true;
     this.recorder.connected(resumed);
+    if (!first || this.phase !== PHASE_CONNECTING) return;
+    this.connectedOnce++;
+    if (this.connectedOnce === this.connections.length && this.connectWait !== null) {
+      clearTimeout(this.connectWait);
+      this.connectWait = setTimeout(() => this.beginClocks(), CONNECT_SETTLE_MS);
+      this.timers.push(this.connectWait);
+    }
   }
 
   connectFailed(connection: Connection, failure: ConnectFailure): void {

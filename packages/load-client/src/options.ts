@@ -82,6 +82,17 @@ export interface RunOptions {
    */
   drain?: boolean;
   /**
+   * Open every connection before any request is sent, and start the clocks (warm-up, duration,
+   * the open model's schedule) once all are connected and the server has had a moment
+   * (CONNECT_SETTLE_MS) to accept them. A busy Node.js server accepts one new connection per turn
+   * of its event loop (libuv since 1.45), so without it a run's first second on a saturated
+   * server is mostly connections waiting to be accepted: their first requests wait up to the
+   * whole ramp, and the latencies say more about admission than about the server. Costs the
+   * connect time once per run; a connection that cannot connect within `timeout` no longer holds
+   * the others back.
+   */
+  connectFirst?: boolean;
+  /**
    * HTTP: every response body must be exactly these bytes; one that differs counts as a failed
    * request of kind `body` (and toward `bailout`). Costs a compare per body byte.
    */
@@ -154,6 +165,8 @@ export interface ResolvedOptions {
   bailout: number;
   /** Wait for the requests in flight at the end of `duration` (see RunOptions.drain). */
   drain: boolean;
+  /** Connect every connection before the clocks start (see RunOptions.connectFirst). */
+  connectFirst: boolean;
 }
 
 export const DEFAULT_DURATION = 10;
@@ -279,6 +292,8 @@ export function resolveOptions(options: RunOptions): ResolvedOptions {
   if (options.drain !== undefined && typeof options.drain !== 'boolean')
     throw invalidOption('drain', options.drain, 'true or false');
   const drain = options.drain === true;
+  if (options.connectFirst !== undefined && typeof options.connectFirst !== 'boolean')
+    throw invalidOption('connectFirst', options.connectFirst, 'true or false');
   let expectBody: Buffer | null = null;
   if (options.expectBody !== undefined) {
     if (typeof options.expectBody !== 'string' && !Buffer.isBuffer(options.expectBody))
@@ -362,5 +377,6 @@ export function resolveOptions(options: RunOptions): ResolvedOptions {
     socketPath: options.socketPath ?? null,
     bailout,
     drain,
+    connectFirst: options.connectFirst === true,
   };
 }
