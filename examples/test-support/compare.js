@@ -8,14 +8,14 @@ import { hotpathCli } from './hotpath-cli.js';
 
 const cli = hotpathCli();
 
-export async function compareBriefly({ cwd, baseStart, headStart, args }) {
+export async function compareBriefly({ cwd, baseStart, headStart, args, timeout = 120_000 }) {
   if (!cli) throw new Error('no dependency of examples/test-support provides the `hotpath` bin');
   const out = mkdtempSync(join(tmpdir(), 'hotpath-example-'));
   try {
     const argv = [cli, 'compare', '--cwd', cwd, '--base-start', baseStart, '--head-start', headStart];
     argv.push('--duration', '2', '--warmup', '1', '--rounds', '2', '--out', out, ...args);
     await new Promise((resolve, reject) => {
-      execFile(process.execPath, argv, { timeout: 120_000 }, (error, stdout, stderr) => {
+      execFile(process.execPath, argv, { timeout }, (error, stdout, stderr) => {
         if (error) reject(new Error(`hotpath compare failed: ${error.message}\n${stdout}\n${stderr}`));
         else resolve();
       });

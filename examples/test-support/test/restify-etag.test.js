@@ -20,3 +20,50 @@ describe('restify-etag story: hashing the payload per request (base) vs cached E
     expect(shareOf(report, 'head', /^etagger$/)).toBeLessThan(0.05);
   });
 });
+
+describe('restify-etag story: overload at twice the capacity, without (base) and with overload-guard (head)', () => {
+  it('the guarded server sheds with 503s and keeps its goodput; the unguarded one queues and loses it', async () => {
+    const report = await compareBriefly({
+      cwd,
+      baseStart: 'ETAG_MODE=slow node server.js',
+      headStart: 'ETAG_MODE=slow GUARD=1 node server.js',
+      // the verdict is not what this story reads: one round, one test (and capacity) in the family
+      args: [
+        '--rounds',
+        '1',
+        '--duration',
+        '1',
+        '--url',
+        '/seed/v1',
+        '--slo',
+        'p99<=250ms',
+        '--metrics',
+        'requestsPerSecond',
+        '--profiler',
+        'none',
+        '--memory',
+        'off',
+      ],
+      // both sides' capacity searches: some 12 steps of 3 s each on this slow server
+      timeout: 240_000,
+    });
+    const overload = (side) =>
+      report.rounds.filter((r) => r.side === side).map((r) => r.capacitySearch?.overload);
+    const seen = JSON.stringify({ base: overload('base'), head: overload('head') });
+    for (const side of ['base', 'head']) {
+      expect(overload(side).length, seen).toBe(1);
+      expect(overload(side).every(Boolean), seen).toBe(true);
+    }
+    // both sides got the same rate: twice base's capacity in that round
+    expect(
+      overload('head').map((o) => o.rate),
+      seen,
+    ).toEqual(overload('base').map((o) => o.rate));
+    // the guard sheds a good part of it with 503s; without it nothing is refused
+    for (const o of overload('head')) expect(o.errorRate, seen).toBeGreaterThan(0.1);
+    for (const o of overload('base')) expect(o.errorRate, seen).toBe(0);
+    expect(sideMean(report, 'head', 'goodput'), seen).toBeGreaterThan(
+      2 * sideMean(report, 'base', 'goodput'),
+    );
+  }, 260_000);
+});
