@@ -80,10 +80,7 @@ export interface ScenarioRound {
   otherLoad?: number;
   /** The capacity search after the window (a scenario with `slo`). */
   capacity?: CapacitySearch;
-  /**
-   * The length of each slice the window was measured in, s (alternating with the other side's
-   * server; longer than `slice` where the scenario's latency asked for it); absent for a whole window.
-   */
+  /** Each slice's length when the window was measured in slices, s (≥ `slice`); absent for a whole window. */
   sliceSeconds?: number;
 }
 
@@ -285,7 +282,7 @@ export interface HotFunctionDiff {
   headTotal: number;
 }
 
-export interface RoundRow extends RoundMetrics {
+export interface RoundRow extends RoundMetrics, Pick<ScenarioRound, 'sliceSeconds'> {
   side: Side;
   round: number;
   /** The shard that measured it (1 without a matrix). */
@@ -296,8 +293,6 @@ export interface RoundRow extends RoundMetrics {
   profilers: string[];
   /** The round's capacity search, each step's rate and what it served (a scenario with `slo`). */
   capacitySearch?: CapacitySearch;
-  /** The length of each slice the window was measured in, s; absent for a whole window. */
-  sliceSeconds?: number;
 }
 
 /** The verdict and details of one scenario. */
