@@ -147,9 +147,17 @@ describe('latency at a rate (real servers)', () => {
     const open = defined(level.openSteps, 'the open-model steps');
     expect(open[0]?.rate).toBe(Math.max(1, Math.round(capacityOf(level.steps) / 2)));
     expect(level.capacity).toBe(openCapacityOf(open));
-    // both sides were loaded at the rate and kept up with it
-    for (const side of ['base', 'head'] as const)
-      expect(Math.abs(metric(report, 'requestsPerSecond')[side] / level.rate - 1)).toBeLessThan(0.1);
+    // both sides were loaded at the rate and kept up with it. A window ends at its last answer
+    // (drain), and head stalls 150 ms every 500 ms: a 1 s window of head's can run up to 1.15 s,
+    // so its requests per second can read up to 13 % under the rate (it read 10.1 % once in CI)
+    for (const [side, bound] of [
+      ['base', 0.1],
+      ['head', 0.15],
+    ] as const)
+      expect(
+        Math.abs(metric(report, 'requestsPerSecond')[side] / level.rate - 1),
+        JSON.stringify({ side, rate: level.rate, rps: metric(report, 'requestsPerSecond') }),
+      ).toBeLessThan(bound);
     expect(report.warnings.filter((w) => w.includes('req/s asked'))).toEqual([]);
     expect(metric(report, 'requestsPerSecond').inVerdict).toBe(false);
     // the tail decides: p90 and p99 are verdict metrics, p99 at least doubled, and one of them is
