@@ -5,7 +5,7 @@
 //   node bench/detection.mjs [--runs N] [--shards 1,2,4] [--factor 1.11] [--rounds N|auto] [--duration S]
 //                            [--change cpu|pbkdf2|leak|buffer|alloc|cache|stall] [--rate N|N%] [--slo TEXT]
 //                            [--neighbour off|unpinned|server-core]
-//                            [--only both|aa|ab] [--threshold PCT] [--out FILE]
+//                            [--only both|aa|ab] [--threshold PCT] [--via api|action [--node BIN]] [--out FILE]
 //
 // --out keeps every run's summary and its rounds (each round's metrics and other load), so an
 // estimator can be re-run offline on measured data.
@@ -29,7 +29,9 @@
 // pair of commits are merged as the Action's report mode merges a matrix. "Flagged" means the
 // run regressed or a function's growth was significant. Every run is at the product's settings
 // (its defaults, or --placement auto|off and --connections N|auto as a user sets them);
-// --bench-pinning gives the older bench-only setup.
+// --bench-pinning gives the older bench-only setup. --via action runs each comparison through the
+// bundled GitHub Action as GitHub runs it (bench/via-action.mjs; --node: the node that runs it,
+// e.g. a Node 24 binary): its inputs at action.yml's defaults, a recording stand-in for the API.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +39,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { report as makeReport, measure, resolveSettings } from '../dist/index.js';
+import { compareThroughAction } from './via-action.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -61,8 +64,14 @@ const { values } = parseArgs({
     threshold: { type: 'string' },
     seed: { type: 'string', default: '1' },
     only: { type: 'string', default: 'both' },
+    via: { type: 'string', default: 'api' },
+    node: { type: 'string' },
   },
 });
+if (!['api', 'action'].includes(values.via) || (values.via === 'action' && values.shards !== '1')) {
+  console.error(`--via: expected api or action (with one shard), got ${JSON.stringify(values.via)}`);
+  process.exit(2);
+}
 if (!['both', 'aa', 'ab'].includes(values.only)) {
   console.error(`--only: expected both, aa or ab, got ${JSON.stringify(values.only)}`);
   process.exit(2);
@@ -249,24 +258,50 @@ const settings = resolveSettings({ overrides });
 process.once('SIGINT', () => process.exit(130));
 process.once('SIGTERM', () => process.exit(143));
 
+// --via action: the whole comparison is the bundled Action's (mode all, its inputs at
+// action.yml's defaults but for these), and the neighbour is decided every 7 s, as the Action
+// reports no rounds to a caller.
+async function throughAction(headSha) {
+  const { cwd: _, ...inputs } = overrides;
+  const timer =
+    values.neighbour === 'off' ? undefined : setInterval(() => onProgress({ phase: 'start' }), 7000);
+  try {
+    const run = await compareThroughAction({
+      dir,
+      base,
+      head: headSha,
+      overrides: inputs,
+      git,
+      node: values.node,
+    });
+    // the sticky comment's verdict line, as the pull request shows it
+    run.report.comment = run.comment?.split('\n').find((line) => /^\*\*|^#/.test(line.trim()));
+    return run.report;
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 async function comparison(headSha, shards) {
   const measured = [];
   const startedAt = Date.now();
   try {
-    for (let i = 1; i <= shards; i++) {
-      measured.push(
-        await measure(settings, {
-          baseDir: dir,
-          refs: { base: { sha: base }, head: { sha: headSha } },
-          shard: { index: i, total: shards },
-          onProgress,
-        }),
-      );
-    }
+    if (values.via === 'action') measured.push(await throughAction(headSha));
+    else
+      for (let i = 1; i <= shards; i++) {
+        measured.push(
+          await measure(settings, {
+            baseDir: dir,
+            refs: { base: { sha: base }, head: { sha: headSha } },
+            shard: { index: i, total: shards },
+            onProgress,
+          }),
+        );
+      }
   } finally {
     hogOff();
   }
-  const report = makeReport(measured);
+  const report = values.via === 'action' ? measured[0] : makeReport(measured);
   const s = report.scenarios[0];
   const functions = (s.hotFunctions?.flagged ?? []).filter((f) => f.reason === 'grew' && f.significant);
   const flagged = report.regressed || functions.length > 0;
@@ -276,6 +311,7 @@ async function comparison(headSha, shards) {
     regressedBy: s.metrics.filter((m) => m.inVerdict && m.outcome === 'regressed').map((m) => m.metric),
     outcome: report.outcome,
     regressed: report.regressed,
+    ...(report.comment ? { comment: report.comment } : {}),
     seconds: (Date.now() - startedAt) / 1000,
     pairs: s.pairs,
     stop: report.stop.map((x) => x.reason),
@@ -336,7 +372,7 @@ const story =
         ? `head holds its event loop ${values['stall-ms']} ms every ${values['stall-every']} ms`
         : `head ×${values.factor} CPU per request`;
 console.log(
-  `hotpath detection bench: ${values.only === 'ab' ? 0 : runs} A/A and ${values.only === 'aa' ? 0 : runs} A/B runs per shard count, threshold ${settings.threshold} %, rounds ${settings.rounds}${settings.rounds === 'auto' ? ` (max-time ${settings.maxTime} s)` : ''} × ${settings.duration} s (+${settings.warmup} s warm-up) per side and shard, ${story}, neighbour ${values.neighbour}${values.neighbour === 'off' ? '' : ` (on in ${hogRounds} of ${allRounds} rounds)`}, ${benchPinning ? `--bench-pinning (servers taskset -c 0, load generator on core 1, ${settings.scenarios[0]?.connections} connections, product placement off)` : `connections ${settings.scenarios[0]?.connections}, placement ${settings.placement}`}`,
+  `hotpath detection bench${values.via === 'action' ? ' through the Action (mode all, action.yml defaults)' : ''}: ${values.only === 'ab' ? 0 : runs} A/A and ${values.only === 'aa' ? 0 : runs} A/B runs per shard count, threshold ${settings.threshold} %, rounds ${settings.rounds}${settings.rounds === 'auto' ? ` (max-time ${settings.maxTime} s)` : ''} × ${settings.duration} s (+${settings.warmup} s warm-up) per side and shard, ${story}, neighbour ${values.neighbour}${values.neighbour === 'off' ? '' : ` (on in ${hogRounds} of ${allRounds} rounds)`}, ${benchPinning ? `--bench-pinning (servers taskset -c 0, load generator on core 1, ${settings.scenarios[0]?.connections} connections, product placement off)` : `connections ${settings.scenarios[0]?.connections}, placement ${settings.placement}`}`,
 );
 console.log(
   '| shards | A/A flagged (false alarms) | A/A outcomes | A/B flagged (detected) | A/B outcomes | A/B req/s (median) | A/B event-loop CPU/req (median) | detectable req/s, A/A (median) | detectable CPU/req, A/A (median) | connections used | pairs (median) | s per comparison (median) | s per A/A (median) |',

@@ -1,0 +1,162 @@
+// One comparison through the bundled GitHub Action, run the way GitHub runs it: `node` on
+// action.yml's `main` with every input at action.yml's default (GitHub sets INPUT_* for each)
+// unless the bench overrides it, the GITHUB_* variables, files for outputs and the job summary, a
+// pull_request event, and GitHub's REST API served by a local server that records what it got.
+// Used by detection.mjs --via action; it returns the report.json the Action wrote.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** action.yml's inputs and their defaults (the file is rendered by a script: one shape). */
+function actionDefaults() {
+  const text = readFileSync(join(ROOT, 'action.yml'), 'utf8');
+  const inputs = text.slice(text.indexOf('\ninputs:\n'), text.indexOf('\noutputs:\n'));
+  const defaults = {};
+  for (const [, name, value] of inputs.matchAll(
+    /^ {2}([a-z-]+):\n(?: {4}.*\n)*? {4}default: '((?:[^']|'')*)'/gm,
+  ))
+    defaults[name] = value.replace(/''/g, "'");
+  return defaults;
+}
+
+/** The Action's entry point, from action.yml's `runs.main`. */
+function actionMain() {
+  const text = readFileSync(join(ROOT, 'action.yml'), 'utf8');
+  const main = /^ {2}main: (\S+)$/m.exec(text)?.[1];
+  if (!main) throw new Error('action.yml has no runs.main');
+  return join(ROOT, main);
+}
+
+/** A stand-in for GitHub's REST API: lists no comments, accepts the sticky comment, records all. */
+async function fakeGitHub() {
+  const requests = [];
+  let id = 1000;
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => {
+      body += c;
+    });
+    req.on('end', () => {
+      requests.push({ method: req.method, url: req.url, body });
+      res.setHeader('content-type', 'application/json');
+      if (req.method === 'GET' && /\/comments(\?|$)/.test(req.url ?? '')) return res.end('[]');
+      if ((req.method === 'POST' || req.method === 'PATCH') && /\/comments/.test(req.url ?? '')) {
+        res.statusCode = req.method === 'POST' ? 201 : 200;
+        id++;
+        return res.end(
+          JSON.stringify({
+            id,
+            html_url: `https://github.example/o/r/pull/7#issuecomment-${id}`,
+            body: JSON.parse(body || '{}').body ?? '',
+            user: { login: 'github-actions[bot]' },
+          }),
+        );
+      }
+      res.statusCode = 404;
+      res.end('{"message":"Not Found"}');
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    requests,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+const INPUT_OF = {
+  start: 'start',
+  url: 'url',
+  install: 'install',
+  connections: 'connections',
+  placement: 'placement',
+};
+
+/**
+ * Runs the Action on the repository at `dir` for a pull request from `base` to `head` (head is
+ * checked out, as actions/checkout leaves a workspace) and returns { report, comment, outputs }.
+ * `overrides` are settings by key (start, url, rounds, …), passed as the matching inputs.
+ */
+export async function compareThroughAction({ dir, base, head, overrides, git, node = process.execPath }) {
+  git('checkout', '-q', '--detach', head);
+  const work = mkdtempSync(join(tmpdir(), 'hotpath-bench-action-'));
+  const api = await fakeGitHub();
+  try {
+    const event = {
+      action: 'synchronize',
+      number: 7,
+      pull_request: {
+        number: 7,
+        html_url: 'https://github.example/o/r/pull/7',
+        base: { sha: base, ref: 'main' },
+        head: {
+          sha: head,
+          ref: 'feature',
+          repo: { html_url: 'https://github.example/o/r', full_name: 'o/r' },
+        },
+      },
+      repository: { name: 'r', owner: { login: 'o' }, html_url: 'https://github.example/o/r' },
+    };
+    const files = {
+      event: join(work, 'event.json'),
+      output: join(work, 'output'),
+      summary: join(work, 'summary.md'),
+    };
+    writeFileSync(files.event, JSON.stringify(event));
+    writeFileSync(files.output, '');
+    writeFileSync(files.summary, '');
+    mkdirSync(join(work, 'runner-temp'));
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      CI: 'true',
+      GITHUB_ACTIONS: 'true',
+      GITHUB_EVENT_NAME: 'pull_request',
+      GITHUB_EVENT_PATH: files.event,
+      GITHUB_RUN_ID: '4242',
+      GITHUB_REPOSITORY: 'o/r',
+      GITHUB_API_URL: api.url,
+      GITHUB_SERVER_URL: 'https://github.example',
+      GITHUB_WORKSPACE: dir,
+      GITHUB_SHA: head,
+      GITHUB_OUTPUT: files.output,
+      GITHUB_STEP_SUMMARY: files.summary,
+      RUNNER_TEMP: join(work, 'runner-temp'),
+      HOTPATH_V8_PROFILER_INSTALL: process.env.HOTPATH_V8_PROFILER_INSTALL ?? 'false',
+    };
+    const inputs = { ...actionDefaults(), 'github-token': 'ghs_bench_token' };
+    for (const [key, value] of Object.entries(overrides)) inputs[INPUT_OF[key] ?? key] = String(value);
+    for (const [name, value] of Object.entries(inputs)) env[`INPUT_${name.toUpperCase()}`] = value;
+    const child = spawn(node, [actionMain()], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    child.stdout.on('data', (c) => {
+      log += c;
+    });
+    child.stderr.on('data', (c) => {
+      log += c;
+    });
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    const outputs = {};
+    for (const [, name, , value] of readFileSync(files.output, 'utf8').matchAll(
+      /^([^\n<]+)<<(\S+)\n([\s\S]*?)\n\2$/gm,
+    ))
+      outputs[name] = value;
+    if (!outputs.report) throw new Error(`the Action exited ${code} without a report:\n${log.slice(-3000)}`);
+    const report = JSON.parse(readFileSync(outputs.report, 'utf8'));
+    const posted = api.requests.filter((r) => r.method === 'POST' || r.method === 'PATCH');
+    return {
+      code,
+      report,
+      outputs,
+      comment: posted.length ? JSON.parse(posted.at(-1).body).body : undefined,
+    };
+  } finally {
+    await api.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
