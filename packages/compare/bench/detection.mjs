@@ -275,8 +275,10 @@ async function throughAction(headSha) {
       node: values.node,
     });
     // the sticky comment's verdict line, as the pull request shows it
-    run.report.comment = run.comment?.split('\n').find((line) => /^\*\*|^#/.test(line.trim()));
-    return run.report;
+    return {
+      report: run.report,
+      comment: run.comment?.split('\n').find((line) => /^\*\*|^#/.test(line.trim())),
+    };
   } finally {
     clearInterval(timer);
   }
@@ -284,9 +286,10 @@ async function throughAction(headSha) {
 
 async function comparison(headSha, shards) {
   const measured = [];
+  let viaAction;
   const startedAt = Date.now();
   try {
-    if (values.via === 'action') measured.push(await throughAction(headSha));
+    if (values.via === 'action') viaAction = await throughAction(headSha);
     else
       for (let i = 1; i <= shards; i++) {
         measured.push(
@@ -301,7 +304,7 @@ async function comparison(headSha, shards) {
   } finally {
     hogOff();
   }
-  const report = values.via === 'action' ? measured[0] : makeReport(measured);
+  const report = viaAction?.report ?? makeReport(measured);
   const s = report.scenarios[0];
   const functions = (s.hotFunctions?.flagged ?? []).filter((f) => f.reason === 'grew' && f.significant);
   const flagged = report.regressed || functions.length > 0;
@@ -311,7 +314,7 @@ async function comparison(headSha, shards) {
     regressedBy: s.metrics.filter((m) => m.inVerdict && m.outcome === 'regressed').map((m) => m.metric),
     outcome: report.outcome,
     regressed: report.regressed,
-    ...(report.comment ? { comment: report.comment } : {}),
+    ...(viaAction?.comment ? { comment: viaAction.comment } : {}),
     seconds: (Date.now() - startedAt) / 1000,
     pairs: s.pairs,
     stop: report.stop.map((x) => x.reason),

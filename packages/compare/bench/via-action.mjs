@@ -13,8 +13,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** action.yml's inputs and their defaults (the file is rendered by a script: one shape). */
-function actionDefaults() {
-  const text = readFileSync(join(ROOT, 'action.yml'), 'utf8');
+function actionDefaults(text) {
   const inputs = text.slice(text.indexOf('\ninputs:\n'), text.indexOf('\noutputs:\n'));
   const defaults = {};
   for (const [, name, value] of inputs.matchAll(
@@ -25,8 +24,7 @@ function actionDefaults() {
 }
 
 /** The Action's entry point, from action.yml's `runs.main`. */
-function actionMain() {
-  const text = readFileSync(join(ROOT, 'action.yml'), 'utf8');
+function actionMain(text) {
   const main = /^ {2}main: (\S+)$/m.exec(text)?.[1];
   if (!main) throw new Error('action.yml has no runs.main');
   return join(ROOT, main);
@@ -129,10 +127,11 @@ export async function compareThroughAction({ dir, base, head, overrides, git, no
       RUNNER_TEMP: join(work, 'runner-temp'),
       HOTPATH_V8_PROFILER_INSTALL: process.env.HOTPATH_V8_PROFILER_INSTALL ?? 'false',
     };
-    const inputs = { ...actionDefaults(), 'github-token': 'ghs_bench_token' };
+    const actionYml = readFileSync(join(ROOT, 'action.yml'), 'utf8');
+    const inputs = { ...actionDefaults(actionYml), 'github-token': 'ghs_bench_token' };
     for (const [key, value] of Object.entries(overrides)) inputs[INPUT_OF[key] ?? key] = String(value);
     for (const [name, value] of Object.entries(inputs)) env[`INPUT_${name.toUpperCase()}`] = value;
-    const child = spawn(node, [actionMain()], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(node, [actionMain(actionYml)], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';
     child.stdout.on('data', (c) => {
       log += c;
