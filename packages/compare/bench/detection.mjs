@@ -5,6 +5,7 @@
 //   node bench/detection.mjs [--runs N] [--shards 1,2,4] [--factor 1.11] [--rounds N|auto] [--duration S]
 //                            [--change cpu|pbkdf2|leak|buffer|alloc|cache|stall] [--rate N|N%] [--slo TEXT]
 //                            [--neighbour off|unpinned|server-core]
+//                            [--memory on|off] [--profiler auto|inspector|prof|none]
 //                            [--only both|aa|ab] [--threshold PCT] [--via api|action [--node BIN]] [--out FILE]
 //
 // --out keeps every run's summary and its rounds (each round's metrics and other load), so an
@@ -66,6 +67,8 @@ const { values } = parseArgs({
     only: { type: 'string', default: 'both' },
     via: { type: 'string', default: 'api' },
     node: { type: 'string' },
+    memory: { type: 'string' },
+    profiler: { type: 'string' },
   },
 });
 if (!['api', 'action'].includes(values.via) || (values.via === 'action' && values.shards !== '1')) {
@@ -250,7 +253,7 @@ const overrides = {
   ...(values.connections ? { connections: values.connections } : {}),
   ...(values.placement ? { placement: values.placement } : {}),
 };
-for (const key of ['rounds', 'duration', 'warmup', 'threshold', 'rate', 'slo'])
+for (const key of ['rounds', 'duration', 'warmup', 'threshold', 'rate', 'slo', 'memory', 'profiler'])
   if (values[key]) overrides[key] = values[key];
 if (values.change === 'pbkdf2' || memoryStory) overrides.url = '/';
 const settings = resolveSettings({ overrides });

@@ -209,7 +209,7 @@ function simulateShards(
     merged.head.push(...one.results.head);
     share = Math.min(share, one.lastShare);
   }
-  return outcomeSoFar(merged, run.scenarios, verdictPolicy(run), share);
+  return outcomeSoFar(merged, run.scenarios, verdictPolicy(run), share).outcome;
 }
 
 describe('shards of rounds: auto, merged', () => {
@@ -238,5 +238,67 @@ describe('shards of rounds: auto, merged', () => {
     };
     expect(found(4, 29)).toBeGreaterThan(0.8);
     expect(found(1, 31)).toBeLessThan(0.5);
+  });
+});
+
+describe('at a fixed rate, rounds: auto waits for p99', () => {
+  // head's CPU per request doubles from the first pair (decided at the first look); its p99 is
+  // three times base's, but the first three pairs' p99 are too spread to decide it yet
+  const p99Ratios = [3, 1.05, 6, 3, 3.2, 2.8, 3, 3.1, 2.9, 3, 3, 3];
+  const run = (rate: boolean) => {
+    const [first] = settings.scenarios;
+    if (!first) throw new Error('no scenario');
+    const scenario = { ...first, ...(rate ? { rate: 500 } : {}) };
+    const run = { ...settings, metrics: [...METRICS, 'p99' as const], scenarios: [scenario] };
+    const results: Record<Side, RoundResult[]> = { base: [], head: [] };
+    let spent = 0;
+    for (let pair = 1; pair <= p99Ratios.length; pair++) {
+      const jitter = 1 + 0.01 * (pair % 3);
+      const base = simulatedRound('base', pair, 500, 100 * jitter, 60);
+      const head = simulatedRound('head', pair, 500, 200 * jitter, 120);
+      const latency = (r: RoundResult, p99: number) => {
+        const [one] = r.scenarios;
+        if (one) one.load.latency = { ...one.load.latency, p99 };
+      };
+      latency(base, 10 * jitter);
+      latency(head, 10 * jitter * (p99Ratios[pair - 1] ?? 3));
+      results.base.push(base);
+      results.head.push(head);
+      const decision = decideAfterPair({
+        measurements: results,
+        settings: run,
+        pairs: pair,
+        elapsedMs: pair * 15_000,
+        spent,
+      });
+      if (decision.look) spent += decision.look.alphaShare;
+      if (decision.stop) return { pair, decision, share: decision.look?.alphaShare ?? 1, results, run };
+    }
+    throw new Error('never stopped');
+  };
+
+  it('a closed model (p99 listed in metrics) stops at the first look on the CPU regression', () => {
+    const { pair, decision } = run(false);
+    expect(pair).toBe(FIRST_LOOK_PAIRS);
+    expect(decision.outcome).toBe('regressed');
+  });
+
+  it('at a rate, the run goes on until p99 is decided too, and then p99 is regressed', () => {
+    const { pair, decision, share, results, run: settingsAtRate } = run(true);
+    expect(decision.stop).toBe('conclusive');
+    expect(pair).toBeGreaterThan(FIRST_LOOK_PAIRS);
+    const policy = verdictPolicy(settingsAtRate);
+    expect(policy.waitFor.s).toEqual(['p99']);
+    const earlier = outcomeSoFar(
+      { base: results.base.slice(0, FIRST_LOOK_PAIRS), head: results.head.slice(0, FIRST_LOOK_PAIRS) },
+      settingsAtRate.scenarios,
+      policy,
+      share,
+    );
+    expect(earlier).toEqual({ outcome: 'regressed', ready: false });
+    expect(outcomeSoFar(results, settingsAtRate.scenarios, policy, share)).toEqual({
+      outcome: 'regressed',
+      ready: true,
+    });
   });
 });

@@ -35,6 +35,8 @@ export interface VerdictPolicy {
   metrics: readonly MetricName[];
   /** Each scenario's verdict metrics, by name (see scenarioMetrics). */
   scenarioMetrics: Readonly<Record<string, readonly MetricName[]>>;
+  /** Metrics a look waits for before it stops on a scenario's outcome, by name (see waitsFor). */
+  waitFor: Readonly<Record<string, readonly MetricName[]>>;
   failOn: Settings['failOn'];
   failOnRegression: boolean;
   failOnInconclusive: boolean;
@@ -76,6 +78,20 @@ export function scenarioMetrics(
   return METRIC_NAMES.filter((m) => chosen.has(m));
 }
 
+/**
+ * The metrics of a scenario that rounds: auto waits for before it stops on its outcome. At a
+ * fixed rate the question is what a user waits for, and p99 is what an SLO names: a stall that
+ * regresses p90 at the third pair needs some more pairs for p99 (a 5 s window at a few hundred
+ * requests per second has a few dozen requests in its tail, and base's own p99 varies by a factor
+ * of two or three from round to round). So while p99 is still inconclusive the run goes on
+ * (within maxTime and maxRounds, which end it whatever p99 says), and its regression names p99
+ * when p99 has one; a p99 that moved less than the threshold stays inconclusive and the budget
+ * ends the run.
+ */
+export function waitsFor(verdictMetrics: readonly MetricName[], scenario: { rate?: unknown }): MetricName[] {
+  return scenario.rate !== undefined && verdictMetrics.includes('p99') ? ['p99'] : [];
+}
+
 /** The policy of a run from its settings. */
 export function verdictPolicy(settings: PolicySettings): VerdictPolicy {
   const byScenario = Object.fromEntries(
@@ -88,6 +104,9 @@ export function verdictPolicy(settings: PolicySettings): VerdictPolicy {
     retainedThreshold: settings.retainedThreshold,
     metrics: settings.metrics,
     scenarioMetrics: byScenario,
+    waitFor: Object.fromEntries(
+      settings.scenarios.map((s) => [s.name, waitsFor(byScenario[s.name] ?? [], s)] as const),
+    ),
     failOn: settings.failOn,
     failOnRegression: settings.failOnRegression,
     failOnInconclusive: settings.failOnInconclusive,

@@ -39,21 +39,29 @@ export function alphaShare(pairs: number, planned: number, spent: number, final:
 
 /**
  * The run's outcome from the pairs measured so far, at one look's share of alpha: each scenario
- * judged as report() judges it (the hot functions too, where failOn lets them decide).
+ * judged as report() judges it (the hot functions too, where failOn lets them decide). `ready`
+ * is false while a scenario's outcome is decided but a metric the policy waits for on it (p99 at
+ * a rate: see waitsFor) is still inconclusive; such a look does not stop the run.
  */
 export function outcomeSoFar(
   measurements: Pick<Measurements, Side>,
   scenarios: readonly { name: string }[],
   policy: VerdictPolicy,
   share: number,
-): Outcome {
+): { outcome: Outcome; ready: boolean } {
   const levels = lookLevels(policy, share);
-  return combineOutcomes(
-    scenarios.map(
-      (s) =>
-        judgeScenario(measurements, s.name, policy, levels, { functions: functionsDecide(policy) }).outcome,
-    ),
-  );
+  let ready = true;
+  const outcomes = scenarios.map((s) => {
+    const verdict = judgeScenario(measurements, s.name, policy, levels, {
+      functions: functionsDecide(policy),
+    });
+    const waiting = (policy.waitFor[s.name] ?? []).some(
+      (m) => verdict.metrics.find((v) => v.metric === m)?.outcome === 'inconclusive',
+    );
+    if (waiting && verdict.outcome !== 'inconclusive') ready = false;
+    return verdict.outcome;
+  });
+  return { outcome: combineOutcomes(outcomes), ready };
 }
 
 /** What the round loop needs to decide after each pair. */
@@ -86,11 +94,11 @@ export function decideAfterPair(options: {
   const share = alphaShare(pairs, planned, options.spent, final);
   if (share <= 0 && !final) return {};
   const look: Look = { pairs, alphaShare: share };
-  const outcome =
+  const { outcome, ready } =
     share > 0
       ? outcomeSoFar(options.measurements, settings.scenarios, verdictPolicy(settings), share)
-      : 'inconclusive';
-  if (outcome !== 'inconclusive') return { look, outcome, stop: 'conclusive' };
+      : { outcome: 'inconclusive' as const, ready: true };
+  if (outcome !== 'inconclusive' && ready) return { look, outcome, stop: 'conclusive' };
   if (final) return { look, outcome, stop: atMax ? 'max-rounds' : 'max-time' };
   return { look, outcome };
 }
