@@ -29,7 +29,21 @@ export interface AllocationProfile {
   stacks: { frames: number[]; bytes: number }[];
 }
 
-/** One function's allocated bytes per request, base → head. */
+/**
+ * What the sampling heap profiler found still alive after a server's warm-up (all processes of one
+ * scenario's warm-up merged): run without keeping the samples of collected objects from the
+ * warm-up's start to a full collection when the measured window opens.
+ */
+export interface SurvivorProfile {
+  /** Requests the warm-up sent (the survivors' bytes are per warm-up request). */
+  warmupRequests: number;
+  profile: AllocationProfile;
+}
+
+/**
+ * One function's allocated bytes per request, base → head (in a survivors diff: bytes still alive
+ * after the warm-up per warm-up request).
+ */
 export interface AllocationRow {
   name: string;
   file: string;

@@ -9,6 +9,7 @@ export type {
   AllocationFunction,
   AllocationProfile,
   AllocationRow,
+  SurvivorProfile,
 } from './allocation-model.js';
 export type { CapacitySearch, CapacityStep, OverloadStep } from './capacity-model.js';
 export type {
@@ -20,13 +21,13 @@ export type {
   SideMemory,
 } from './health-model.js';
 
-export type { LoadLevel, Machine, Placement, RateLevel } from './run-environment.js';
+export type { LoadLevel, Look, Machine, Placement, RateLevel, RoundsStop } from './run-environment.js';
 export type { MetricName, Profile };
 
-import type { AllocationDiff, AllocationProfile } from './allocation-model.js';
+import type { AllocationDiff, AllocationProfile, SurvivorProfile } from './allocation-model.js';
 import type { CapacitySearch } from './capacity-model.js';
 import type { Diagnosis, MonitorSummary } from './health-model.js';
-import type { LoadLevel, Machine, Placement, RateLevel } from './run-environment.js';
+import type { LoadLevel, Machine, Placement, RateLevel, RoundsStop } from './run-environment.js';
 
 /** base: the reference (the PR's base branch); head: the change. */
 export type Side = 'base' | 'head';
@@ -69,6 +70,8 @@ export interface ScenarioRound {
   profile?: Profile;
   /** What the sampling heap profiler saw during the window (absent with memory: off). */
   allocations?: AllocationProfile;
+  /** What the warm-up allocated that was still alive when the window opened (with memory on). */
+  survivors?: SurvivorProfile;
   monitors: MonitorSummary[];
   /** Profiler that ran in each server process for this window. */
   profilers: string[];
@@ -110,22 +113,6 @@ export interface Measurements {
   finishedAt: string;
   /** How the rounds ended: a fixed count, or (rounds: auto) the looks taken and why they stopped. */
   stop?: RoundsStop;
-}
-
-/** One look at the data in `rounds: auto`: the pairs so far and the share of alpha it spent. */
-export interface Look {
-  pairs: number;
-  /** Share of each test's alpha this look's intervals use (0..1; the looks' shares sum to ≤ 1). */
-  alphaShare: number;
-}
-
-/** Why the rounds ended. */
-export interface RoundsStop {
-  rounds: 'fixed' | 'auto';
-  /** fixed: the set count ran; conclusive: every verdict metric had an outcome; budgets. */
-  reason: 'fixed' | 'conclusive' | 'max-time' | 'max-rounds';
-  /** Looks taken (rounds: auto), in order; the last decided. */
-  looks: Look[];
 }
 
 /** Which part of a matrix of measuring jobs this is: `1/4` is the first of four. */
@@ -315,6 +302,8 @@ export interface ScenarioReport {
   hotFunctions?: HotFunctionDiff;
   /** Which functions allocate more bytes per request (both sides need allocation profiles). */
   allocations?: AllocationDiff;
+  /** Which functions made the bytes still alive after the warm-up, per warm-up request (shown only). */
+  survivors?: AllocationDiff;
   /** A significant growth of a function decided the verdict (failOn functions or both). */
   functionsRegressed: boolean;
   diagnosis: Diagnosis;

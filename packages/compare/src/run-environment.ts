@@ -1,4 +1,5 @@
-// Where and how a shard was measured: the machine, the CPU placement and the load level chosen.
+// Where and how a shard was measured: the machine, the CPU placement, the load level chosen and
+// how its rounds ended.
 // Types only, like model.ts.
 
 /** The machine a shard was measured on (never the machine that reports, when they differ). */
@@ -58,4 +59,20 @@ export interface Placement {
    * again), and one CPU would have kept it from running in parallel.
    */
   widened?: { side: 'base' | 'head'; share: number; from: number[]; at?: 'load-level' };
+}
+
+/** One look at the data in `rounds: auto`: the pairs so far and the share of alpha it spent. */
+export interface Look {
+  pairs: number;
+  /** Share of each test's alpha this look's intervals use (0..1; the looks' shares sum to ≤ 1). */
+  alphaShare: number;
+}
+
+/** Why the rounds ended. */
+export interface RoundsStop {
+  rounds: 'fixed' | 'auto';
+  /** fixed: the set count ran; conclusive: every verdict metric had an outcome; budgets. */
+  reason: 'fixed' | 'conclusive' | 'max-time' | 'max-rounds';
+  /** Looks taken (rounds: auto), in order; the last decided. */
+  looks: Look[];
 }

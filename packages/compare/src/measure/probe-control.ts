@@ -7,7 +7,8 @@ export interface ProbeReport {
   node?: string;
   /** 'v8-profiler-next', 'node:inspector', 'prof' or 'none'. */
   profiler: string;
-  files: { cpuprofile?: string; monitor?: string; heapprofile?: string };
+  /** `survivors`: the warm-up's survivors profile (see probe-heap-sampling.ts). */
+  files: { cpuprofile?: string; monitor?: string; heapprofile?: string; survivors?: string };
   note?: string;
   error?: string;
 }
@@ -16,6 +17,8 @@ interface Attached {
   pid: number;
   node?: string;
   socket: Socket;
+  /** The probe answered `warm` (whether its survivors profile runs). */
+  warming?: boolean;
   started?: { profiler: string; note?: string; error?: string };
   stopped?: ProbeReport;
 }
@@ -88,6 +91,9 @@ export class ProbeControl {
           }
           pid = message.pid;
           this.probes.set(pid, { pid, node: String(message.node ?? ''), socket });
+        } else if (pid && message.type === 'warming') {
+          const probe = this.probes.get(pid);
+          if (probe) probe.warming = message.survivors === true;
         } else if (pid && message.type === 'started') {
           const probe = this.probes.get(pid);
           if (probe)
@@ -137,6 +143,21 @@ export class ProbeControl {
 
   private live(): Attached[] {
     return [...this.probes.values()].filter((p) => !p.socket.destroyed);
+  }
+
+  /**
+   * Before the warm-up of window number `window`: every attached process starts its survivors
+   * profile (with memory on, where its V8 can sample), ended when the window opens. Returns how
+   * many did, once all answered or `timeoutMs` passed (a late one profiles less of the warm-up).
+   */
+  async warm(window: number, timeoutMs = 10_000): Promise<number> {
+    const targets = this.live();
+    for (const probe of targets) {
+      probe.warming = undefined;
+      probe.socket.write(`${JSON.stringify({ type: 'warm', window })}\n`);
+    }
+    await this.until(() => targets.every((p) => p.warming !== undefined || p.socket.destroyed), timeoutMs);
+    return targets.filter((p) => p.warming).length;
   }
 
   /**

@@ -3,7 +3,12 @@
 // to just before its closing one, asked to keep the samples of objects collected in between —
 // so the profile says where the window's bytes were allocated, not only where the survivors were.
 // Never throws: a process where any part is missing writes no allocation profile.
-import { post } from './probe-memory.js';
+// Also the survivors profile of a warm-up: the same profiler without those flags from the start of
+// the warm-up to just after the window's opening collection, so that only the samples of objects
+// still alive remain (V8 keeps no liveness per sample when collected ones are kept, and runs one
+// sampling profiler per isolate: the warm-up, never measured for the verdict, is when it can run).
+import { writeFileSync } from 'node:fs';
+import { collect, post } from './probe-memory.js';
 
 /**
  * Mean bytes between two samples: about a hundred samples per second at tens of MB/s allocated.
@@ -11,6 +16,12 @@ import { post } from './probe-memory.js';
  * +3.9–4.6 % at 32 KiB, +0.3–1.3 % at 128 KiB (three runs each, Node 20).
  */
 export const SAMPLING_INTERVAL = 131_072;
+
+/**
+ * Mean bytes between two samples of the warm-up's survivors profile: finer than the window's, as
+ * survivors are far fewer bytes than allocations, and the warm-up's CPU time is never measured.
+ */
+export const SURVIVOR_SAMPLING_INTERVAL = 32_768;
 
 /** Keep the samples of objects that collections free (V8 11 and later; older ones drop them). */
 const KEEP_COLLECTED = { includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true };
@@ -67,6 +78,47 @@ export async function startHeapSampling(): Promise<HeapSampling | undefined> {
   try {
     await post('HeapProfiler.startSampling', { samplingInterval: SAMPLING_INTERVAL, ...KEEP_COLLECTED });
     return { samplingInterval: SAMPLING_INTERVAL, stopped: false };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts the warm-up's survivors profile (after checkHeapSampling said yes, so that the profiler is
+ * known to work): without the keep-collected flags, V8 drops a sample when its object is collected.
+ * Undefined where it cannot.
+ */
+export async function startSurvivorSampling(): Promise<HeapSampling | undefined> {
+  try {
+    await post('HeapProfiler.startSampling', { samplingInterval: SURVIVOR_SAMPLING_INTERVAL });
+    return { samplingInterval: SURVIVOR_SAMPLING_INTERVAL, stopped: false };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Ends the survivors profile: a full collection (what the warm-up let go is dropped from the
+ * profile), then the profile written to `file`, and let go before the window's own opening
+ * collection. Returns the file, or undefined where any step failed (no survivors profile).
+ */
+export async function writeSurvivors(
+  sampling: HeapSampling | undefined,
+  file: string,
+): Promise<string | undefined> {
+  if (!sampling || sampling.stopped) return undefined;
+  try {
+    await collect();
+  } catch {
+    // the profile is stopped below all the same; without the collection it is not one of survivors
+    await stopHeapSampling(sampling);
+    return undefined;
+  }
+  const profile = await stopHeapSampling(sampling);
+  if (!profile) return undefined;
+  try {
+    writeFileSync(file, JSON.stringify(profile));
+    return file;
   } catch {
     return undefined;
   }

@@ -5,6 +5,8 @@
  * It stays dormant until its process starts listening on $PORT (so `npm start`, shells and
  * other wrappers are left alone; every cluster worker that listens activates). Then it
  * connects to the runner's control socket (HOTPATH_PROBE_CONTROL = "port:token") and waits:
+ * `warm` (before a scenario's warm-up, with memory on) starts the survivors profile, which `start`
+ * ends after its opening collection and writes as `<pid>-<window>.survivors.heapprofile`;
  * `start` opens the measured window (CPU profiler + event-loop monitor; with memory on, the
  * memory edges and the sampling heap profiler), `stop` closes it and writes
  * `<pid>-<window>.cpuprofile`, `.monitor.json` and `.heapprofile` to HOTPATH_PROBE_DIR.
@@ -20,7 +22,9 @@ import {
   checkHeapSampling,
   type HeapSampling,
   startHeapSampling,
+  startSurvivorSampling,
   stopHeapSampling,
+  writeSurvivors,
 } from './probe-heap-sampling.js';
 import { closeMemory, endMemoryRecord, type MemoryEdge, openMemory } from './probe-memory.js';
 import { cpuBetween, listThreads, startupThreads, threadsCpu } from './probe-threads.js';
@@ -105,6 +109,8 @@ interface Window {
   runtime: { tids: number[]; cpu: Map<number, number> };
   memory?: MemoryEdge;
   heap?: HeapSampling;
+  /** The warm-up's survivors profile, written when the window opened. */
+  survivors?: string;
 }
 
 /** Takes a reading: the monitor's numbers since the last one, with that interval's length and state. */
@@ -135,10 +141,27 @@ function profilerName(sampler: CpuSampler | undefined): string | undefined {
   return sampler.profiler === 'inspector' ? 'node:inspector' : sampler.profiler;
 }
 
-/** Starts a measured window: the CPU sampler (or the --prof mark), the event-loop monitor, the clocks. */
+/**
+ * Before a scenario's warm-up, with memory on and the heap-sampling check passing: the survivors
+ * profile starts (see probe-heap-sampling.ts). Undefined where it does not.
+ */
+async function startWarmUp(): Promise<HeapSampling | undefined> {
+  if (process.env.HOTPATH_PROBE_MEMORY === 'off') return undefined;
+  // The monitor's module first (openWindow loads it too), so that it is none of the survivors.
+  await import('@hotpath/overload-guard');
+  if (await checkHeapSampling()) return undefined;
+  return startSurvivorSampling();
+}
+
+/**
+ * Starts a measured window: the warm-up's survivors profile ended and written, then the CPU
+ * sampler (or the --prof mark), the event-loop monitor, the clocks.
+ */
 async function openWindow(
   id: number,
   mode: string,
+  dir: string,
+  warming: HeapSampling | undefined,
 ): Promise<{ window: Window; profiler?: CpuSampler; note?: string }> {
   let profiler: CpuSampler | undefined;
   let note: string | undefined;
@@ -149,6 +172,8 @@ async function openWindow(
   // memory edge, so that loading it is not counted as the window's allocation.
   const { createMonitor } = await import('@hotpath/overload-guard');
   const heapNote = memoryOn ? await checkHeapSampling() : undefined;
+  // Its own full collection, then the file written and let go before the window's collection.
+  const survivors = await writeSurvivors(warming, join(dir, `${process.pid}-${id}.survivors.heapprofile`));
   const memory = memoryOn ? await openMemory() : undefined;
   const heap = memory && !heapNote ? await startHeapSampling() : undefined;
   // The threads the CPU profiler starts (V8's profiler thread) count as the runtime's.
@@ -179,6 +204,7 @@ async function openWindow(
     runtime: { tids: runtime, cpu: threadsCpu(runtime) },
     memory,
     heap,
+    ...(survivors ? { survivors } : {}),
   };
   return { window, profiler, note: [note, heapNote].filter(Boolean).join('; ') || undefined };
 }
@@ -188,7 +214,7 @@ async function openWindow(
  * only the files, so that no profile object outlives this call.
  */
 async function writeProfiles(current: Window, dir: string): Promise<Record<string, string>> {
-  const files: Record<string, string> = {};
+  const files: Record<string, string> = current.survivors ? { survivors: current.survivors } : {};
   const profile = current.profiler ? await current.profiler.stop() : undefined;
   if (profile) {
     const profileFile = join(dir, `${process.pid}-${current.id}.cpuprofile`);
@@ -271,10 +297,17 @@ function activate(control: string, dir: string, mode: string): void {
   );
 
   let starting = false;
+  let warming: HeapSampling | undefined;
+  const warm = async () => {
+    if (!window && !starting && !warming) warming = await startWarmUp();
+    send({ type: 'warming', pid: process.pid, survivors: warming !== undefined });
+  };
   const start = async (id: number) => {
     if (window || starting) return;
     starting = true;
-    const opened = await openWindow(id, mode);
+    const survivors = warming;
+    warming = undefined;
+    const opened = await openWindow(id, mode, dir, survivors);
     window = opened.window;
     const { profiler, note } = opened;
     starting = false;
@@ -309,7 +342,9 @@ function activate(control: string, dir: string, mode: string): void {
       try {
         const message = JSON.parse(line) as { type?: string; window?: unknown };
         const id = Number.isSafeInteger(message.window) ? (message.window as number) : 1;
-        if (message.type === 'start')
+        if (message.type === 'warm')
+          warm().catch(() => send({ type: 'warming', pid: process.pid, survivors: false }));
+        else if (message.type === 'start')
           start(id).catch((err) => send({ type: 'started', pid: process.pid, error: String(err) }));
         else if (message.type === 'stop') void stop();
         else if (message.type === 'idle' || message.type === 'busy')

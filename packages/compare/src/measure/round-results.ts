@@ -29,11 +29,13 @@ export async function readScenarioRounds(
 ): Promise<{ scenarios: ScenarioRound[]; pids: number[]; serverNode?: string }> {
   const scenarios: ScenarioRound[] = [];
   const seen: SeenProcesses = { pids: new Set() };
-  for (const [index, { scenario, load, reports, marks, capacity, slices }] of windows.entries()) {
+  for (const [index, window] of windows.entries()) {
+    const { scenario, load, reports, marks, capacity, slices } = window;
     const monitors = readProbeReports(run.spec.side, reports, seen, warnings);
     const profile = await readProfile(run, reports, index, warnings);
     const otherLoad = readMachineLoad(marks, monitors);
-    const allocations = readAllocations(run, reports, warnings);
+    const allocations = readAllocations(run, reports, 'heapprofile', warnings);
+    const survivors = readSurvivors(run, window, warnings);
     scenarios.push({
       scenario: scenario.name,
       load,
@@ -41,6 +43,7 @@ export async function readScenarioRounds(
         profile &&
         withRelativeLocations(withProbeFramesMarked(profile, run.context.probePath), run.spec.root),
       ...(allocations ? { allocations } : {}),
+      ...(survivors ? { survivors } : {}),
       monitors,
       profilers: [...new Set(reports.map((r) => r.profiler))],
       ...(otherLoad !== undefined ? { otherLoad } : {}),
@@ -99,17 +102,36 @@ async function readProfile(
   return undefined;
 }
 
-/** The window's allocation profile: every process's `.heapprofile`, merged; none if one is missing. */
+/**
+ * The window's allocation profile (`heapprofile`) or its warm-up's survivors profile (`survivors`):
+ * every process's file, merged; none if one is missing.
+ */
 function readAllocations(
   run: RoundRun,
   reports: readonly ProbeReport[],
+  kind: 'heapprofile' | 'survivors',
   warnings: string[],
 ): ScenarioRound['allocations'] {
-  const paths = reports.flatMap((r) => (r.files.heapprofile ? [r.files.heapprofile] : []));
+  const paths = reports.flatMap((r) => {
+    const file = r.files[kind];
+    return file ? [file] : [];
+  });
   if (paths.length === 0 || paths.length < reports.length) return undefined;
   const read = readHeapProfiles(paths, { root: run.spec.root, probePath: run.context.probePath });
   warnings.push(...read.warnings);
   return read.allocations;
+}
+
+/** What the warm-up left alive, per warm-up request: none without a warm-up or a survivors file per process. */
+function readSurvivors(
+  run: RoundRun,
+  window: MeasuredWindow,
+  warnings: string[],
+): ScenarioRound['survivors'] {
+  const warmupRequests = window.warmupRequests ?? 0;
+  if (warmupRequests <= 0) return undefined;
+  const profile = readAllocations(run, window.reports, 'survivors', warnings);
+  return profile ? { warmupRequests, profile } : undefined;
 }
 
 /** CPU time of the rest of the machine during the window (undefined without monitor data). */

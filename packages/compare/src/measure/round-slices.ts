@@ -12,6 +12,7 @@ import {
   type ScenarioLoad,
   scenarioLoad,
   warmUp,
+  warmupOf,
 } from './round-windows.js';
 
 // A comparison round with both servers up (see runPairRound in round.ts): per scenario, each side's warm-up,
@@ -115,10 +116,10 @@ async function measureSlicedScenario(
   const first = runs[0] as RoundRun;
   const { settings, context } = first;
   const loads = runs.map((run) => scenarioLoad(run, scenario));
-  const latencies: number[] = [];
+  const warms: LoadResult[] = [];
   if (settings.warmup > 0)
-    for (const [i, run] of runs.entries())
-      latencies.push((await warmUp(run, loads[i] as ScenarioLoad)).latency.mean);
+    for (const [i, run] of runs.entries()) warms.push(await warmUp(run, loads[i] as ScenarioLoad, index + 1));
+  const latencies = warms.map((w) => w.latency.mean);
   const slice = sliceLength(settings.slice, settings.duration, latencies);
   if (slice > settings.slice && first.round === 1)
     context.onProgress?.({
@@ -167,7 +168,14 @@ async function measureSlicedScenario(
       requestsPerSecond: result.requests.mean,
       message: `${run.spec.side} round ${run.round}:${load.label} ${Math.round(result.requests.mean)} req/s`,
     });
-    windows.push({ scenario, load: result, reports, marks: [before, after], slices: n });
+    windows.push({
+      scenario,
+      load: result,
+      reports,
+      marks: [before, after],
+      slices: n,
+      ...warmupOf(warms[i]),
+    });
   }
   if (scenario.slo === undefined) return windows;
   const capacities = await searchCapacities(runs, loads, scenario, startRate(windows.map((w) => w.load)));

@@ -11,7 +11,8 @@ import type { RoundEvent } from './progress.js';
 import { type RoundRun, serverFailure } from './round-server.js';
 
 // What a round does with its ready server (see round.ts): setup-command, then per scenario a
-// warm-up and the measured window, with the probe's profile window open around the latter.
+// warm-up and the measured window, with the probe's profile window open around the latter (and,
+// with memory on, its survivors profile around the former).
 
 /** One scenario's measured window: its load result, what the probe wrote, the machine's load marks. */
 export interface MeasuredWindow {
@@ -26,6 +27,8 @@ export interface MeasuredWindow {
   slices?: number;
   /** The capacity search after the window (a scenario with `slo`; see capacity.ts). */
   capacity?: CapacitySearch;
+  /** Requests of the scenario's warm-up on this server (absent without one). */
+  warmupRequests?: number;
 }
 
 /** One scenario's load and how its progress is told. */
@@ -83,7 +86,7 @@ export async function measureScenarios(run: RoundRun): Promise<MeasuredWindow[]>
 async function measureScenario(run: RoundRun, index: number, scenario: Scenario): Promise<MeasuredWindow> {
   const { signal } = run.context;
   const load = scenarioLoad(run, scenario);
-  if (run.settings.warmup > 0) await warmUp(run, load);
+  const warm = run.settings.warmup > 0 ? await warmUp(run, load, index + 1) : undefined;
   await run.server.control.start(index + 1);
   const { result, marks } = await measureWindow(run, load);
   // Aborted: no profile to wait for (the probe may take long to write one); stop now.
@@ -91,9 +94,15 @@ async function measureScenario(run: RoundRun, index: number, scenario: Scenario)
   const reports = await run.server.control.stop();
   throwIfAborted(signal);
   checkWindow(run, load, result);
-  if (scenario.slo === undefined) return { scenario, load: result, reports, marks };
+  const measured = { scenario, load: result, reports, marks, ...warmupOf(warm) };
+  if (scenario.slo === undefined) return measured;
   const [capacity] = await searchCapacities([run], [load], scenario, startRate([result]));
-  return { scenario, load: result, reports, marks, ...(capacity ? { capacity } : {}) };
+  return { ...measured, ...(capacity ? { capacity } : {}) };
+}
+
+/** The window's warm-up requests, where there was a warm-up. */
+export function warmupOf(warm: LoadResult | undefined): Pick<MeasuredWindow, 'warmupRequests'> {
+  return warm ? { warmupRequests: warm.requests.total } : {};
 }
 
 export function scenarioLoad(run: RoundRun, scenario: Scenario): ScenarioLoad {
@@ -128,9 +137,13 @@ function ticks(run: RoundRun, load: ScenarioLoad, window: 'warmup' | 'measure', 
     });
 }
 
-/** The warm-up of one scenario; returns its load (the slices' length reads its latency). */
-export async function warmUp(run: RoundRun, load: ScenarioLoad): Promise<LoadResult> {
+/**
+ * The warm-up of measured window number `window`, the probe's survivors profile running through it
+ * with memory on; returns its load (the slices' length reads its latency).
+ */
+export async function warmUp(run: RoundRun, load: ScenarioLoad, window: number): Promise<LoadResult> {
   const { spec, round, settings, context } = run;
+  if (settings.memory !== 'off') await run.server.control.warm(window);
   context.onProgress?.({
     phase: 'warmup',
     ...load.where,

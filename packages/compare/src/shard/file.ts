@@ -25,7 +25,7 @@ export const RESULTS_FILE = 'hotpath-results.json';
  * Writes one shard's raw results into `<dir>/shard-<i>-of-<n>/`: hotpath-results.json (per
  * round and scenario: counts, the serialised latency histogram, status codes, CPU and monitor
  * data, what each side ran, the settings, the shard) and per round and scenario one CPU profile
- * file and one allocation profile file. Returns the shard's folder.
+ * file, one allocation profile file and one of the warm-up's survivors. Returns the shard's folder.
  */
 export function writeShard(dir: string, results: Shard): string {
   const folder = join(resolve(dir), shardFolder(results.shard));
@@ -33,14 +33,24 @@ export function writeShard(dir: string, results: Shard): string {
   const rounds = (side: Side) =>
     results.measurements[side].map((r) => ({
       ...r,
-      scenarios: r.scenarios.map(({ allocations, ...s }, i) => {
+      scenarios: r.scenarios.map(({ allocations, survivors, ...s }, i) => {
         const written = (data: unknown, kind: string): string | undefined => {
           if (!data) return undefined;
           const path = `profiles/${side}-${r.round}-${i + 1}${kind}.json`;
           writeFileSync(join(folder, path), JSON.stringify(data));
           return path;
         };
-        return { ...s, profile: written(s.profile, ''), allocationProfile: written(allocations, '.alloc') };
+        return {
+          ...s,
+          profile: written(s.profile, ''),
+          allocationProfile: written(allocations, '.alloc'),
+          ...(survivors
+            ? {
+                survivorsProfile: written(survivors.profile, '.survivors'),
+                warmupRequests: survivors.warmupRequests,
+              }
+            : {}),
+        };
       }),
     }));
   const file: ResultsFile = {
@@ -222,7 +232,7 @@ function parseResults(path: string): ParsedResults {
 }
 
 /** The profile files a round's scenario result names, each beside the results file. */
-const PROFILE_FIELDS = ['profile', 'allocationProfile'] as const;
+const PROFILE_FIELDS = ['profile', 'allocationProfile', 'survivorsProfile'] as const;
 
 /** A profile path inside the results file's folder, or undefined (a path out of it is ignored). */
 function fullPath(folder: string, rel: string | undefined): string | undefined {
@@ -298,12 +308,14 @@ function readResultsFiles(paths: readonly string[]): Shard[] {
       list.map((r) => ({
         ...r,
         shard: data.shard.index,
-        scenarios: r.scenarios.map(({ allocationProfile, ...s }) => {
+        scenarios: r.scenarios.map(({ allocationProfile, survivorsProfile, warmupRequests, ...s }) => {
           const allocations = files.allocations(fullPath(folder, allocationProfile));
+          const survivors = files.allocations(fullPath(folder, survivorsProfile));
           return {
             ...s,
             profile: files.cpu(fullPath(folder, s.profile)),
             ...(allocations ? { allocations } : {}),
+            ...(survivors && warmupRequests ? { survivors: { warmupRequests, profile: survivors } } : {}),
           };
         }),
       }));

@@ -113,6 +113,13 @@ const scenarioRound = z.object({
     .string()
     .regex(/^profiles\/[\w.-]+\.json$/)
     .optional(),
+  /** Path of the warm-up's survivors profile (an allocation profile), relative to the shard's folder. */
+  survivorsProfile: z
+    .string()
+    .regex(/^profiles\/[\w.-]+\.json$/)
+    .optional(),
+  /** Requests of the warm-up (the survivors' bytes are per warm-up request). */
+  warmupRequests: count.optional(),
   monitors: z.array(monitorSchema).max(1000),
   profilers: z.array(text(100)).max(1000),
   otherLoad: z.number().finite().nonnegative().max(100_000).optional(),

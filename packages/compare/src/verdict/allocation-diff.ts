@@ -1,9 +1,16 @@
 // Which functions allocate more, base → head: each round's sampled allocation profile as bytes
 // allocated per request by function (scaled to the round's measured allocated bytes per request),
 // the mean over each side's rounds, and a paired interval of the per-pair change like the hot
-// functions'. Shown, not part of the verdict. Pure.
+// functions'. The same for what each warm-up left alive (its survivors profile, per warm-up
+// request). Shown, not part of the verdict. Pure.
 import { crossProfileKey } from '@hotpath/tick-parser';
-import type { AllocationDiff, AllocationFunction, AllocationRow, ScenarioRound } from '../model.js';
+import type {
+  AllocationDiff,
+  AllocationFunction,
+  AllocationProfile,
+  AllocationRow,
+  ScenarioRound,
+} from '../model.js';
 import { isProbeFrame } from './hot-functions.js';
 import { roundMetrics, roundPairs } from './round-pairs.js';
 import { mean, pairedDifference } from './statistics.js';
@@ -41,17 +48,33 @@ export function roundAllocations(round: ScenarioRound): RoundAllocations | undef
   const profile = round.allocations;
   const scale = allocationScale(round);
   if (!profile || scale === undefined) return undefined;
+  return bytesPerRequest(profile, scale);
+}
+
+/**
+ * Each function's bytes still alive after the round's warm-up per warm-up request: its sampled
+ * bytes (V8's estimate, already scaled by the sampler) over the warm-up's requests. Undefined
+ * without a survivors profile.
+ */
+export function roundSurvivors(round: ScenarioRound): RoundAllocations | undefined {
+  const survivors = round.survivors;
+  if (!survivors || !(survivors.warmupRequests > 0)) return undefined;
+  return bytesPerRequest(survivors.profile, 1 / survivors.warmupRequests);
+}
+
+/** A profile's functions (by name + file) as bytes per request: sampled bytes times `scale`. */
+function bytesPerRequest(profile: AllocationProfile, scale: number): RoundAllocations {
   let sampled = 0;
   for (const f of profile.functions) sampled += f.selfBytes;
-  const perRequest = new Map<string, number>();
+  const bytes = new Map<string, number>();
   const where = new Map<string, AllocationFunction>();
   for (const f of profile.functions) {
     const key = crossProfileKey(f);
-    perRequest.set(key, (perRequest.get(key) ?? 0) + f.selfBytes * scale);
+    bytes.set(key, (bytes.get(key) ?? 0) + f.selfBytes * scale);
     const known = where.get(key);
     if (!known || f.selfBytes > known.selfBytes) where.set(key, f);
   }
-  return { perRequest, where, total: sampled * scale };
+  return { perRequest: bytes, where, total: sampled * scale };
 }
 
 type Rounds = readonly (ScenarioRound & { shard?: number })[];
@@ -66,7 +89,26 @@ const meanOf = (rounds: readonly RoundAllocations[], key: string) =>
  * where there are two or more. Undefined unless both sides have allocation profiles.
  */
 export function diffAllocations(base: Rounds, head: Rounds, alpha: number): AllocationDiff | undefined {
-  const of = new Map([...base, ...head].map((r) => [r, roundAllocations(r)]));
+  return diffPerRequest(base, head, alpha, roundAllocations);
+}
+
+/**
+ * The functions whose bytes still alive after the warm-up, per warm-up request, changed most,
+ * base → head, with a paired interval like diffAllocations'. Undefined unless both sides have
+ * survivors profiles.
+ */
+export function diffSurvivors(base: Rounds, head: Rounds, alpha: number): AllocationDiff | undefined {
+  return diffPerRequest(base, head, alpha, roundSurvivors);
+}
+
+/** The diff of each round's bytes per request by function, as `read` gives them. */
+function diffPerRequest(
+  base: Rounds,
+  head: Rounds,
+  alpha: number,
+  read: (round: ScenarioRound) => RoundAllocations | undefined,
+): AllocationDiff | undefined {
+  const of = new Map([...base, ...head].map((r) => [r, read(r)]));
   const side = (rounds: Rounds) => rounds.flatMap((r) => of.get(r) ?? []);
   const b = side(base);
   const h = side(head);
