@@ -1,12 +1,39 @@
-// The allocation table under a scenario's memory block (markdown, terminal, report.html): the
-// functions whose bytes allocated per request changed most, base → head, with the paired interval.
-// Shown only: the verdict's allocated bytes per request is the metric in the table above. Names
-// and files come from the pull request: each rendering escapes them its own way.
+// The two allocation tables under a scenario's memory block (markdown, terminal, report.html): the
+// functions whose bytes allocated per request changed most, base → head, with the paired interval;
+// then the functions whose bytes still alive after the warm-up (per warm-up request) changed most.
+// Shown only: the verdict's allocated and retained bytes per request are the metrics in the table
+// above. Names and files come from the pull request: each rendering escapes them its own way.
 import type { AllocationDiff, AllocationRow, ScenarioReport, SourceLinks } from '../model.js';
 import { formatBytes, shortLocation } from './format.js';
 import { codeSpan, sourceLink } from './markdown-text.js';
 
 const signed = (bytes: number) => `${bytes < 0 ? '−' : bytes > 0 ? '+' : '±'}${formatBytes(bytes)}`;
+
+/** Which table: bytes allocated in the measured window, or still alive after the warm-up. */
+export type AllocationTable = 'allocations' | 'survivors';
+
+/** The tables in the order they are shown. */
+export const ALLOCATION_TABLES: readonly AllocationTable[] = ['allocations', 'survivors'];
+
+/** Each table's heading (report.html, terminal) and column titles. */
+export const ALLOCATION_WORDS: Record<
+  AllocationTable,
+  { heading: string; terminal: string; function: string; bytes: string }
+> = {
+  allocations: {
+    heading: 'Allocating functions',
+    terminal: 'allocating functions (bytes per request, base → head; shown only)',
+    function: 'Allocating function',
+    bytes: 'Bytes per request base → head',
+  },
+  survivors: {
+    heading: 'Still alive after the warm-up, by allocation site',
+    terminal:
+      'still alive after the warm-up, by allocation site (bytes per warm-up request, base → head; shown only)',
+    function: 'Allocation site',
+    bytes: 'Alive per warm-up request base → head',
+  },
+};
 
 /** The numbers of one row as text (hotpath's own, no escaping needed): base → head, change, interval. */
 export interface AllocationCells {
@@ -26,21 +53,29 @@ export function allocationCells(row: AllocationRow): AllocationCells {
 }
 
 /** The sentence over the table: what the bytes are, over how many rounds, that it is shown only. */
-export function allocationCaption(diff: AllocationDiff): string {
-  return `Bytes allocated per request by function (V8's sampling heap profiler over the measured windows, ${diff.rounds.base} base / ${diff.rounds.head} head rounds, scaled to each round's allocated bytes per request; all functions ${formatBytes(diff.baseTotal)} → ${formatBytes(diff.headTotal)}); the interval is over ${diff.pairs} round pairs. Shown only, not in the verdict.`;
+export function allocationCaption(diff: AllocationDiff, table: AllocationTable = 'allocations'): string {
+  const all = `${formatBytes(diff.baseTotal)} → ${formatBytes(diff.headTotal)}`;
+  const rounds = `${diff.rounds.base} base / ${diff.rounds.head} head rounds`;
+  if (table === 'survivors')
+    return `Still alive after the warm-up, by allocation site: bytes per warm-up request that the warm-up allocated and a full collection when the measured window opened did not free, by the function that allocated them (V8's sampling heap profiler over each server's warm-up, ${rounds}; all functions ${all}) — a leak shows here at the function that makes what is kept, as does a cache filled once; the interval is over ${diff.pairs} round pairs. Shown only, not in the verdict.`;
+  return `Bytes allocated per request by function (V8's sampling heap profiler over the measured windows, ${rounds}, scaled to each round's allocated bytes per request; all functions ${all}); the interval is over ${diff.pairs} round pairs. Shown only, not in the verdict.`;
 }
 
 /** Where a row's function is, as the tables show it (empty when the profile gives no file). */
 export const allocationWhere = (row: AllocationRow): string => shortLocation(row.file, row.line);
 
-/** The markdown lines of the table (none without allocation profiles on both sides). */
-export function allocationMarkdown(s: Pick<ScenarioReport, 'allocations'>, links?: SourceLinks): string[] {
-  const diff = s.allocations;
+/** The markdown lines of one table (none without its profiles on both sides). */
+function tableMarkdown(
+  diff: AllocationDiff | undefined,
+  table: AllocationTable,
+  links?: SourceLinks,
+): string[] {
   if (!diff || diff.rows.length === 0) return [];
+  const words = ALLOCATION_WORDS[table];
   const lines = [
-    allocationCaption(diff),
+    allocationCaption(diff, table),
     '',
-    '| | Allocating function | Where | Bytes per request base → head | Change | Interval |',
+    `| | ${words.function} | Where | ${words.bytes} | Change | Interval |`,
     '|---|---|---|---:|---:|---|',
   ];
   for (const row of diff.rows) {
@@ -54,4 +89,12 @@ export function allocationMarkdown(s: Pick<ScenarioReport, 'allocations'>, links
     );
   }
   return [...lines, ''];
+}
+
+/** The markdown lines of both tables (each left out without its profiles on both sides). */
+export function allocationMarkdown(
+  s: Pick<ScenarioReport, 'allocations' | 'survivors'>,
+  links?: SourceLinks,
+): string[] {
+  return ALLOCATION_TABLES.flatMap((table) => tableMarkdown(s[table], table, links));
 }

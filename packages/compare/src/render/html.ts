@@ -8,7 +8,14 @@ import type {
   RoundRow,
   ScenarioReport,
 } from '../model.js';
-import { allocationCaption, allocationCells, allocationWhere } from './allocation-rows.js';
+import {
+  ALLOCATION_TABLES,
+  ALLOCATION_WORDS,
+  type AllocationTable,
+  allocationCaption,
+  allocationCells,
+  allocationWhere,
+} from './allocation-rows.js';
 import { type FlameData, flameData, MIN_FRAME_SHARE } from './flame-data.js';
 import {
   displayName,
@@ -196,9 +203,13 @@ function diagnosisTable(s: ScenarioReport): string {
   );
 }
 
-/** The functions whose bytes allocated per request changed most, under the memory block. */
-function allocationTable(report: Report, s: ScenarioReport): string {
-  const diff = s.allocations;
+/**
+ * The functions whose bytes allocated per request (or still alive after the warm-up) changed most,
+ * under the memory block.
+ */
+function allocationTable(report: Report, s: ScenarioReport, kind: AllocationTable): string {
+  const diff = s[kind];
+  const words = ALLOCATION_WORDS[kind];
   if (!diff || diff.rows.length === 0) return '';
   const where = (row: AllocationRow) => {
     const text = allocationWhere(row);
@@ -210,13 +221,13 @@ function allocationTable(report: Report, s: ScenarioReport): string {
   };
   const columns: Column<AllocationRow>[] = [
     { title: '', cell: (row) => e(allocationCells(row).mark) },
-    { title: 'Allocating function', cell: (row) => `<code>${e(row.name)}</code>` },
+    { title: words.function, cell: (row) => `<code>${e(row.name)}</code>` },
     { title: 'Where', cell: where },
-    { title: 'Bytes per request base → head', numeric: true, cell: (row) => e(allocationCells(row).bytes) },
+    { title: words.bytes, numeric: true, cell: (row) => e(allocationCells(row).bytes) },
     { title: 'Change', numeric: true, cell: (row) => e(allocationCells(row).change) },
     { title: 'Interval', numeric: true, cell: (row) => e(allocationCells(row).interval) },
   ];
-  return `<h3>Allocating functions</h3><p class="dim">${e(allocationCaption(diff))}</p>${table(columns, diff.rows)}`;
+  return `<h3>${e(words.heading)}</h3><p class="dim">${e(allocationCaption(diff, kind))}</p>${table(columns, diff.rows)}`;
 }
 
 function scenarioSection(
@@ -250,7 +261,7 @@ function scenarioSection(
     flameSection(index, flames),
     '<h3>Event loop and memory</h3>',
     diagnosisTable(s),
-    allocationTable(report, s),
+    ...ALLOCATION_TABLES.map((kind) => allocationTable(report, s, kind)),
     ...(allocationFlames.base || allocationFlames.head
       ? ['<h3>Allocation flame graphs</h3>', flameSection(report.scenarios.length + index, allocationFlames)]
       : []),

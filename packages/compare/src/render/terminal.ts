@@ -1,5 +1,12 @@
 import type { Outcome, Report, ScenarioReport } from '../model.js';
-import { allocationCaption, allocationCells, allocationWhere } from './allocation-rows.js';
+import {
+  ALLOCATION_TABLES,
+  ALLOCATION_WORDS,
+  type AllocationTable,
+  allocationCaption,
+  allocationCells,
+  allocationWhere,
+} from './allocation-rows.js';
 import {
   costText,
   displayName,
@@ -175,18 +182,22 @@ function scenarioLines(
       lines.push(`  ${label.padEnd(50)} ${b.padStart(18)} ${h.padStart(18)}`);
     lines.push('');
   }
-  return [...lines, ...allocationLines(s, paint)];
+  return [...lines, ...ALLOCATION_TABLES.flatMap((table) => allocationLines(s, table, paint))];
 }
 
-/** The functions whose bytes allocated per request changed most (none without allocation profiles). */
+/**
+ * The functions whose bytes allocated per request (or still alive after the warm-up) changed most;
+ * none without the table's profiles.
+ */
 function allocationLines(
   s: ScenarioReport,
+  table: AllocationTable,
   paint: (code: keyof typeof codes, text: string) => string,
 ): string[] {
-  const diff = s.allocations;
+  const diff = s[table];
   if (!diff || diff.rows.length === 0) return [];
-  const lines = [paint('bold', 'allocating functions (bytes per request, base → head; shown only)')];
-  lines.push(paint('dim', `  ${allocationCaption(diff)}`));
+  const lines = [paint('bold', ALLOCATION_WORDS[table].terminal)];
+  lines.push(paint('dim', `  ${allocationCaption(diff, table)}`));
   for (const row of diff.rows) {
     const cells = allocationCells(row);
     const where = plain(allocationWhere(row));

@@ -1,6 +1,6 @@
 import type { Measurements, RoundRow, ScenarioReport, Side } from '../model.js';
 import type { Scenario } from '../settings/schema.js';
-import { diffAllocations } from '../verdict/allocation-diff.js';
+import { diffAllocations, diffSurvivors } from '../verdict/allocation-diff.js';
 import { functionsDecide, type LookLevels, type VerdictPolicy } from '../verdict/policy.js';
 import { roundMetrics } from '../verdict/round-pairs.js';
 import { judgeScenario } from '../verdict/scenario-verdict.js';
@@ -26,13 +26,14 @@ function allocationFlames(
   return { ...(base ? { base } : {}), ...(head ? { head } : {}) };
 }
 
-/** The allocation diff, where both sides have allocation profiles. */
+/** The allocation diff and the survivors diff, each where both sides have its profiles. */
 function withAllocations(
   rounds: Record<Side, Measurements['base'][number]['scenarios']>,
   alpha: number,
-): Pick<ScenarioReport, 'allocations'> {
+): Pick<ScenarioReport, 'allocations' | 'survivors'> {
   const allocations = diffAllocations(rounds.base, rounds.head, alpha);
-  return allocations ? { allocations } : {};
+  const survivors = diffSurvivors(rounds.base, rounds.head, alpha);
+  return { ...(allocations ? { allocations } : {}), ...(survivors ? { survivors } : {}) };
 }
 
 /** Metrics with intervals, hot functions, diagnosis and the verdict of one scenario. */
