@@ -37,6 +37,7 @@ export interface AllocationProfile {
 export interface SurvivorProfile {
   /** Requests the warm-up sent (the survivors' bytes are per warm-up request). */
   warmupRequests: number;
+  /** The samples of objects allocated in the warm-up and alive after a full collection. */
   profile: AllocationProfile;
 }
 

@@ -43,6 +43,7 @@ export type {
   SideHealth,
   SideInfo,
   SourceLinks,
+  SurvivorProfile,
 } from './model.js';
 export type { MarkdownOptions } from './render/markdown.js';
 export { type RenderOptions, render } from './render/render.js';
