@@ -171,6 +171,10 @@ require('node:http').createServer((req, res) => {
 }).listen(Number(process.env.PORT), '127.0.0.1');
 `;
 
+/** An allocation table's first three rows: name, base → head bytes per request, interval. */
+const tableHead = (diff) =>
+  (diff?.rows ?? []).slice(0, 3).map((r) => ({ name: r.name, base: r.base, head: r.head, ci: r.ci }));
+
 const dir = mkdtempSync(join(tmpdir(), 'hotpath-detection-'));
 const git = (...args) =>
   execFileSync('git', args, {
@@ -326,6 +330,10 @@ async function comparison(headSha, shards) {
     rateLevels: report.environment.rateLevels,
     placement: report.environment.placement,
     functions: functions.map((f) => f.name),
+    // The allocation tables' first rows (the memory stories: is the function that allocates, or
+    // that keeps, what head adds named?)
+    allocations: tableHead(s.allocations),
+    survivors: tableHead(s.survivors),
     // Every shown function's cost per request (µs) and the interval of its change: to decide
     // from measurements whether a cost growth should regress a scenario by default.
     functionCosts: (s.hotFunctions?.rows ?? []).map(({ name, baseCost, headCost, costCi }) => ({
