@@ -26,6 +26,7 @@ import { resolveSettings } from '../src/settings/schema.js';
 import { readShard, writeShard } from '../src/shard/file.js';
 import { allocationProfileSchema } from '../src/shard/schema.js';
 import { diffAllocations } from '../src/verdict/allocation-diff.js';
+import { allocationProfile } from './helpers/allocation-profile.js';
 import { defined } from './helpers/defined.js';
 import { expectSafeMarkdown, renderGfm } from './helpers/gfm.js';
 import { shardOf } from './helpers/shards.js';
@@ -33,20 +34,7 @@ import { shardOf } from './helpers/shards.js';
 // Which functions allocate more: V8's sampling heap profiler in the probe, each round's profile as
 // bytes per request by function, and the diff base → head.
 
-/** An allocation profile of the given functions' bytes (one stack each, under `main`). */
-function allocations(bytes: Record<string, number>, file = 'src/app.js'): AllocationProfile {
-  const names = Object.keys(bytes);
-  const functions = [
-    ...names.map((name, i) => ({ name, file, line: i + 10, column: 3, selfBytes: bytes[name] ?? 0 })),
-    { name: 'main', file, line: 1, column: 1, selfBytes: 0 },
-  ];
-  return {
-    samplingInterval: 32_768,
-    sampledBytes: functions.reduce((s, f) => s + f.selfBytes, 0),
-    functions,
-    stacks: names.map((_, i) => ({ frames: [names.length, i], bytes: functions[i]?.selfBytes ?? 0 })),
-  };
-}
+const allocations = allocationProfile;
 
 const memory = (allocatedBytes: number): MemoryWindow => ({
   heapStart: 0,

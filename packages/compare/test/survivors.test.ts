@@ -11,6 +11,7 @@ import { viewerAssets } from '../src/run/viewer-assets.js';
 import { resolveSettings } from '../src/settings/schema.js';
 import { readShard, writeShard } from '../src/shard/file.js';
 import { diffSurvivors } from '../src/verdict/allocation-diff.js';
+import { allocationProfile } from './helpers/allocation-profile.js';
 import { defined } from './helpers/defined.js';
 import { expectSafeMarkdown, renderGfm } from './helpers/gfm.js';
 import { shardOf } from './helpers/shards.js';
@@ -19,20 +20,7 @@ import { shardOf } from './helpers/shards.js';
 // over the warm-up's requests, the diff base → head with a paired interval, its tables in the
 // comment, the terminal and report.html, report.json and the results files.
 
-/** A sampled profile of the given functions' bytes (one stack each, under `main`). */
-function profile(bytes: Record<string, number>, file = 'src/app.js'): AllocationProfile {
-  const names = Object.keys(bytes);
-  const functions = [
-    ...names.map((name, i) => ({ name, file, line: i + 10, column: 3, selfBytes: bytes[name] ?? 0 })),
-    { name: 'main', file, line: 1, column: 1, selfBytes: 0 },
-  ];
-  return {
-    samplingInterval: 32_768,
-    sampledBytes: functions.reduce((s, f) => s + f.selfBytes, 0),
-    functions,
-    stacks: names.map((_, i) => ({ frames: [names.length, i], bytes: functions[i]?.selfBytes ?? 0 })),
-  };
-}
+const profile = allocationProfile;
 
 const settings = resolveSettings({ config: { start: 'node server.js', rounds: 3 } });
 const SCENARIO = defined(settings.scenarios[0], 'the default scenario').name;
