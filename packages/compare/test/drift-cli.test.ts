@@ -154,8 +154,12 @@ describe('hotpath drift and hotpath history', () => {
         'node server.js',
         '--fail-on-regression',
         ...FAST,
+        // longer windows and more pairs than FAST: with 3 pairs of 0.7 s one odd round left the
+        // CPU interval too wide to confirm even a 9× change (seen once in CI)
+        '--duration',
+        '1.5',
         '--rounds',
-        '3',
+        '5',
       ],
       repo,
     );
