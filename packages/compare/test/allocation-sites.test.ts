@@ -26,15 +26,13 @@ import { resolveSettings } from '../src/settings/schema.js';
 import { readShard, writeShard } from '../src/shard/file.js';
 import { allocationProfileSchema } from '../src/shard/schema.js';
 import { diffAllocations } from '../src/verdict/allocation-diff.js';
-import { allocationProfile } from './helpers/allocation-profile.js';
+import { allocationProfile, thousandRequests } from './helpers/allocation-profile.js';
 import { defined } from './helpers/defined.js';
 import { expectSafeMarkdown, renderGfm } from './helpers/gfm.js';
 import { shardOf } from './helpers/shards.js';
 
 // Which functions allocate more: V8's sampling heap profiler in the probe, each round's profile as
 // bytes per request by function, and the diff base → head.
-
-const allocations = allocationProfile;
 
 const memory = (allocatedBytes: number): MemoryWindow => ({
   heapStart: 0,
@@ -57,15 +55,7 @@ function window(
 ): ScenarioRound {
   return {
     scenario,
-    load: {
-      duration: 1,
-      requests: { total: 1000, mean: 1000, perSecond: [1000] },
-      latency: { mean: 1, p50: 1, p90: 1, p99: 1, max: 1 },
-      statusCodes: { '200': 1000 },
-      non2xx: 0,
-      errors: 0,
-      errorsByKind: {},
-    },
+    load: thousandRequests(),
     ...(profile ? { allocations: profile } : {}),
     monitors:
       allocated === undefined
@@ -97,9 +87,11 @@ describe('allocated bytes per request by function (recorded data)', () => {
   it('scales each round to its measured allocated bytes, diffs base → head and leaves the probe out', () => {
     // Sampled 100 + 300 bytes in base, measured 2 000 000 B over 1 000 requests: 2 000 B per request,
     // a quarter in parse (500 B). Head adds buildPayload: measured 6 000 B per request.
-    const base = [1, 2, 3].map((n) => window(allocations({ parse: 100 + n, render: 300 - n }), 2_000_000));
+    const base = [1, 2, 3].map((n) =>
+      window(allocationProfile({ parse: 100 + n, render: 300 - n }), 2_000_000),
+    );
     const head = [1, 2, 3].map((n) =>
-      window(allocations({ parse: 100, render: 300, buildPayload: 800 + n }), 6_000_000),
+      window(allocationProfile({ parse: 100, render: 300, buildPayload: 800 + n }), 6_000_000),
     );
     // The probe's own frames (50 sampled bytes in one base round) count in the total, never as a row.
     const withProbe = defined(base[0]?.allocations);
@@ -127,11 +119,17 @@ describe('allocated bytes per request by function (recorded data)', () => {
 
   it('uses the sampled bytes over the requests without memory edges, and gives no interval under two pairs', () => {
     const diff = defined(
-      diffAllocations([window(allocations({ f: 4_000 }))], [window(allocations({ f: 8_000 }))], 0.05),
+      diffAllocations(
+        [window(allocationProfile({ f: 4_000 }))],
+        [window(allocationProfile({ f: 8_000 }))],
+        0.05,
+      ),
     );
     expect(diff.rows[0]).toMatchObject({ name: 'f', base: 4, head: 8, change: 4, status: 'changed' });
     expect(diff.rows[0]?.ci).toBeUndefined();
-    expect(diffAllocations([window(undefined, 1000)], [window(allocations({ f: 1 }))], 0.05)).toBeUndefined();
+    expect(
+      diffAllocations([window(undefined, 1000)], [window(allocationProfile({ f: 1 }))], 0.05),
+    ).toBeUndefined();
   });
 });
 
@@ -139,8 +137,8 @@ describe('the allocation flame graphs (recorded data)', () => {
   it('merge each side into bytes per request by stack, the mean over its rounds, the probe left out', () => {
     // base: two rounds of 2 000 B per request, a quarter in parse; the probe's stack in one of them
     const base = [
-      window(allocations({ parse: 100, render: 300 }), 2_000_000),
-      window(allocations({ parse: 100, render: 300 }), 2_000_000),
+      window(allocationProfile({ parse: 100, render: 300 }), 2_000_000),
+      window(allocationProfile({ parse: 100, render: 300 }), 2_000_000),
     ];
     const probed = defined(base[1]?.allocations);
     probed.functions.push({ name: 'openWindow', file: 'hotpath:probe', line: 1, column: 1, selfBytes: 40 });
@@ -161,8 +159,8 @@ describe('the allocation flame graphs (recorded data)', () => {
   });
 
   it("diff in bytes per request as they are: head's 1 000 B more in render is +1 000 B, not a share", () => {
-    const base = allocationFlameProfile([window(allocations({ parse: 500, render: 500 }), 1_000_000)]);
-    const head = allocationFlameProfile([window(allocations({ parse: 500, render: 1500 }), 2_000_000)]);
+    const base = allocationFlameProfile([window(allocationProfile({ parse: 500, render: 500 }), 1_000_000)]);
+    const head = allocationFlameProfile([window(allocationProfile({ parse: 500, render: 1500 }), 2_000_000)]);
     const data = flameData({ base, head }, MIN_FRAME_SHARE, 'bytes');
     expect(data.unit).toBe('bytes');
     const name = (n: FlameNode) => data.names[n.n];
@@ -232,7 +230,7 @@ function measurements(base: AllocationProfile, head: AllocationProfile): Measure
 }
 
 describe('allocation profiles in results files', () => {
-  const good = allocations({ parse: 1000 });
+  const good = allocationProfile({ parse: 1000 });
   it('are written beside the results and read back; a malformed one is refused', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hotpath-alloc-shard-'));
     try {
@@ -297,8 +295,8 @@ const HOSTILE = [
 describe('allocating functions with hostile names', () => {
   it('render as text in the comment: no markup, link or mention from them', () => {
     for (const text of HOSTILE) {
-      const head = allocations({ [text]: 3000, parse: 1000 }, text);
-      const base = allocations({ parse: 1000, render: 1000 }, text);
+      const head = allocationProfile({ [text]: 3000, parse: 1000 }, text);
+      const base = allocationProfile({ parse: 1000, render: 1000 }, text);
       const made = makeReport([shardOf(measurements(base, head), settings)], {
         links: { repositoryUrl: 'https://github.com/o/r', sha: 'abc1234' },
       });

@@ -11,7 +11,7 @@ import { viewerAssets } from '../src/run/viewer-assets.js';
 import { resolveSettings } from '../src/settings/schema.js';
 import { readShard, writeShard } from '../src/shard/file.js';
 import { diffSurvivors } from '../src/verdict/allocation-diff.js';
-import { allocationProfile } from './helpers/allocation-profile.js';
+import { allocationProfile, thousandRequests } from './helpers/allocation-profile.js';
 import { defined } from './helpers/defined.js';
 import { expectSafeMarkdown, renderGfm } from './helpers/gfm.js';
 import { shardOf } from './helpers/shards.js';
@@ -20,8 +20,6 @@ import { shardOf } from './helpers/shards.js';
 // over the warm-up's requests, the diff base → head with a paired interval, its tables in the
 // comment, the terminal and report.html, report.json and the results files.
 
-const profile = allocationProfile;
-
 const settings = resolveSettings({ config: { start: 'node server.js', rounds: 3 } });
 const SCENARIO = defined(settings.scenarios[0], 'the default scenario').name;
 
@@ -29,15 +27,7 @@ const SCENARIO = defined(settings.scenarios[0], 'the default scenario').name;
 function window(survivors: AllocationProfile | undefined, warmupRequests = 2000): ScenarioRound {
   return {
     scenario: SCENARIO,
-    load: {
-      duration: 1,
-      requests: { total: 1000, mean: 1000, perSecond: [1000] },
-      latency: { mean: 1, p50: 1, p90: 1, p99: 1, max: 1 },
-      statusCodes: { '200': 1000 },
-      non2xx: 0,
-      errors: 0,
-      errorsByKind: {},
-    },
+    load: thousandRequests(),
     ...(survivors ? { survivors: { warmupRequests, profile: survivors } } : {}),
     monitors: [],
     profilers: ['none'],
@@ -66,9 +56,9 @@ describe('bytes still alive after the warm-up by function (recorded data)', () =
   it("are each round's sampled bytes over its warm-up requests; a new leak leads, the probe left out", () => {
     // base: a cache filled once, 40 000 sampled bytes over 2 000 warm-up requests = 20 B a request.
     // head: the same cache, and recordRequest keeping ~300 B a request (600 000 + n bytes sampled).
-    const base = [1, 2, 3].map((n) => window(profile({ fillCache: 40_000 + n })));
+    const base = [1, 2, 3].map((n) => window(allocationProfile({ fillCache: 40_000 + n })));
     const head = [1, 2, 3].map((n) =>
-      window(profile({ fillCache: 40_000, recordRequest: 600_000 + 1000 * n })),
+      window(allocationProfile({ fillCache: 40_000, recordRequest: 600_000 + 1000 * n })),
     );
     const withProbe = defined(head[0]?.survivors).profile;
     withProbe.functions.push({
@@ -101,13 +91,19 @@ describe('bytes still alive after the warm-up by function (recorded data)', () =
 
   it('has no interval under two pairs, and is absent when a side has no survivors profile', () => {
     const one = defined(
-      diffSurvivors([window(profile({ f: 4_000 }), 1000)], [window(profile({ f: 8_000 }), 500)], 0.05),
+      diffSurvivors(
+        [window(allocationProfile({ f: 4_000 }), 1000)],
+        [window(allocationProfile({ f: 8_000 }), 500)],
+        0.05,
+      ),
     );
     expect(one.rows[0]).toMatchObject({ name: 'f', base: 4, head: 16, change: 12, status: 'changed' });
     expect(one.rows[0]?.ci).toBeUndefined();
-    expect(diffSurvivors([window(undefined)], [window(profile({ f: 1 }))], 0.05)).toBeUndefined();
+    expect(diffSurvivors([window(undefined)], [window(allocationProfile({ f: 1 }))], 0.05)).toBeUndefined();
     // A warm-up that sent no request has no bytes per request.
-    expect(diffSurvivors([window(profile({ f: 1 }), 0)], [window(profile({ f: 1 }))], 0.05)).toBeUndefined();
+    expect(
+      diffSurvivors([window(allocationProfile({ f: 1 }), 0)], [window(allocationProfile({ f: 1 }))], 0.05),
+    ).toBeUndefined();
   });
 });
 
@@ -125,8 +121,8 @@ describe('the survivors table', () => {
       [
         shardOf(
           measurements(
-            () => window(profile({ fillCache: 40_000 }, file)),
-            (n) => window(profile({ fillCache: 40_000, [name]: 600_000 + 1000 * n }, file)),
+            () => window(allocationProfile({ fillCache: 40_000 }, file)),
+            (n) => window(allocationProfile({ fillCache: 40_000, [name]: 600_000 + 1000 * n }, file)),
           ),
           settings,
         ),
@@ -188,7 +184,7 @@ describe('survivors profiles in results files', () => {
   it('are written beside the results with the warm-up requests and read back; a malformed one is refused', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hotpath-survivors-shard-'));
     try {
-      const good = profile({ recordRequest: 600_000 });
+      const good = allocationProfile({ recordRequest: 600_000 });
       const folder = writeShard(
         dir,
         shardOf(
