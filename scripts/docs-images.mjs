@@ -5,6 +5,10 @@
 //   comment.png    the PR comment as GitHub shows it (GFM rendered by marked, GitHub's CSS)
 //   terminal.png   the terminal report (its ANSI colours turned into HTML by ansi-to-html)
 //   report-html.png, flamegraph-diff.png   the top of report.html and its differential flame graph
+// Then a second comparison, the memory story (head keeps every login attempt: AUDIT_LOG=forever):
+//   comment-leak.png      the comment's verdict and metrics, its memory block and the tables of what
+//                         allocates and what stays alive
+//   report-html-memory.png   report.html's per-round charts of retained and allocated bytes
 // The comment's verdict icons need an emoji font (Debian: fonts-noto-color-emoji).
 import { accessSync, constants, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -65,6 +69,25 @@ const report = await compare({
 });
 const text = render(report, { color: true, markdown: {} });
 
+console.log(
+  'docs:images: comparing examples/express-auth (an audit log kept forever), rounds auto (max 90 s)…',
+);
+const leakWork = join(work, 'leak');
+const leak = await compare({
+  cwd: join(root, 'examples/express-auth'),
+  baseStart: 'node server.js',
+  headStart: 'AUDIT_LOG=forever node server.js',
+  url: '/auth?username=demo&password=secret',
+  connections: 20,
+  rounds: 'auto',
+  // the default windows: a hashing route serves ~200 requests a second, and a short window's
+  // requests are too few to tell bytes per request from a heap's own movement
+  maxTime: 90,
+  out: leakWork,
+  onProgress: (e) => process.stdout.write(`  ${e.message}\n`),
+});
+const leakText = render(leak, { color: false, markdown: {} });
+
 const page = (title, style, body) =>
   `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title><style>${style}</style></head><body>${body}</body></html>`;
 
@@ -82,8 +105,22 @@ const terminalHtml = page(
   'body{margin:0;background:#fff}pre{display:inline-block;margin:16px;padding:16px 20px;background:#1e1e1e;color:#d0d0d0;border-radius:8px;font:13px/1.45 "DejaVu Sans Mono",Menlo,Consolas,monospace}',
   `<pre>$ hotpath compare\n${ansi.toHtml(text.terminal)}</pre>`,
 );
+// The leak's comment: its verdict and metrics, then from its memory block on (the hot functions
+// between them left out: the first picture shows them).
+const hotAt = leakText.markdown.search(/^#### Hot functions/m);
+const memoryAt = leakText.markdown.search(/^\| Event loop \/ memory/m);
+const memoryMarkdown =
+  hotAt > 0 && memoryAt > hotAt
+    ? `${leakText.markdown.slice(0, hotAt)}\n${leakText.markdown.slice(memoryAt)}`
+    : leakText.markdown;
+const leakCommentHtml = page(
+  'comment-leak',
+  `${githubCss}\nbody{margin:0;background:#fff}.markdown-body{box-sizing:border-box;width:1012px;padding:24px;border:1px solid #d1d9e0;border-radius:6px;margin:16px}`,
+  `<article class="markdown-body">${marked.parse(memoryMarkdown, { gfm: true })}</article>`,
+);
 mkdirSync(work, { recursive: true });
 writeFileSync(join(work, 'comment.html'), commentHtml);
+writeFileSync(join(work, 'comment-leak.html'), leakCommentHtml);
 writeFileSync(join(work, 'terminal.html'), terminalHtml);
 
 mkdirSync(out, { recursive: true });
@@ -119,6 +156,14 @@ try {
   if (!diff) throw new Error('report.html has no differential flame graph');
   await diff.screenshot({ path: join(out, 'flamegraph-diff.png') });
   console.log('  docs/images/flamegraph-diff.png');
+  await shoot(join(work, 'comment-leak.html'), '.markdown-body', 'comment-leak.png');
+  // report.html of the leak: its per-round charts, retained and allocated bytes.
+  await tab.goto(`file://${join(leakWork, 'report.html')}`, { waitUntil: 'load' });
+  const charts = await tab.$$('.charts');
+  const memoryCharts = charts[charts.length - 1];
+  if (!memoryCharts) throw new Error("the leak's report.html has no per-round charts");
+  await memoryCharts.screenshot({ path: join(out, 'report-html-memory.png') });
+  console.log('  docs/images/report-html-memory.png');
   if (errors.length) throw new Error(`the pages logged errors: ${errors.join('; ')}`);
 } finally {
   await browser.close();

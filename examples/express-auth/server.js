@@ -13,6 +13,13 @@ if (mode !== 'sync' && mode !== 'async') {
   console.error(`HASH_MODE must be "sync" or "async", got ${JSON.stringify(mode)}`);
   process.exit(2);
 }
+// AUDIT_LOG=forever keeps a record of every login attempt in memory and never trims it: the
+// most common leak there is (the memory story); the default, none, keeps no record.
+const audit = process.env.AUDIT_LOG ?? 'none';
+if (audit !== 'forever' && audit !== 'none') {
+  console.error(`AUDIT_LOG must be "forever" or "none", got ${JSON.stringify(audit)}`);
+  process.exit(2);
+}
 
 /** Hashes a password; the only difference between the two variants. */
 function hashPassword(password, salt) {
@@ -27,6 +34,16 @@ function hashPassword(password, salt) {
 }
 
 const users = new Map();
+const attempts = [];
+
+/**
+ * Records a login attempt, with a copy of its headers, in a list that is never trimmed — and the
+ * record also holds the request itself (an easy slip: `req` is at hand), so every request object
+ * stays alive with it.
+ */
+function recordAttempt(req, username) {
+  if (audit === 'forever') attempts.push({ username, at: new Date(), headers: { ...req.headers }, req });
+}
 
 function credentials(req) {
   const username = String(req.query.username ?? '').replace(/[!@#$%^&*]/g, '');
@@ -46,6 +63,7 @@ app.get('/newUser', async (req, res) => {
 
 app.get('/auth', async (req, res) => {
   const { username, password } = credentials(req);
+  recordAttempt(req, username);
   const user = users.get(username);
   if (!username || !password || !user) return res.sendStatus(400);
   const hash = await hashPassword(password, user.salt);

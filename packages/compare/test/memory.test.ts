@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,6 +105,17 @@ describe('memory per request (real servers)', () => {
     expect(leak.outcome).toBe('regressed');
     // the Action's outputs: retained-change in bytes per request, allocated-change in percent
     expect(Number(memoryOutput(leak, 'retainedBytesPerRequest'))).toBeGreaterThan(4_000);
+    // report.html charts both sides' retained and allocated bytes per round, head's line the higher
+    const html = readFileSync(join(dir, 'out-leak', 'report.html'), 'utf8');
+    const chart = /aria-label="Retained bytes per request per round">([\s\S]*?)<\/svg>/.exec(html)?.[1] ?? '';
+    const line = (side: string) =>
+      (new RegExp(`<polyline points="([^"]*)" class="line ${side}"`).exec(chart)?.[1] ?? '')
+        .split(' ')
+        .map((p) => Number(p.split(',')[1]));
+    expect(line('base')).toHaveLength(3);
+    // SVG y grows downwards: every head point sits above every base point
+    expect(Math.max(...line('head'))).toBeLessThan(Math.min(...line('base')));
+    expect(html).toContain('aria-label="Allocated bytes per request per round"');
     const alloc = await run('alloc');
     expect(metric(alloc, 'allocatedBytesPerRequest')).toMatchObject({
       outcome: 'regressed',

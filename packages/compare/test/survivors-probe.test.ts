@@ -3,6 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crossProfileKey } from '@hotpath/tick-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  SAMPLES_PER_CPU_SECOND,
+  SAMPLING_INTERVAL,
+  windowSamplingInterval,
+} from '../src/measure/probe-heap-sampling.js';
 import { probePath } from '../src/measure/probe-path.js';
 import { runRound } from '../src/measure/round.js';
 import type { ScenarioRound } from '../src/model.js';
@@ -95,12 +100,41 @@ describe('the warm-up survivors profile of a real server', () => {
     expect(allocated.perRequest.get(key('buildGarbage')) ?? 0).toBeGreaterThan(2_000);
   });
 
+  it("samples the window at an interval set by the warm-up's rate of allocation", async () => {
+    const measured = await round({});
+    const interval = defined(measured.allocations, 'the allocation profile').samplingInterval;
+    // What the window itself allocated per second of CPU time: the warm-up's rate was near it.
+    let bytes = 0;
+    let micros = 0;
+    for (const m of measured.monitors) {
+      bytes += m.memory?.allocatedBytes ?? 0;
+      micros += m.cpuMicros;
+    }
+    const aimed = bytes / (micros / 1e6) / SAMPLES_PER_CPU_SECOND;
+    console.log(`window sampling interval ${interval} B; the window's own rate gives ${aimed.toFixed(0)} B`);
+    expect(interval).not.toBe(SAMPLING_INTERVAL);
+    // Within a factor of 4 (the window pays for its opening collection, the warm-up does not),
+    // and far from the fixed interval: this server allocates ~0.3–0.7 GB per CPU second.
+    expect(interval).toBeGreaterThan(aimed / 4);
+    expect(interval).toBeLessThan(aimed * 4);
+  });
+
+  it('keeps the window to a bounded number of samples, within its interval bounds', () => {
+    expect(windowSamplingInterval(undefined)).toBe(SAMPLING_INTERVAL);
+    expect(windowSamplingInterval(Number.NaN)).toBe(SAMPLING_INTERVAL);
+    expect(windowSamplingInterval(0)).toBe(SAMPLING_INTERVAL);
+    expect(windowSamplingInterval(150 * 1024 * 1024)).toBe(1024 * 1024);
+    expect(windowSamplingInterval(1000)).toBe(16_384);
+    expect(windowSamplingInterval(1e15)).toBe(16 * 1024 * 1024);
+  });
+
   it('is absent with memory: off and without a warm-up', async () => {
     const off = await round({ memory: 'off' });
     expect(off.load.requests.total).toBeGreaterThan(0);
     expect(off.survivors).toBeUndefined();
     const cold = await round({ warmup: '0' });
-    expect(cold.allocations).toBeDefined();
+    // Without a warm-up there is no rate to go by: the window samples at the fixed interval.
+    expect(cold.allocations?.samplingInterval).toBe(SAMPLING_INTERVAL);
     expect(cold.survivors).toBeUndefined();
   });
 });

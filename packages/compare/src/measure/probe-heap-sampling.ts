@@ -8,14 +8,35 @@
 // still alive remain (V8 keeps no liveness per sample when collected ones are kept, and runs one
 // sampling profiler per isolate: the warm-up, never measured for the verdict, is when it can run).
 import { writeFileSync } from 'node:fs';
-import { collect, post } from './probe-memory.js';
+import { type AllocationMeter, collect, fullCollector, post, startAllocationMeter } from './probe-memory.js';
 
 /**
- * Mean bytes between two samples: about a hundred samples per second at tens of MB/s allocated.
- * Its cost, as CPU time per iteration of a loop that builds and stringifies a 1.5 KB JSON body:
- * +3.9–4.6 % at 32 KiB, +0.3–1.3 % at 128 KiB (three runs each, Node 20).
+ * Mean bytes between two samples where the warm-up gave no rate of allocation to go by. Its cost,
+ * as CPU time per iteration of a loop that builds and stringifies a 1.5 KB JSON body: +3.9–4.6 %
+ * at 32 KiB, +0.3–1.3 % at 128 KiB (three runs each, Node 20).
  */
 export const SAMPLING_INTERVAL = 131_072;
+
+/**
+ * Samples per second of the server's CPU time the window's profile aims at. A sample's cost is
+ * about fixed (a stack walk and a record kept to the window's end): on a JSON route allocating
+ * 10.6 KB per request, 128 KiB (about 1 200 samples per CPU second) cost ~4 % of CPU per request.
+ */
+export const SAMPLES_PER_CPU_SECOND = 150;
+const MIN_INTERVAL = 16_384;
+const MAX_INTERVAL = 16 * 1024 * 1024;
+
+/**
+ * The window's mean bytes between samples from the warm-up's rate of allocation (bytes per CPU
+ * second): so many samples per CPU second whatever the route allocates, within 16 KiB and
+ * 16 MiB, in whole KiB; SAMPLING_INTERVAL without a rate.
+ */
+export function windowSamplingInterval(bytesPerCpuSecond: number | undefined): number {
+  if (bytesPerCpuSecond === undefined || !Number.isFinite(bytesPerCpuSecond) || bytesPerCpuSecond <= 0)
+    return SAMPLING_INTERVAL;
+  const interval = Math.round(bytesPerCpuSecond / SAMPLES_PER_CPU_SECOND / 1024) * 1024;
+  return Math.min(MAX_INTERVAL, Math.max(MIN_INTERVAL, interval));
+}
 
 /**
  * Mean bytes between two samples of the warm-up's survivors profile: finer than the window's, as
@@ -26,10 +47,11 @@ export const SURVIVOR_SAMPLING_INTERVAL = 32_768;
 /** Keep the samples of objects that collections free (V8 11 and later; older ones drop them). */
 const KEEP_COLLECTED = { includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true };
 
-/** A running sampling heap profiler. */
+/** A running sampling heap profiler (the warm-up's also measures how fast the process allocates). */
 export interface HeapSampling {
   samplingInterval: number;
   stopped: boolean;
+  meter?: AllocationMeter;
 }
 
 interface SampledNode {
@@ -62,7 +84,7 @@ export function checkHeapSampling(): Promise<string | undefined> {
       await post('HeapProfiler.startSampling', { samplingInterval: 1024, ...KEEP_COLLECTED });
       let filled = 0;
       for (let i = 0; i < 64; i++) filled += new Array(512).fill(i).length;
-      await post('HeapProfiler.collectGarbage');
+      await collect();
       const { profile } = await post<{ profile?: { head?: SampledNode } }>('HeapProfiler.stopSampling');
       if (sampledBytes(profile?.head) >= (filled * 8) / 4) return undefined;
       return `this Node's V8 (${process.versions.v8}) keeps no samples of collected objects: no allocation profile`;
@@ -73,11 +95,16 @@ export function checkHeapSampling(): Promise<string | undefined> {
   return checked;
 }
 
-/** Starts the sampling heap profiler (after checkHeapSampling said yes); undefined where it cannot. */
-export async function startHeapSampling(): Promise<HeapSampling | undefined> {
+/**
+ * Starts the sampling heap profiler (after checkHeapSampling said yes) at `samplingInterval`
+ * bytes between samples on average; undefined where it cannot.
+ */
+export async function startHeapSampling(
+  samplingInterval = SAMPLING_INTERVAL,
+): Promise<HeapSampling | undefined> {
   try {
-    await post('HeapProfiler.startSampling', { samplingInterval: SAMPLING_INTERVAL, ...KEEP_COLLECTED });
-    return { samplingInterval: SAMPLING_INTERVAL, stopped: false };
+    await post('HeapProfiler.startSampling', { samplingInterval, ...KEEP_COLLECTED });
+    return { samplingInterval, stopped: false };
   } catch {
     return undefined;
   }
@@ -91,10 +118,24 @@ export async function startHeapSampling(): Promise<HeapSampling | undefined> {
 export async function startSurvivorSampling(): Promise<HeapSampling | undefined> {
   try {
     await post('HeapProfiler.startSampling', { samplingInterval: SURVIVOR_SAMPLING_INTERVAL });
-    return { samplingInterval: SURVIVOR_SAMPLING_INTERVAL, stopped: false };
+    return { samplingInterval: SURVIVOR_SAMPLING_INTERVAL, stopped: false, meter: startAllocationMeter() };
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Before a scenario's warm-up, with memory on and the heap-sampling check passing: the survivors
+ * profile starts, and the meter of how fast the warm-up allocates. Undefined where it does not.
+ */
+export async function startWarmUpProfile(): Promise<HeapSampling | undefined> {
+  if (process.env.HOTPATH_PROBE_MEMORY === 'off') return undefined;
+  // The monitor's module first (openWindow loads it too), so that it is none of the survivors.
+  await import('@hotpath/overload-guard');
+  // And the full collector's context, made now so that it is none of them either.
+  fullCollector();
+  if (await checkHeapSampling()) return undefined;
+  return startSurvivorSampling();
 }
 
 /**

@@ -22,11 +22,12 @@ import {
   checkHeapSampling,
   type HeapSampling,
   startHeapSampling,
-  startSurvivorSampling,
+  startWarmUpProfile,
   stopHeapSampling,
+  windowSamplingInterval,
   writeSurvivors,
 } from './probe-heap-sampling.js';
-import { closeMemory, endMemoryRecord, type MemoryEdge, openMemory } from './probe-memory.js';
+import { allocationRate, closeMemory, endMemoryRecord, type MemoryEdge, openMemory } from './probe-memory.js';
 import { cpuBetween, listThreads, startupThreads, threadsCpu } from './probe-threads.js';
 
 /** The runtime's threads (V8's and Node's), listed when the probe loads: see probe-threads.ts. */
@@ -142,18 +143,6 @@ function profilerName(sampler: CpuSampler | undefined): string | undefined {
 }
 
 /**
- * Before a scenario's warm-up, with memory on and the heap-sampling check passing: the survivors
- * profile starts (see probe-heap-sampling.ts). Undefined where it does not.
- */
-async function startWarmUp(): Promise<HeapSampling | undefined> {
-  if (process.env.HOTPATH_PROBE_MEMORY === 'off') return undefined;
-  // The monitor's module first (openWindow loads it too), so that it is none of the survivors.
-  await import('@hotpath/overload-guard');
-  if (await checkHeapSampling()) return undefined;
-  return startSurvivorSampling();
-}
-
-/**
  * Starts a measured window: the warm-up's survivors profile ended and written, then the CPU
  * sampler (or the --prof mark), the event-loop monitor, the clocks.
  */
@@ -172,10 +161,12 @@ async function openWindow(
   // memory edge, so that loading it is not counted as the window's allocation.
   const { createMonitor } = await import('@hotpath/overload-guard');
   const heapNote = memoryOn ? await checkHeapSampling() : undefined;
+  // How fast the warm-up allocated, read before the survivors' collection (which it must not count).
+  const interval = windowSamplingInterval(allocationRate(warming?.meter));
   // Its own full collection, then the file written and let go before the window's collection.
   const survivors = await writeSurvivors(warming, join(dir, `${process.pid}-${id}.survivors.heapprofile`));
   const memory = memoryOn ? await openMemory() : undefined;
-  const heap = memory && !heapNote ? await startHeapSampling() : undefined;
+  const heap = memory && !heapNote ? await startHeapSampling(interval) : undefined;
   // The threads the CPU profiler starts (V8's profiler thread) count as the runtime's.
   const before = new Set(listThreads());
   if (mode === 'cpuprofile') {
@@ -299,7 +290,7 @@ function activate(control: string, dir: string, mode: string): void {
   let starting = false;
   let warming: HeapSampling | undefined;
   const warm = async () => {
-    if (!window && !starting && !warming) warming = await startWarmUp();
+    if (!window && !starting && !warming) warming = await startWarmUpProfile();
     send({ type: 'warming', pid: process.pid, survivors: warming !== undefined });
   };
   const start = async (id: number) => {

@@ -32,7 +32,7 @@ import { CAPACITY_STYLE, capacityChart } from './html-capacity.js';
 import { flameSection } from './html-flames.js';
 import { escapeHtml, scriptJson } from './html-text.js';
 import { sourceLink } from './markdown-text.js';
-import { memoryRows } from './memory-rows.js';
+import { memoryRows, noFindingsText } from './memory-rows.js';
 import { metricLabel } from './metric-labels.js';
 import { interleaveText, loadLevelText, runSummary, scenarioSummary } from './words.js';
 
@@ -121,18 +121,20 @@ function roundsChart(rounds: readonly RoundRow[], pick: (r: RoundRow) => number,
   const n = Math.max(...series.map((s) => s.values.length));
   if (all.length === 0 || n === 0) return '';
   const [W, H, left, right, top, bottom] = [460, 200, 52, 12, 28, 30];
-  const max = Math.max(...all) * 1.1 || 1;
+  // From zero, or below it where a value is (retained bytes can fall in a round).
+  const low = Math.min(0, ...all);
+  const span = (Math.max(0, ...all) - low) * 1.1 || 1;
   const x = (i: number) => left + (n === 1 ? (W - left - right) / 2 : (i * (W - left - right)) / (n - 1));
-  const y = (v: number) => top + (1 - v / max) * (H - top - bottom);
+  const y = (v: number) => top + (1 - (v - low) / span) * (H - top - bottom);
   const out = [
     `<svg class="chart" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${e(title)}">`,
     `<text x="${left}" y="16" class="chart-title">${e(title)}</text>`,
   ];
   for (const f of [0, 0.5, 1]) {
-    const v = max * f;
+    const v = low + span * f;
     out.push(
       `<line x1="${left}" x2="${W - right}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}" class="grid"/>`,
-      `<text x="${left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end" class="tick">${e(v >= 100 ? v.toFixed(0) : v.toFixed(1))}</text>`,
+      `<text x="${left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end" class="tick">${e(Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(1))}</text>`,
     );
   }
   for (let i = 0; i < n; i++)
@@ -189,7 +191,7 @@ function diagnosisTable(s: ScenarioReport): string {
   ];
   const list = findings.length
     ? `<ul>${findings.map((f) => `<li><b>${e(f.side)}</b>${f.newInHead ? ' (new in head)' : ''}: ${e(f.message)}</li>`).join('')}</ul>`
-    : '<p>No blocked event loop, saturation or memory growth on either side.</p>';
+    : `<p>${e(noFindingsText(s.diagnosis))}</p>`;
   return (
     list +
     table<[string, string, string]>(
@@ -230,6 +232,14 @@ function allocationTable(report: Report, s: ScenarioReport, kind: AllocationTabl
   return `<h3>${e(words.heading)}</h3><p class="dim">${e(allocationCaption(diff, kind))}</p>${table(columns, diff.rows)}`;
 }
 
+/** Retained and allocated bytes per request per round; nothing where memory was off. */
+function memoryCharts(rounds: readonly RoundRow[]): string {
+  const charts =
+    roundsChart(rounds, (r) => r.retainedBytesPerRequest, 'Retained bytes per request per round') +
+    roundsChart(rounds, (r) => r.allocatedBytesPerRequest, 'Allocated bytes per request per round');
+  return charts ? `<div class="charts">${charts}</div>` : '';
+}
+
 function scenarioSection(
   report: Report,
   s: ScenarioReport,
@@ -250,6 +260,7 @@ function scenarioSection(
     '<h3>Per round</h3>',
     `<div class="charts">${roundsChart(s.rounds, (r) => r.requestsPerSecond, 'Requests/s per round')}${roundsChart(s.rounds, (r) => r.p99, 'Latency p99 (ms) per round')}</div>`,
     capacityChart(s.rounds),
+    memoryCharts(s.rounds),
     `<details><summary>Rounds in the order they ran</summary>${table(ROUND_COLUMNS, s.rounds)}</details>`,
     '<h3>Hot functions (self-time share, base → head)</h3>',
     hot

@@ -15,7 +15,7 @@ import {
   shortLocation,
 } from './format.js';
 import { codeSpan, commentMarker, escapeText, MAX_COMMENT_LENGTH, sourceLink } from './markdown-text.js';
-import { memoryRows } from './memory-rows.js';
+import { memoryRows, noFindingsText } from './memory-rows.js';
 import { metricLabel } from './metric-labels.js';
 import {
   interleaveText,
@@ -112,8 +112,7 @@ function diagnosisLines(scenario: ScenarioReport): string[] {
   const { diagnosis } = scenario;
   if (!diagnosis.base && !diagnosis.head) return ['_No event-loop data (the probe did not attach)._'];
   const lines: string[] = [];
-  if (diagnosis.findings.length === 0)
-    lines.push('No blocked event loop, saturation or memory growth on either side.');
+  if (diagnosis.findings.length === 0) lines.push(noFindingsText(diagnosis));
   for (const f of diagnosis.findings) {
     lines.push(`- **${f.side}**${f.newInHead ? ' (new in head)' : ''}: ${escapeText(f.message)}`);
   }

@@ -28,3 +28,14 @@ export function memoryRows(diagnosis: Pick<Diagnosis, 'base' | 'head'>): [string
   if (base?.rssMax !== undefined || head?.rssMax !== undefined) rows.push(['Peak RSS', rss(base), rss(head)]);
   return rows;
 }
+
+/**
+ * What the event-loop block says when it found nothing. With memory edges, heap growth is judged
+ * per request by the retained-bytes metric, and a leak far below the growth finding's 32 MB must
+ * not read as "no memory growth".
+ */
+export function noFindingsText(diagnosis: Pick<Diagnosis, 'base' | 'head'>): string {
+  return diagnosis.base?.memory || diagnosis.head?.memory
+    ? 'No blocked event loop or saturation on either side (memory: see retained bytes per request).'
+    : 'No blocked event loop, saturation or memory growth on either side.';
+}
