@@ -26,7 +26,7 @@ describe('express-auth story: pbkdf2Sync (base) vs pbkdf2 (head)', () => {
 });
 
 describe('express-auth story: an audit log of login attempts kept forever (head)', () => {
-  it('retains hundreds of bytes per request more, and the survivors table names where they are made', async () => {
+  it('retains KiBs per request more, and the survivors profile sees them', async () => {
     const report = await compareBriefly({
       cwd,
       baseStart: 'node server.js',
@@ -40,21 +40,18 @@ describe('express-auth story: an audit log of login attempts kept forever (head)
         'none',
         '--warmup',
         '3',
-        '--duration',
-        '3',
       ],
     });
-    // Each attempt keeps a record, its URL and a copy of its headers: several hundred bytes (over
-    // 2 rounds of 3 s, the mean of each side is within about ±80 bytes).
+    // Each attempt keeps a record, a copy of its headers and the request object: several KiB (over
+    // 2 rounds of 2 s, the mean of each side is within about ±100 bytes).
     const retained =
       sideMean(report, 'head', 'retainedBytesPerRequest') -
       sideMean(report, 'base', 'retainedBytesPerRequest');
-    expect(retained).toBeGreaterThan(100);
-    // What the warm-up left alive, by allocation site (a sample every 32 KiB on average: the
-    // record's site gets a dozen or more; the first rows' order varies with so few): the function
-    // that records the attempt is there, in server.js, with a clear part of the difference.
-    const record = report.survivors.rows.find((r) => r.name === 'recordAttempt');
-    expect(record?.file).toMatch(/server\.js$/);
-    expect(record?.change).toBeGreaterThan(100);
+    expect(retained).toBeGreaterThan(1000);
+    // What the warm-up left alive, by allocation site, holds those KiBs in head. (Which sites lead
+    // varies: the requests the records keep were made by Node's HTTP code, whose sites fill most
+    // of the 10 rows; the bench and the README's picture show recordAttempt among them.)
+    expect(report.survivors.headTotal - report.survivors.baseTotal).toBeGreaterThan(1000);
+    expect(report.survivors.rows.some((r) => r.change > 0 && r.base === 0)).toBe(true);
   });
 });
