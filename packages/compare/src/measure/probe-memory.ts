@@ -52,7 +52,7 @@ let fullGc: (() => void) | null | undefined;
  * V8's own full collection, the one `--expose-gc` gives, without exposing it to the server's code:
  * the flag is set for as long as a new context is made (only that context gets `gc`), then unset
  * unless the server was started with it. The inspector's `HeapProfiler.collectGarbage` would do
- * too, but it collects to reduce memory: it shrinks the young generation to its least (16 MiB to
+ * too, but it collects to reduce memory: it shrinks the young generation to its least (32 MiB to
  * 1 MiB here), and the window after it runs with 2–3 times as many scavenges (+14–31 % CPU per
  * request on a JSON route allocating 10 KB a request). Null where it cannot (that fallback then).
  */
