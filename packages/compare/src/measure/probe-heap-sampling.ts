@@ -115,7 +115,7 @@ export async function startHeapSampling(
  * known to work): without the keep-collected flags, V8 drops a sample when its object is collected.
  * Undefined where it cannot.
  */
-export async function startSurvivorSampling(): Promise<HeapSampling | undefined> {
+async function startSurvivorSampling(): Promise<HeapSampling | undefined> {
   try {
     await post('HeapProfiler.startSampling', { samplingInterval: SURVIVOR_SAMPLING_INTERVAL });
     return { samplingInterval: SURVIVOR_SAMPLING_INTERVAL, stopped: false, meter: startAllocationMeter() };
