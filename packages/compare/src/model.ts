@@ -85,6 +85,11 @@ export interface ScenarioRound {
   capacity?: CapacitySearch;
   /** Each slice's length when the window was measured in slices, s (≥ `slice`); absent for a whole window. */
   sliceSeconds?: number;
+  /**
+   * Requests between the window's opening collection and its start (the warm-up's last second, see
+   * settleSeconds): its retained bytes are over these and the window's requests.
+   */
+  settleRequests?: number;
 }
 
 /** Everything one round (one server start) of one side measured, per scenario. */
@@ -171,6 +176,11 @@ export interface RoundMetrics {
   goodput: number;
   /** Requests served in the window (what the per-request memory metrics divide by). */
   requests?: number;
+  /**
+   * What retained bytes per request divides by where it is more than `requests`: the window's and
+   * its settle load's (between the opening collection and the window).
+   */
+  retainedOver?: number;
   /** Other processes' load on the machine during the window, in cores (see ScenarioRound). */
   otherLoad?: number;
 }

@@ -19,6 +19,8 @@ interface Attached {
   socket: Socket;
   /** The probe answered `warm` (whether its survivors profile runs). */
   warming?: boolean;
+  /** The probe answered `edge` (whether it took the window's opening collection). */
+  edged?: boolean;
   started?: { profiler: string; note?: string; error?: string };
   stopped?: ProbeReport;
 }
@@ -94,6 +96,9 @@ export class ProbeControl {
         } else if (pid && message.type === 'warming') {
           const probe = this.probes.get(pid);
           if (probe) probe.warming = message.survivors === true;
+        } else if (pid && message.type === 'edged') {
+          const probe = this.probes.get(pid);
+          if (probe) probe.edged = message.memory === true;
         } else if (pid && message.type === 'started') {
           const probe = this.probes.get(pid);
           if (probe)
@@ -158,6 +163,21 @@ export class ProbeControl {
     }
     await this.until(() => targets.every((p) => p.warming !== undefined || p.socket.destroyed), timeoutMs);
     return targets.filter((p) => p.warming).length;
+  }
+
+  /**
+   * A settle period before window number `window` opens: every attached process ends its survivors
+   * profile and takes the window's opening collection (with memory on). Returns how many took
+   * one, once all answered or `timeoutMs` passed (a late one takes it when the window starts).
+   */
+  async edge(window: number, timeoutMs = 30_000): Promise<number> {
+    const targets = this.live();
+    for (const probe of targets) {
+      probe.edged = undefined;
+      probe.socket.write(`${JSON.stringify({ type: 'edge', window })}\n`);
+    }
+    await this.until(() => targets.every((p) => p.edged !== undefined || p.socket.destroyed), timeoutMs);
+    return targets.filter((p) => p.edged).length;
   }
 
   /**

@@ -1,6 +1,6 @@
 // The probe's allocation profile (bundled into probe.cjs with probe.ts): V8's sampling heap
-// profiler through the probe's inspector session, from just after the window's opening collection
-// to just before its closing one, asked to keep the samples of objects collected in between —
+// profiler through the probe's inspector session, from the window's start (a settle period after
+// its opening collection) to just before its closing collection, asked to keep the samples of objects collected in between —
 // so the profile says where the window's bytes were allocated, not only where the survivors were.
 // Never throws: a process where any part is missing writes no allocation profile.
 // Also the survivors profile of a warm-up: the same profiler without those flags from the start of

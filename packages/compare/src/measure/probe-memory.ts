@@ -1,8 +1,12 @@
 // The probe's memory edges (bundled into probe.cjs with probe.ts): at each edge of the measured
 // window a full collection (V8's own, see fullCollector), outside the timed window, then the
 // heap, external and array-buffer bytes still alive; during the window v8.GCProfiler's record of
-// every collection, from which the bytes allocated and the time spent collecting follow. Never
-// throws: a process where any part is missing reports no memory.
+// every collection, from which the bytes allocated and the time spent collecting follow. The
+// opening edge may come a settle period before the window starts (the runner sends `edge` within
+// the warm-up): a full collection throws away much of V8's optimized code (an HTTP server on
+// Node 20 re-optimized 50–80 functions in the second after one, at +30–50 % CPU per request in
+// that second), which the window must not measure. Never throws: a process where any part is
+// missing reports no memory.
 import type { Session } from 'node:inspector';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -18,11 +22,19 @@ interface GcProfiler {
   stop(): { statistics: GcRecord[] } | undefined;
 }
 
+/** What was alive after the opening collection (bytes): the heap, external memory, of it ArrayBuffers. */
 export interface MemoryEdge {
   heapUsed: number;
   external: number;
   arrayBuffers: number;
+}
+
+/** A window's record of collections, from its start (which may come a settle period after its edge). */
+export interface MemoryRecording {
+  edge: MemoryEdge;
   profiler: GcProfiler;
+  /** Heap used when the record started (no collection then): the window's allocation counts from it. */
+  startUsed: number;
 }
 
 let session: Session | undefined;
@@ -125,20 +137,33 @@ export function allocationRate(meter: AllocationMeter | undefined): number | und
   }
 }
 
-/** Collects, reads what is alive and starts recording collections; undefined where it cannot. */
+/**
+ * The opening collection and what is alive after it; undefined where this Node cannot record the
+ * window's collections (v8.GCProfiler) or any step fails.
+ */
 export async function openMemory(): Promise<MemoryEdge | undefined> {
+  try {
+    if (!gcProfiler()) return undefined;
+    await collect();
+    const usage = process.memoryUsage();
+    return { heapUsed: usage.heapUsed, external: usage.external, arrayBuffers: usage.arrayBuffers };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts the window's record of collections (its allocated bytes and GC time count from here, not
+ * from the edge); undefined without an edge or where it cannot.
+ */
+export function startMemoryRecord(edge: MemoryEdge | undefined): MemoryRecording | undefined {
+  if (!edge) return undefined;
   try {
     const profiler = gcProfiler();
     if (!profiler) return undefined;
-    await collect();
-    const usage = process.memoryUsage();
+    const startUsed = v8.getHeapStatistics().used_heap_size;
     profiler.start();
-    return {
-      heapUsed: usage.heapUsed,
-      external: usage.external,
-      arrayBuffers: usage.arrayBuffers,
-      profiler,
-    };
+    return { edge, profiler, startUsed };
   } catch {
     return undefined;
   }
@@ -159,11 +184,6 @@ export function allocatedBetween(startUsed: number, records: readonly GcRecord[]
   return allocated + Math.max(0, endUsed - previous);
 }
 
-/**
- * Stops recording, collects, and returns the window's memory; undefined where it cannot.
- * `beforeCollect` runs between the end of the record and the closing collection (what it
- * allocates counts in neither).
- */
 /** What the window's record of collections says when it ends: the collections and the heap then. */
 export interface MemoryRecord {
   records: GcRecord[];
@@ -171,11 +191,11 @@ export interface MemoryRecord {
 }
 
 /** Ends the record of collections and reads the heap (before anything else allocates). */
-export function endMemoryRecord(edge: MemoryEdge | undefined): MemoryRecord | undefined {
-  if (!edge) return undefined;
+export function endMemoryRecord(recording: MemoryRecording | undefined): MemoryRecord | undefined {
+  if (!recording) return undefined;
   try {
     const endUsed = v8.getHeapStatistics().used_heap_size;
-    return { records: edge.profiler.stop()?.statistics ?? [], endUsed };
+    return { records: recording.profiler.stop()?.statistics ?? [], endUsed };
   } catch {
     return undefined;
   }
@@ -183,10 +203,11 @@ export function endMemoryRecord(edge: MemoryEdge | undefined): MemoryRecord | un
 
 /** The closing collection and the window's memory from its record; undefined where it cannot. */
 export async function closeMemory(
-  edge: MemoryEdge | undefined,
+  recording: MemoryRecording | undefined,
   ending: MemoryRecord | undefined,
 ): Promise<MemoryWindow | undefined> {
-  if (!edge || !ending) return undefined;
+  if (!recording || !ending) return undefined;
+  const { edge } = recording;
   try {
     const { records, endUsed } = ending;
     await collect();
@@ -204,7 +225,7 @@ export async function closeMemory(
       externalEnd: usage.external,
       arrayBuffersStart: edge.arrayBuffers,
       arrayBuffersEnd: usage.arrayBuffers,
-      allocatedBytes: allocatedBetween(edge.heapUsed, records, endUsed),
+      allocatedBytes: allocatedBetween(recording.startUsed, records, endUsed),
       gcMicros,
       gcMaxMicros,
       gcCount: records.length,

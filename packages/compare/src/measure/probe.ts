@@ -5,10 +5,11 @@
  * It stays dormant until its process starts listening on $PORT (so `npm start`, shells and
  * other wrappers are left alone; every cluster worker that listens activates). Then it
  * connects to the runner's control socket (HOTPATH_PROBE_CONTROL = "port:token") and waits:
- * `warm` (before a scenario's warm-up, with memory on) starts the survivors profile, which `start`
- * ends after its opening collection and writes as `<pid>-<window>.survivors.heapprofile`;
+ * `warm` (before a scenario's warm-up, with memory on) starts the survivors profile; `edge` (a
+ * settle period before the window, or else `start` itself) ends it with a full collection, writes
+ * it as `<pid>-<window>.survivors.heapprofile` and takes the window's opening collection;
  * `start` opens the measured window (CPU profiler + event-loop monitor; with memory on, the
- * memory edges and the sampling heap profiler), `stop` closes it and writes
+ * record of collections and the sampling heap profiler), `stop` closes it and writes
  * `<pid>-<window>.cpuprofile`, `.monitor.json` and `.heapprofile` to HOTPATH_PROBE_DIR.
  * It never throws into the host process.
  */
@@ -18,16 +19,14 @@ import { connect, Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { MonitorSnapshot } from '@hotpath/overload-guard';
 import { type CpuSampler, startCpuSampler } from '@hotpath/tick-parser/cpu-sampler';
+import { type Edge, openEdge } from './probe-edge.js';
 import {
-  checkHeapSampling,
   type HeapSampling,
   startHeapSampling,
   startWarmUpProfile,
   stopHeapSampling,
-  windowSamplingInterval,
-  writeSurvivors,
 } from './probe-heap-sampling.js';
-import { allocationRate, closeMemory, endMemoryRecord, type MemoryEdge, openMemory } from './probe-memory.js';
+import { closeMemory, endMemoryRecord, type MemoryRecording, startMemoryRecord } from './probe-memory.js';
 import { cpuBetween, listThreads, startupThreads, threadsCpu } from './probe-threads.js';
 
 /** The runtime's threads (V8's and Node's), listed when the probe loads: see probe-threads.ts. */
@@ -108,9 +107,9 @@ interface Window {
   thread: ReturnType<typeof mainThreadCpu>;
   /** The runtime's threads and those hotpath's profilers started, and their CPU µs at the start. */
   runtime: { tids: number[]; cpu: Map<number, number> };
-  memory?: MemoryEdge;
+  memory?: MemoryRecording;
   heap?: HeapSampling;
-  /** The warm-up's survivors profile, written when the window opened. */
+  /** The warm-up's survivors profile, written at the window's edge. */
   survivors?: string;
 }
 
@@ -143,30 +142,19 @@ function profilerName(sampler: CpuSampler | undefined): string | undefined {
 }
 
 /**
- * Starts a measured window: the warm-up's survivors profile ended and written, then the CPU
- * sampler (or the --prof mark), the event-loop monitor, the clocks.
+ * Starts a measured window after its edge: the record of collections and the sampling heap
+ * profiler (with memory on), the CPU sampler (or the --prof mark), the event-loop monitor, the clocks.
  */
 async function openWindow(
   id: number,
   mode: string,
-  dir: string,
-  warming: HeapSampling | undefined,
+  edge: Edge,
 ): Promise<{ window: Window; profiler?: CpuSampler; note?: string }> {
   let profiler: CpuSampler | undefined;
   let note: string | undefined;
-  // First: the forced collection at the window's edge must not count in its CPU time or profile
-  // (nor the sampler's one-time check, before it); the sampler starts after it.
-  const memoryOn = process.env.HOTPATH_PROBE_MEMORY !== 'off';
-  // Loaded on activation only, so processes that never serve do not pay for it; before the
-  // memory edge, so that loading it is not counted as the window's allocation.
   const { createMonitor } = await import('@hotpath/overload-guard');
-  const heapNote = memoryOn ? await checkHeapSampling() : undefined;
-  // How fast the warm-up allocated, read before the survivors' collection (which it must not count).
-  const interval = windowSamplingInterval(allocationRate(warming?.meter));
-  // Its own full collection, then the file written and let go before the window's collection.
-  const survivors = await writeSurvivors(warming, join(dir, `${process.pid}-${id}.survivors.heapprofile`));
-  const memory = memoryOn ? await openMemory() : undefined;
-  const heap = memory && !heapNote ? await startHeapSampling(interval) : undefined;
+  const memory = startMemoryRecord(edge.memory);
+  const heap = memory && !edge.heapNote ? await startHeapSampling(edge.interval) : undefined;
   // The threads the CPU profiler starts (V8's profiler thread) count as the runtime's.
   const before = new Set(listThreads());
   if (mode === 'cpuprofile') {
@@ -195,9 +183,9 @@ async function openWindow(
     runtime: { tids: runtime, cpu: threadsCpu(runtime) },
     memory,
     heap,
-    ...(survivors ? { survivors } : {}),
+    ...(edge.survivors ? { survivors: edge.survivors } : {}),
   };
-  return { window, profiler, note: [note, heapNote].filter(Boolean).join('; ') || undefined };
+  return { window, profiler, note: [note, edge.heapNote].filter(Boolean).join('; ') || undefined };
 }
 
 /**
@@ -289,16 +277,30 @@ function activate(control: string, dir: string, mode: string): void {
 
   let starting = false;
   let warming: HeapSampling | undefined;
+  let edging: Promise<Edge> | undefined;
   const warm = async () => {
-    if (!window && !starting && !warming) warming = await startWarmUpProfile();
+    if (!window && !starting && !warming && !edging) warming = await startWarmUpProfile();
     send({ type: 'warming', pid: process.pid, survivors: warming !== undefined });
+  };
+  /** The window's edge, once: the survivors profile it ends is the warm-up's so far. */
+  const openEdgeOnce = (id: number) => {
+    if (!edging) {
+      const survivors = warming;
+      warming = undefined;
+      edging = openEdge(id, dir, survivors);
+    }
+    return edging;
+  };
+  const edge = async (id: number) => {
+    const done = !window && !starting ? await openEdgeOnce(id) : undefined;
+    send({ type: 'edged', pid: process.pid, memory: done?.memory !== undefined });
   };
   const start = async (id: number) => {
     if (window || starting) return;
     starting = true;
-    const survivors = warming;
-    warming = undefined;
-    const opened = await openWindow(id, mode, dir, survivors);
+    const edged = await openEdgeOnce(id);
+    edging = undefined;
+    const opened = await openWindow(id, mode, edged);
     window = opened.window;
     const { profiler, note } = opened;
     starting = false;
@@ -335,6 +337,8 @@ function activate(control: string, dir: string, mode: string): void {
         const id = Number.isSafeInteger(message.window) ? (message.window as number) : 1;
         if (message.type === 'warm')
           warm().catch(() => send({ type: 'warming', pid: process.pid, survivors: false }));
+        else if (message.type === 'edge')
+          edge(id).catch(() => send({ type: 'edged', pid: process.pid, memory: false }));
         else if (message.type === 'start')
           start(id).catch((err) => send({ type: 'started', pid: process.pid, error: String(err) }));
         else if (message.type === 'stop') void stop();

@@ -30,7 +30,7 @@ export async function readScenarioRounds(
   const scenarios: ScenarioRound[] = [];
   const seen: SeenProcesses = { pids: new Set() };
   for (const [index, window] of windows.entries()) {
-    const { scenario, load, reports, marks, capacity, slices } = window;
+    const { scenario, load, reports, marks, capacity, slices, settleRequests } = window;
     const monitors = readProbeReports(run.spec.side, reports, seen, warnings);
     const profile = await readProfile(run, reports, index, warnings);
     const otherLoad = readMachineLoad(marks, monitors);
@@ -49,6 +49,7 @@ export async function readScenarioRounds(
       ...(otherLoad !== undefined ? { otherLoad } : {}),
       ...(capacity ? { capacity } : {}),
       ...(slices ? { sliceSeconds: Math.round((run.settings.duration / slices) * 1e6) / 1e6 } : {}),
+      ...(settleRequests ? { settleRequests } : {}),
     });
   }
   return { scenarios, pids: [...seen.pids], serverNode: seen.serverNode };

@@ -11,12 +11,14 @@ import {
   type MeasuredWindow,
   type ScenarioLoad,
   scenarioLoad,
+  settle,
+  settleSeconds,
   warmUp,
   warmupOf,
 } from './round-windows.js';
 
 // A comparison round with both servers up (see runPairRound in round.ts): per scenario, each side's warm-up,
-// then one measured window for both, the probe's window open on both servers, in which the load
+// each side's opening collection and the rest of its warm-up (see settleSeconds), then one measured window for both, the probe's window open on both servers, in which the load
 // alternates between them in slices — B H, H B, B H, … — so that whatever the machine does at
 // that time (a neighbour, a slower core, a frequency step) meets both sides alike. Each side's
 // window is the sum of its slices: its requests, its latencies (one histogram), its seconds.
@@ -117,8 +119,16 @@ async function measureSlicedScenario(
   const { settings, context } = first;
   const loads = runs.map((run) => scenarioLoad(run, scenario));
   const warms: LoadResult[] = [];
+  const settling = settleSeconds(settings);
   if (settings.warmup > 0)
-    for (const [i, run] of runs.entries()) warms.push(await warmUp(run, loads[i] as ScenarioLoad, index + 1));
+    for (const [i, run] of runs.entries())
+      warms.push(await warmUp(run, loads[i] as ScenarioLoad, index + 1, settling));
+  // Each side's opening collection, then its settle load, in turn, so that both sides' windows
+  // start after one (see settleSeconds).
+  const settled: (LoadResult | undefined)[] = [];
+  if (settling > 0)
+    for (const [i, run] of runs.entries())
+      settled.push(await settle(run, loads[i] as ScenarioLoad, index + 1, settling));
   const latencies = warms.map((w) => w.latency.mean);
   const slice = sliceLength(settings.slice, settings.duration, latencies);
   if (slice > settings.slice && first.round === 1)
@@ -174,7 +184,7 @@ async function measureSlicedScenario(
       reports,
       marks: [before, after],
       slices: n,
-      ...warmupOf(warms[i]),
+      ...warmupOf(warms[i], settled[i]),
     });
   }
   if (scenario.slo === undefined) return windows;

@@ -27,8 +27,10 @@ export interface MeasuredWindow {
   slices?: number;
   /** The capacity search after the window (a scenario with `slo`; see capacity.ts). */
   capacity?: CapacitySearch;
-  /** Requests of the scenario's warm-up on this server (absent without one). */
+  /** Requests of the scenario's warm-up on this server before the window's edge (absent without one). */
   warmupRequests?: number;
+  /** Requests between the window's opening collection and its start (see settleSeconds). */
+  settleRequests?: number;
 }
 
 /** One scenario's load and how its progress is told. */
@@ -86,7 +88,9 @@ export async function measureScenarios(run: RoundRun): Promise<MeasuredWindow[]>
 async function measureScenario(run: RoundRun, index: number, scenario: Scenario): Promise<MeasuredWindow> {
   const { signal } = run.context;
   const load = scenarioLoad(run, scenario);
-  const warm = run.settings.warmup > 0 ? await warmUp(run, load, index + 1) : undefined;
+  const settling = settleSeconds(run.settings);
+  const warm = run.settings.warmup > 0 ? await warmUp(run, load, index + 1, settling) : undefined;
+  const settled = settling > 0 ? await settle(run, load, index + 1, settling) : undefined;
   await run.server.control.start(index + 1);
   const { result, marks } = await measureWindow(run, load);
   // Aborted: no profile to wait for (the probe may take long to write one); stop now.
@@ -94,15 +98,35 @@ async function measureScenario(run: RoundRun, index: number, scenario: Scenario)
   const reports = await run.server.control.stop();
   throwIfAborted(signal);
   checkWindow(run, load, result);
-  const measured = { scenario, load: result, reports, marks, ...warmupOf(warm) };
+  const measured = { scenario, load: result, reports, marks, ...warmupOf(warm, settled) };
   if (scenario.slo === undefined) return measured;
   const [capacity] = await searchCapacities([run], [load], scenario, startRate([result]));
   return { ...measured, ...(capacity ? { capacity } : {}) };
 }
 
-/** The window's warm-up requests, where there was a warm-up. */
-export function warmupOf(warm: LoadResult | undefined): Pick<MeasuredWindow, 'warmupRequests'> {
-  return warm ? { warmupRequests: warm.requests.total } : {};
+/** The window's warm-up requests, where there was a warm-up, and its settle requests, where it had them. */
+export function warmupOf(
+  warm: LoadResult | undefined,
+  settled: LoadResult | undefined,
+): Pick<MeasuredWindow, 'warmupRequests' | 'settleRequests'> {
+  return {
+    ...(warm ? { warmupRequests: warm.requests.total } : {}),
+    ...(settled ? { settleRequests: settled.requests.total } : {}),
+  };
+}
+
+/**
+ * Seconds at the end of the warm-up between the window's opening collection (the probe's `edge`)
+ * and its start: a full collection throws away much of V8's optimized code, made again under load
+ * within about a second (a Node 20 HTTP server re-optimized 50–80 functions in the first second
+ * after one and none after; its CPU per request was +30–50 % in that second), so the window starts
+ * after it. Out of the warm-up, not added to it: at most 1 s and half the warm-up; none with memory
+ * off (no collection) or without a warm-up.
+ */
+export const SETTLE_SECONDS = 1;
+export function settleSeconds(settings: { warmup: number; memory: string }): number {
+  if (settings.memory === 'off' || !(settings.warmup > 0)) return 0;
+  return Math.min(SETTLE_SECONDS, settings.warmup / 2);
 }
 
 export function scenarioLoad(run: RoundRun, scenario: Scenario): ScenarioLoad {
@@ -123,9 +147,10 @@ export function scenarioLoad(run: RoundRun, scenario: Scenario): ScenarioLoad {
   return { scenario, url, options, label, where };
 }
 
-/** A `tick` event for each second of a window. */
-function ticks(run: RoundRun, load: ScenarioLoad, window: 'warmup' | 'measure', seconds: number) {
-  return (second: number, rps: number) =>
+/** A `tick` event for each second of a window (`from`: seconds of it already run). */
+function ticks(run: RoundRun, load: ScenarioLoad, window: 'warmup' | 'measure', seconds: number, from = 0) {
+  return (at: number, rps: number) => {
+    const second = from + at;
     run.context.onProgress?.({
       phase: 'tick',
       ...load.where,
@@ -135,13 +160,20 @@ function ticks(run: RoundRun, load: ScenarioLoad, window: 'warmup' | 'measure', 
       requestsPerSecond: rps,
       message: `${run.spec.side} round ${run.round}:${load.label} ${window === 'warmup' ? 'warm-up' : 'measuring'} ${second}/${seconds} s, ${rps} req/s`,
     });
+  };
 }
 
 /**
- * The warm-up of measured window number `window`, the probe's survivors profile running through it
- * with memory on; returns its load (the slices' length reads its latency).
+ * The warm-up of measured window number `window` but its last `settling` seconds (see settle), the
+ * probe's survivors profile running through it with memory on; returns its load (the slices'
+ * length reads its latency).
  */
-export async function warmUp(run: RoundRun, load: ScenarioLoad, window: number): Promise<LoadResult> {
+export async function warmUp(
+  run: RoundRun,
+  load: ScenarioLoad,
+  window: number,
+  settling: number,
+): Promise<LoadResult> {
   const { spec, round, settings, context } = run;
   if (settings.memory !== 'off') await run.server.control.warm(window);
   context.onProgress?.({
@@ -152,13 +184,36 @@ export async function warmUp(run: RoundRun, load: ScenarioLoad, window: number):
   });
   const result = await runLoad({
     ...load.options,
-    duration: settings.warmup,
+    duration: settings.warmup - settling,
     onSecond: ticks(run, load, 'warmup', settings.warmup),
   });
   // The warm-up stored a memcache get run's keys: the measured load sends only its gets.
   load.options.preloaded = true;
   throwIfAborted(context.signal);
   return result;
+}
+
+/**
+ * The warm-up's last `seconds`, after the probe took window number `window`'s opening collection
+ * (see settleSeconds); returns its load, whose requests count in the window's retained bytes per
+ * request. Undefined where no process took the collection (then the window's start takes it).
+ */
+export async function settle(
+  run: RoundRun,
+  load: ScenarioLoad,
+  window: number,
+  seconds: number,
+): Promise<LoadResult | undefined> {
+  const { settings, context } = run;
+  const took = await run.server.control.edge(window);
+  const result = await runLoad({
+    ...load.options,
+    duration: seconds,
+    onSecond: ticks(run, load, 'warmup', settings.warmup, settings.warmup - seconds),
+  });
+  load.options.preloaded = true;
+  throwIfAborted(context.signal);
+  return took > 0 ? result : undefined;
 }
 
 /** The measured window (the probe's profile window is open): its load and the machine's load marks. */

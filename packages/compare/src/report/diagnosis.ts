@@ -18,15 +18,23 @@ export const BUSY_UTILIZATION = 0.9;
 export const GROWTH_RATIO = 0.3;
 export const GROWTH_BYTES = 32 * 1024 * 1024;
 
-/** The memory edges of every process over `requests` requests, per request; undefined if any lacks them. */
-export function sideMemory(monitors: readonly MonitorSummary[], requests: number): SideMemory | undefined {
+/**
+ * The memory edges of every process over `requests` requests, per request (retained bytes over
+ * `retainedOver` requests: see retainedOver); undefined if any lacks them.
+ */
+export function sideMemory(
+  monitors: readonly MonitorSummary[],
+  requests: number,
+  retainedOver = requests,
+): SideMemory | undefined {
   if (monitors.length === 0 || requests <= 0 || !monitors.every((m) => m.memory)) return undefined;
   const edges = monitors.map((m) => m.memory as MemoryWindow);
-  const per = (pick: (m: MemoryWindow) => number) => edges.reduce((s, m) => s + pick(m), 0) / requests;
+  const per = (pick: (m: MemoryWindow) => number, over = requests) =>
+    edges.reduce((s, m) => s + pick(m), 0) / over;
   return {
-    retainedHeapPerRequest: per((m) => m.heapEnd - m.heapStart),
-    retainedExternalPerRequest: per((m) => m.externalEnd - m.externalStart),
-    retainedArrayBuffersPerRequest: per((m) => m.arrayBuffersEnd - m.arrayBuffersStart),
+    retainedHeapPerRequest: per((m) => m.heapEnd - m.heapStart, retainedOver),
+    retainedExternalPerRequest: per((m) => m.externalEnd - m.externalStart, retainedOver),
+    retainedArrayBuffersPerRequest: per((m) => m.arrayBuffersEnd - m.arrayBuffersStart, retainedOver),
     allocatedPerRequest: per((m) => m.allocatedBytes),
     gcPerRequest: per((m) => m.gcMicros),
     gcMaxMicros: Math.max(...edges.map((m) => m.gcMaxMicros)),
@@ -34,10 +42,17 @@ export function sideMemory(monitors: readonly MonitorSummary[], requests: number
   };
 }
 
-/** One side's event loop and memory over its rounds' processes (`requests`: the rounds' requests). */
-export function sideHealth(monitors: readonly MonitorSummary[], requests = 0): SideHealth | undefined {
+/**
+ * One side's event loop and memory over its rounds' processes (`requests`: the rounds' requests;
+ * `retainedOver`: those and their settle requests, see retainedOver).
+ */
+export function sideHealth(
+  monitors: readonly MonitorSummary[],
+  requests = 0,
+  retainedOver = requests,
+): SideHealth | undefined {
   if (monitors.length === 0) return undefined;
-  const memory = sideMemory(monitors, requests);
+  const memory = sideMemory(monitors, requests, retainedOver);
   const rss = monitors.flatMap((m) => (m.rssMax !== undefined ? [m.rssMax] : []));
   const n = monitors.length;
   const avg = (pick: (m: MonitorSummary) => number) => monitors.reduce((s, m) => s + pick(m), 0) / n;
@@ -91,9 +106,10 @@ export function diagnose(
   base: readonly MonitorSummary[],
   head: readonly MonitorSummary[],
   requests: { base: number; head: number } = { base: 0, head: 0 },
+  retainedOver: { base: number; head: number } = requests,
 ): Diagnosis {
-  const b = sideHealth(base, requests.base);
-  const h = sideHealth(head, requests.head);
+  const b = sideHealth(base, requests.base, retainedOver.base);
+  const h = sideHealth(head, requests.head, retainedOver.head);
   const baseFindings = b ? findingsOf('base', b) : [];
   const headFindings = h ? findingsOf('head', h) : [];
   const findings: Finding[] = [

@@ -2,7 +2,7 @@ import type { RoundResult } from '../model.js';
 import type { ProfileReport } from '../run-artifacts.js';
 import type { Settings } from '../settings/schema.js';
 import { mergeRounds } from '../verdict/function-verdict.js';
-import { roundMetrics } from '../verdict/round-pairs.js';
+import { retainedOver, roundMetrics } from '../verdict/round-pairs.js';
 import { sideHealth } from './diagnosis.js';
 import { echoSettings } from './report.js';
 
@@ -24,6 +24,7 @@ export function profileReport(rounds: readonly RoundResult[], settings: Settings
     eventLoop: sideHealth(
       windows.flatMap((w) => w.monitors),
       windows.reduce((n, w) => n + w.load.requests.total, 0),
+      windows.reduce((n, w) => n + retainedOver(w), 0),
     ),
     warnings: [...new Set(rounds.flatMap((r) => r.warnings))],
     settings: echoSettings(settings),

@@ -2,7 +2,7 @@ import type { Measurements, RoundRow, ScenarioReport, Side } from '../model.js';
 import type { Scenario } from '../settings/schema.js';
 import { diffAllocations, diffSurvivors } from '../verdict/allocation-diff.js';
 import { functionsDecide, type LookLevels, type VerdictPolicy } from '../verdict/policy.js';
-import { roundMetrics } from '../verdict/round-pairs.js';
+import { retainedOver, roundMetrics } from '../verdict/round-pairs.js';
 import { judgeScenario } from '../verdict/scenario-verdict.js';
 import { allocationFlameProfile } from './allocation-flames.js';
 import { capacityFindings, diagnose } from './diagnosis.js';
@@ -47,10 +47,12 @@ export function analyseScenario(
   const { rounds, metrics, hotFunctions, profiles, outcome } = judged;
   const functionsRegressed = functionsDecide(policy) && judged.functionRegressed;
   const requests = (side: Side) => rounds[side].reduce((n, r) => n + r.load.requests.total, 0);
+  const retained = (side: Side) => rounds[side].reduce((n, r) => n + retainedOver(r), 0);
   const diagnosis = diagnose(
     rounds.base.flatMap((r) => r.monitors),
     rounds.head.flatMap((r) => r.monitors),
     { base: requests('base'), head: requests('head') },
+    { base: retained('base'), head: retained('head') },
   );
   diagnosis.findings.push(...capacityFindings(rounds));
   const throughput = metrics.find((m) => m.metric === 'requestsPerSecond');

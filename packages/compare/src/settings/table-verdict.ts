@@ -23,7 +23,7 @@ export const VERDICT_SETTINGS = [
     default: 'on',
     values: ['on', 'off'],
     description:
-      'on: the probe measures memory per request (a full collection at each edge of the measured window, outside its clocks, and every collection in between); off: it does not, and the memory metrics are absent.',
+      "on: the probe measures memory per request (a full collection at each edge of the measured window, outside its clocks — the opening one in the warm-up's last second — and every collection in the window); off: it does not, and the memory metrics are absent.",
   },
   {
     key: 'threshold',

@@ -125,6 +125,8 @@ const scenarioRound = z.object({
   otherLoad: z.number().finite().nonnegative().max(100_000).optional(),
   sliceSeconds: finite.positive().max(86_400).optional(),
   capacity: capacitySchema.optional(),
+  /** Requests between the window's opening collection and its start (retained bytes count them). */
+  settleRequests: count.optional(),
 });
 
 const stopSchema = z.object({

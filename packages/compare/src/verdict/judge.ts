@@ -125,9 +125,13 @@ function judgeMetric(
   return { ...verdict, ...pairedChange(used, spec, ratio, baseValue, verdict.margin, options) };
 }
 
-/** The median over the pairs of the smaller side's requests; undefined when a round lacks them. */
+/**
+ * The median over the pairs of the smaller side's requests that retained bytes are over; undefined
+ * when a round lacks them.
+ */
 function pairRequests(used: readonly RoundPair[]): number | undefined {
-  const counts = used.map((p) => Math.min(p.base.requests ?? Number.NaN, p.head.requests ?? Number.NaN));
+  const over = (m: RoundPair['base']) => m.retainedOver ?? m.requests ?? Number.NaN;
+  const counts = used.map((p) => Math.min(over(p.base), over(p.head)));
   if (counts.length === 0 || !counts.every((n) => n > 0)) return undefined;
   return median(counts);
 }

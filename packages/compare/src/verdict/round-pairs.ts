@@ -1,6 +1,14 @@
 import type { Measurements, MemoryWindow, RoundMetrics, ScenarioRound, Side } from '../model.js';
 import type { RoundPair } from './judge.js';
 
+/**
+ * The requests a window's retained bytes are over: its own and those between its opening
+ * collection and its start (the settle load). Pure.
+ */
+export function retainedOver(round: Pick<ScenarioRound, 'load' | 'settleRequests'>): number {
+  return round.load.requests.total + (round.settleRequests ?? 0);
+}
+
 /** One round's verdict metrics from its load result and its processes' CPU time and event loop. */
 export function roundMetrics(round: ScenarioRound): RoundMetrics {
   const { load, monitors } = round;
@@ -12,8 +20,8 @@ export function roundMetrics(round: ScenarioRound): RoundMetrics {
   // Every process's memory edges, or none: a partial sum would understate the bytes.
   const memory =
     probed && monitors.every((m) => m.memory) ? monitors.map((m) => m.memory as MemoryWindow) : [];
-  const perRequest = (pick: (m: MemoryWindow) => number) =>
-    memory.length > 0 ? memory.reduce((s, m) => s + pick(m), 0) / requests : Number.NaN;
+  const perRequest = (pick: (m: MemoryWindow) => number, over = requests) =>
+    memory.length > 0 ? memory.reduce((s, m) => s + pick(m), 0) / over : Number.NaN;
   return {
     requestsPerSecond: load.requests.mean,
     p50: load.latency.p50,
@@ -24,12 +32,16 @@ export function roundMetrics(round: ScenarioRound): RoundMetrics {
     // NaN when any process lacks a per-thread time: a partial sum would understate it.
     mainThreadCpuPerRequest: probed ? sum((m) => m.mainThreadCpuMicros) / requests : Number.NaN,
     eventLoopUtilization: monitors.length > 0 ? sum((m) => m.utilization) / monitors.length : Number.NaN,
-    retainedBytesPerRequest: perRequest((m) => m.heapEnd - m.heapStart + m.externalEnd - m.externalStart),
+    retainedBytesPerRequest: perRequest(
+      (m) => m.heapEnd - m.heapStart + m.externalEnd - m.externalStart,
+      retainedOver(round),
+    ),
     allocatedBytesPerRequest: perRequest((m) => m.allocatedBytes),
     gcTimePerRequest: perRequest((m) => m.gcMicros),
     capacity: round.capacity?.capacity ?? Number.NaN,
     goodput: round.capacity?.overload?.goodput ?? Number.NaN,
     requests,
+    ...(round.settleRequests ? { retainedOver: retainedOver(round) } : {}),
     ...(round.otherLoad !== undefined ? { otherLoad: round.otherLoad } : {}),
   };
 }
