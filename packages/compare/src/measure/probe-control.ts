@@ -155,14 +155,8 @@ export class ProbeControl {
    * profile (with memory on, where its V8 can sample), ended when the window opens. Returns how
    * many did, once all answered or `timeoutMs` passed (a late one profiles less of the warm-up).
    */
-  async warm(window: number, timeoutMs = 10_000): Promise<number> {
-    const targets = this.live();
-    for (const probe of targets) {
-      probe.warming = undefined;
-      probe.socket.write(`${JSON.stringify({ type: 'warm', window })}\n`);
-    }
-    await this.until(() => targets.every((p) => p.warming !== undefined || p.socket.destroyed), timeoutMs);
-    return targets.filter((p) => p.warming).length;
+  warm(window: number, timeoutMs = 10_000): Promise<number> {
+    return this.ask('warm', 'warming', window, timeoutMs);
   }
 
   /**
@@ -170,14 +164,27 @@ export class ProbeControl {
    * profile and takes the window's opening collection (with memory on). Returns how many took
    * one, once all answered or `timeoutMs` passed (a late one takes it when the window starts).
    */
-  async edge(window: number, timeoutMs = 30_000): Promise<number> {
+  edge(window: number, timeoutMs = 30_000): Promise<number> {
+    return this.ask('edge', 'edged', window, timeoutMs);
+  }
+
+  /**
+   * Sends `type` for window number `window` to every attached process and waits until each
+   * answered (its `answer` set) or `timeoutMs` passed; returns how many answered yes.
+   */
+  private async ask(
+    type: 'warm' | 'edge',
+    answer: 'warming' | 'edged',
+    window: number,
+    timeoutMs: number,
+  ): Promise<number> {
     const targets = this.live();
     for (const probe of targets) {
-      probe.edged = undefined;
-      probe.socket.write(`${JSON.stringify({ type: 'edge', window })}\n`);
+      probe[answer] = undefined;
+      probe.socket.write(`${JSON.stringify({ type, window })}\n`);
     }
-    await this.until(() => targets.every((p) => p.edged !== undefined || p.socket.destroyed), timeoutMs);
-    return targets.filter((p) => p.edged).length;
+    await this.until(() => targets.every((p) => p[answer] !== undefined || p.socket.destroyed), timeoutMs);
+    return targets.filter((p) => p[answer]).length;
   }
 
   /**

@@ -324,29 +324,34 @@ function activate(control: string, dir: string, mode: string): void {
     });
   };
 
+  onLines(socket, (line) => {
+    try {
+      const message = JSON.parse(line) as { type?: string; window?: unknown };
+      const id = Number.isSafeInteger(message.window) ? (message.window as number) : 1;
+      if (message.type === 'warm')
+        warm().catch(() => send({ type: 'warming', pid: process.pid, survivors: false }));
+      else if (message.type === 'edge')
+        edge(id).catch(() => send({ type: 'edged', pid: process.pid, memory: false }));
+      else if (message.type === 'start')
+        start(id).catch((err) => send({ type: 'started', pid: process.pid, error: String(err) }));
+      else if (message.type === 'stop') void stop();
+      else if (message.type === 'idle' || message.type === 'busy') markIdle(window, message.type === 'idle');
+    } catch {
+      // not for us
+    }
+  });
+}
+
+/** Calls `handle` with each newline-ended line the socket receives. */
+function onLines(socket: Socket, handle: (line: string) => void): void {
   let buffered = '';
   socket.on('data', (chunk) => {
     buffered += chunk.toString();
     let newline = buffered.indexOf('\n');
     while (newline >= 0) {
-      const line = buffered.slice(0, newline);
+      handle(buffered.slice(0, newline));
       buffered = buffered.slice(newline + 1);
       newline = buffered.indexOf('\n');
-      try {
-        const message = JSON.parse(line) as { type?: string; window?: unknown };
-        const id = Number.isSafeInteger(message.window) ? (message.window as number) : 1;
-        if (message.type === 'warm')
-          warm().catch(() => send({ type: 'warming', pid: process.pid, survivors: false }));
-        else if (message.type === 'edge')
-          edge(id).catch(() => send({ type: 'edged', pid: process.pid, memory: false }));
-        else if (message.type === 'start')
-          start(id).catch((err) => send({ type: 'started', pid: process.pid, error: String(err) }));
-        else if (message.type === 'stop') void stop();
-        else if (message.type === 'idle' || message.type === 'busy')
-          markIdle(window, message.type === 'idle');
-      } catch {
-        // not for us
-      }
     }
   });
 }

@@ -110,6 +110,28 @@ export async function measureSlicedScenarios(runs: readonly RoundRun[]): Promise
   return windows;
 }
 
+/**
+ * Each side's warm-up in turn, then each side's opening collection and settle load in turn (see
+ * settleSeconds), so that both sides' windows start a settle period after their collection.
+ */
+async function warmUpAll(
+  runs: readonly RoundRun[],
+  loads: readonly ScenarioLoad[],
+  window: number,
+): Promise<{ warms: LoadResult[]; settled: (LoadResult | undefined)[] }> {
+  const settings = (runs[0] as RoundRun).settings;
+  const settling = settleSeconds(settings);
+  const warms: LoadResult[] = [];
+  if (settings.warmup > 0)
+    for (const [i, run] of runs.entries())
+      warms.push(await warmUp(run, loads[i] as ScenarioLoad, window, settling));
+  const settled: (LoadResult | undefined)[] = [];
+  if (settling > 0)
+    for (const [i, run] of runs.entries())
+      settled.push(await settle(run, loads[i] as ScenarioLoad, window, settling));
+  return { warms, settled };
+}
+
 async function measureSlicedScenario(
   runs: readonly RoundRun[],
   index: number,
@@ -118,17 +140,7 @@ async function measureSlicedScenario(
   const first = runs[0] as RoundRun;
   const { settings, context } = first;
   const loads = runs.map((run) => scenarioLoad(run, scenario));
-  const warms: LoadResult[] = [];
-  const settling = settleSeconds(settings);
-  if (settings.warmup > 0)
-    for (const [i, run] of runs.entries())
-      warms.push(await warmUp(run, loads[i] as ScenarioLoad, index + 1, settling));
-  // Each side's opening collection, then its settle load, in turn, so that both sides' windows
-  // start after one (see settleSeconds).
-  const settled: (LoadResult | undefined)[] = [];
-  if (settling > 0)
-    for (const [i, run] of runs.entries())
-      settled.push(await settle(run, loads[i] as ScenarioLoad, index + 1, settling));
+  const { warms, settled } = await warmUpAll(runs, loads, index + 1);
   const latencies = warms.map((w) => w.latency.mean);
   const slice = sliceLength(settings.slice, settings.duration, latencies);
   if (slice > settings.slice && first.round === 1)
