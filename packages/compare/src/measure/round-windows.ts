@@ -196,7 +196,8 @@ export async function warmUp(
 /**
  * The warm-up's last `seconds`, after the probe took window number `window`'s opening collection
  * (see settleSeconds); returns its load, whose requests count in the window's retained bytes per
- * request. Undefined where no process took the collection (then the window's start takes it).
+ * request. Undefined where no process took the collection (no memory edges, or a probe that
+ * answered late: it takes the collection once, before its window opens, whichever comes first).
  */
 export async function settle(
   run: RoundRun,
