@@ -26,7 +26,13 @@ import {
   startWarmUpProfile,
   stopHeapSampling,
 } from './probe-heap-sampling.js';
-import { closeMemory, endMemoryRecord, type MemoryRecording, startMemoryRecord } from './probe-memory.js';
+import {
+  closeMemory,
+  endMemoryRecord,
+  type MemoryRecording,
+  retainMaps,
+  startMemoryRecord,
+} from './probe-memory.js';
 import { cpuBetween, listThreads, startupThreads, threadsCpu } from './probe-threads.js';
 
 /** The runtime's threads (V8's and Node's), listed when the probe loads: see probe-threads.ts. */
@@ -376,6 +382,7 @@ function install(): void {
         // --prof logs are flushed on a normal exit only: turn the runner's SIGTERM into one.
         if (mode === 'prof' && process.listenerCount('SIGTERM') === 0)
           process.once('SIGTERM', () => process.exit(0));
+        if (process.env.HOTPATH_PROBE_MEMORY !== 'off') retainMaps();
         activate(control, dir, mode);
       } catch {
         // never break the server
