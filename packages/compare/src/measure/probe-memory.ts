@@ -62,12 +62,13 @@ export async function post<T = unknown>(method: string, params?: object): Promis
  * Full collections a hidden class (map) with no object alive survives in a process with memory
  * on; V8's default is 2. The probe collects in bursts (up to 8 full collections at a window's
  * opening edge: the survivors profile's, the sampler's check, the edge's own), and between them
- * no request is in flight: with the default, the maps of request-scoped objects (the tick queue's,
- * a request's and response's) are freed, V8 throws away the optimized code that embeds them
- * ("weak objects": 40-odd functions of an HTTP server) and optimizes it again from feedback that
- * lost them, slower: a JSON route's `nextTick` went from 0.4 % to 4.2 % of its CPU time, +20–25 %
- * CPU per request, in every run with those bursts, none without. 32 outlasts the bursts; a map
- * kept is a few hundred bytes, and one with objects alive is kept whatever the setting.
+ * no request is in flight: with the default, the maps of request-scoped objects (the tick queue's
+ * among them) are freed, V8 throws away the optimized code that embeds them ("weak objects") and
+ * optimizes it again, slower: a JSON route's `nextTick` went from 0.4 % to 4.2 % of its CPU time,
+ * +20–25 % CPU per request, in every run with those bursts, none without. 32 outlasts the bursts;
+ * a map kept is a few hundred bytes, and one with objects alive is kept whatever the setting.
+ * Other objects a full collection frees (the warm-up's connections') still cost the code that
+ * embeds them: 4–7 % on that route (README: what memory on costs).
  */
 export const RETAIN_MAPS_FOR_GCS = 32;
 
