@@ -10,11 +10,13 @@ import { reportOutputs } from '../src/run/outputs.js';
 import { CAPACITY_STEPS } from '../src/settings/slo.js';
 import { defined } from './helpers/defined.js';
 
-// Two servers whose requests differ only in CPU: head spends three times base's on each request,
-// so at any p99 target well above one request's time head's capacity is about a third of base's.
-// The margin is wide on purpose: four pairs on a shared 2-core machine, where one round's server
+// Two servers whose requests differ only in CPU: head spends five times base's on each request,
+// so at any p99 target well above one request's time head's capacity is about a fifth of base's.
+// The margin is wide on purpose: five pairs on a shared 2-core machine, where one round's server
 // can be a third faster than the next (a loop of integer arithmetic was once 13 600 req/s against
-// 7 800 the round before: how V8 compiled it that time); floating point varies less.
+// 7 800 the round before: how V8 compiled it that time); floating point varies less. With three
+// times the CPU and four pairs, one pair's noisy search (head 1 225 req/s in one round, 2 063 in
+// the next) left the interval of the change at [−81, +10] %: inconclusive, twice in this week's CI rehearsals.
 const server = (loops: number) => `const http = require('node:http');
 http.createServer((req, res) => {
   let x = 0;
@@ -28,7 +30,7 @@ describe('capacity at an SLO (real servers)', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'hotpath-capacity-'));
     writeFileSync(join(dir, 'base.cjs'), server(40_000));
-    writeFileSync(join(dir, 'head.cjs'), server(120_000));
+    writeFileSync(join(dir, 'head.cjs'), server(200_000));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -38,7 +40,7 @@ describe('capacity at an SLO (real servers)', () => {
       `metric ${name}`,
     );
 
-  it('searches each side in every round, and a head with three times the CPU per request loses capacity', async () => {
+  it('searches each side in every round, and a head with five times the CPU per request loses capacity', async () => {
     const notes: string[] = [];
     const report = await compare({
       baseStart: 'node base.cjs',
@@ -46,8 +48,8 @@ describe('capacity at an SLO (real servers)', () => {
       cwd: dir,
       url: '/',
       slo: 'p99<=40ms',
-      rounds: 4,
-      // requests/s and capacity: two tests in the family, not eight (four pairs)
+      rounds: 5,
+      // requests/s and capacity: two tests in the family, not eight (five pairs)
       metrics: ['requestsPerSecond'],
       duration: 1,
       warmup: 0.5,
@@ -61,17 +63,17 @@ describe('capacity at an SLO (real servers)', () => {
     const capacity = metric(report, 'capacity');
     const seen = JSON.stringify({ capacity, notes });
     expect(capacity.inVerdict, seen).toBe(true);
-    expect(capacity.pairs, seen).toBe(4);
-    // about a third (the HTTP work is the same on both), within a wide margin: the search's 5 %
+    expect(capacity.pairs, seen).toBe(5);
+    // about a fifth (the HTTP work is the same on both), within a wide margin: the search's 5 %
     // steps and a noisy machine
-    expect(capacity.head / capacity.base, seen).toBeGreaterThan(0.2);
-    expect(capacity.head / capacity.base, seen).toBeLessThan(0.6);
+    expect(capacity.head / capacity.base, seen).toBeGreaterThan(0.1);
+    expect(capacity.head / capacity.base, seen).toBeLessThan(0.45);
     expect(capacity.outcome, seen).toBe('regressed');
     expect(report.outcome).toBe('regressed');
     // every round searched both sides, from the same first rate, within the step bound
     for (const row of report.scenarios[0]?.rounds ?? []) expect(row.capacity).toBeGreaterThan(0);
     const searches = notes.filter((n) => n.includes('capacity at p99 ≤ 40 ms, errors ≤ 1 %'));
-    expect(searches, seen).toHaveLength(8);
+    expect(searches, seen).toHaveLength(10);
     for (const note of searches) {
       const steps = note.slice(note.indexOf(' req/s (') + 8, note.indexOf('); at ')).split('; ');
       expect(steps.length, note).toBeLessThanOrEqual(CAPACITY_STEPS);
@@ -84,7 +86,7 @@ describe('capacity at an SLO (real servers)', () => {
     // cannot serve and answer little within the SLO (here 0 req/s)
     const goodput = metric(report, 'goodput');
     expect(goodput.inVerdict, seen).toBe(false);
-    expect(goodput.pairs, seen).toBe(4);
+    expect(goodput.pairs, seen).toBe(5);
     expect(goodput.base, seen).toBeLessThan(capacity.base / 2);
     expect(goodput.head, seen).toBeLessThan(capacity.base / 2);
     for (const note of searches)
