@@ -7,7 +7,7 @@ import {
   windowSamplingInterval,
   writeSurvivors,
 } from './probe-heap-sampling.js';
-import { allocationRate, type MemoryEdge, openMemory } from './probe-memory.js';
+import { allocationRate, type MemoryEdge, memoryOn, openMemory } from './probe-memory.js';
 
 /** What a window's opening edge did (see openEdge). */
 export interface Edge {
@@ -26,16 +26,15 @@ export interface Edge {
  * that the window does not measure what a full collection costs after it; else `start` does it.
  */
 export async function openEdge(id: number, dir: string, warming: HeapSampling | undefined): Promise<Edge> {
-  const memoryOn = process.env.HOTPATH_PROBE_MEMORY !== 'off';
   // Loaded on activation only, so processes that never serve do not pay for it; before the
   // opening collection, so that loading it is counted neither as allocated nor as retained.
   await import('@hotpath/overload-guard');
   // The sampler's one-time check first: its garbage must not count either.
-  const heapNote = memoryOn ? await checkHeapSampling() : undefined;
+  const heapNote = memoryOn() ? await checkHeapSampling() : undefined;
   // How fast the warm-up allocated, read before the survivors' collection (which it must not count).
   const interval = windowSamplingInterval(allocationRate(warming?.meter));
   // Its own full collection, then the file written and let go before the opening collection.
   const survivors = await writeSurvivors(warming, join(dir, `${process.pid}-${id}.survivors.heapprofile`));
-  const memory = memoryOn ? await openMemory() : undefined;
+  const memory = memoryOn() ? await openMemory() : undefined;
   return { memory, survivors, interval, heapNote };
 }

@@ -8,7 +8,14 @@
 // still alive remain (V8 keeps no liveness per sample when collected ones are kept, and runs one
 // sampling profiler per isolate: the warm-up, never measured for the verdict, is when it can run).
 import { writeFileSync } from 'node:fs';
-import { type AllocationMeter, collect, fullCollector, post, startAllocationMeter } from './probe-memory.js';
+import {
+  type AllocationMeter,
+  collect,
+  fullCollector,
+  memoryOn,
+  post,
+  startAllocationMeter,
+} from './probe-memory.js';
 
 /**
  * Mean bytes between two samples where the warm-up gave no rate of allocation to go by. Its cost,
@@ -129,7 +136,7 @@ async function startSurvivorSampling(): Promise<HeapSampling | undefined> {
  * profile starts, and the meter of how fast the warm-up allocates. Undefined where it does not.
  */
 export async function startWarmUpProfile(): Promise<HeapSampling | undefined> {
-  if (process.env.HOTPATH_PROBE_MEMORY === 'off') return undefined;
+  if (!memoryOn()) return undefined;
   // The monitor's module first (openWindow loads it too), so that it is none of the survivors.
   await import('@hotpath/overload-guard');
   // And the full collector's context, made now so that it is none of them either.

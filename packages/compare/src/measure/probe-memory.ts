@@ -37,6 +37,11 @@ export interface MemoryRecording {
   startUsed: number;
 }
 
+/** Whether the runner asked for the memory probes (HOTPATH_PROBE_MEMORY, on unless `off`). */
+export function memoryOn(): boolean {
+  return process.env.HOTPATH_PROBE_MEMORY !== 'off';
+}
+
 let session: Session | undefined;
 
 /** The process's one inspector session (the collections and the sampling heap profiler use it). */

@@ -30,6 +30,7 @@ import {
   closeMemory,
   endMemoryRecord,
   type MemoryRecording,
+  memoryOn,
   retainMaps,
   startMemoryRecord,
 } from './probe-memory.js';
@@ -382,7 +383,7 @@ function install(): void {
         // --prof logs are flushed on a normal exit only: turn the runner's SIGTERM into one.
         if (mode === 'prof' && process.listenerCount('SIGTERM') === 0)
           process.once('SIGTERM', () => process.exit(0));
-        if (process.env.HOTPATH_PROBE_MEMORY !== 'off') retainMaps();
+        if (memoryOn()) retainMaps();
         activate(control, dir, mode);
       } catch {
         // never break the server
