@@ -91,7 +91,9 @@ describe('the warm-up survivors profile of a real server', () => {
     );
     expect(leaked).toBeGreaterThan(60);
     expect(leaked).toBeLessThan(600);
-    expect(garbage).toBeLessThan(leaked / 20);
+    // At most one sample of the garbage left (an object alive at the edge by chance: one sampled
+    // 8 KiB array stands for ~36 KiB), where a profile that kept garbage would hold ~8 KiB a request.
+    expect(garbage * survivors.warmupRequests).toBeLessThan(40_000);
     // recordRequest is the largest allocation site of what survived, hotpath's probe left aside.
     const top = survivors.profile.functions.find((f) => f.file !== 'hotpath:probe');
     expect(top).toMatchObject({ name: 'recordRequest', file: 'server.cjs', line: 2 });

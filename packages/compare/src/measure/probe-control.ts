@@ -151,12 +151,13 @@ export class ProbeControl {
   }
 
   /**
-   * Before the warm-up of window number `window`: every attached process starts its survivors
-   * profile (with memory on, where its V8 can sample), ended when the window opens. Returns how
-   * many did, once all answered or `timeoutMs` passed (a late one profiles less of the warm-up).
+   * Before the warm-up of window number `window`: every attached process starts its meter of how
+   * fast the warm-up allocates and, with `survivors`, its survivors profile (with memory on, where
+   * its V8 can sample), ended when the window opens. Returns how many started a survivors profile,
+   * once all answered or `timeoutMs` passed (a late one profiles less of the warm-up).
    */
-  warm(window: number, timeoutMs = 10_000): Promise<number> {
-    return this.ask('warm', 'warming', window, timeoutMs);
+  warm(window: number, survivors = true, timeoutMs = 10_000): Promise<number> {
+    return this.ask('warm', 'warming', window, timeoutMs, { survivors });
   }
 
   /**
@@ -177,11 +178,12 @@ export class ProbeControl {
     answer: 'warming' | 'edged',
     window: number,
     timeoutMs: number,
+    fields: object = {},
   ): Promise<number> {
     const targets = this.live();
     for (const probe of targets) {
       probe[answer] = undefined;
-      probe.socket.write(`${JSON.stringify({ type, window })}\n`);
+      probe.socket.write(`${JSON.stringify({ type, window, ...fields })}\n`);
     }
     await this.until(() => targets.every((p) => p[answer] !== undefined || p.socket.destroyed), timeoutMs);
     return targets.filter((p) => p[answer]).length;

@@ -11,9 +11,9 @@ import { writeFileSync } from 'node:fs';
 import {
   type AllocationMeter,
   collect,
-  fullCollector,
   memoryOn,
   post,
+  retainMaps,
   startAllocationMeter,
 } from './probe-memory.js';
 
@@ -132,16 +132,29 @@ async function startSurvivorSampling(): Promise<HeapSampling | undefined> {
 }
 
 /**
- * Before a scenario's warm-up, with memory on and the heap-sampling check passing: the survivors
- * profile starts, and the meter of how fast the warm-up allocates. Undefined where it does not.
+ * At the probe's activation, with memory on, before the server has served and optimized
+ * anything: V8 told to keep hidden classes (retainMaps) and the sampler's one-time check run, so
+ * that its forced collection (it stops the inspector's sampler, which forces one) comes before
+ * the code is optimized. Never throws.
  */
-export async function startWarmUpProfile(): Promise<HeapSampling | undefined> {
+export function prepareMemory(): void {
+  retainMaps();
+  void checkHeapSampling();
+}
+
+/**
+ * Before a scenario's warm-up, with memory on and the heap-sampling check passing: the meter of how
+ * fast the warm-up allocates starts and, with `survivors`, the survivors profile (whose stop at the
+ * opening edge forces an atomic collection: the runner asks for it in one round only, see
+ * SURVIVORS_ROUND). Undefined where it does not.
+ */
+export async function startWarmUpProfile(survivors = true): Promise<HeapSampling | undefined> {
   if (!memoryOn()) return undefined;
   // The monitor's module first (openWindow loads it too), so that it is none of the survivors.
   await import('@hotpath/overload-guard');
-  // And the full collector's context, made now so that it is none of them either.
-  fullCollector();
   if (await checkHeapSampling()) return undefined;
+  // Without survivors, the meter alone: a profile stopped already (writeSurvivors skips it).
+  if (!survivors) return { samplingInterval: 0, stopped: true, meter: startAllocationMeter() };
   return startSurvivorSampling();
 }
 

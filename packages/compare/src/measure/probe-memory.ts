@@ -1,5 +1,6 @@
 // The probe's memory edges (bundled into probe.cjs with probe.ts): at each edge of the measured
-// window a full collection (V8's own, see fullCollector), outside the timed window, then the
+// window a full collection (V8's incremental one, see probe-collection.ts; else forced, see
+// fullCollector), outside the timed window, then the
 // heap, external and array-buffer bytes still alive; during the window v8.GCProfiler's record of
 // every collection, from which the bytes allocated and the time spent collecting follow. The
 // opening edge may come a settle period before the window starts (the runner sends `edge` within
@@ -11,6 +12,7 @@ import type { Session } from 'node:inspector';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { MemoryWindow } from '../model.js';
+import { incrementalCollection } from './probe-collection.js';
 
 interface GcRecord {
   cost: number;
@@ -72,8 +74,8 @@ export async function post<T = unknown>(method: string, params?: object): Promis
  * optimizes it again, slower: a JSON route's `nextTick` went from 0.4 % to 4.2 % of its CPU time,
  * +20–25 % CPU per request, in every run with those bursts, none without. 32 outlasts the bursts;
  * a map kept is a few hundred bytes, and one with objects alive is kept whatever the setting.
- * Other objects a full collection frees (the warm-up's connections') still cost the code that
- * embeds them: 4–7 % on that route (README: what memory on costs).
+ * Other objects an atomic full collection frees cost the code that embeds them whatever this
+ * says, which is why the edges collect incrementally (probe-collection.ts).
  */
 export const RETAIN_MAPS_FOR_GCS = 32;
 
@@ -94,7 +96,8 @@ export function retainMaps(): void {
 let fullGc: (() => void) | null | undefined;
 
 /**
- * V8's own full collection, the one `--expose-gc` gives, without exposing it to the server's code:
+ * The forced full collection where the incremental one cannot run (see collect): V8's own, the
+ * one `--expose-gc` gives, without exposing it to the server's code:
  * the flag is set for as long as a new context is made (only that context gets `gc`), then unset
  * unless the server was started with it. The inspector's `HeapProfiler.collectGarbage` would do
  * too, but it collects to reduce memory: it shrinks the young generation to its least (32 MiB to
@@ -118,10 +121,14 @@ export function fullCollector(): (() => void) | null {
   return fullGc;
 }
 
-/** A full collection (twice: objects freed by the first one's finalizers go in the second). */
+/**
+ * A full collection (twice: objects freed by the first one's finalizers go in the second): V8's
+ * incremental one where it can (see probe-collection.ts), else forced.
+ */
 export async function collect(): Promise<void> {
-  const gc = fullCollector();
   for (let i = 0; i < 2; i++) {
+    if (await incrementalCollection()) continue;
+    const gc = fullCollector();
     if (gc) gc();
     else await post('HeapProfiler.collectGarbage');
   }

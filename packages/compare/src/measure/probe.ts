@@ -22,6 +22,7 @@ import { type CpuSampler, startCpuSampler } from '@hotpath/tick-parser/cpu-sampl
 import { type Edge, openEdge } from './probe-edge.js';
 import {
   type HeapSampling,
+  prepareMemory,
   startHeapSampling,
   startWarmUpProfile,
   stopHeapSampling,
@@ -31,7 +32,6 @@ import {
   endMemoryRecord,
   type MemoryRecording,
   memoryOn,
-  retainMaps,
   startMemoryRecord,
 } from './probe-memory.js';
 import { cpuBetween, listThreads, startupThreads, threadsCpu } from './probe-threads.js';
@@ -285,9 +285,9 @@ function activate(control: string, dir: string, mode: string): void {
   let starting = false;
   let warming: HeapSampling | undefined;
   let edging: Promise<Edge> | undefined;
-  const warm = async () => {
-    if (!window && !starting && !warming && !edging) warming = await startWarmUpProfile();
-    send({ type: 'warming', pid: process.pid, survivors: warming !== undefined });
+  const warm = async (survivors: boolean) => {
+    if (!window && !starting && !warming && !edging) warming = await startWarmUpProfile(survivors);
+    send({ type: 'warming', pid: process.pid, survivors: warming?.stopped === false });
   };
   /** The window's edge, once: the survivors profile it ends is the warm-up's so far. */
   const openEdgeOnce = (id: number) => {
@@ -333,10 +333,12 @@ function activate(control: string, dir: string, mode: string): void {
 
   onLines(socket, (line) => {
     try {
-      const message = JSON.parse(line) as { type?: string; window?: unknown };
+      const message = JSON.parse(line) as { type?: string; window?: unknown; survivors?: unknown };
       const id = Number.isSafeInteger(message.window) ? (message.window as number) : 1;
       if (message.type === 'warm')
-        warm().catch(() => send({ type: 'warming', pid: process.pid, survivors: false }));
+        warm(message.survivors !== false).catch(() =>
+          send({ type: 'warming', pid: process.pid, survivors: false }),
+        );
       else if (message.type === 'edge')
         edge(id).catch(() => send({ type: 'edged', pid: process.pid, memory: false }));
       else if (message.type === 'start')
@@ -383,7 +385,7 @@ function install(): void {
         // --prof logs are flushed on a normal exit only: turn the runner's SIGTERM into one.
         if (mode === 'prof' && process.listenerCount('SIGTERM') === 0)
           process.once('SIGTERM', () => process.exit(0));
-        if (memoryOn()) retainMaps();
+        if (memoryOn()) prepareMemory();
         activate(control, dir, mode);
       } catch {
         // never break the server

@@ -164,9 +164,18 @@ function ticks(run: RoundRun, load: ScenarioLoad, window: 'warmup' | 'measure', 
 }
 
 /**
- * The warm-up of measured window number `window` but its last `settling` seconds (see settle), the
- * probe's survivors profile running through it with memory on; returns its load (the slices'
- * length reads its latency).
+ * The round (of each side and shard) whose warm-ups the probe's survivors profile runs through.
+ * One only: the inspector's sampling heap profiler forces an atomic full collection when it
+ * stops, at the window's opening edge, which throws away optimized code that V8's own
+ * collections leave alone; the code optimized again stays slower (+3–4 % CPU per request on a
+ * JSON route), so the other rounds' windows open on V8's incremental collections alone.
+ */
+export const SURVIVORS_ROUND = 1;
+
+/**
+ * The warm-up of measured window number `window` but its last `settling` seconds (see settle), with
+ * memory on the probe's meter of how fast it allocates running through it, and in round
+ * SURVIVORS_ROUND its survivors profile too; returns its load (the slices' length reads its latency).
  */
 export async function warmUp(
   run: RoundRun,
@@ -175,7 +184,7 @@ export async function warmUp(
   settling: number,
 ): Promise<LoadResult> {
   const { spec, round, settings, context } = run;
-  if (settings.memory !== 'off') await run.server.control.warm(window);
+  if (settings.memory !== 'off') await run.server.control.warm(window, round === SURVIVORS_ROUND);
   context.onProgress?.({
     phase: 'warmup',
     ...load.where,
