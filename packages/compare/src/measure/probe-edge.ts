@@ -22,8 +22,9 @@ export interface Edge {
 /**
  * A window's opening edge, outside every clock: the warm-up's survivors profile, where it ran,
  * ended and written (its own full collection, and the inspector's forced one), then, with memory
- * on, the opening collection and what is alive after it. The runner sends `edge` a settle period before `start` where the warm-up is long enough, so
- * that the window does not measure what a full collection costs after it; else `start` does it.
+ * on, the opening collection and what is alive after it. The runner sends `edge` a settle period
+ * before `start` where the warm-up is long enough, so that the window does not measure what a
+ * full collection costs after it; else `start` does it.
  */
 export async function openEdge(id: number, dir: string, warming: HeapSampling | undefined): Promise<Edge> {
   // Loaded on activation only, so processes that never serve do not pay for it; before the

@@ -240,9 +240,8 @@ async function closeWindow(
   const files: Record<string, string> = {};
   let error: string | undefined;
   try {
-    // The window's record of collections and its heap first (nothing of the profilers' results
-    // counts as allocated), then the profiles, written and let go (none is alive at the closing
-    // collection, nor counted as retained), then the closing collection.
+    // The window's record of collections and heap first (the profiles' results are not counted as
+    // allocated), then the profiles, written and let go (not retained), then the closing collection.
     const ending = endMemoryRecord(current.memory);
     Object.assign(files, await writeProfiles(current, dir));
     const memory = await closeMemory(current.memory, ending);
@@ -285,9 +284,10 @@ function activate(control: string, dir: string, mode: string): void {
   let starting = false;
   let warming: HeapSampling | undefined;
   let edging: Promise<Edge> | undefined;
+  const warmed = (survivors: boolean) => send({ type: 'warming', pid: process.pid, survivors });
   const warm = async (survivors: boolean) => {
     if (!window && !starting && !warming && !edging) warming = await startWarmUpProfile(survivors);
-    send({ type: 'warming', pid: process.pid, survivors: warming?.stopped === false });
+    warmed(warming?.stopped === false);
   };
   /** The window's edge, once: the survivors profile it ends is the warm-up's so far. */
   const openEdgeOnce = (id: number) => {
@@ -335,10 +335,7 @@ function activate(control: string, dir: string, mode: string): void {
     try {
       const message = JSON.parse(line) as { type?: string; window?: unknown; survivors?: unknown };
       const id = Number.isSafeInteger(message.window) ? (message.window as number) : 1;
-      if (message.type === 'warm')
-        warm(message.survivors !== false).catch(() =>
-          send({ type: 'warming', pid: process.pid, survivors: false }),
-        );
+      if (message.type === 'warm') warm(message.survivors !== false).catch(() => warmed(false));
       else if (message.type === 'edge')
         edge(id).catch(() => send({ type: 'edged', pid: process.pid, memory: false }));
       else if (message.type === 'start')
