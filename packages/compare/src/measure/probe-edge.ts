@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import {
   checkHeapSampling,
-  type HeapSampling,
+  type WarmUp,
   windowSamplingInterval,
   writeSurvivors,
 } from './probe-heap-sampling.js';
@@ -26,16 +26,20 @@ export interface Edge {
  * before `start` where the warm-up is long enough, so that the window does not measure what a
  * full collection costs after it; else `start` does it.
  */
-export async function openEdge(id: number, dir: string, warming: HeapSampling | undefined): Promise<Edge> {
+export async function openEdge(id: number, dir: string, warming: WarmUp | undefined): Promise<Edge> {
   // Loaded on activation only, so processes that never serve do not pay for it; before the
   // opening collection, so that loading it is counted neither as allocated nor as retained.
   await import('@hotpath/overload-guard');
-  // The sampler's one-time check first: its garbage must not count either.
+  // The sampler's one-time check: started at activation (prepareMemory), its answer cached; awaited
+  // here, before the opening collection, so that its garbage is not counted either.
   const heapNote = memoryOn() ? await checkHeapSampling() : undefined;
   // How fast the warm-up allocated, read before the survivors' collection (which it must not count).
   const interval = windowSamplingInterval(allocationRate(warming?.meter));
   // Its own full collection, then the file written and let go before the opening collection.
-  const survivors = await writeSurvivors(warming, join(dir, `${process.pid}-${id}.survivors.heapprofile`));
+  const survivors = await writeSurvivors(
+    warming?.survivors,
+    join(dir, `${process.pid}-${id}.survivors.heapprofile`),
+  );
   const memory = memoryOn() ? await openMemory() : undefined;
   return { memory, survivors, interval, heapNote };
 }

@@ -54,11 +54,19 @@ export const SURVIVOR_SAMPLING_INTERVAL = 32_768;
 /** Keep the samples of objects that collections free (V8 11 and later; older ones drop them). */
 const KEEP_COLLECTED = { includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true };
 
-/** A running sampling heap profiler (the warm-up's also measures how fast the process allocates). */
+/** A running sampling heap profiler. */
 export interface HeapSampling {
   samplingInterval: number;
   stopped: boolean;
+}
+
+/**
+ * A warm-up under way: the meter of how fast it allocates (the window's sampling interval follows
+ * it; absent where GCProfiler is) and, in the round that asks for it, its survivors profile.
+ */
+export interface WarmUp {
   meter?: AllocationMeter;
+  survivors?: HeapSampling;
 }
 
 interface SampledNode {
@@ -125,7 +133,7 @@ export async function startHeapSampling(
 async function startSurvivorSampling(): Promise<HeapSampling | undefined> {
   try {
     await post('HeapProfiler.startSampling', { samplingInterval: SURVIVOR_SAMPLING_INTERVAL });
-    return { samplingInterval: SURVIVOR_SAMPLING_INTERVAL, stopped: false, meter: startAllocationMeter() };
+    return { samplingInterval: SURVIVOR_SAMPLING_INTERVAL, stopped: false };
   } catch {
     return undefined;
   }
@@ -148,14 +156,13 @@ export function prepareMemory(): void {
  * opening edge forces an atomic collection: the runner asks for it in one round only, see
  * SURVIVORS_ROUND). Undefined where it does not.
  */
-export async function startWarmUpProfile(survivors = true): Promise<HeapSampling | undefined> {
+export async function startWarmUpProfile(survivors = true): Promise<WarmUp | undefined> {
   if (!memoryOn()) return undefined;
   // The monitor's module first (openWindow loads it too), so that it is none of the survivors.
   await import('@hotpath/overload-guard');
   if (await checkHeapSampling()) return undefined;
-  // Without survivors, the meter alone: a profile stopped already (writeSurvivors skips it).
-  if (!survivors) return { samplingInterval: 0, stopped: true, meter: startAllocationMeter() };
-  return startSurvivorSampling();
+  const sampling = survivors ? await startSurvivorSampling() : undefined;
+  return { meter: startAllocationMeter(), survivors: sampling };
 }
 
 /**

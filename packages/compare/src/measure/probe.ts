@@ -5,12 +5,11 @@
  * It stays dormant until its process starts listening on $PORT (so `npm start`, shells and
  * other wrappers are left alone; every cluster worker that listens activates). Then it
  * connects to the runner's control socket (HOTPATH_PROBE_CONTROL = "port:token") and waits:
- * `warm` (before a scenario's warm-up, with memory on) starts the survivors profile; `edge` (a
- * settle period before the window, or else `start` itself) ends it with a full collection, writes
- * it as `<pid>-<window>.survivors.heapprofile` and takes the window's opening collection;
- * `start` opens the measured window (CPU profiler + event-loop monitor; with memory on, the
- * record of collections and the sampling heap profiler), `stop` closes it and writes
- * `<pid>-<window>.cpuprofile`, `.monitor.json` and `.heapprofile` to HOTPATH_PROBE_DIR.
+ * `warm` (before a warm-up, memory on) starts the allocation meter and, if asked, the survivors
+ * profile; `edge` (a settle period before the window, else `start`) writes that profile as
+ * `<pid>-<window>.survivors.heapprofile` and takes the opening collection; `start` opens the
+ * window (CPU profiler, event-loop monitor; memory on: collections' record, heap sampler); `stop`
+ * closes it, writes `<pid>-<window>.cpuprofile`, `.monitor.json`, `.heapprofile` to HOTPATH_PROBE_DIR.
  * It never throws into the host process.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -26,6 +25,7 @@ import {
   startHeapSampling,
   startWarmUpProfile,
   stopHeapSampling,
+  type WarmUp,
 } from './probe-heap-sampling.js';
 import {
   closeMemory,
@@ -282,12 +282,12 @@ function activate(control: string, dir: string, mode: string): void {
   );
 
   let starting = false;
-  let warming: HeapSampling | undefined;
+  let warming: WarmUp | undefined;
   let edging: Promise<Edge> | undefined;
   const warmed = (survivors: boolean) => send({ type: 'warming', pid: process.pid, survivors });
   const warm = async (survivors: boolean) => {
     if (!window && !starting && !warming && !edging) warming = await startWarmUpProfile(survivors);
-    warmed(warming?.stopped === false);
+    warmed(warming?.survivors !== undefined);
   };
   /** The window's edge, once: the survivors profile it ends is the warm-up's so far. */
   const openEdgeOnce = (id: number) => {
