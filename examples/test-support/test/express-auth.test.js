@@ -48,7 +48,7 @@ describe('express-auth story: an audit log of login attempts kept forever (head)
       sideMean(report, 'head', 'retainedBytesPerRequest') -
       sideMean(report, 'base', 'retainedBytesPerRequest');
     expect(retained).toBeGreaterThan(1000);
-    // What the warm-up left alive, by allocation site, holds those KiBs in head. (Which sites lead
+    // What the load after the first window left alive, by allocation site, holds those KiBs in head. (Which sites lead
     // varies: the requests the records keep were made by Node's HTTP code, whose sites fill most
     // of the 10 rows; the bench and the README's picture show recordAttempt among them.)
     expect(report.survivors.headTotal - report.survivors.baseTotal).toBeGreaterThan(1000);

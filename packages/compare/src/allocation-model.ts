@@ -30,14 +30,14 @@ export interface AllocationProfile {
 }
 
 /**
- * What the sampling heap profiler found still alive after a server's warm-up (all processes of one
- * scenario's warm-up merged): run without keeping the samples of collected objects from the
- * warm-up's start to a full collection when the measured window opens.
+ * What the sampling heap profiler found still alive after a load (all processes of one scenario
+ * merged): run without keeping the samples of collected objects through a load as long as the
+ * warm-up after the first round's window, to a full collection.
  */
 export interface SurvivorProfile {
-  /** Requests the warm-up sent (the survivors' bytes are per warm-up request). */
+  /** Requests that load sent (the survivors' bytes are per request of it; the name is the warm-up's, which it once was). */
   warmupRequests: number;
-  /** The samples of objects allocated in the warm-up and alive after a full collection. */
+  /** The samples of objects allocated in that load and alive after a full collection. */
   profile: AllocationProfile;
 }
 

@@ -312,7 +312,7 @@ export interface ScenarioReport {
   hotFunctions?: HotFunctionDiff;
   /** Which functions allocate more bytes per request (both sides need allocation profiles). */
   allocations?: AllocationDiff;
-  /** Which functions made the bytes still alive after the warm-up, per warm-up request (shown only). */
+  /** Which functions made the bytes still alive after a load (see SurvivorProfile), per request of it (shown only). */
   survivors?: AllocationDiff;
   /** A significant growth of a function decided the verdict (failOn functions or both). */
   functionsRegressed: boolean;

@@ -13,8 +13,8 @@ import { levelled } from './helpers/levelled.js';
 // An atomic full collection (gc(), the inspector's, or the one the inspector's sampling heap
 // profiler forces when it stops) throws away optimized code that embeds objects V8's own
 // incremental collections keep ("weak objects"), and the code optimized again stays slower. The
-// probe's edges collect incrementally; the survivors profile (whose stop forces one) runs in one
-// round only. Real rounds of a real server, read through V8's own --trace-gc and --trace-deopt.
+// probe's edges collect incrementally; the survivors profile (whose stop forces one) runs after the
+// window, in one round. Real rounds of a real server, read through V8's --trace-gc and --trace-deopt.
 const SERVER = `let n = 0;
 require('node:http').createServer((req, res) => {
   const items = Array.from({ length: 20 }, (_, i) => ({ i, s: 'item ' + i, n: n++ }));
@@ -71,8 +71,11 @@ describe("the probe's full collections are V8's incremental ones", () => {
     expect(process.memoryUsage().arrayBuffers).toBeLessThan(before + EXTERNAL_NUDGE / 2);
   });
 
-  /** One round (number `round`) of the server under V8's traces; its full collections in order. */
-  const traced = async (round: number): Promise<Collection[]> => {
+  /**
+   * One round (number `round`) of the server under V8's traces: its full collections in order, and
+   * whether it has a survivors profile.
+   */
+  const traced = async (round: number): Promise<{ collections: Collection[]; survivors: boolean }> => {
     const log = join(dir, `trace-${round}.log`);
     const settings = resolveSettings({
       config: { scenarios: [{ name: 'GET /', requests: [{ path: '/' }] }] },
@@ -84,33 +87,42 @@ describe("the probe's full collections are V8's incremental ones", () => {
       levelled(settings),
       { probePath: probePath(), env: { ...process.env } },
     );
-    expect(result.scenarios[0]?.load.requests.total).toBeGreaterThan(0);
-    expect(result.scenarios[0]?.monitors.some((m) => m.memory !== undefined)).toBe(true);
-    return collections(readFileSync(log, 'utf8'));
+    const scenario = result.scenarios[0];
+    expect(scenario?.load.requests.total).toBeGreaterThan(0);
+    expect(scenario?.monitors.some((m) => m.memory !== undefined)).toBe(true);
+    return {
+      collections: collections(readFileSync(log, 'utf8')),
+      survivors: scenario?.survivors !== undefined,
+    };
   };
 
-  it('throws no optimized code away before the window outside the survivors round; the survivors round does', async () => {
-    const later = await traced(SURVIVORS_ROUND + 1);
-    // The collections after the sampler's one-time check at activation (its stop is forced, before
-    // any request) up to the window's close (the window's own sampler stop, forced, after it).
-    const firstSampler = later.findIndex((c) => c.sampler);
-    const lastSampler = later.map((c) => c.sampler).lastIndexOf(true);
-    expect(firstSampler).toBeGreaterThanOrEqual(0);
-    expect(lastSampler).toBeGreaterThan(firstSampler);
-    const between = later.slice(firstSampler + 1, lastSampler);
-    // The opening edge's own collections (its pair): incremental, never forced; and the closing
-    // edge's, after the window's sampler stopped.
+  /**
+   * From the sampler's one-time check at activation (its stop is forced, before any request) to the
+   * window's close (the window's own sampler stop, forced, after it): only incremental collections
+   * (the opening edge's pair at least), none forced, no optimized code thrown away. Returns the
+   * collections after the window's close.
+   */
+  const windowUntouched = (all: Collection[]): Collection[] => {
+    const samplers = all.flatMap((c, i) => (c.sampler ? [i] : []));
+    const [check, close] = samplers as [number, number];
+    expect(samplers.length).toBeGreaterThanOrEqual(2);
+    expect(all[check]?.weak).toBe(0);
+    const between = all.slice(check + 1, close);
     expect(between.length).toBeGreaterThanOrEqual(2);
-    expect(later.slice(lastSampler + 1).every((c) => !c.forced)).toBe(true);
     expect(between.every((c) => !c.forced && c.incremental)).toBe(true);
     expect(between.reduce((sum, c) => sum + c.weak, 0)).toBe(0);
-    expect(later[firstSampler]?.weak).toBe(0);
+    return all.slice(close + 1);
+  };
 
-    // The survivors round: the survivors profile's stop forces a collection at the opening edge,
-    // and it throws optimized code away (what the other rounds are spared).
+  it('throws no optimized code away before any window; the survivors profile ends after the first round’s window', async () => {
+    // Another round: the closing edge's collections after the window, none forced; no survivors.
+    const later = await traced(SURVIVORS_ROUND + 1);
+    expect(later.survivors).toBe(false);
+    expect(windowUntouched(later.collections).every((c) => !c.forced)).toBe(true);
+    // The survivors round: its window as untouched, and after it one more forced collection (the
+    // survivors profile's stop) with the profile read.
     const first = await traced(SURVIVORS_ROUND);
-    const samplers = first.filter((c) => c.sampler);
-    expect(samplers.length).toBe(3);
-    expect(samplers[1]?.weak).toBeGreaterThan(0);
+    expect(first.survivors).toBe(true);
+    expect(windowUntouched(first.collections).filter((c) => c.sampler)).toHaveLength(1);
   });
 });

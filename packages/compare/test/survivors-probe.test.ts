@@ -44,7 +44,7 @@ require('node:http').createServer((req, res) => {
 }).listen(Number(process.env.PORT), '127.0.0.1');
 `;
 
-describe('the warm-up survivors profile of a real server', () => {
+describe('the survivors profile of a real server (the load after the first round’s window)', () => {
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'hotpath-survivors-'));
@@ -87,7 +87,7 @@ describe('the warm-up survivors profile of a real server', () => {
     const leaked = alive.perRequest.get(key('recordRequest')) ?? 0;
     const garbage = alive.perRequest.get(key('buildGarbage')) ?? 0;
     console.log(
-      `survivors: recordRequest ${leaked.toFixed(1)} B, buildGarbage ${garbage.toFixed(1)} B per warm-up request (${survivors.warmupRequests} requests)`,
+      `survivors: recordRequest ${leaked.toFixed(1)} B, buildGarbage ${garbage.toFixed(1)} B per request of the load after the window (${survivors.warmupRequests} requests)`,
     );
     expect(leaked).toBeGreaterThan(60);
     expect(leaked).toBeLessThan(600);

@@ -52,7 +52,7 @@ function measurements(base: (n: number) => ScenarioRound, head: (n: number) => S
   };
 }
 
-describe('bytes still alive after the warm-up by function (recorded data)', () => {
+describe('bytes still alive after a load by function (recorded data)', () => {
   it("are each round's sampled bytes over its warm-up requests; a new leak leads, the probe left out", () => {
     // base: a cache filled once, 40 000 sampled bytes over 2 000 warm-up requests = 20 B a request.
     // head: the same cache, and recordRequest keeping ~300 B a request (600 000 + n bytes sampled).
@@ -139,17 +139,17 @@ describe('the survivors table', () => {
     expect(reportJson(made).scenarios[0]?.allocations).toBeUndefined();
     const markdown = renderMarkdown(made);
     expect(markdown).toContain(
-      'Still alive after the warm-up, by allocation site: bytes per warm-up request',
+      'Still alive after a load, by allocation site: bytes per request that a load as long as the warm-up',
     );
-    expect(markdown).toContain('| | Allocation site | Where | Alive per warm-up request base → head |');
+    expect(markdown).toContain('| | Allocation site | Where | Alive per request base → head |');
     expect(markdown).toMatch(
       /\| 🆕 \| `recordRequest` \| \[`src\/log\.js:11`\]\(https:\/\/github\.com\/o\/r\/blob\/abc1234\/src\/log\.js#L11\) \| 0.00 B → 301 B \| \+301 B \| \[\+300 B, \+302 B\] \|/,
     );
     const { terminal } = render(made);
-    expect(terminal).toContain('still alive after the warm-up, by allocation site');
+    expect(terminal).toContain('still alive after a load, by allocation site');
     expect(terminal).toMatch(/new\s+0.00 B → 301 B\s+\+301 B .* recordRequest {2}src\/log\.js:11/);
     const html = renderHtml(made, viewerAssets());
-    expect(html).toContain('<h3>Still alive after the warm-up, by allocation site</h3>');
+    expect(html).toContain('<h3>Still alive after a load, by allocation site</h3>');
     expect(html).toContain('<code>recordRequest</code>');
     // Without survivors profiles (memory: off, no warm-up) there is no table.
     const none = makeReport([
@@ -162,8 +162,8 @@ describe('the survivors table', () => {
       ),
     ]);
     expect(none.scenarios[0]?.survivors).toBeUndefined();
-    expect(renderMarkdown(none)).not.toContain('Still alive after the warm-up');
-    expect(render(none).terminal).not.toContain('still alive after the warm-up');
+    expect(renderMarkdown(none)).not.toContain('Still alive after a load');
+    expect(render(none).terminal).not.toContain('still alive after a load');
   });
 
   it('renders hostile names as text: no markup, link or mention in the comment, escaped in report.html', () => {

@@ -7,7 +7,7 @@ export interface ProbeReport {
   node?: string;
   /** 'v8-profiler-next', 'node:inspector', 'prof' or 'none'. */
   profiler: string;
-  /** `survivors`: the warm-up's survivors profile (see probe-heap-sampling.ts). */
+  /** `survivors`: the survivors profile of the load after the window (see survivors()). */
   files: { cpuprofile?: string; monitor?: string; heapprofile?: string; survivors?: string };
   note?: string;
   error?: string;
@@ -21,6 +21,8 @@ interface Attached {
   warming?: boolean;
   /** The probe answered `edge` (whether it took the window's opening collection). */
   edged?: boolean;
+  /** The probe answered `survive`: the survivors profile it wrote, or null. */
+  survived?: string | null;
   started?: { profiler: string; note?: string; error?: string };
   stopped?: ProbeReport;
 }
@@ -99,6 +101,9 @@ export class ProbeControl {
         } else if (pid && message.type === 'edged') {
           const probe = this.probes.get(pid);
           if (probe) probe.edged = message.memory === true;
+        } else if (pid && message.type === 'survived') {
+          const probe = this.probes.get(pid);
+          if (probe) probe.survived = typeof message.file === 'string' ? message.file : null;
         } else if (pid && message.type === 'started') {
           const probe = this.probes.get(pid);
           if (probe)
@@ -153,10 +158,11 @@ export class ProbeControl {
   /**
    * Before the warm-up of window number `window`: every attached process starts its meter of how
    * fast the warm-up allocates and, with `survivors`, its survivors profile (with memory on, where
-   * its V8 can sample), ended when the window opens. Returns how many started a survivors profile,
-   * once all answered or `timeoutMs` passed (a late one profiles less of the warm-up).
+   * its V8 can sample), ended when the window opens, or after a window by survivors(). Returns how
+   * many started a survivors profile, once all answered or `timeoutMs` passed (a late one profiles
+   * less of the load).
    */
-  warm(window: number, survivors = true, timeoutMs = 10_000): Promise<number> {
+  warm(window: number, survivors = false, timeoutMs = 10_000): Promise<number> {
     return this.ask('warm', 'warming', window, timeoutMs, { survivors });
   }
 
@@ -170,12 +176,22 @@ export class ProbeControl {
   }
 
   /**
+   * After window number `window` closed, a load through a survivors profile (`warm` with
+   * `survivors`): every attached process ends it with its full collection and writes it. Returns
+   * the files by pid, once all answered or `timeoutMs` passed.
+   */
+  async survivors(window: number, timeoutMs = 30_000): Promise<Map<number, string>> {
+    await this.ask('survive', 'survived', window, timeoutMs);
+    return new Map(this.live().flatMap((p) => (typeof p.survived === 'string' ? [[p.pid, p.survived]] : [])));
+  }
+
+  /**
    * Sends `type` for window number `window` to every attached process and waits until each
    * answered (its `answer` set) or `timeoutMs` passed; returns how many answered yes.
    */
   private async ask(
-    type: 'warm' | 'edge',
-    answer: 'warming' | 'edged',
+    type: 'warm' | 'edge' | 'survive',
+    answer: 'warming' | 'edged' | 'survived',
     window: number,
     timeoutMs: number,
     fields: object = {},

@@ -1,8 +1,9 @@
-// A measured window's opening edge in the probe (bundled into probe.cjs with probe.ts): the end of
-// the warm-up's survivors profile and the window's opening collection, outside every clock.
+// The probe's memory edges (bundled into probe.cjs with probe.ts), outside every clock: the
+// warm-up's meter, a window's opening collection, and a survivors profile's end.
 import { join } from 'node:path';
 import {
   checkHeapSampling,
+  startWarmUpProfile,
   type WarmUp,
   windowSamplingInterval,
   writeSurvivors,
@@ -20,7 +21,20 @@ export interface Edge {
 }
 
 /**
- * A window's opening edge, outside every clock: the warm-up's survivors profile, where it ran,
+ * The end of a survivors profile that no window follows (the runner's load after a window, see
+ * survivorsPass): its full collection, then the file; the warm-up's meter stopped. Never throws.
+ */
+export async function endSurvivors(
+  id: number,
+  dir: string,
+  warming: WarmUp | undefined,
+): Promise<string | undefined> {
+  allocationRate(warming?.meter);
+  return writeSurvivors(warming?.survivors, join(dir, `${process.pid}-${id}.survivors.heapprofile`));
+}
+
+/**
+ * A window's opening edge, outside every clock: a survivors profile the warm-up ran, if asked,
  * ended and written (its own full collection, and the inspector's forced one), then, with memory
  * on, the opening collection and what is alive after it. The runner sends `edge` a settle period
  * before `start` where the warm-up is long enough, so that the window does not measure what a
@@ -42,4 +56,56 @@ export async function openEdge(id: number, dir: string, warming: WarmUp | undefi
   );
   const memory = memoryOn() ? await openMemory() : undefined;
   return { memory, survivors, interval, heapNote };
+}
+
+/**
+ * The probe's memory messages around its windows, for one process: `warm` (the meter, and the
+ * survivors profile when asked), `edge` (the next window's opening edge, once), `survive` (after a
+ * window: the survivors profile since `warm`, ended and written). `busy`: a window is open or
+ * opening, when `warm` and `survive` do nothing. Each answers the runner, also when it fails.
+ */
+export function memoryEdges(dir: string, send: (message: object) => void, busy: () => boolean) {
+  let warming: WarmUp | undefined;
+  let edging: Promise<Edge> | undefined;
+  /** The next window's edge, once: the survivors profile it ends is the warm-up's so far. */
+  const open = (id: number): Promise<Edge> => {
+    if (!edging) {
+      const survivors = warming;
+      warming = undefined;
+      edging = openEdge(id, dir, survivors);
+    }
+    return edging;
+  };
+  const answers = {
+    warm: async (_id: number, survivors: boolean) => {
+      if (!busy() && !warming && !edging) warming = await startWarmUpProfile(survivors);
+      return { type: 'warming', survivors: warming?.survivors !== undefined };
+    },
+    edge: async (id: number) => {
+      const done = busy() ? undefined : await open(id);
+      return { type: 'edged', memory: done?.memory !== undefined };
+    },
+    survive: async (id: number) => {
+      const ended = busy() || edging ? undefined : warming;
+      if (ended) warming = undefined;
+      return { type: 'survived', file: await endSurvivors(id, dir, ended) };
+    },
+  };
+  const failed = {
+    warm: { type: 'warming', survivors: false },
+    edge: { type: 'edged', memory: false },
+    survive: { type: 'survived' },
+  };
+  return {
+    /** The window's edge (its start calls it: taken now unless `edge` took it), then forgotten. */
+    open: async (id: number): Promise<Edge> => {
+      const edge = await open(id);
+      edging = undefined;
+      return edge;
+    },
+    answer: async (type: keyof typeof answers, id: number, survivors: boolean): Promise<void> => {
+      const reply = await answers[type](id, survivors).catch(() => failed[type]);
+      send({ ...reply, pid: process.pid });
+    },
+  };
 }

@@ -3,10 +3,10 @@
 // its opening collection) to just before its closing collection, asked to keep the samples of objects collected in between —
 // so the profile says where the window's bytes were allocated, not only where the survivors were.
 // Never throws: a process where any part is missing writes no allocation profile.
-// Also the survivors profile of a warm-up: the same profiler without those flags from the start of
-// the warm-up to just after the window's opening collection, so that only the samples of objects
-// still alive remain (V8 keeps no liveness per sample when collected ones are kept, and runs one
-// sampling profiler per isolate: the warm-up, never measured for the verdict, is when it can run).
+// Also the survivors profile: the same profiler without those flags through a load outside the
+// window (the first round's load after it, see survivorsPass) to a full collection, so that only
+// the samples of objects still alive remain (V8 keeps no liveness per sample when collected ones
+// are kept, and runs one sampling profiler per isolate: outside the window is when it can run).
 import { writeFileSync } from 'node:fs';
 import {
   type AllocationMeter,
@@ -151,10 +151,10 @@ export function prepareMemory(): void {
 }
 
 /**
- * Before a scenario's warm-up, with memory on and the heap-sampling check passing: the meter of how
- * fast the warm-up allocates starts and, with `survivors`, the survivors profile (whose stop at the
- * opening edge forces an atomic collection: the runner asks for it in one round only, see
- * SURVIVORS_ROUND). Undefined where it does not.
+ * Before a load (a scenario's warm-up, or the load after its window), with memory on and the
+ * heap-sampling check passing: the meter of how fast it allocates starts and, with `survivors`,
+ * the survivors profile (whose stop forces an atomic collection: the runner asks for it after a
+ * window, in one round, see SURVIVORS_ROUND). Undefined where it does not.
  */
 export async function startWarmUpProfile(survivors = true): Promise<WarmUp | undefined> {
   if (!memoryOn()) return undefined;

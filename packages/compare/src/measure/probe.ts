@@ -18,14 +18,12 @@ import { connect, Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { MonitorSnapshot } from '@hotpath/overload-guard';
 import { type CpuSampler, startCpuSampler } from '@hotpath/tick-parser/cpu-sampler';
-import { type Edge, openEdge } from './probe-edge.js';
+import { type Edge, memoryEdges } from './probe-edge.js';
 import {
   type HeapSampling,
   prepareMemory,
   startHeapSampling,
-  startWarmUpProfile,
   stopHeapSampling,
-  type WarmUp,
 } from './probe-heap-sampling.js';
 import {
   closeMemory,
@@ -116,7 +114,7 @@ interface Window {
   runtime: { tids: number[]; cpu: Map<number, number> };
   memory?: MemoryRecording;
   heap?: HeapSampling;
-  /** The warm-up's survivors profile, written at the window's edge. */
+  /** A survivors profile the warm-up ran (if asked), written at the window's edge. */
   survivors?: string;
 }
 
@@ -282,31 +280,11 @@ function activate(control: string, dir: string, mode: string): void {
   );
 
   let starting = false;
-  let warming: WarmUp | undefined;
-  let edging: Promise<Edge> | undefined;
-  const warmed = (survivors: boolean) => send({ type: 'warming', pid: process.pid, survivors });
-  const warm = async (survivors: boolean) => {
-    if (!window && !starting && !warming && !edging) warming = await startWarmUpProfile(survivors);
-    warmed(warming?.survivors !== undefined);
-  };
-  /** The window's edge, once: the survivors profile it ends is the warm-up's so far. */
-  const openEdgeOnce = (id: number) => {
-    if (!edging) {
-      const survivors = warming;
-      warming = undefined;
-      edging = openEdge(id, dir, survivors);
-    }
-    return edging;
-  };
-  const edge = async (id: number) => {
-    const done = !window && !starting ? await openEdgeOnce(id) : undefined;
-    send({ type: 'edged', pid: process.pid, memory: done?.memory !== undefined });
-  };
+  const edges = memoryEdges(dir, send, () => window !== undefined || starting);
   const start = async (id: number) => {
     if (window || starting) return;
     starting = true;
-    const edged = await openEdgeOnce(id);
-    edging = undefined;
+    const edged = await edges.open(id);
     const opened = await openWindow(id, mode, edged);
     window = opened.window;
     const { profiler, note } = opened;
@@ -335,9 +313,8 @@ function activate(control: string, dir: string, mode: string): void {
     try {
       const message = JSON.parse(line) as { type?: string; window?: unknown; survivors?: unknown };
       const id = Number.isSafeInteger(message.window) ? (message.window as number) : 1;
-      if (message.type === 'warm') warm(message.survivors !== false).catch(() => warmed(false));
-      else if (message.type === 'edge')
-        edge(id).catch(() => send({ type: 'edged', pid: process.pid, memory: false }));
+      if (message.type === 'warm' || message.type === 'edge' || message.type === 'survive')
+        void edges.answer(message.type, id, message.survivors !== false);
       else if (message.type === 'start')
         start(id).catch((err) => send({ type: 'started', pid: process.pid, error: String(err) }));
       else if (message.type === 'stop') void stop();

@@ -104,7 +104,7 @@ async function readProfile(
 }
 
 /**
- * The window's allocation profile (`heapprofile`) or its warm-up's survivors profile (`survivors`):
+ * The window's allocation profile (`heapprofile`) or the survivors profile after it (`survivors`):
  * every process's file, merged; none if one is missing.
  */
 function readAllocations(
@@ -123,13 +123,17 @@ function readAllocations(
   return read.allocations;
 }
 
-/** What the warm-up left alive, per warm-up request: none without a warm-up or a survivors file per process. */
+/**
+ * What the load after the window left alive, per request of it (see survivorsPass): none without
+ * that load or without a survivors file per process.
+ */
 function readSurvivors(
   run: RoundRun,
   window: MeasuredWindow,
   warnings: string[],
 ): ScenarioRound['survivors'] {
-  const warmupRequests = window.warmupRequests ?? 0;
+  // held as `warmupRequests`, the field's name from when the warm-up ran the profile
+  const warmupRequests = window.survivorsRequests ?? 0;
   if (warmupRequests <= 0) return undefined;
   const profile = readAllocations(run, window.reports, 'survivors', warnings);
   return profile ? { warmupRequests, profile } : undefined;

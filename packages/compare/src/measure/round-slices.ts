@@ -13,6 +13,7 @@ import {
   scenarioLoad,
   settle,
   settleSeconds,
+  survivorsPass,
   warmUp,
   warmupOf,
 } from './round-windows.js';
@@ -199,7 +200,14 @@ async function measureSlicedScenario(
       ...warmupOf(warms[i], settled[i]),
     });
   }
-  if (scenario.slo === undefined) return windows;
-  const capacities = await searchCapacities(runs, loads, scenario, startRate(windows.map((w) => w.load)));
-  return windows.map((w, i) => ({ ...w, ...(capacities[i] ? { capacity: capacities[i] } : {}) }));
+  const capacities =
+    scenario.slo === undefined
+      ? []
+      : await searchCapacities(runs, loads, scenario, startRate(windows.map((w) => w.load)));
+  const measured: MeasuredWindow[] = [];
+  for (const [i, w] of windows.entries()) {
+    const survived = await survivorsPass(runs[i] as RoundRun, loads[i] as ScenarioLoad, index + 1, w.reports);
+    measured.push({ ...w, ...survived, ...(capacities[i] ? { capacity: capacities[i] } : {}) });
+  }
+  return measured;
 }

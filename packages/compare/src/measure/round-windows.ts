@@ -31,6 +31,8 @@ export interface MeasuredWindow {
   warmupRequests?: number;
   /** Requests between the window's opening collection and its start (see settleSeconds). */
   settleRequests?: number;
+  /** Requests of the load through the survivors profile, after the window (see survivorsPass). */
+  survivorsRequests?: number;
 }
 
 /** One scenario's load and how its progress is told. */
@@ -98,10 +100,17 @@ async function measureScenario(run: RoundRun, index: number, scenario: Scenario)
   const reports = await run.server.control.stop();
   throwIfAborted(signal);
   checkWindow(run, load, result);
-  const measured = { scenario, load: result, reports, marks, ...warmupOf(warm, settled) };
-  if (scenario.slo === undefined) return measured;
-  const [capacity] = await searchCapacities([run], [load], scenario, startRate([result]));
-  return { ...measured, ...(capacity ? { capacity } : {}) };
+  const [capacity] =
+    scenario.slo === undefined ? [] : await searchCapacities([run], [load], scenario, startRate([result]));
+  const survived = await survivorsPass(run, load, index + 1, reports);
+  return {
+    scenario,
+    load: result,
+    marks,
+    ...warmupOf(warm, settled),
+    ...survived,
+    ...(capacity ? { capacity } : {}),
+  };
 }
 
 /** The window's warm-up requests, where there was a warm-up, and its settle requests, where it had them. */
@@ -164,18 +173,19 @@ function ticks(run: RoundRun, load: ScenarioLoad, window: 'warmup' | 'measure', 
 }
 
 /**
- * The round (of each side and shard) whose warm-ups the probe's survivors profile runs through.
- * One only: the inspector's sampling heap profiler forces an atomic full collection when it
- * stops, at the window's opening edge, which throws away optimized code that V8's own
- * collections leave alone; the code optimized again stays slower (+3–4 % CPU per request on a
- * JSON route), so the other rounds' windows open on V8's incremental collections alone.
+ * The round (of each side and shard) whose scenarios get a survivors profile: a load as long as the
+ * warm-up after the window (and its capacity search), through the inspector's sampling heap
+ * profiler, which forces an atomic full collection when it stops. That collection throws away
+ * optimized code that V8's own collections leave alone, and the code optimized again stays slower
+ * (+3–4 % CPU per request on a JSON route): after the window, in one round, no window of the
+ * process follows it (but a config's next scenario, whose warm-up makes the code again).
  */
 export const SURVIVORS_ROUND = 1;
 
 /**
  * The warm-up of measured window number `window` but its last `settling` seconds (see settle), with
- * memory on the probe's meter of how fast it allocates running through it, and in round
- * SURVIVORS_ROUND its survivors profile too; returns its load (the slices' length reads its latency).
+ * memory on the probe's meter of how fast it allocates running through it; returns its load (the
+ * slices' length reads its latency).
  */
 export async function warmUp(
   run: RoundRun,
@@ -184,7 +194,7 @@ export async function warmUp(
   settling: number,
 ): Promise<LoadResult> {
   const { spec, round, settings, context } = run;
-  if (settings.memory !== 'off') await run.server.control.warm(window, round === SURVIVORS_ROUND);
+  if (settings.memory !== 'off') await run.server.control.warm(window);
   context.onProgress?.({
     phase: 'warmup',
     ...load.where,
@@ -200,6 +210,44 @@ export async function warmUp(
   load.options.preloaded = true;
   throwIfAborted(context.signal);
   return result;
+}
+
+/**
+ * In round SURVIVORS_ROUND with memory on and a warm-up, after window number `window` closed: a
+ * load as long as the warm-up through each process's survivors profile, ended by its full
+ * collection and written; returns `reports` with each process's file, and the load's requests
+ * (what the survivors are per). The reports unchanged where no process profiled.
+ */
+export async function survivorsPass(
+  run: RoundRun,
+  load: ScenarioLoad,
+  window: number,
+  reports: ProbeReport[],
+): Promise<{ reports: ProbeReport[]; survivorsRequests?: number }> {
+  const { spec, round, settings, context, server } = run;
+  if (settings.memory === 'off' || round !== SURVIVORS_ROUND || settings.warmup <= 0) return { reports };
+  if ((await server.control.warm(window, true)) === 0) return { reports };
+  context.onProgress?.({
+    phase: 'warmup',
+    ...load.where,
+    seconds: settings.warmup,
+    message: `${spec.side} round ${round}:${load.label} survivors profile ${settings.warmup} s`,
+  });
+  const result = await runLoad({
+    ...load.options,
+    duration: settings.warmup,
+    onSecond: ticks(run, load, 'warmup', settings.warmup),
+  });
+  throwIfAborted(context.signal);
+  const files = await server.control.survivors(window);
+  if (files.size === 0) return { reports };
+  return {
+    reports: reports.map((r) => {
+      const file = files.get(r.pid);
+      return file ? { ...r, files: { ...r.files, survivors: file } } : r;
+    }),
+    survivorsRequests: result.requests.total,
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 // The two allocation tables under a scenario's memory block (markdown, terminal, report.html): the
 // functions whose bytes allocated per request changed most, base → head, with the paired interval;
-// then the functions whose bytes still alive after the warm-up (per warm-up request) changed most.
+// then the functions whose bytes still alive after a load (per request of it) changed most.
 // Shown only: the verdict's allocated and retained bytes per request are the metrics in the table
 // above. Names and files come from the pull request: each rendering escapes them its own way.
 import type { AllocationDiff, AllocationRow, ScenarioReport, SourceLinks } from '../model.js';
@@ -9,7 +9,7 @@ import { codeSpan, sourceLink } from './markdown-text.js';
 
 const signed = (bytes: number) => `${bytes < 0 ? '−' : bytes > 0 ? '+' : '±'}${formatBytes(bytes)}`;
 
-/** Which table: bytes allocated in the measured window, or still alive after the warm-up. */
+/** Which table: bytes allocated in the measured window, or still alive after a load (survivorsPass). */
 export type AllocationTable = 'allocations' | 'survivors';
 
 /** The tables in the order they are shown. */
@@ -27,11 +27,11 @@ export const ALLOCATION_WORDS: Record<
     bytes: 'Bytes per request base → head',
   },
   survivors: {
-    heading: 'Still alive after the warm-up, by allocation site',
+    heading: 'Still alive after a load, by allocation site',
     terminal:
-      'still alive after the warm-up, by allocation site (bytes per warm-up request, base → head; shown only)',
+      'still alive after a load, by allocation site (bytes per request of it, base → head; shown only)',
     function: 'Allocation site',
-    bytes: 'Alive per warm-up request base → head',
+    bytes: 'Alive per request base → head',
   },
 };
 
@@ -57,7 +57,7 @@ export function allocationCaption(diff: AllocationDiff, table: AllocationTable =
   const all = `${formatBytes(diff.baseTotal)} → ${formatBytes(diff.headTotal)}`;
   const rounds = `${diff.rounds.base} base / ${diff.rounds.head} head rounds`;
   if (table === 'survivors')
-    return `Still alive after the warm-up, by allocation site: bytes per warm-up request that the warm-up allocated and a full collection when the measured window opened did not free, by the function that allocated them (V8's sampling heap profiler over each server's warm-up, ${rounds}; all functions ${all}) — a leak shows here at the function that makes what is kept, as does a cache filled once; the interval is over ${diff.pairs} round pairs. Shown only, not in the verdict.`;
+    return `Still alive after a load, by allocation site: bytes per request that a load as long as the warm-up, after each server's first measured window, allocated and a full collection at its end did not free, by the function that allocated them (V8's sampling heap profiler over that load, ${rounds}; all functions ${all}) — a leak shows here at the function that makes what is kept, as does a cache filled once; the interval is over ${diff.pairs} round pairs. Shown only, not in the verdict.`;
   return `Bytes allocated per request by function (V8's sampling heap profiler over the measured windows, ${rounds}, scaled to each round's allocated bytes per request; all functions ${all}); the interval is over ${diff.pairs} round pairs. Shown only, not in the verdict.`;
 }
 

@@ -206,7 +206,7 @@ function diagnosisTable(s: ScenarioReport): string {
 }
 
 /**
- * The functions whose bytes allocated per request (or still alive after the warm-up) changed most,
+ * The functions whose bytes allocated per request (or still alive after a load) changed most,
  * under the memory block.
  */
 function allocationTable(report: Report, s: ScenarioReport, kind: AllocationTable): string {

@@ -186,7 +186,7 @@ function scenarioLines(
 }
 
 /**
- * The functions whose bytes allocated per request (or still alive after the warm-up) changed most;
+ * The functions whose bytes allocated per request (or still alive after a load) changed most;
  * none without the table's profiles.
  */
 function allocationLines(

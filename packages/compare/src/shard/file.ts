@@ -25,7 +25,7 @@ export const RESULTS_FILE = 'hotpath-results.json';
  * Writes one shard's raw results into `<dir>/shard-<i>-of-<n>/`: hotpath-results.json (per
  * round and scenario: counts, the serialised latency histogram, status codes, CPU and monitor
  * data, what each side ran, the settings, the shard) and per round and scenario one CPU profile
- * file, one allocation profile file and one of the warm-up's survivors. Returns the shard's folder.
+ * file, one allocation profile file and one of the survivors (the first round's). Returns the shard's folder.
  */
 export function writeShard(dir: string, results: Shard): string {
   const folder = join(resolve(dir), shardFolder(results.shard));

@@ -113,7 +113,7 @@ const scenarioRound = z.object({
     .string()
     .regex(/^profiles\/[\w.-]+\.json$/)
     .optional(),
-  /** Path of the warm-up's survivors profile (an allocation profile), relative to the shard's folder. */
+  /** Path of the survivors profile (an allocation profile), relative to the shard's folder. */
   survivorsProfile: z
     .string()
     .regex(/^profiles\/[\w.-]+\.json$/)

@@ -1,8 +1,8 @@
 // Which functions allocate more, base → head: each round's sampled allocation profile as bytes
 // allocated per request by function (scaled to the round's measured allocated bytes per request),
 // the mean over each side's rounds, and a paired interval of the per-pair change like the hot
-// functions'. The same for what each warm-up left alive (its survivors profile, per warm-up
-// request). Shown, not part of the verdict. Pure.
+// functions'. The same for what a load left alive (the survivors profile of the first round's load
+// after its window, per request of that load). Shown, not part of the verdict. Pure.
 import { crossProfileKey } from '@hotpath/tick-parser';
 import type {
   AllocationDiff,
