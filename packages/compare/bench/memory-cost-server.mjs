@@ -4,6 +4,7 @@
 // interval the warm-up's rate of allocation sets) started and stopped around a window, or not.
 // CPU time and requests are read between `open` and `close`, as the probe reads them.
 import http from 'node:http';
+import v8 from 'node:v8';
 import {
   checkHeapSampling,
   prepareMemory,
@@ -47,8 +48,10 @@ let interval;
 let window;
 process.on('message', async (m) => {
   if (m.type === 'prepare') {
-    // as the probe's activation with memory on: hidden classes kept, the sampler's check run
-    prepareMemory();
+    // as the probe's activation with memory on: hidden classes kept, the sampler's check run (with
+    // `maps` among the parts, the windows set how long hidden classes are kept instead)
+    if (m.parts.includes('maps')) await checkHeapSampling();
+    else prepareMemory();
     const note = await checkHeapSampling();
     meter = startAllocationMeter();
     process.send({ type: 'prepared', note: note ?? null });
@@ -57,6 +60,8 @@ process.on('message', async (m) => {
     process.send({ type: 'rated', interval });
   } else if (m.type === 'open') {
     const parts = m.memory ? m.parts : [];
+    // V8's default (2) or the probe's setting (RETAIN_MAPS_FOR_GCS), from the next collection on
+    if (m.parts.includes('maps')) v8.setFlagsFromString(`--retain-maps-for-n-gc=${m.memory ? 32 : 2}`);
     const record = parts.includes('record')
       ? startMemoryRecord({ heapUsed: 0, external: 0, arrayBuffers: 0 })
       : undefined;
@@ -64,7 +69,9 @@ process.on('message', async (m) => {
     window = { record, heap, served, cpu: process.cpuUsage() };
     process.send({
       type: 'opened',
-      memory: parts.length > 0 && parts.length === [record, heap].filter(Boolean).length,
+      memory:
+        parts.length > 0 &&
+        parts.filter((p) => p !== 'maps').length === [record, heap].filter(Boolean).length,
     });
   } else if (m.type === 'close') {
     const cpu = process.cpuUsage(window.cpu);

@@ -31,7 +31,7 @@ const { values } = parseArgs({
 const pairs = Number(values.pairs);
 const seconds = Number(values.window);
 const parts = values.parts.split(',');
-const known = ['record', 'sampler'];
+const known = ['record', 'sampler', 'maps'];
 if (
   !['json', 'work'].includes(values.route) ||
   !(pairs >= 2) ||
@@ -39,7 +39,7 @@ if (
   !parts.every((p) => known.includes(p))
 ) {
   console.error(
-    `memory-cost: --route json|work, --pairs ≥ 2, --window > 0 seconds, --parts of record,sampler; got ${JSON.stringify(values)}`,
+    `memory-cost: --route json|work, --pairs ≥ 2, --window > 0 seconds, --parts of record,sampler,maps; got ${JSON.stringify(values)}`,
   );
   process.exit(2);
 }
@@ -126,7 +126,7 @@ try {
       method: 'GET',
       headers: {},
     });
-  const prepared = await ask({ type: 'prepare' }, 'prepared');
+  const prepared = await ask({ type: 'prepare', parts }, 'prepared');
   if (prepared.note) throw new Error(`the sampling heap profiler cannot run here: ${prepared.note}`);
   await load(3);
   const { interval } = await ask({ type: 'rate' }, 'rated');
