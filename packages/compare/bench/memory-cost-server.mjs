@@ -15,6 +15,7 @@ import {
 import {
   allocationRate,
   endMemoryRecord,
+  openMemory,
   startAllocationMeter,
   startMemoryRecord,
 } from '../dist/measure/probe-memory.js';
@@ -58,6 +59,10 @@ process.on('message', async (m) => {
   } else if (m.type === 'rate') {
     interval = windowSamplingInterval(allocationRate(meter));
     process.send({ type: 'rated', interval });
+  } else if (m.type === 'edge') {
+    // the probe's opening edge: V8's incremental collection (forced where it cannot), the heap read
+    const edge = await openMemory();
+    process.send({ type: 'edged', memory: edge !== undefined });
   } else if (m.type === 'open') {
     const parts = m.memory ? m.parts : [];
     // V8's default (2) or the probe's setting (RETAIN_MAPS_FOR_GCS), from the next collection on
@@ -71,7 +76,7 @@ process.on('message', async (m) => {
       type: 'opened',
       memory:
         parts.length > 0 &&
-        parts.filter((p) => p !== 'maps').length === [record, heap].filter(Boolean).length,
+        parts.filter((p) => p !== 'maps' && p !== 'edge').length === [record, heap].filter(Boolean).length,
     });
   } else if (m.type === 'close') {
     const cpu = process.cpuUsage(window.cpu);

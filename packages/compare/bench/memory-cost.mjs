@@ -31,7 +31,7 @@ const { values } = parseArgs({
 const pairs = Number(values.pairs);
 const seconds = Number(values.window);
 const parts = values.parts.split(',');
-const known = ['record', 'sampler', 'maps'];
+const known = ['record', 'sampler', 'maps', 'edge'];
 if (
   !['json', 'work'].includes(values.route) ||
   !(pairs >= 2) ||
@@ -39,7 +39,7 @@ if (
   !parts.every((p) => known.includes(p))
 ) {
   console.error(
-    `memory-cost: --route json|work, --pairs ≥ 2, --window > 0 seconds, --parts of record,sampler,maps; got ${JSON.stringify(values)}`,
+    `memory-cost: --route json|work, --pairs ≥ 2, --window > 0 seconds, --parts of record,sampler,maps,edge; got ${JSON.stringify(values)}`,
   );
   process.exit(2);
 }
@@ -131,6 +131,9 @@ try {
   await load(3);
   const { interval } = await ask({ type: 'rate' }, 'rated');
   const windowOf = async (memory) => {
+    // `edge`: the window's opening collection a second (the settle) before it, as the probe takes it
+    if (memory && parts.includes('edge') && !(await ask({ type: 'edge' }, 'edged')).memory)
+      throw new Error('the opening collection failed');
     await load(1);
     const opened = await ask({ type: 'open', memory, parts }, 'opened');
     if (opened.memory !== memory) throw new Error(`window memory ${memory} opened as ${opened.memory}`);
