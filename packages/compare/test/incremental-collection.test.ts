@@ -99,7 +99,7 @@ describe("the probe's full collections are V8's incremental ones", () => {
   /**
    * From the sampler's one-time check at activation (its stop is forced, before any request) to the
    * window's close (the window's own sampler stop, forced, after it): only incremental collections
-   * (the opening edge's pair at least), none forced, no optimized code thrown away. Returns the
+   * (the opening edge's pair at least), none forced, (almost) no optimized code thrown away. Returns the
    * collections after the window's close.
    */
   const windowUntouched = (all: Collection[]): Collection[] => {
@@ -110,7 +110,10 @@ describe("the probe's full collections are V8's incremental ones", () => {
     const between = all.slice(check + 1, close);
     expect(between.length).toBeGreaterThanOrEqual(2);
     expect(between.every((c) => !c.forced && c.incremental)).toBe(true);
-    expect(between.reduce((sum, c) => sum + c.weak, 0)).toBe(0);
+    // An incremental collection may still free a hidden class that only early code used, and V8
+    // then throws away a function that embeds it (1, once in a CI rehearsal); a forced collection
+    // at the edge threw away 20–58 (Node 20–24), 9 at the least when it cut an incremental one short.
+    expect(between.reduce((sum, c) => sum + c.weak, 0)).toBeLessThanOrEqual(3);
     return all.slice(close + 1);
   };
 

@@ -226,7 +226,11 @@ export async function survivorsPass(
 ): Promise<{ reports: ProbeReport[]; survivorsRequests?: number }> {
   const { spec, round, settings, context, server } = run;
   if (settings.memory === 'off' || round !== SURVIVORS_ROUND || settings.warmup <= 0) return { reports };
-  if ((await server.control.warm(window, true)) === 0) return { reports };
+  if ((await server.control.warm(window, true)) === 0) {
+    // no profile started (memory on in no process, or no sampler): end the meters that did
+    await server.control.survivors(window);
+    return { reports };
+  }
   context.onProgress?.({
     phase: 'warmup',
     ...load.where,
