@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import {
   checkHeapSampling,
   startWarmUpProfile,
+  stopHeapSampling,
   type WarmUp,
   windowSamplingInterval,
   writeSurvivors,
@@ -13,7 +14,6 @@ import { allocationRate, type MemoryEdge, memoryOn, openMemory } from './probe-m
 /** What a window's opening edge did (see openEdge). */
 export interface Edge {
   memory?: MemoryEdge;
-  survivors?: string;
   /** The window's heap-sampling interval, from how fast the warm-up allocated. */
   interval: number;
   /** Why there is no allocation profile, where there is none. */
@@ -34,28 +34,24 @@ export async function endSurvivors(
 }
 
 /**
- * A window's opening edge, outside every clock: a survivors profile the warm-up ran, if asked,
- * ended and written (its own full collection, and the inspector's forced one), then, with memory
- * on, the opening collection and what is alive after it. The runner sends `edge` a settle period
- * before `start` where the warm-up is long enough, so that the window does not measure what a
- * full collection costs after it; else `start` does it.
+ * A window's opening edge, outside every clock: the warm-up's meter read, then, with memory on,
+ * the opening collection and what is alive after it (a survivors profile is ended after a window
+ * by `survive`; one still running here is dropped, so that the window's sampler can start). The
+ * runner sends `edge` a settle period before `start` where the warm-up is long enough, so that the
+ * window does not measure what a full collection costs after it; else `start` does it.
  */
-export async function openEdge(id: number, dir: string, warming: WarmUp | undefined): Promise<Edge> {
+export async function openEdge(warming: WarmUp | undefined): Promise<Edge> {
   // Loaded on activation only, so processes that never serve do not pay for it; before the
   // opening collection, so that loading it is counted neither as allocated nor as retained.
   await import('@hotpath/overload-guard');
   // The sampler's one-time check: started at activation (prepareMemory), its answer cached; awaited
   // here, before the opening collection, so that its garbage is not counted either.
   const heapNote = memoryOn() ? await checkHeapSampling() : undefined;
-  // How fast the warm-up allocated, read before the survivors' collection (which it must not count).
+  // How fast the warm-up allocated.
   const interval = windowSamplingInterval(allocationRate(warming?.meter));
-  // Its own full collection, then the file written and let go before the opening collection.
-  const survivors = await writeSurvivors(
-    warming?.survivors,
-    join(dir, `${process.pid}-${id}.survivors.heapprofile`),
-  );
+  await stopHeapSampling(warming?.survivors);
   const memory = memoryOn() ? await openMemory() : undefined;
-  return { memory, survivors, interval, heapNote };
+  return { memory, interval, heapNote };
 }
 
 /**
@@ -67,12 +63,12 @@ export async function openEdge(id: number, dir: string, warming: WarmUp | undefi
 export function memoryEdges(dir: string, send: (message: object) => void, busy: () => boolean) {
   let warming: WarmUp | undefined;
   let edging: Promise<Edge> | undefined;
-  /** The next window's edge, once: the survivors profile it ends is the warm-up's so far. */
-  const open = (id: number): Promise<Edge> => {
+  /** The next window's edge, once: it ends the warm-up's meter. */
+  const open = (): Promise<Edge> => {
     if (!edging) {
-      const survivors = warming;
+      const ended = warming;
       warming = undefined;
-      edging = openEdge(id, dir, survivors);
+      edging = openEdge(ended);
     }
     return edging;
   };
@@ -81,8 +77,8 @@ export function memoryEdges(dir: string, send: (message: object) => void, busy: 
       if (!busy() && !warming && !edging) warming = await startWarmUpProfile(survivors);
       return { type: 'warming', survivors: warming?.survivors !== undefined };
     },
-    edge: async (id: number) => {
-      const done = busy() ? undefined : await open(id);
+    edge: async () => {
+      const done = busy() ? undefined : await open();
       return { type: 'edged', memory: done?.memory !== undefined };
     },
     survive: async (id: number) => {
@@ -98,8 +94,8 @@ export function memoryEdges(dir: string, send: (message: object) => void, busy: 
   };
   return {
     /** The window's edge (its start calls it: taken now unless `edge` took it), then forgotten. */
-    open: async (id: number): Promise<Edge> => {
-      const edge = await open(id);
+    open: async (): Promise<Edge> => {
+      const edge = await open();
       edging = undefined;
       return edge;
     },

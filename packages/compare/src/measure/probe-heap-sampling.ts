@@ -156,7 +156,7 @@ export function prepareMemory(): void {
  * the survivors profile (whose stop forces an atomic collection: the runner asks for it after a
  * window, in one round, see SURVIVORS_ROUND). Undefined where it does not.
  */
-export async function startWarmUpProfile(survivors = true): Promise<WarmUp | undefined> {
+export async function startWarmUpProfile(survivors: boolean): Promise<WarmUp | undefined> {
   if (!memoryOn()) return undefined;
   // The monitor's module first (openWindow loads it too), so that it is none of the survivors.
   await import('@hotpath/overload-guard');

@@ -5,9 +5,9 @@
  * It stays dormant until its process starts listening on $PORT (so `npm start`, shells and
  * other wrappers are left alone; every cluster worker that listens activates). Then it
  * connects to the runner's control socket (HOTPATH_PROBE_CONTROL = "port:token") and waits:
- * `warm` (before a warm-up, memory on) starts the allocation meter and, if asked, the survivors
- * profile; `edge` (a settle period before the window, else `start`) writes that profile as
- * `<pid>-<window>.survivors.heapprofile` and takes the opening collection; `start` opens the
+ * `warm` (before a load, memory on) starts the allocation meter and, if asked, the survivors
+ * profile, which `survive` (after a window) writes as `<pid>-<window>.survivors.heapprofile`;
+ * `edge` (a settle period before the window, else `start`) takes the opening collection; `start` opens the
  * window (CPU profiler, event-loop monitor; memory on: collections' record, heap sampler); `stop`
  * closes it, writes `<pid>-<window>.cpuprofile`, `.monitor.json`, `.heapprofile` to HOTPATH_PROBE_DIR.
  * It never throws into the host process.
@@ -114,8 +114,6 @@ interface Window {
   runtime: { tids: number[]; cpu: Map<number, number> };
   memory?: MemoryRecording;
   heap?: HeapSampling;
-  /** A survivors profile the warm-up ran (if asked), written at the window's edge. */
-  survivors?: string;
 }
 
 /** Takes a reading: the monitor's numbers since the last one, with that interval's length and state. */
@@ -188,7 +186,6 @@ async function openWindow(
     runtime: { tids: runtime, cpu: threadsCpu(runtime) },
     memory,
     heap,
-    ...(edge.survivors ? { survivors: edge.survivors } : {}),
   };
   return { window, profiler, note: [note, edge.heapNote].filter(Boolean).join('; ') || undefined };
 }
@@ -198,7 +195,7 @@ async function openWindow(
  * only the files, so that no profile object outlives this call.
  */
 async function writeProfiles(current: Window, dir: string): Promise<Record<string, string>> {
-  const files: Record<string, string> = current.survivors ? { survivors: current.survivors } : {};
+  const files: Record<string, string> = {};
   const profile = current.profiler ? await current.profiler.stop() : undefined;
   if (profile) {
     const profileFile = join(dir, `${process.pid}-${current.id}.cpuprofile`);
@@ -284,7 +281,7 @@ function activate(control: string, dir: string, mode: string): void {
   const start = async (id: number) => {
     if (window || starting) return;
     starting = true;
-    const edged = await edges.open(id);
+    const edged = await edges.open();
     const opened = await openWindow(id, mode, edged);
     window = opened.window;
     const { profiler, note } = opened;
@@ -314,7 +311,7 @@ function activate(control: string, dir: string, mode: string): void {
       const message = JSON.parse(line) as { type?: string; window?: unknown; survivors?: unknown };
       const id = Number.isSafeInteger(message.window) ? (message.window as number) : 1;
       if (message.type === 'warm' || message.type === 'edge' || message.type === 'survive')
-        void edges.answer(message.type, id, message.survivors !== false);
+        void edges.answer(message.type, id, message.survivors === true);
       else if (message.type === 'start')
         start(id).catch((err) => send({ type: 'started', pid: process.pid, error: String(err) }));
       else if (message.type === 'stop') void stop();
