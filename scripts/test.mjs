@@ -42,6 +42,7 @@ const first = turboRun([
 // CI runs the first phase beside its own checks outside the workspace (npm installs and short
 // comparisons with wide margins), and names a file here that it writes once they are done: the
 // second phase needs the machine to itself.
+// biome-ignore lint/suspicious/noUndeclaredEnvVars: read here, outside turbo's tasks
 const quietFile = process.env.HOTPATH_TEST_WAIT_FOR;
 if (quietFile && !existsSync(quietFile)) {
   console.log(`\ntests: the first phase is done; waiting for ${quietFile} before the rest`);
