@@ -1,5 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
+import { acceptQueue, isLoopback } from './accept-queue.js';
 import {
   type BuiltRequest,
   type ConnectFailure,
@@ -49,13 +51,13 @@ export interface Protocol {
 
 const PHASE_CONNECTING = 0;
 /**
- * With connectFirst: how long after the last connection is up the clocks start, so that a server
- * that accepts one connection per turn of its event loop has accepted them all (an idle one takes
- * a few microseconds per turn, within 14 ms in all; but a server that shares its core with other
- * busy processes may wait longer for a turn at all: 20 ms once let a server on a loaded machine
- * see its first requests with 32 of 50 connections accepted).
+ * With connectFirst, where the server's accept queue cannot be seen (see settle): how long after
+ * the last connection is up the clocks start, so that a server that accepts one connection per
+ * turn of its event loop has accepted them all (an idle one takes a few microseconds per turn).
  */
-export const CONNECT_SETTLE_MS = 100;
+export const CONNECT_SETTLE_MS = 20;
+/** How often connectFirst looks at a local server's accept queue (see settle). */
+const ACCEPT_POLL_MS = 1;
 const PHASE_WARMUP = 1;
 const PHASE_MEASURE = 2;
 /** After `duration` with `drain`: nothing new is sent; the requests in flight are still counted. */
@@ -280,9 +282,34 @@ export class LoadEngine extends EventEmitter<EngineEvents> implements Connection
     this.connectedOnce++;
     if (this.connectedOnce === this.connections.length && this.connectWait !== null) {
       clearTimeout(this.connectWait);
-      this.connectWait = setTimeout(() => this.beginClocks(), CONNECT_SETTLE_MS);
-      this.timers.push(this.connectWait);
+      this.connectWait = null;
+      void this.settle();
     }
+  }
+
+  /**
+   * With connectFirst, once every connection is up: the clocks start when the server has accepted
+   * them all. A server on this machine's loopback (Linux): as soon as its accept queue is empty
+   * (see accept-queue.ts), however long a busy server or a loaded machine keeps it from its turns
+   * (at most `timeout`); elsewhere CONNECT_SETTLE_MS later.
+   */
+  private async settle(): Promise<void> {
+    if (this.socketPath === null && isLoopback(this.host)) {
+      const deadline = performance.now() + this.options.timeout * 1000;
+      let waiting = await acceptQueue(this.port);
+      while (waiting !== undefined && waiting > 0 && performance.now() < deadline) {
+        if (this.phase !== PHASE_CONNECTING) return;
+        await delay(ACCEPT_POLL_MS);
+        waiting = await acceptQueue(this.port);
+      }
+      if (waiting !== undefined) {
+        this.beginClocks();
+        return;
+      }
+    }
+    if (this.phase !== PHASE_CONNECTING) return;
+    this.connectWait = setTimeout(() => this.beginClocks(), CONNECT_SETTLE_MS);
+    this.timers.push(this.connectWait);
   }
 
   connectFailed(connection: Connection, failure: ConnectFailure): void {

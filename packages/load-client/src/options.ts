@@ -83,8 +83,9 @@ export interface RunOptions {
   drain?: boolean;
   /**
    * Open every connection before any request is sent, and start the clocks (warm-up, duration,
-   * the open model's schedule) once all are connected and the server has had a moment
-   * (CONNECT_SETTLE_MS) to accept them. A busy Node.js server accepts one new connection per turn
+   * the open model's schedule) once all are connected and the server has accepted them (a
+   * server on this machine's loopback, on Linux: once its accept queue is empty; elsewhere after
+   * a moment, CONNECT_SETTLE_MS). A busy Node.js server accepts one new connection per turn
    * of its event loop (libuv since 1.45), so without it a run's first second on a saturated
    * server is mostly connections waiting to be accepted: their first requests wait up to the
    * whole ramp, and the latencies say more about admission than about the server. Costs the
