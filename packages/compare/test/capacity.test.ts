@@ -133,6 +133,14 @@ describe('the capacity search', () => {
     const twice = [at(3600, 3), at(4500, 90), at(4500, 80)];
     expect(nextCapacityRate(twice)).toBe(Math.round(Math.sqrt(3600 * 4500)));
     expect(capacityFrom([at(3600, 120), at(3600, 3)])).toBe(3600);
+    // served under half the rate: far over the capacity, no stall explains it, not tried again
+    const far = capacityStep(targets, 8000, load(3000, 900));
+    expect(nextCapacityRate([far])).toBe(4000);
+    expect(nextCapacityRate([at(3600, 3), capacityStep(targets, 4500, load(2000, 900))])).toBe(
+      Math.round(Math.sqrt(3600 * 4500)),
+    );
+    // served just over half: tried again
+    expect(nextCapacityRate([capacityStep(targets, 8000, load(4100, 900))])).toBe(8000);
     // within the step bound
     const full = Array.from({ length: CAPACITY_STEPS - 1 }, (_, i) => at(100 + i, 3));
     expect(nextCapacityRate([...full, at(5000, 90)])).toBeUndefined();

@@ -53,16 +53,30 @@ export function nextBracketRate(
 }
 
 /**
+ * A missed step that served less than this share of its rate is not tried again: a stall of the
+ * machine (see nextCapacityRate) is a fraction of a second, after which the open model's backlog
+ * is served, so it cannot halve what a server with room to spare serves in a step; such a rate is
+ * far over the server's capacity.
+ */
+export const FAR_OVER = 0.5;
+
+/**
  * The next rate of a side's capacity search (undefined: done). A missed rate is tried once more
  * before it counts: a step is a second or two, and one stall of the machine in it (seen here: p99
  * 60–260 ms at half a server's capacity, now and then, beside a run that met the SLO at twice
  * that rate) would otherwise cap the search far below the capacity. A rate met at either try is
- * met. Then as nextBracketRate. Pure.
+ * met; a rate served less than FAR_OVER of is missed at once. Then as nextBracketRate. Pure.
  */
 export function nextCapacityRate(steps: readonly CapacityStep[]): number | undefined {
   const last = steps.at(-1);
   const before = steps.at(-2);
-  if (last && !last.met && before?.rate !== last.rate && steps.length < CAPACITY_STEPS) return last.rate;
+  const retry =
+    last &&
+    !last.met &&
+    before?.rate !== last.rate &&
+    last.requestsPerSecond >= FAR_OVER * last.rate &&
+    steps.length < CAPACITY_STEPS;
+  if (retry) return last.rate;
   return nextBracketRate(steps, CAPACITY_STEPS, CAPACITY_PRECISION);
 }
 
