@@ -294,18 +294,12 @@ export class LoadEngine extends EventEmitter<EngineEvents> implements Connection
    * (at most `timeout`); elsewhere CONNECT_SETTLE_MS later.
    */
   private async settle(): Promise<void> {
-    if (this.socketPath === null && isLoopback(this.host)) {
-      const deadline = performance.now() + this.options.timeout * 1000;
-      let waiting = await acceptQueue(this.port);
-      while (waiting !== undefined && waiting > 0 && performance.now() < deadline) {
-        if (this.phase !== PHASE_CONNECTING) return;
-        await delay(ACCEPT_POLL_MS);
-        waiting = await acceptQueue(this.port);
-      }
-      if (waiting !== undefined) {
-        this.beginClocks();
-        return;
-      }
+    const deadline = performance.now() + this.options.timeout * 1000;
+    while (this.socketPath === null && isLoopback(this.host)) {
+      const waiting = await acceptQueue(this.port);
+      if (this.phase !== PHASE_CONNECTING || waiting === undefined) break;
+      if (waiting === 0 || performance.now() >= deadline) return this.beginClocks();
+      await delay(ACCEPT_POLL_MS);
     }
     if (this.phase !== PHASE_CONNECTING) return;
     this.connectWait = setTimeout(() => this.beginClocks(), CONNECT_SETTLE_MS);
