@@ -88,12 +88,22 @@ describe('capacity at an SLO (real servers)', () => {
       ).toBe(true);
     }
     // both sides at twice base's capacity, shown only: neither sheds, so both queue what they
-    // cannot serve and answer little within the SLO (here 0 req/s)
+    // cannot serve and answer little within the SLO (here 0 req/s). Read round by round, in most
+    // rounds: a search whose steps meet a slow spell of the machine finds base's capacity low, and
+    // twice that can still be served (a CI rehearsal, 2026-12-03: base met 3 114 req/s, missed
+    // 3 293 serving 2 911, then served all of 6 228 within the SLO at "twice" its capacity).
     const goodput = metric(report, 'goodput');
     expect(goodput.inVerdict, seen).toBe(false);
     expect(goodput.pairs, seen).toBe(3);
-    expect(goodput.base, seen).toBeLessThan(capacity.base / 2);
-    expect(goodput.head, seen).toBeLessThan(capacity.base / 2);
+    const rows = report.scenarios[0]?.rounds ?? [];
+    const baseCapacity = (round: number) =>
+      rows.find((r) => r.side === 'base' && r.round === round)?.capacity ?? Number.NaN;
+    for (const side of ['base', 'head'] as const) {
+      const little = rows.filter(
+        (r) => r.side === side && (r.goodput ?? Number.POSITIVE_INFINITY) < baseCapacity(r.round) / 2,
+      );
+      expect(little.length, `${side}: ${seen}`).toBeGreaterThanOrEqual(2);
+    }
     for (const note of searches)
       expect(note).toMatch(/; at \d+ req\/s \(2× base's capacity\): goodput \d+ req\/s, errors /);
     // the comment names the metric and the SLO; a rerun repeats the SLO
