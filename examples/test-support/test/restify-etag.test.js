@@ -23,30 +23,43 @@ describe('restify-etag story: hashing the payload per request (base) vs cached E
 
 describe('restify-etag story: overload at twice the capacity, without (base) and with overload-guard (head)', () => {
   it('the guarded server sheds with 503s and keeps its goodput; the unguarded one queues and loses it', async () => {
-    const report = await compareBriefly({
-      cwd,
-      baseStart: 'ETAG_MODE=slow node server.js',
-      headStart: 'ETAG_MODE=slow GUARD=1 node server.js',
-      // the verdict is not what this story reads: one round, one test (and capacity) in the family
-      args: [
-        '--rounds',
-        '1',
-        '--duration',
-        '1',
-        '--url',
-        '/seed/v1',
-        '--slo',
-        'p99<=250ms',
-        '--metrics',
-        'requestsPerSecond',
-        '--profiler',
-        'none',
-        '--memory',
-        'off',
-      ],
-      // both sides' capacity searches: some 12 steps of 3 s each on this slow server
-      timeout: 240_000,
-    });
+    const measure = () =>
+      compareBriefly({
+        cwd,
+        baseStart: 'ETAG_MODE=slow node server.js',
+        headStart: 'ETAG_MODE=slow GUARD=1 node server.js',
+        // the verdict is not what this story reads: one round, one test (and capacity) in the family
+        args: [
+          '--rounds',
+          '1',
+          '--duration',
+          '1',
+          '--url',
+          '/seed/v1',
+          '--slo',
+          'p99<=250ms',
+          '--metrics',
+          'requestsPerSecond',
+          '--profiler',
+          'none',
+          '--memory',
+          'off',
+        ],
+        // both sides' capacity searches: some 12 steps of 3 s each on this slow server
+        timeout: 240_000,
+      });
+    // The story needs an overload: twice base's capacity must be more than base can serve. A
+    // search whose steps meet a slow spell of the machine finds the capacity low, and then base
+    // serves "twice" it within the SLO (a CI rehearsal, 2026-12-03: 129 of 136 req/s, p99 226 ms
+    // against 250). Such a round tells nothing about shedding: it is measured once more.
+    const notOverloaded = (r) =>
+      r.rounds.some(
+        (row) =>
+          row.side === 'base' &&
+          row.capacitySearch?.overload?.goodput > 0.5 * row.capacitySearch.overload.rate,
+      );
+    let report = await measure();
+    if (notOverloaded(report)) report = await measure();
     const overload = (side) =>
       report.rounds.filter((r) => r.side === side).map((r) => r.capacitySearch?.overload);
     const seen = JSON.stringify({ base: overload('base'), head: overload('head') });
@@ -65,5 +78,5 @@ describe('restify-etag story: overload at twice the capacity, without (base) and
     expect(sideMean(report, 'head', 'goodput'), seen).toBeGreaterThan(
       2 * sideMean(report, 'base', 'goodput'),
     );
-  }, 260_000);
+  }, 500_000);
 });
