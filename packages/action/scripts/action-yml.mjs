@@ -2,7 +2,7 @@
 // (src/inputs.ts). `node scripts/action-yml.mjs --write` rewrites action.yml; the test
 // test/action-yml.test.ts fails when the committed file differs from what this renders.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { inputOf, SETTINGS } from '@hotpath/compare/internal';
+import { inputOf, METRIC_OUTPUTS, SETTINGS } from '@hotpath/compare/internal';
 import { ACTION_INPUTS } from '../dist/lib/inputs.js';
 
 const yamlString = (text) => `'${String(text).replace(/'/g, "''")}'`;
@@ -50,14 +50,11 @@ export function renderActionYml() {
     "    description: 'The outcome of the run: regressed (any scenario regressed), inconclusive (else: some scenario could not be told within the threshold), improved, or unchanged (every verdict metric shown to be within the threshold).'",
     '  regressed:',
     '    description: \'"true" when any scenario regressed (verdict is regressed).\'',
-    '  throughput-change:',
-    "    description: 'Lowest change of requests per second over the scenarios, head vs base, in percent (e.g. -23.1); empty when a scenario''s requests per second could not be told (every round pair spoiled by other load on the machine).'",
-    '  retained-change:',
-    "    description: 'Highest change of bytes retained per request over the scenarios, head vs base, in bytes (e.g. 212.4; a leak), the unit of retained-threshold; empty when a scenario has no memory measurement.'",
-    '  allocated-change:',
-    "    description: 'Highest change of bytes allocated per request over the scenarios, head vs base, in percent (e.g. 30.12); empty when a scenario has no memory measurement.'",
-    '  capacity-change:',
-    "    description: 'Lowest change of capacity at the SLO over the scenarios with an slo, head vs base, in percent (e.g. -19.90); empty when no scenario has an slo, or one''s capacity could not be told.'",
+    // each metric's output, as the metric catalogue declares it
+    ...METRIC_OUTPUTS.flatMap((spec) => [
+      `  ${spec.output.name}:`,
+      `    description: ${yamlString(spec.output.description)}`,
+    ]),
     '  report:',
     '    description: Path of the JSON report.',
     '  comment-url:',

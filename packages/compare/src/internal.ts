@@ -31,7 +31,7 @@ export { isReporterKey, REPORTER_KEYS } from './report/shards.js';
 // The run layer's parts only the Action needs: the results branch as a history store, and the
 // throughput-change output's rule.
 export { historyBranch } from './run/drift.js';
-export { throughputOutput } from './run/outputs.js';
+export { METRIC_OUTPUTS, metricOutput, throughputOutput } from './run/outputs.js';
 export { isModuleConfig, readJsonConfig } from './settings/config-file.js';
 export { formatDuration } from './settings/duration.js';
 // The options both front doors take beside the settings (config, results, shard, reference).

@@ -11,22 +11,24 @@ export type {
   AllocationRow,
   SurvivorProfile,
 } from './allocation-model.js';
-export type { CapacitySearch, CapacityStep, OverloadStep } from './capacity-model.js';
+export type { Diagnosis, Finding, SideHealth } from './health-model.js';
 export type {
-  Diagnosis,
-  Finding,
+  CapacitySearch,
+  CapacityStep,
+  LoadResult,
   MemoryWindow,
   MonitorSummary,
-  SideHealth,
+  OverloadStep,
+  RoundData,
   SideMemory,
-} from './health-model.js';
+} from './round-data.js';
 
 export type { LoadLevel, Look, Machine, Placement, RateLevel, RoundsStop } from './run-environment.js';
 export type { MetricName, Profile };
 
 import type { AllocationDiff, AllocationProfile, SurvivorProfile } from './allocation-model.js';
-import type { CapacitySearch } from './capacity-model.js';
-import type { Diagnosis, MonitorSummary } from './health-model.js';
+import type { Diagnosis } from './health-model.js';
+import type { CapacitySearch, LoadResult, MonitorSummary } from './round-data.js';
 import type { LoadLevel, Machine, Placement, RateLevel, RoundsStop } from './run-environment.js';
 
 /** base: the reference (the PR's base branch); head: the change. */
@@ -48,20 +50,6 @@ export interface SourceLinks {
 }
 
 // ── measure: rounds ────────────────────────────────────────────────────────────────────────
-
-/** What one load run measured (the part of @hotpath/load-client's RunResult the engine uses). */
-export interface LoadResult {
-  /** Measured seconds. */
-  duration: number;
-  requests: { total: number; mean: number; perSecond: number[] };
-  latency: { mean: number; p50: number; p90: number; p99: number; max: number };
-  statusCodes: Record<string, number>;
-  non2xx: number;
-  errors: number;
-  errorsByKind: Record<string, number>;
-  /** HdrHistogram of latencies (µs), compressed base64, as @hotpath/load-client serialises it. */
-  histogram?: string;
-}
 
 /** What one scenario measured in one round of one side. */
 export interface ScenarioRound {
@@ -147,33 +135,12 @@ export interface Shard {
 
 // ── report: statistics and verdict ────────────────────────────────────────────────────────
 
-/** Per-round numbers of one side, in the order the rounds ran. */
-export interface RoundMetrics {
-  requestsPerSecond: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  /** Failed requests (socket errors + non-2xx) over all requests, 0..1. */
-  errorRate: number;
-  /** Server CPU time (all processes, all threads) per request in the window, µs; NaN without probe. */
-  cpuPerRequest: number;
-  /** The servers' main threads' (event loops') CPU time per request, µs; NaN where unknown. */
-  mainThreadCpuPerRequest: number;
-  /** Mean event-loop utilisation of the server processes over the window, 0..1; NaN without probe. */
-  eventLoopUtilization: number;
-  /**
-   * Bytes still alive after the window's closing full collection, less those alive after its
-   * opening one (JS heap and external memory, all processes), per request; NaN without memory edges.
-   */
-  retainedBytesPerRequest: number;
-  /** Bytes the JS heaps allocated during the window per request; NaN without memory edges. */
-  allocatedBytesPerRequest: number;
-  /** Time spent in garbage collections during the window per request, µs; NaN without memory edges. */
-  gcTimePerRequest: number;
-  /** The highest arrival rate that met the scenario's SLO, req/s; NaN without one or below the lowest rate tried. */
-  capacity: number;
-  /** Successful answers within the SLO's latency per second at twice base's capacity; NaN without an SLO. */
-  goodput: number;
+/**
+ * Per-round numbers of one side, in the order the rounds ran: every metric of the catalogue
+ * (settings/metrics.ts, each with its value's meaning; NaN where the round did not measure it),
+ * and what the per-request figures divide by.
+ */
+export type RoundMetrics = Record<MetricName, number> & {
   /** Requests served in the window (what the per-request memory metrics divide by). */
   requests?: number;
   /**
@@ -183,7 +150,7 @@ export interface RoundMetrics {
   retainedOver?: number;
   /** Other processes' load on the machine during the window, in cores (see ScenarioRound). */
   otherLoad?: number;
-}
+};
 
 /**
  * regressed: worse beyond the threshold, and the interval excludes zero; improved: the mirror;

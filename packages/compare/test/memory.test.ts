@@ -7,7 +7,7 @@ import { allocatedBetween } from '../src/measure/probe-memory.js';
 import { probePath } from '../src/measure/probe-path.js';
 import { runRound } from '../src/measure/round.js';
 import type { MetricVerdict, Report, ScenarioRound } from '../src/model.js';
-import { memoryOutput } from '../src/run/outputs.js';
+import { metricOutput } from '../src/run/outputs.js';
 import { resolveSettings } from '../src/settings/schema.js';
 import { monitorSchema } from '../src/shard/schema.js';
 import { roundMetrics } from '../src/verdict/round-pairs.js';
@@ -104,7 +104,7 @@ describe('memory per request (real servers)', () => {
     expect(metric(leak, 'retainedBytesPerRequest')).toMatchObject({ outcome: 'regressed', inVerdict: true });
     expect(leak.outcome).toBe('regressed');
     // the Action's outputs: retained-change in bytes per request, allocated-change in percent
-    expect(Number(memoryOutput(leak, 'retainedBytesPerRequest'))).toBeGreaterThan(4_000);
+    expect(Number(metricOutput(leak, 'retainedBytesPerRequest'))).toBeGreaterThan(4_000);
     // report.html charts both sides' retained and allocated bytes per round, head's line the higher
     const html = readFileSync(join(dir, 'out-leak', 'report.html'), 'utf8');
     const chart = /aria-label="Retained bytes per request per round">([\s\S]*?)<\/svg>/.exec(html)?.[1] ?? '';
@@ -123,7 +123,7 @@ describe('memory per request (real servers)', () => {
     });
     expect(metric(alloc, 'retainedBytesPerRequest').outcome).not.toBe('regressed');
     expect(alloc.outcome).toBe('regressed');
-    expect(Number(memoryOutput(alloc, 'allocatedBytesPerRequest'))).toBeGreaterThan(30);
+    expect(Number(metricOutput(alloc, 'allocatedBytesPerRequest'))).toBeGreaterThan(30);
   });
 });
 

@@ -1,13 +1,5 @@
-import type {
-  Diagnosis,
-  Finding,
-  MemoryWindow,
-  MonitorSummary,
-  ScenarioRound,
-  Side,
-  SideHealth,
-  SideMemory,
-} from '../model.js';
+import type { Diagnosis, Finding, MonitorSummary, ScenarioRound, Side, SideHealth } from '../model.js';
+import { memoryPerRequest } from '../round-data.js';
 import { describeSlo, sloTargets } from '../settings/slo.js';
 
 /** p99 event-loop delay above which the loop counts as blocked (ms). */
@@ -19,30 +11,6 @@ export const GROWTH_RATIO = 0.3;
 export const GROWTH_BYTES = 32 * 1024 * 1024;
 
 /**
- * The memory edges of every process over `requests` requests, per request (retained bytes over
- * `retainedOver` requests: see retainedOver); undefined if any lacks them.
- */
-export function sideMemory(
-  monitors: readonly MonitorSummary[],
-  requests: number,
-  retainedOver = requests,
-): SideMemory | undefined {
-  if (monitors.length === 0 || requests <= 0 || !monitors.every((m) => m.memory)) return undefined;
-  const edges = monitors.map((m) => m.memory as MemoryWindow);
-  const per = (pick: (m: MemoryWindow) => number, over = requests) =>
-    edges.reduce((s, m) => s + pick(m), 0) / over;
-  return {
-    retainedHeapPerRequest: per((m) => m.heapEnd - m.heapStart, retainedOver),
-    retainedExternalPerRequest: per((m) => m.externalEnd - m.externalStart, retainedOver),
-    retainedArrayBuffersPerRequest: per((m) => m.arrayBuffersEnd - m.arrayBuffersStart, retainedOver),
-    allocatedPerRequest: per((m) => m.allocatedBytes),
-    gcPerRequest: per((m) => m.gcMicros),
-    gcMaxMicros: Math.max(...edges.map((m) => m.gcMaxMicros)),
-    gcPerThousandRequests: per((m) => m.gcCount) * 1000,
-  };
-}
-
-/**
  * One side's event loop and memory over its rounds' processes (`requests`: the rounds' requests;
  * `retainedOver`: those and their settle requests, see retainedOver).
  */
@@ -52,7 +20,7 @@ export function sideHealth(
   retainedOver = requests,
 ): SideHealth | undefined {
   if (monitors.length === 0) return undefined;
-  const memory = sideMemory(monitors, requests, retainedOver);
+  const memory = memoryPerRequest(monitors, requests, retainedOver);
   const rss = monitors.flatMap((m) => (m.rssMax !== undefined ? [m.rssMax] : []));
   const n = monitors.length;
   const avg = (pick: (m: MonitorSummary) => number) => monitors.reduce((s, m) => s + pick(m), 0) / n;

@@ -3,6 +3,14 @@
 import type { DriftAnalysis } from '../drift/analysis.js';
 import type { Report } from '../model.js';
 import type { FailDecision, WrittenFiles } from '../run-artifacts.js';
+import {
+  METRICS,
+  type MetricDeclaration,
+  type MetricName,
+  type MetricOutput,
+  type MetricSpec,
+  metricSpec,
+} from '../settings/metrics.js';
 
 /** Step outputs by name, as strings (GitHub's outputs are text). */
 export type RunOutputs = Record<string, string>;
@@ -18,53 +26,38 @@ export interface RunResult {
 }
 
 /**
- * The `throughput-change` output: the lowest change of requests/s over the scenarios, in percent;
- * empty when a scenario's requests/s has no round pair to tell it from (every pair spoiled by
- * other load on the machine), where the report's 0 would read as "unchanged".
+ * A metric's output (its catalogue entry's `output`): its worst change over the scenarios that
+ * have the metric — in percent, or in the metric's unit (retained bytes per request in bytes) —
+ * as text; empty when none has it, or when one has no round pair to tell it from (every pair
+ * spoiled by other load, no memory edges), where a number would read as "unchanged".
  */
-export function throughputOutput(report: Pick<Report, 'scenarios' | 'throughputChange'>): string {
-  const unmeasured = report.scenarios.some((s) => {
-    const rps = s.metrics.find((m) => m.metric === 'requestsPerSecond');
-    return !rps || rps.pairs === 0;
-  });
-  return unmeasured ? '' : (report.throughputChange * 100).toFixed(2);
-}
-
-/**
- * The highest change of a memory metric over the scenarios (the worst: more bytes is worse), as
- * text in `digits`: retained bytes per request in bytes, allocated bytes in percent; empty when a
- * scenario lacks it (no memory edges, or no round pair).
- */
-export function memoryOutput(
-  report: Pick<Report, 'scenarios'>,
-  metric: 'retainedBytesPerRequest' | 'allocatedBytesPerRequest',
-): string {
-  const changes = report.scenarios.map((s) => s.metrics.find((m) => m.metric === metric));
-  if (changes.length === 0 || changes.some((m) => !m || m.pairs === 0 || !Number.isFinite(m.change)))
-    return '';
-  const worst = Math.max(...changes.map((m) => m?.change ?? Number.NaN));
-  return metric === 'retainedBytesPerRequest' ? worst.toFixed(1) : (worst * 100).toFixed(2);
-}
-
-/**
- * The `capacity-change` output: the lowest change of capacity at the SLO over the scenarios with an
- * `slo`, in percent; empty when none has one, or when one has no round pair to tell it from.
- */
-export function capacityOutput(report: Pick<Report, 'scenarios'>): string {
-  const changes = report.scenarios.flatMap((s) => s.metrics.filter((m) => m.metric === 'capacity'));
+export function metricOutput(report: Pick<Report, 'scenarios'>, metric: MetricName): string {
+  const spec: MetricDeclaration | undefined = metricSpec(metric);
+  const changes = report.scenarios.flatMap((s) => s.metrics.filter((m) => m.metric === metric));
   if (changes.length === 0 || changes.some((m) => m.pairs === 0 || !Number.isFinite(m.change))) return '';
-  return (Math.min(...changes.map((m) => m.change)) * 100).toFixed(2);
+  const values = changes.map((m) => m.change);
+  const highest = spec?.output?.worst === 'highest' || (!spec?.output && spec?.better === 'lower');
+  const worst = highest ? Math.max(...values) : Math.min(...values);
+  return spec?.output?.in === 'unit' ? worst.toFixed(1) : (worst * 100).toFixed(2);
 }
+
+/** The `throughput-change` output (see metricOutput). */
+export const throughputOutput = (report: Pick<Report, 'scenarios'>): string =>
+  metricOutput(report, 'requestsPerSecond');
+
+/** The catalogue's metrics that give an Action output, in its order. */
+export const METRIC_OUTPUTS = METRICS.filter(
+  (m): m is MetricSpec & { output: MetricOutput } => 'output' in m,
+);
 
 /** The outputs of a comparison's report. */
 export function reportOutputs(report: Report, files: Pick<WrittenFiles, 'report'>): RunOutputs {
   return {
     verdict: report.outcome,
     regressed: String(report.regressed),
-    'throughput-change': throughputOutput(report),
-    'retained-change': memoryOutput(report, 'retainedBytesPerRequest'),
-    'allocated-change': memoryOutput(report, 'allocatedBytesPerRequest'),
-    'capacity-change': capacityOutput(report),
+    ...Object.fromEntries(
+      METRIC_OUTPUTS.map((spec) => [spec.output.name, metricOutput(report, spec.metric)]),
+    ),
     report: files.report,
     shards: String(report.shards),
   };

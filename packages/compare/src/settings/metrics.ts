@@ -1,6 +1,10 @@
-// The metric catalogue: every metric a round yields and a verdict can use, with what the
-// statistics need to know of it. The one list: the `metrics` setting's choices, the MetricName
-// type, the verdict's judging and the display labels (render/metric-labels.ts) all key on it.
+// The metric catalogue: every metric a round yields and a verdict can use, declared once with
+// everything the rest needs of it: its value in a round (verdict/round-pairs.ts reads it), what the
+// statistics need (unit, direction, scale, clock), its label (render/metric-labels.ts) and its
+// Action output (run/outputs.ts, action.yml). The `metrics` setting's choices and the MetricName
+// type come from it too. A new metric is one entry here (and, when its data is new, its field in
+// round-data.ts and its probe).
+import type { RoundData } from '../round-data.js';
 
 /**
  * How a metric changes: by a ratio (throughput, latency, CPU time), by points (rates, 0..1), or by
@@ -16,33 +20,204 @@ export type MetricScale = 'ratio' | 'points' | 'absolute';
  */
 export type MetricClock = 'wall' | 'cpu';
 
-export const METRICS = [
-  { metric: 'requestsPerSecond', unit: 'req/s', better: 'higher', scale: 'ratio', clock: 'wall' },
-  { metric: 'p50', unit: 'ms', better: 'lower', scale: 'ratio', clock: 'wall' },
-  { metric: 'p90', unit: 'ms', better: 'lower', scale: 'ratio', clock: 'wall' },
-  { metric: 'p99', unit: 'ms', better: 'lower', scale: 'ratio', clock: 'wall' },
-  { metric: 'errorRate', unit: '%', better: 'lower', scale: 'points', clock: 'cpu' },
-  { metric: 'cpuPerRequest', unit: 'µs', better: 'lower', scale: 'ratio', clock: 'cpu' },
-  { metric: 'mainThreadCpuPerRequest', unit: 'µs', better: 'lower', scale: 'ratio', clock: 'cpu' },
-  { metric: 'eventLoopUtilization', unit: '%', better: 'lower', scale: 'points', clock: 'wall' },
-  // Memory, from the probe's collections at the window's edges (measure/probe-memory.ts): counts of
-  // bytes that a neighbour does not change; the time spent collecting is wall-clock time.
-  { metric: 'retainedBytesPerRequest', unit: 'B', better: 'lower', scale: 'absolute', clock: 'cpu' },
-  { metric: 'allocatedBytesPerRequest', unit: 'B', better: 'lower', scale: 'ratio', clock: 'cpu' },
-  { metric: 'gcTimePerRequest', unit: 'µs', better: 'lower', scale: 'ratio', clock: 'wall' },
-  // Capacity at a scenario's SLO (measure/capacity.ts): the highest arrival rate whose latencies
-  // and errors met it, searched in every round. In the verdict of every scenario with an `slo`.
-  { metric: 'capacity', unit: 'req/s', better: 'higher', scale: 'ratio', clock: 'wall' },
-  // Goodput at twice base's capacity (the same rate for both sides): answers that succeeded within
-  // the SLO's latency, per second — what load shedding keeps and a server without it loses.
-  { metric: 'goodput', unit: 'req/s', better: 'higher', scale: 'ratio', clock: 'wall' },
-] as const satisfies readonly {
+/**
+ * An Action output a metric gives: its change over the scenarios, the worst one (`highest` for a
+ * metric where more is worse, `lowest` where less is), in percent or in the metric's own unit.
+ */
+export interface MetricOutput {
+  name: string;
+  worst: 'highest' | 'lowest';
+  in: 'percent' | 'unit';
+  /** action.yml's description of it. */
+  description: string;
+}
+
+/** One metric: everything the statistics, the reports and the outputs need of it. */
+export interface MetricDeclaration {
   metric: string;
+  /** Its name for people (render's tables and sentences). */
+  label: string;
   unit: string;
   better: 'higher' | 'lower';
   scale: MetricScale;
   clock: MetricClock;
-}[];
+  /** Its value in one side's round; NaN where that round did not measure it. */
+  value: (round: RoundData) => number;
+  output?: MetricOutput;
+}
+
+const perRequest = (total: number, round: RoundData) =>
+  round.monitors.length > 0 && round.requests > 0 ? total / round.requests : Number.NaN;
+const monitorsSum = (round: RoundData, pick: (m: RoundData['monitors'][number]) => number) =>
+  round.monitors.reduce((s, m) => s + pick(m), 0);
+
+export const METRICS = [
+  {
+    metric: 'requestsPerSecond',
+    label: 'Requests/s',
+    unit: 'req/s',
+    better: 'higher',
+    scale: 'ratio',
+    clock: 'wall',
+    value: (r) => r.load.requests.mean,
+    output: {
+      name: 'throughput-change',
+      worst: 'lowest',
+      in: 'percent',
+      description:
+        "Lowest change of requests per second over the scenarios, head vs base, in percent (e.g. -23.1); empty when a scenario's requests per second could not be told (every round pair spoiled by other load on the machine).",
+    },
+  },
+  {
+    metric: 'p50',
+    label: 'Latency p50',
+    unit: 'ms',
+    better: 'lower',
+    scale: 'ratio',
+    clock: 'wall',
+    value: (r) => r.load.latency.p50,
+  },
+  {
+    metric: 'p90',
+    label: 'Latency p90',
+    unit: 'ms',
+    better: 'lower',
+    scale: 'ratio',
+    clock: 'wall',
+    value: (r) => r.load.latency.p90,
+  },
+  {
+    metric: 'p99',
+    label: 'Latency p99',
+    unit: 'ms',
+    better: 'lower',
+    scale: 'ratio',
+    clock: 'wall',
+    value: (r) => r.load.latency.p99,
+  },
+  {
+    metric: 'errorRate',
+    label: 'Errors',
+    unit: '%',
+    better: 'lower',
+    scale: 'points',
+    clock: 'cpu',
+    // Failed requests (socket errors + non-2xx) over all attempts.
+    value: ({ load }) => {
+      const attempts = load.requests.total + load.errors;
+      return attempts > 0 ? (load.errors + load.non2xx) / attempts : 0;
+    },
+  },
+  {
+    metric: 'cpuPerRequest',
+    label: 'CPU per request',
+    unit: 'µs',
+    better: 'lower',
+    scale: 'ratio',
+    clock: 'cpu',
+    value: (r) =>
+      perRequest(
+        monitorsSum(r, (m) => m.cpuMicros),
+        r,
+      ),
+  },
+  {
+    metric: 'mainThreadCpuPerRequest',
+    label: 'Event-loop CPU per request',
+    unit: 'µs',
+    better: 'lower',
+    scale: 'ratio',
+    clock: 'cpu',
+    // NaN when any process lacks a per-thread time: a partial sum would understate it.
+    value: (r) =>
+      perRequest(
+        monitorsSum(r, (m) => m.mainThreadCpuMicros),
+        r,
+      ),
+  },
+  {
+    metric: 'eventLoopUtilization',
+    label: 'Event-loop utilisation',
+    unit: '%',
+    better: 'lower',
+    scale: 'points',
+    clock: 'wall',
+    value: (r) =>
+      r.monitors.length > 0 ? monitorsSum(r, (m) => m.utilization) / r.monitors.length : Number.NaN,
+  },
+  // Memory, from the probe's collections at the window's edges (measure/probe-memory.ts): counts of
+  // bytes that a neighbour does not change; the time spent collecting is wall-clock time.
+  {
+    metric: 'retainedBytesPerRequest',
+    label: 'Retained per request',
+    unit: 'B',
+    better: 'lower',
+    scale: 'absolute',
+    clock: 'cpu',
+    value: ({ memory: m }) => (m ? m.retainedHeapPerRequest + m.retainedExternalPerRequest : Number.NaN),
+    output: {
+      name: 'retained-change',
+      worst: 'highest',
+      in: 'unit',
+      description:
+        'Highest change of bytes retained per request over the scenarios, head vs base, in bytes (e.g. 212.4; a leak), the unit of retained-threshold; empty when a scenario has no memory measurement.',
+    },
+  },
+  {
+    metric: 'allocatedBytesPerRequest',
+    label: 'Allocated per request',
+    unit: 'B',
+    better: 'lower',
+    scale: 'ratio',
+    clock: 'cpu',
+    value: ({ memory: m }) => m?.allocatedPerRequest ?? Number.NaN,
+    output: {
+      name: 'allocated-change',
+      worst: 'highest',
+      in: 'percent',
+      description:
+        'Highest change of bytes allocated per request over the scenarios, head vs base, in percent (e.g. 30.12); empty when a scenario has no memory measurement.',
+    },
+  },
+  {
+    metric: 'gcTimePerRequest',
+    label: 'GC time per request',
+    unit: 'µs',
+    better: 'lower',
+    scale: 'ratio',
+    clock: 'wall',
+    value: ({ memory: m }) => m?.gcPerRequest ?? Number.NaN,
+  },
+  // Capacity at a scenario's SLO (measure/capacity.ts): the highest arrival rate whose latencies
+  // and errors met it, searched in every round. In the verdict of every scenario with an `slo`.
+  {
+    metric: 'capacity',
+    label: 'Capacity at the SLO',
+    unit: 'req/s',
+    better: 'higher',
+    scale: 'ratio',
+    clock: 'wall',
+    value: (r) => r.capacity?.capacity ?? Number.NaN,
+    output: {
+      name: 'capacity-change',
+      worst: 'lowest',
+      in: 'percent',
+      description:
+        "Lowest change of capacity at the SLO over the scenarios with an slo, head vs base, in percent (e.g. -19.90); empty when no scenario has an slo, or one's capacity could not be told.",
+    },
+  },
+  // Goodput at twice base's capacity (the same rate for both sides): answers that succeeded within
+  // the SLO's latency, per second — what load shedding keeps and a server without it loses.
+  {
+    metric: 'goodput',
+    label: "Goodput at 2× base's capacity",
+    unit: 'req/s',
+    better: 'higher',
+    scale: 'ratio',
+    clock: 'wall',
+    value: (r) => r.capacity?.overload?.goodput ?? Number.NaN,
+  },
+] as const satisfies readonly MetricDeclaration[];
 
 /** The metrics a verdict can use (the `metrics` setting). */
 export type MetricName = (typeof METRICS)[number]['metric'];

@@ -1,94 +1,11 @@
 import { z } from 'zod';
-import { parseSlo } from '../settings/slo.js';
+import { capacitySchema, count, finite, loadSchema, monitorSchema, text } from '../round-data.js';
+
+export { loadSchema, monitorSchema };
 
 // The results of a measuring job come from a job that ran pull-request code: in the report job
 // they are untrusted data. Every field is checked here, text and arrays are bounded, and nothing
 // in them decides where the report goes (the pull request is found from the event, never here).
-
-const text = (max = 2000) => z.string().max(max);
-const count = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
-const finite = z.number().finite();
-/** A number that JSON may have written as null (NaN). */
-const maybeNaN = z
-  .number()
-  .finite()
-  .nullable()
-  .transform((v) => v ?? Number.NaN);
-const record = z.record(text(100), count).refine((r) => Object.keys(r).length <= 200, 'too many keys');
-
-export const loadSchema = z.object({
-  duration: finite,
-  requests: z.object({ total: count, mean: finite, perSecond: z.array(finite).max(100_000) }),
-  latency: z.object({ mean: maybeNaN, p50: maybeNaN, p90: maybeNaN, p99: maybeNaN, max: maybeNaN }),
-  statusCodes: record,
-  non2xx: count,
-  errors: count,
-  errorsByKind: record,
-  histogram: text(10_000_000).optional(),
-});
-
-/** A window's memory edges (model.ts MemoryWindow): byte counts and collection times, none negative. */
-const memorySchema = z.object({
-  heapStart: finite.nonnegative(),
-  heapEnd: finite.nonnegative(),
-  externalStart: finite.nonnegative(),
-  externalEnd: finite.nonnegative(),
-  arrayBuffersStart: finite.nonnegative(),
-  arrayBuffersEnd: finite.nonnegative(),
-  allocatedBytes: finite.nonnegative(),
-  gcMicros: finite.nonnegative(),
-  gcMaxMicros: finite.nonnegative(),
-  gcCount: count,
-});
-
-export const monitorSchema = z.object({
-  pid: count,
-  durationMs: finite,
-  cpuMicros: maybeNaN,
-  mainThreadCpuMicros: maybeNaN.default(Number.NaN),
-  mainThreadCpuSource: z.enum(['threadCpuUsage', 'proc-schedstat', 'proc-stat']).optional(),
-  runtimeCpuMicros: finite.nonnegative().optional(),
-  delayMean: finite,
-  delayP99: finite,
-  delayMax: finite,
-  utilization: finite,
-  heapStart: finite,
-  heapEnd: finite,
-  heapMax: finite,
-  rssStart: finite,
-  rssEnd: finite,
-  rssMax: finite.optional(),
-  heapSeries: z.array(finite).max(100_000),
-  memory: memorySchema.optional(),
-});
-
-/** A round's capacity search (model.ts CapacitySearch): rates and what each step served. */
-const capacitySchema = z.object({
-  slo: text(200).refine((slo) => parseSlo(slo) !== undefined, 'expected an SLO such as p99<=50ms'),
-  capacity: finite.positive().nullable(),
-  steps: z
-    .array(
-      z.object({
-        rate: finite.positive(),
-        requestsPerSecond: finite.nonnegative(),
-        p50: maybeNaN,
-        p90: maybeNaN,
-        p99: maybeNaN,
-        errorRate: finite.min(0).max(1),
-        met: z.boolean(),
-      }),
-    )
-    .max(100),
-  overload: z
-    .object({
-      rate: finite.positive(),
-      goodput: finite.nonnegative(),
-      requestsPerSecond: finite.nonnegative(),
-      p99: maybeNaN,
-      errorRate: finite.min(0).max(1),
-    })
-    .optional(),
-});
 
 const sideInfo = z.object({
   command: text(),

@@ -1,4 +1,6 @@
-import type { Measurements, MemoryWindow, RoundMetrics, ScenarioRound, Side } from '../model.js';
+import type { Measurements, MetricName, RoundData, RoundMetrics, ScenarioRound, Side } from '../model.js';
+import { memoryPerRequest } from '../round-data.js';
+import { METRICS } from '../settings/metrics.js';
 import type { RoundPair } from './judge.js';
 
 /**
@@ -9,39 +11,26 @@ export function retainedOver(round: Pick<ScenarioRound, 'load' | 'settleRequests
   return round.load.requests.total + (round.settleRequests ?? 0);
 }
 
-/** One round's verdict metrics from its load result and its processes' CPU time and event loop. */
+/** One round's verdict metrics: each of the catalogue's metrics' value in it (settings/metrics.ts). */
 export function roundMetrics(round: ScenarioRound): RoundMetrics {
-  const { load, monitors } = round;
-  const failed = load.errors + load.non2xx;
-  const attempts = load.requests.total + load.errors;
-  const requests = load.requests.total;
-  const sum = (pick: (m: (typeof monitors)[number]) => number) => monitors.reduce((s, m) => s + pick(m), 0);
-  const probed = monitors.length > 0 && requests > 0;
-  // Every process's memory edges, or none: a partial sum would understate the bytes.
-  const memory =
-    probed && monitors.every((m) => m.memory) ? monitors.map((m) => m.memory as MemoryWindow) : [];
-  const perRequest = (pick: (m: MemoryWindow) => number, over = requests) =>
-    memory.length > 0 ? memory.reduce((s, m) => s + pick(m), 0) / over : Number.NaN;
-  return {
-    requestsPerSecond: load.requests.mean,
-    p50: load.latency.p50,
-    p90: load.latency.p90,
-    p99: load.latency.p99,
-    errorRate: attempts > 0 ? failed / attempts : 0,
-    cpuPerRequest: probed ? sum((m) => m.cpuMicros) / requests : Number.NaN,
-    // NaN when any process lacks a per-thread time: a partial sum would understate it.
-    mainThreadCpuPerRequest: probed ? sum((m) => m.mainThreadCpuMicros) / requests : Number.NaN,
-    eventLoopUtilization: monitors.length > 0 ? sum((m) => m.utilization) / monitors.length : Number.NaN,
-    retainedBytesPerRequest: perRequest(
-      (m) => m.heapEnd - m.heapStart + m.externalEnd - m.externalStart,
-      retainedOver(round),
-    ),
-    allocatedBytesPerRequest: perRequest((m) => m.allocatedBytes),
-    gcTimePerRequest: perRequest((m) => m.gcMicros),
-    capacity: round.capacity?.capacity ?? Number.NaN,
-    goodput: round.capacity?.overload?.goodput ?? Number.NaN,
+  const requests = round.load.requests.total;
+  const over = retainedOver(round);
+  const memory = memoryPerRequest(round.monitors, requests, over);
+  const data: RoundData = {
+    load: round.load,
+    monitors: round.monitors,
     requests,
-    ...(round.settleRequests ? { retainedOver: retainedOver(round) } : {}),
+    ...(round.capacity ? { capacity: round.capacity } : {}),
+    ...(memory ? { memory } : {}),
+  };
+  const values = Object.fromEntries(METRICS.map((m) => [m.metric, m.value(data)])) as Record<
+    MetricName,
+    number
+  >;
+  return {
+    ...values,
+    requests,
+    ...(round.settleRequests ? { retainedOver: over } : {}),
     ...(round.otherLoad !== undefined ? { otherLoad: round.otherLoad } : {}),
   };
 }
