@@ -47,7 +47,7 @@ export function renderActionYml() {
   lines.push(
     'outputs:',
     '  verdict:',
-    "    description: 'The outcome of the run: regressed (any scenario regressed), inconclusive (else: some scenario could not be told within the threshold), improved, or unchanged (every verdict metric shown to be within the threshold).'",
+    "    description: 'The outcome of the run: regressed (any scenario regressed), inconclusive (else: some scenario could not be told within the threshold), improved, not-worse (every verdict metric shown to be no worse than the threshold, some perhaps better by more), or unchanged (every verdict metric shown to be within the threshold both ways).'",
     '  regressed:',
     '    description: \'"true" when any scenario regressed (verdict is regressed).\'',
     // each metric's output, as the metric catalogue declares it

@@ -46,7 +46,7 @@ function shouldComment(mode: ActionOptions['comment'], report: Report, hasEarlie
   if (mode === 'never') return false;
   if (mode === 'always' || hasEarlier) return true;
   if (mode === 'on-regression') return report.regressed;
-  return report.outcome !== 'unchanged';
+  return report.outcome !== 'unchanged' && report.outcome !== 'not-worse';
 }
 
 /** Job summary, outputs, sticky comment, failure (modes report and all). Runs no PR code. */

@@ -153,11 +153,21 @@ export type RoundMetrics = Record<MetricName, number> & {
 };
 
 /**
- * regressed: worse beyond the threshold, and the interval excludes zero; improved: the mirror;
- * unchanged: the interval's worse end is within the threshold (shown to be at most that much
- * worse); inconclusive: none of these — the noise is too large for the threshold.
+ * What a metric, a scenario or a run was shown to be (report.json's `outcome`, a contract):
+ * - regressed: worse beyond the margin, and the interval excludes zero;
+ * - improved: the mirror;
+ * - unchanged: both one-sided bounds (at the equivalence level) within the margin — shown to have
+ *   moved by at most the margin either way;
+ * - not-worse: the bound on the worse side within the margin, the other beyond it — shown to be
+ *   no worse than the margin, though it may be better by more (what a pull-request gate needs);
+ * - inconclusive: none of these — the noise is too large for the margin.
+ * A scenario or run takes the first of regressed, inconclusive, improved, not-worse, unchanged
+ * that any of its parts has.
  */
-export type Outcome = 'regressed' | 'unchanged' | 'improved' | 'inconclusive';
+export type Outcome = 'regressed' | 'unchanged' | 'not-worse' | 'improved' | 'inconclusive';
+
+/** Every outcome, in the order a scenario or run takes them from its parts. */
+export const OUTCOMES = ['regressed', 'inconclusive', 'improved', 'not-worse', 'unchanged'] as const;
 
 /** Why a metric is inconclusive: too few pairs, pairs spoiled by other load, or noise. */
 export type InconclusiveReason = 'too-few-pairs' | 'spoiled' | 'noise';
@@ -182,6 +192,12 @@ export interface MetricVerdict {
    * within the threshold. Null with fewer than two pairs.
    */
   worstCase: number | null;
+  /**
+   * The mirror of worstCase: the one-sided bound on the better side, in the unit of `change`.
+   * `unchanged` needs it within the margin too; beyond it, the metric is `not-worse`. Null with
+   * fewer than two pairs; absent from reports before report schema 6.
+   */
+  bestCase?: number | null;
   significant: boolean;
   outcome: Outcome;
   /** Set when inconclusive. */

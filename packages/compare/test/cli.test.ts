@@ -98,7 +98,7 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
     const r = await cli(['compare', '--json'], app);
     expect(r.status, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
-    expect(report.schema).toBe('hotpath-report/5');
+    expect(report.schema).toBe('hotpath-report/6');
     expect(report.scenarios.map((s: { name: string; regressed: boolean }) => [s.name, s.regressed])).toEqual([
       ['hash', true],
       ['static', false],
@@ -242,7 +242,7 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
     // the hashing is among the hot functions (named after its JS caller, pbkdf2Sync or pbkdf2)
     expect(r.stdout).toMatch(/run \(native, from pbkdf2(Sync)?\)/);
     const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
-    expect(report.schema).toBe('hotpath-report/5');
+    expect(report.schema).toBe('hotpath-report/6');
     expect(report.scenarios[0].rounds.map((x: { side: string }) => x.side)).toEqual([
       'base',
       'head',

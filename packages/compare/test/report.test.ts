@@ -454,9 +454,12 @@ describe('numbers that read as numbers', () => {
     expect(formatChange(allocated, 0.3)).toBe('+30.0 %');
     expect(formatInterval(retained, [-12.5, 3000])).toBe('[−12.5 B, +2.93 KiB]');
     expect(formatDetectable({ ...retained, detectable: 8 })).toBe('±8.00 B');
-    expect(outcomeText({ ...retained, outcome: 'unchanged', worstCase: 10, margin: 64 }, 5)).toBe(
-      'unchanged (at worst +10.0 B, within ±64.0 B)',
+    expect(outcomeText({ ...retained, outcome: 'not-worse', worstCase: 10, margin: 64 }, 5)).toBe(
+      'not worse than 64.0 B: at worst +10.0 B',
     );
+    expect(
+      outcomeText({ ...retained, outcome: 'unchanged', worstCase: 10, bestCase: -20, margin: 64 }, 5),
+    ).toBe('unchanged: −20.0 B to +10.0 B, within ±64.0 B');
     expect(outcomeText({ ...retained, outcome: 'inconclusive', reason: 'noise', margin: 64 }, 5)).toBe(
       'inconclusive: noise wider than ±64.0 B',
     );

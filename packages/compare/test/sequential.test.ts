@@ -150,24 +150,34 @@ describe('alpha spending (rounds: auto)', () => {
     expect(alarms / runs).toBeLessThan(0.05 + 3 * Math.sqrt((0.05 * 0.95) / runs));
   });
 
-  it('A/A on a quiet machine ends shown unchanged, not inconclusive (500 runs)', () => {
+  it('A/A on a quiet machine ends shown no worse (unchanged or not-worse), not inconclusive (500 runs)', () => {
+    // The run stops once the gate's question is answered: not worse than the threshold. Whether
+    // the better side's bound is within it too (unchanged) is not waited for.
     const random = seeded(13);
-    let unchanged = 0;
+    const outcomes = { unchanged: 0, 'not-worse': 0, other: 0 };
     const runs = 500;
-    for (let i = 0; i < runs; i++)
-      if (simulate(random, 1, { rps: 0.01, cpu: 0.01 }).outcome === 'unchanged') unchanged++;
-    expect(unchanged / runs).toBeGreaterThan(0.9);
+    for (let i = 0; i < runs; i++) {
+      const { outcome } = simulate(random, 1, { rps: 0.01, cpu: 0.01 });
+      if (outcome === 'unchanged' || outcome === 'not-worse') outcomes[outcome]++;
+      else outcomes.other++;
+    }
+    console.log(`A/A outcomes over ${runs} simulated runs: ${JSON.stringify(outcomes)}`);
+    expect(outcomes.other / runs).toBeLessThan(0.1);
+    // most end shown within the threshold both ways
+    expect(outcomes.unchanged / runs).toBeGreaterThan(0.7);
   });
 
-  it('a head truly worse than the threshold is called unchanged in at most alpha of runs, over all the looks (600 runs)', () => {
+  it('a head truly worse than the threshold is called unchanged or not worse in at most alpha of runs, over all the looks (600 runs)', () => {
     // "unchanged" rests on each metric's one-sided worst case, without Bonferroni over the metrics
     // (every one must be within the threshold: an intersection–union test) but with alpha spent
     // over the looks. CPU +6 % against a 5 % threshold: a true regression past it.
     const random = seeded(17);
     let unchanged = 0;
     const runs = 600;
-    for (let i = 0; i < runs; i++)
-      if (simulate(random, 1.06, { rps: 0.03, cpu: 0.03 }).outcome === 'unchanged') unchanged++;
+    for (let i = 0; i < runs; i++) {
+      const { outcome } = simulate(random, 1.06, { rps: 0.03, cpu: 0.03 });
+      if (outcome === 'unchanged' || outcome === 'not-worse') unchanged++;
+    }
     expect(unchanged / runs).toBeLessThan(0.05 + 3 * Math.sqrt((0.05 * 0.95) / runs));
   });
 
@@ -300,5 +310,21 @@ describe('at a fixed rate, rounds: auto waits for p99', () => {
       outcome: 'regressed',
       ready: true,
     });
+  });
+});
+
+describe('a scenario with an SLO waits for capacity', () => {
+  const [first] = settings.scenarios;
+  if (!first) throw new Error('no scenario');
+  it('names capacity among the metrics a look waits for, beside p99 at a rate', () => {
+    const withSlo = { ...settings, scenarios: [{ ...first, slo: 'p99<=50ms' }] };
+    expect(verdictPolicy(withSlo).waitFor.s).toEqual(['capacity']);
+    const atRate = {
+      ...settings,
+      metrics: [...settings.metrics, 'p99' as const],
+      scenarios: [{ ...first, rate: 500, slo: 'p99<=50ms' }],
+    };
+    expect(verdictPolicy(atRate).waitFor.s).toEqual(['p99', 'capacity']);
+    expect(verdictPolicy(settings).waitFor.s).toEqual([]);
   });
 });

@@ -130,11 +130,11 @@ describe('the survivors table', () => {
       { links: { repositoryUrl: 'https://github.com/o/r', sha: 'abc1234' } },
     );
 
-  it('is in report.json (hotpath-report/5), the comment, the terminal and report.html', () => {
+  it('is in report.json (hotpath-report/6), the comment, the terminal and report.html', () => {
     const made = leakyReport();
     const json = JSON.parse(render(made).json);
-    expect(json.schema).toBe('hotpath-report/5');
-    expect(REPORT_SCHEMA).toBe('hotpath-report/5');
+    expect(json.schema).toBe('hotpath-report/6');
+    expect(REPORT_SCHEMA).toBe('hotpath-report/6');
     expect(json.scenarios[0].survivors.rows[0]).toMatchObject({ name: 'recordRequest', status: 'new' });
     expect(reportJson(made).scenarios[0]?.allocations).toBeUndefined();
     const markdown = renderMarkdown(made);

@@ -166,7 +166,7 @@ describe('judgeMetrics on recorded rounds', () => {
   });
 });
 
-describe('four outcomes', () => {
+describe('five outcomes', () => {
   it('decides from the interval and the margin, as "how much worse"', () => {
     expect(outcomeOf(0.12, [0.08, 0.16], 0.16, 0.05)).toBe('regressed');
     expect(outcomeOf(-0.12, [-0.16, -0.08], -0.08, 0.05)).toBe('improved');
@@ -181,10 +181,26 @@ describe('four outcomes', () => {
     expect(outcomeOf(0.01, [-0.03, 0.07], 0.06, 0.05)).toBe('inconclusive');
   });
 
-  it('a run is regressed if any is, else inconclusive if any is, else improved, else unchanged', () => {
+  it('unchanged needs both one-sided bounds within the margin; the worse one alone is not-worse', () => {
+    // pnpm demo's first row once: requests/s +57.4 % [−8.3, +170.2] %, at worst 17.6 % better.
+    // As "how much worse": −0.574, interval [−1.702, 0.083], worst case −0.176, best case −1.3.
+    expect(outcomeOf(-0.574, [-1.702, 0.083], -0.176, 0.05, -1.3)).toBe('not-worse');
+    // a change beyond the margin is never unchanged, whatever its side: its bounds hold it
+    for (const change of [-0.2, -0.08, -0.06, 0.06, 0.08, 0.2])
+      for (const half of [0.001, 0.01, 0.05, 0.3]) {
+        const ci: [number, number] = [change - 1.2 * half, change + 1.2 * half];
+        expect(outcomeOf(change, ci, change + half, 0.05, change - half)).not.toBe('unchanged');
+      }
+    expect(outcomeOf(0.01, [-0.02, 0.04], 0.03, 0.05, -0.01)).toBe('unchanged');
+    expect(outcomeOf(0.01, [-0.08, 0.04], 0.03, 0.05, -0.07)).toBe('not-worse');
+    expect(outcomeOf(0.01, [-0.08, 0.09], 0.07, 0.05, -0.07)).toBe('inconclusive');
+  });
+
+  it('a run is regressed if any is, else inconclusive, else improved, else not-worse, else unchanged', () => {
     expect(combineOutcomes(['unchanged', 'inconclusive', 'regressed', 'improved'])).toBe('regressed');
     expect(combineOutcomes(['unchanged', 'improved', 'inconclusive'])).toBe('inconclusive');
-    expect(combineOutcomes(['unchanged', 'improved'])).toBe('improved');
+    expect(combineOutcomes(['unchanged', 'not-worse', 'improved'])).toBe('improved');
+    expect(combineOutcomes(['unchanged', 'not-worse'])).toBe('not-worse');
     expect(combineOutcomes(['unchanged'])).toBe('unchanged');
     expect(combineOutcomes([])).toBe('unchanged');
   });

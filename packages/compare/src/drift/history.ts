@@ -3,6 +3,7 @@
 // size is bounded when written. Pure: reading and writing files or branches is store.ts's job.
 import { z } from 'zod';
 import { HotpathCompareError } from '../errors.js';
+import { OUTCOMES } from '../model.js';
 
 export const HISTORY_SCHEMA = 'hotpath-history/1';
 
@@ -33,7 +34,7 @@ const metricPoint = z.object({
   pairs: z.number().int().nonnegative(),
   /** Smallest change this run could detect, percent, when the report says. */
   detectable: z.number().nonnegative().optional(),
-  outcome: z.enum(['regressed', 'unchanged', 'improved', 'inconclusive']).optional(),
+  outcome: z.enum(OUTCOMES).optional(),
   inVerdict: z.boolean(),
   /** The change that counted in the run, in the unit of `change` (retained bytes: bytes per request). */
   margin: z.number().nonnegative().optional(),

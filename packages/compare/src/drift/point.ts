@@ -2,7 +2,7 @@
 // reference, its interval, the standard error the change-point method weighs it by, the
 // detectable change and outcome when the report has them, and the functions that grew most.
 import { randomUUID } from 'node:crypto';
-import type { MetricVerdict, Report } from '../model.js';
+import { type MetricVerdict, OUTCOMES, type Report } from '../model.js';
 import { changesByDifference } from '../settings/metrics.js';
 import { FAMILY_ALPHA, familyTests } from '../verdict/policy.js';
 import { tQuantile } from '../verdict/statistics.js';
@@ -17,8 +17,6 @@ export const analysisValue = (metric: string, change: number): number =>
 
 /** Fields the verdict may add (outcome, detectable change); read when present. */
 type VerdictExtras = { outcome?: unknown; detectable?: unknown };
-
-const OUTCOMES = ['regressed', 'unchanged', 'improved', 'inconclusive'] as const;
 
 function metricPoint(m: MetricVerdict, alpha: number, scenarioPairs: number): MetricPoint | undefined {
   const pairs = Number.isInteger(m.pairs) ? m.pairs : scenarioPairs;

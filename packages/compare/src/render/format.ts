@@ -83,10 +83,18 @@ export function marginText(m: Metric & Pick<MetricVerdict, 'margin'>, threshold:
   return `${threshold} %`;
 }
 
+const finite = (x: number | null | undefined): x is number => typeof x === 'number' && Number.isFinite(x);
+
+/** "−1.2 % to +2.0 %": the one-sided bounds of an unchanged metric, lower first. */
+function boundsText(m: Metric, worst: number, best: number): string {
+  const [lo, hi] = worst < best ? [worst, best] : [best, worst];
+  return `${formatChange(m, lo)} to ${formatChange(m, hi)}`;
+}
+
 /** The outcome of a metric in words (the threshold in percent, as the settings give it). */
 export function outcomeText(
   m: Pick<MetricVerdict, 'metric' | 'outcome' | 'reason' | 'unit'> &
-    Partial<Pick<MetricVerdict, 'worstCase' | 'margin'>>,
+    Partial<Pick<MetricVerdict, 'worstCase' | 'bestCase' | 'margin'>>,
   threshold: number,
 ): string {
   const margin = marginText(m, threshold);
@@ -96,10 +104,15 @@ export function outcomeText(
     case 'improved':
       return 'improved';
     case 'unchanged':
-      // The worst change the run still allows: what "unchanged" was decided on.
-      return m.worstCase !== undefined && m.worstCase !== null && Number.isFinite(m.worstCase)
-        ? `unchanged (at worst ${formatChange(m, m.worstCase)}, within ±${margin})`
-        : `unchanged (within ±${margin})`;
+      // Both one-sided bounds: what "unchanged" was decided on.
+      return finite(m.worstCase) && finite(m.bestCase)
+        ? `unchanged: ${boundsText(m, m.worstCase, m.bestCase)}, within ±${margin}`
+        : `unchanged: within ±${margin}`;
+    case 'not-worse':
+      // The worst change the run still allows: what "not worse" was decided on.
+      return finite(m.worstCase)
+        ? `not worse than ${margin}: at worst ${formatChange(m, m.worstCase)}`
+        : `not worse than ${margin}`;
     default:
       return m.reason === 'too-few-pairs'
         ? 'inconclusive: too few pairs'

@@ -166,7 +166,8 @@ function slicesText(rounds: readonly RoundRow[]): string {
   return lengths.length ? ` · measured in slices of ${lengths.sort((a, b) => a - b).join(', ')} s` : '';
 }
 
-const verdictClass = (x: { outcome: Outcome }) => (x.outcome === 'unchanged' ? 'neutral' : x.outcome);
+const verdictClass = (x: { outcome: Outcome }) =>
+  x.outcome === 'unchanged' || x.outcome === 'not-worse' ? 'neutral' : x.outcome;
 
 function diagnosisTable(s: ScenarioReport): string {
   const { base, head, findings } = s.diagnosis;
@@ -251,7 +252,7 @@ function scenarioSection(
   const hotRows = hot ? [...hot.rows, ...hot.flagged.filter((f) => !hot.rows.includes(f))] : [];
   return [
     `<section class="scenario ${verdictClass(s)}" id="scenario-${index + 1}">`,
-    `<h2><span class="badge ${verdictClass(s)}">${s.outcome === 'unchanged' ? 'no regression' : s.outcome}</span> <code>${e(s.name)}</code></h2>`,
+    `<h2><span class="badge ${verdictClass(s)}">${s.outcome === 'not-worse' ? 'no regression' : s.outcome}</span> <code>${e(s.name)}</code></h2>`,
     `<p class="summary">${e(scenarioSummary(s, report.settings.threshold))}</p>`,
     `<p class="dim">Load: <code>${e(s.target)}</code> · ${s.pairs} round pairs${e(slicesText(s.rounds))}</p>`,
     table([...METRIC_COLUMNS, outcomeColumn(report.settings.threshold)], s.metrics, (m) =>

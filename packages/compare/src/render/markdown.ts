@@ -30,12 +30,14 @@ import {
 
 /**
  * The outcome's mark: red for a regression, yellow for "could not tell" (never green or grey:
- * it does not mean "fine"), green for an improvement, a check for no regression.
+ * it does not mean "fine"), green for an improvement, a check for no regression (unchanged, or
+ * not worse).
  */
 const OUTCOME_ICON: Record<Outcome, string> = {
   regressed: '🔴',
   inconclusive: '🟡',
   improved: '🟢',
+  'not-worse': '✅',
   unchanged: '✅',
 };
 
@@ -57,7 +59,7 @@ function title(report: Report): string {
   const [only] = report.scenarios;
   if (only && report.scenarios.length === 1) return scenarioTitle(only, report.settings.threshold);
   const n = report.scenarios.length;
-  if (report.outcome === 'unchanged') return escapeText(runSummary(report));
+  if (report.outcome === 'unchanged' || report.outcome === 'not-worse') return escapeText(runSummary(report));
   const named = report.scenarios.filter((s) => s.outcome === report.outcome).map((s) => codeSpan(s.name, 60));
   return `${OUTCOME_WORD[report.outcome]} in ${named.length} of ${n} scenarios: ${named.join(', ')}`;
 }
@@ -202,7 +204,7 @@ function settingsLines(report: Report): string[] {
     `- **rounds**: ${roundsWords(report)}`,
     ...scenarios,
     `- **statistics**: ${report.shards > 1 ? `${report.shards} shards merged, ` : ''}${report.rounds} rounds per side; each base round is paired with the head round after it and the intervals are paired t intervals on the per-pair log-ratios, simultaneous 95 % over ${report.statistics.tests} tests (each at ${((1 - report.statistics.alpha) * 100).toFixed(2)} %, Bonferroni)`,
-    `- **verdict rules**: a scenario regresses when a metric of ${s.metrics.map((m) => codeSpan(m)).join(', ')} has an interval excluding 0 and a change beyond ${s.threshold} %${s.metrics.includes('retainedBytesPerRequest') ? ` (retained bytes per request: beyond ${s.retainedThreshold} bytes, or the window's own noise of ${formatBytes(RETAINED_WINDOW_NOISE)} over its requests when that is more)` : ''}, is unchanged when every such metric's worst case (its one-sided bound on the worse side at ${((1 - report.statistics.equivalenceAlpha) * 100).toFixed(2)} %: every metric must pass, so no correction for their number) stays within ${s.threshold} %, and is inconclusive otherwise; the detectable change is the shift each interval would find with ${Math.round(report.statistics.power * 100)} % power given the pairs' spread${s.failOn === 'metrics' ? '' : `${s.failOn === 'both' ? ', or' : '; only'} when a function's self-time share grows by ≥ ${s.hotThreshold} points with an interval above 0`}; functions are flagged at ≥ ${s.hotThreshold} points; the run regresses when any scenario does`,
+    `- **verdict rules**: a scenario regresses when a metric of ${s.metrics.map((m) => codeSpan(m)).join(', ')} has an interval excluding 0 and a change beyond ${s.threshold} %${s.metrics.includes('retainedBytesPerRequest') ? ` (retained bytes per request: beyond ${s.retainedThreshold} bytes, or the window's own noise of ${formatBytes(RETAINED_WINDOW_NOISE)} over its requests when that is more)` : ''}, is not worse (no regression) when every such metric's worst case (its one-sided bound on the worse side at ${((1 - report.statistics.equivalenceAlpha) * 100).toFixed(2)} %: every metric must pass, so no correction for their number) stays within ${s.threshold} %, unchanged when its bound on the better side does too (two one-sided tests), and is inconclusive otherwise; the detectable change is the shift each interval would find with ${Math.round(report.statistics.power * 100)} % power given the pairs' spread${s.failOn === 'metrics' ? '' : `${s.failOn === 'both' ? ', or' : '; only'} when a function's self-time share grows by ≥ ${s.hotThreshold} points with an interval above 0`}; functions are flagged at ≥ ${s.hotThreshold} points; the run regresses when any scenario does`,
     `- **profiler**: ${s.profiler} — ran: base ${env.profilers.base.map((p) => escapeText(p)).join(', ') || 'none'}, head ${env.profilers.head.map((p) => escapeText(p)).join(', ') || 'none'}`,
     ...(env.serverNode ? [`- **server**: Node ${escapeText(env.serverNode, 60)}`] : []),
     `- **CPU placement**: ${placementText(env.placement)}`,

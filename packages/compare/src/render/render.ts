@@ -6,7 +6,7 @@ import { renderTerminal } from './terminal.js';
 import { runSummary, scenarioSummary } from './words.js';
 
 /** The version of report.json's shape; bumped on every change a reader must know about. */
-export const REPORT_SCHEMA = 'hotpath-report/5';
+export const REPORT_SCHEMA = 'hotpath-report/6';
 
 /**
  * The report as report.json holds it: the Report with its one-line summaries (the run's and

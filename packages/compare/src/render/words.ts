@@ -16,7 +16,8 @@ import { metricLabel } from './metric-labels.js';
 export const OUTCOME_WORD: Record<Outcome, string> = {
   regressed: 'Regression',
   improved: 'Improvement',
-  unchanged: 'No regression',
+  'not-worse': 'No regression',
+  unchanged: 'Unchanged',
   inconclusive: 'Inconclusive',
 };
 
@@ -41,6 +42,8 @@ export function scenarioSummary(
     case 'improved':
       return `Improvement: ${changes(pick('improved'))}${hot}`;
     case 'unchanged':
+      return `Unchanged: every verdict metric within ±${threshold} % (this run could see ${seen(decided)})${hot}`;
+    case 'not-worse':
       return `No regression beyond ${threshold} % (this run could see ${seen(decided)})${hot}`;
     default: {
       const open = pick('inconclusive');
@@ -67,7 +70,8 @@ export function runSummary(report: Pick<Report, 'scenarios' | 'outcome' | 'setti
       .join(', ');
   const count = (o: Outcome) => scenarios.filter((s) => s.outcome === o).length;
   const n = scenarios.length;
-  if (report.outcome === 'unchanged') return `No regression beyond ${threshold} % in ${n} scenarios`;
+  if (report.outcome === 'unchanged') return `Unchanged: within ±${threshold} % in ${n} scenarios`;
+  if (report.outcome === 'not-worse') return `No regression beyond ${threshold} % in ${n} scenarios`;
   return `${OUTCOME_WORD[report.outcome]} in ${count(report.outcome)} of ${n} scenarios: ${names(report.outcome)}`;
 }
 

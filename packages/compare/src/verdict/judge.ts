@@ -1,4 +1,11 @@
-import type { InconclusiveReason, MetricName, MetricVerdict, Outcome, RoundMetrics } from '../model.js';
+import {
+  type InconclusiveReason,
+  type MetricName,
+  type MetricVerdict,
+  OUTCOMES,
+  type Outcome,
+  type RoundMetrics,
+} from '../model.js';
 import { METRICS, type MetricSpec, RETAINED_WINDOW_NOISE } from '../settings/metrics.js';
 import { detectableShift, mean, median, pairedDifference } from './statistics.js';
 
@@ -49,22 +56,26 @@ const geometricMean = (xs: readonly number[]) =>
   Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length);
 
 /**
- * The outcome of one metric from its change, interval, worst case and margin, all as "how much
- * worse" (positive = worse): regressed when the interval lies above zero and the change is past
- * the margin; improved, the mirror; unchanged when the worst case (the one-sided bound at the
- * equivalence level) is within the margin — shown to be at most that much worse; otherwise
- * inconclusive (the noise is too large for the margin).
+ * The outcome of one metric from its change, interval, one-sided bounds and margin, all as "how
+ * much worse" (positive = worse): regressed when the interval lies above zero and the change is
+ * past the margin; improved, the mirror; otherwise, by the one-sided bounds at the equivalence
+ * level — unchanged when both lie within the margin (shown to have moved by at most that much
+ * either way: two one-sided tests), not-worse when only the worse one does (shown to be at most
+ * that much worse, but it may be better by more: a pull-request gate's question is answered);
+ * inconclusive when the worse bound lies beyond the margin (the noise is too large for it).
+ * A metric whose change lies beyond its margin is never unchanged: its bounds hold the change.
  */
 export function outcomeOf(
   worse: number,
   worseCi: [number, number],
   worstCase: number,
   margin: number,
+  bestCase = worstCase,
 ): Outcome {
   if (worseCi[0] > 0 && worse > margin) return 'regressed';
   if (worseCi[1] < 0 && -worse > margin) return 'improved';
-  if (worstCase <= margin) return 'unchanged';
-  return 'inconclusive';
+  if (worstCase > margin) return 'inconclusive';
+  return bestCase >= -margin ? 'unchanged' : 'not-worse';
 }
 
 /**
@@ -116,6 +127,7 @@ function judgeMetric(
       change: used.length === 1 ? (headValue - baseValue) / (scale === 'ratio' ? baseValue : 1) : 0,
       ci: null,
       worstCase: null,
+      bestCase: null,
       significant: false,
       outcome: 'inconclusive' as const,
       detectable: null,
@@ -161,7 +173,10 @@ function pairedChange(
   baseValue: number,
   margin: number,
   options: VerdictOptions,
-): Pick<MetricVerdict, 'change' | 'ci' | 'worstCase' | 'significant' | 'outcome' | 'detectable' | 'reason'> {
+): Pick<
+  MetricVerdict,
+  'change' | 'ci' | 'worstCase' | 'bestCase' | 'significant' | 'outcome' | 'detectable' | 'reason'
+> {
   const sign = better === 'higher' ? -1 : 1;
   // Per-pair changes (log-ratios, or differences), their interval at alpha, and their bounds
   // at the one-sided equivalence level (a two-sided interval at 2 × that level).
@@ -172,19 +187,23 @@ function pairedChange(
   const bounds = pairedDifference(differences, Math.min(1, 2 * options.equivalenceAlpha)).ci;
   const shift = detectableShift(d.sd, d.n, options.alpha, POWER);
   const worstOf = (lo: number, hi: number) => (sign > 0 ? hi : lo);
+  const bestOf = (lo: number, hi: number) => (sign > 0 ? lo : hi);
   let change: number;
   let ci: [number, number];
   let worstCase: number;
+  let bestCase: number;
   let detectable: number;
   if (ratio) {
     change = Math.expm1(d.mean);
     ci = [Math.expm1(d.ci[0]), Math.expm1(d.ci[1])];
     worstCase = Math.expm1(worstOf(...bounds));
+    bestCase = Math.expm1(bestOf(...bounds));
     detectable = Math.expm1(shift);
   } else if (scale === 'points' || scale === 'absolute') {
     change = d.mean;
     ci = d.ci;
     worstCase = worstOf(...bounds);
+    bestCase = bestOf(...bounds);
     detectable = shift;
   } else {
     // Zeros (e.g. a latency below the histogram's resolution): differences relative to base.
@@ -192,16 +211,18 @@ function pairedChange(
     change = baseValue === 0 ? 0 : d.mean / scaleBy;
     ci = baseValue === 0 ? [0, 0] : [d.ci[0] / scaleBy, d.ci[1] / scaleBy];
     worstCase = baseValue === 0 ? 0 : worstOf(...bounds) / scaleBy;
+    bestCase = baseValue === 0 ? 0 : bestOf(...bounds) / scaleBy;
     detectable = baseValue === 0 ? 0 : shift / scaleBy;
   }
   const worse = sign * change;
   const worseCi: [number, number] = sign > 0 ? [ci[0], ci[1]] : [-ci[1], -ci[0]];
-  const outcome = outcomeOf(worse, worseCi, sign * worstCase, margin);
+  const outcome = outcomeOf(worse, worseCi, sign * worstCase, margin, sign * bestCase);
   const reason: InconclusiveReason | undefined = outcome === 'inconclusive' ? 'noise' : undefined;
   return {
     change,
     ci,
     worstCase,
+    bestCase,
     significant: ci[0] > 0 || ci[1] < 0,
     outcome,
     detectable: Number.isFinite(detectable) ? detectable : null,
@@ -211,7 +232,8 @@ function pairedChange(
 
 /**
  * A scenario's outcome from its verdict metrics (and a hotter function where failOn says so):
- * regressed if any is, else inconclusive if any is, else improved if any is, else unchanged.
+ * regressed if any is, else inconclusive if any is, else improved if any is, else not-worse if
+ * any is, else unchanged (every verdict metric shown within its margin both ways).
  */
 export function scenarioOutcome(metrics: readonly MetricVerdict[], functionsRegressed: boolean): Outcome {
   return combineOutcomes([
@@ -220,8 +242,7 @@ export function scenarioOutcome(metrics: readonly MetricVerdict[], functionsRegr
   ]);
 }
 
-/** regressed if any is, else inconclusive if any is, else improved if any is, else unchanged. */
+/** regressed if any is, else inconclusive, else improved, else not-worse, else unchanged. */
 export function combineOutcomes(outcomes: readonly Outcome[]): Outcome {
-  for (const o of ['regressed', 'inconclusive', 'improved'] as const) if (outcomes.includes(o)) return o;
-  return 'unchanged';
+  return OUTCOMES.find((o) => outcomes.includes(o)) ?? 'unchanged';
 }
