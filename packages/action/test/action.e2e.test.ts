@@ -150,7 +150,7 @@ http.createServer((req, res) => res.end(String(work()))).listen(Number(process.e
     expect(result.stdout.match(/::error::.*/)?.[0], result.stdout).toBeUndefined();
     expect(result.code).toBe(0);
     expect(result.outputs.regressed, result.summary).toBe('false');
-    expect(['unchanged', 'inconclusive']).toContain(result.outputs.verdict);
+    expect(['unchanged', 'not-worse', 'inconclusive']).toContain(result.outputs.verdict);
     expect(result.summary).not.toMatch(/\*\*regressed\*\*/);
     const report = JSON.parse(readFileSync(defined(result.outputs.report, 'the report output'), 'utf8'));
     for (const scenario of report.scenarios) {

@@ -243,7 +243,7 @@ describe('analyse + renderMarkdown', () => {
     if (!first) throw new Error('the recorded report has no metrics');
     first.ci = [2.388, 13.256];
     first.detectable = 12.345;
-    const text = renderTerminal(wide, { color: false });
+    const text = renderTerminal(wide, { color: false, verbose: true, width: 200 });
     const lines = text.split('\n');
     const header = lines.findIndex((l) => l.startsWith('metric '));
     const table = lines.slice(header, header + 1 + metrics.length);
@@ -258,6 +258,42 @@ describe('analyse + renderMarkdown', () => {
       expect(row[detectableEnd - 1], row).not.toBe(' ');
       expect(row[detectableEnd], row).toBe(' ');
     }
+  });
+
+  it('fits a screen at the defaults: within the width, columns dropped rather than overflowing', () => {
+    const wide = structuredClone(report);
+    const [scenario] = wide.scenarios;
+    if (!scenario) throw new Error('the recorded report has no scenario');
+    scenario.name = `a scenario with a very long name ${'x'.repeat(150)}`;
+    for (const width of [80, 100, 120]) {
+      const text = renderTerminal(wide, { color: false, width });
+      const lines = text.trimEnd().split('\n');
+      const over = lines.filter((l) => [...l].length > width);
+      expect(over, `at ${width} columns`).toEqual([]);
+      expect(lines.length).toBeLessThanOrEqual(60);
+      const header = lines.find((l) => l.startsWith('metric ')) ?? '';
+      expect(header).toContain('change');
+      expect(header).toContain('outcome');
+      if (width >= 120) expect(header).toContain('interval');
+    }
+    // verbose: every metric and the method's details
+    const verbose = renderTerminal(wide, { color: false, verbose: true, width: 120 });
+    expect(verbose).toContain('detectable');
+    expect(verbose).toContain('paired intervals');
+  });
+
+  it('keeps the comment to one screen open: the rest folded in <details>', () => {
+    const md = renderMarkdown(report);
+    let depth = 0;
+    let open = 0;
+    for (const line of md.split('\n')) {
+      if (line.startsWith('<details>')) depth++;
+      if (depth === 0) open++;
+      if (line.startsWith('</details>')) depth--;
+    }
+    expect(depth).toBe(0);
+    expect(open).toBeLessThanOrEqual(60);
+    expect(md).toContain('#### Hot functions (base → head)');
   });
 
   it('links only repository paths, never dependencies, node internals or absolute paths', () => {

@@ -68,6 +68,8 @@ export interface ParsedCommandLine {
   markdown?: string;
   /** --open: open report.html when done. */
   open?: boolean;
+  /** --verbose: every row of the terminal report. */
+  verbose?: boolean;
 }
 
 /** Turns node's parseArgs errors into one readable line. */
@@ -159,6 +161,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     quiet: Boolean(values.quiet),
     markdown: values.markdown as string | undefined,
     open: Boolean(values.open),
+    verbose: Boolean(values.verbose),
     init: bare.init,
   };
 }

@@ -52,6 +52,8 @@ async function output(result: RunResult, parsed: ParsedCommandLine): Promise<num
   process.stderr.write(removedText(files.dir, result.removed));
   const text = render(made, {
     color: process.stdout.isTTY && !process.env.NO_COLOR,
+    width: process.stdout.isTTY ? process.stdout.columns : undefined,
+    verbose: parsed.verbose,
     markdown: { maxLength: Number.POSITIVE_INFINITY },
   });
   if (parsed.markdown) writeFileSync(resolve(parsed.markdown), text.markdown);

@@ -36,6 +36,10 @@ const CLI_OPTIONS = {
   json: { type: 'boolean', description: 'print the report JSON instead of the terminal report' },
   markdown: { type: 'string', arg: 'FILE', description: 'also write the markdown report to FILE' },
   open: { type: 'boolean', description: 'open report.html in the browser when done' },
+  verbose: {
+    type: 'boolean',
+    description: 'every metric, function and allocation row in the terminal report, and the method',
+  },
   results: frontDoorFlag('results'),
   shard: frontDoorFlag('shard'),
   quiet: { type: 'boolean', short: 'q', description: 'no progress on stderr' },
@@ -168,7 +172,7 @@ const HELP: Record<CommandName, CommandHelp> = {
       'hotpath compare --base-start CMD --head-start CMD [options]',
     ],
     settings: () => true,
-    flags: ['config', 'json', 'markdown', 'open', 'results', 'shard', 'quiet'],
+    flags: ['config', 'json', 'markdown', 'open', 'verbose', 'results', 'shard', 'quiet'],
     notes: [...TARGETS, ...PROGRESS, ...SETTINGS_NOTE, ...EXIT],
   },
   profile: {
@@ -187,7 +191,7 @@ const HELP: Record<CommandName, CommandHelp> = {
     summary: 'merge the raw results (shards) of hotpath compare --results and report them',
     synopsis: ['hotpath report DIR [DIR ...] [options]'],
     settings: (spec) => REPORTER.has(spec.key),
-    flags: ['json', 'markdown', 'open'],
+    flags: ['json', 'markdown', 'open', 'verbose'],
     notes: [
       'Every shard found below the folders is merged. The results fix what was measured: a flag that',
       'would change the measurement is refused; only the flags above decide the verdict and --out.',

@@ -88,7 +88,8 @@ const finite = (x: number | null | undefined): x is number => typeof x === 'numb
 /** "−1.2 % to +2.0 %": the one-sided bounds of an unchanged metric, lower first. */
 function boundsText(m: Metric, worst: number, best: number): string {
   const [lo, hi] = worst < best ? [worst, best] : [best, worst];
-  return `${formatChange(m, lo)} to ${formatChange(m, hi)}`;
+  const [from, to] = [formatChange(m, lo), formatChange(m, hi)];
+  return from === to ? from : `${from} to ${to}`;
 }
 
 /** The outcome of a metric in words (the threshold in percent, as the settings give it). */

@@ -1,4 +1,4 @@
-import type { HotFunction, Machine, Outcome, Report, ScenarioReport } from '../model.js';
+import type { HotFunction, Machine, MetricVerdict, Outcome, Report, ScenarioReport } from '../model.js';
 import { RETAINED_WINDOW_NOISE } from '../settings/metrics.js';
 import { allocationMarkdown } from './allocation-rows.js';
 import {
@@ -64,12 +64,19 @@ function title(report: Report): string {
   return `${OUTCOME_WORD[report.outcome]} in ${named.length} of ${n} scenarios: ${named.join(', ')}`;
 }
 
-function metricsTable(scenario: ScenarioReport, threshold: number): string[] {
+/** The rows open on top: the verdict's metrics and any shown-only one that moved. */
+const openMetric = (m: MetricVerdict) => m.inVerdict || m.outcome === 'regressed' || m.outcome === 'improved';
+
+function metricsTable(
+  scenario: ScenarioReport,
+  threshold: number,
+  rows = scenario.metrics.filter(openMetric),
+): string[] {
   const lines = [
     '| Metric | Base | Head | Change | Interval | Detectable | Outcome |',
     '|---|---:|---:|---:|---|---:|---|',
   ];
-  for (const m of scenario.metrics) {
+  for (const m of rows) {
     const words = outcomeText(m, threshold);
     const text = m.outcome === 'regressed' && m.inVerdict ? `**${words}**` : words;
     const status = m.inVerdict ? text : `${text} (shown only)`;
@@ -86,13 +93,35 @@ function metricsTable(scenario: ScenarioReport, threshold: number): string[] {
   return lines;
 }
 
-function hotTable(report: Report, scenario: ScenarioReport): string[] {
+/** A folded block (nothing when it has no lines). */
+function details(summary: string, lines: readonly string[]): string[] {
+  return lines.length > 0
+    ? [`<details><summary>${summary}</summary>`, '', ...lines, '', '</details>', '']
+    : [];
+}
+
+/** Rows of the hot-function table open on top (flagged ones always). */
+const OPEN_HOT_ROWS = 5;
+
+function hotTable(report: Report, scenario: ScenarioReport, part: 'open' | 'rest' | 'all' = 'all'): string[] {
   const hot = scenario.hotFunctions;
-  if (!hot) return ['_No CPU profile on both sides, so no hot-function diff._'];
-  if (hot.rows.length === 0) return ['_The profiles show no function with self time._'];
+  if (!hot) return part === 'rest' ? [] : ['_No CPU profile on both sides, so no hot-function diff._'];
+  if (hot.rows.length === 0)
+    return part === 'rest' ? [] : ['_The profiles show no function with self time._'];
+  const all = [...hot.rows, ...hot.flagged.filter((f) => !hot.rows.includes(f))];
+  const open = [...all.filter((f) => f.flagged), ...all.filter((f) => !f.flagged)].slice(
+    0,
+    Math.max(OPEN_HOT_ROWS, hot.flagged.length),
+  );
+  const rows = part === 'open' ? open : part === 'rest' ? all.filter((f) => !open.includes(f)) : all;
+  if (rows.length === 0) return [];
   const lines = [
-    `Self-time share per function (${hot.baseTotal} base / ${hot.headTotal} head samples, merged over rounds; flagged when it grows by ≥ ${report.settings.hotThreshold} points or is new in the top 10) and its event-loop CPU time per request.`,
-    '',
+    ...(part === 'rest'
+      ? []
+      : [
+          `Self-time share (${hot.baseTotal} base / ${hot.headTotal} head samples; 🔥 grew ≥ ${report.settings.hotThreshold} points, 🆕 new in the top 10) and event-loop CPU per request.`,
+          '',
+        ]),
     '| | Function | Where | Self base → head | Δ | µs/request base → head |',
     '|---|---|---|---:|---:|---:|',
   ];
@@ -105,24 +134,27 @@ function hotTable(report: Report, scenario: ScenarioReport): string[] {
     const name = f.flagged ? `**${codeSpan(displayName(f))}**` : codeSpan(displayName(f));
     return `| ${mark} | ${name} | ${whereCell} | ${share(f.baseShare)} → ${share(f.headShare)} | ${points(f.delta)} | ${costText(f)} |`;
   };
-  for (const f of hot.rows) lines.push(row(f));
-  for (const f of hot.flagged.filter((f) => !hot.rows.includes(f))) lines.push(row(f));
+  for (const f of rows) lines.push(row(f));
   return lines;
 }
 
-function diagnosisLines(scenario: ScenarioReport): string[] {
+function findingLines(scenario: ScenarioReport): string[] {
   const { diagnosis } = scenario;
   if (!diagnosis.base && !diagnosis.head) return ['_No event-loop data (the probe did not attach)._'];
+  if (diagnosis.findings.length === 0) return [noFindingsText(diagnosis)];
+  return diagnosis.findings.map(
+    (f) => `- **${f.side}**${f.newInHead ? ' (new in head)' : ''}: ${escapeText(f.message)}`,
+  );
+}
+
+function healthTable(scenario: ScenarioReport): string[] {
+  const { diagnosis } = scenario;
+  if (!diagnosis.base && !diagnosis.head) return [];
   const lines: string[] = [];
-  if (diagnosis.findings.length === 0) lines.push(noFindingsText(diagnosis));
-  for (const f of diagnosis.findings) {
-    lines.push(`- **${f.side}**${f.newInHead ? ' (new in head)' : ''}: ${escapeText(f.message)}`);
-  }
   const row = (label: string, pick: (h: NonNullable<typeof diagnosis.base>) => string) =>
     `| ${label} | ${diagnosis.base ? pick(diagnosis.base) : '—'} | ${diagnosis.head ? pick(diagnosis.head) : '—'} |`;
   const mb = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MB`;
   lines.push(
-    '',
     '| Event loop / memory | Base | Head |',
     '|---|---:|---:|',
     row('Delay mean', (h) => `${h.delayMean.toFixed(1)} ms`),
@@ -231,9 +263,25 @@ function scenarioSection(report: Report, s: ScenarioReport, many: boolean): stri
       '',
     );
   out.push(...metricsTable(s, report.settings.threshold), '');
+  const hidden = s.metrics.filter((m) => !openMetric(m));
+  if (hidden.length > 0)
+    out.push(
+      ...details(
+        `${hidden.length} more metrics (shown only, not moved)`,
+        metricsTable(s, report.settings.threshold, hidden),
+      ),
+    );
   const h = many ? '#####' : '####';
-  out.push(`${h} Hot functions (base → head)`, '', ...hotTable(report, s), '');
-  out.push(`${h} Event loop`, '', ...diagnosisLines(s), '', ...allocationMarkdown(s, report.links));
+  out.push(`${h} Hot functions (base → head)`, '', ...hotTable(report, s, 'open'), '');
+  out.push(...details('More functions', hotTable(report, s, 'rest')));
+  out.push(`${h} Event loop`, '', ...findingLines(s), '');
+  out.push(
+    ...details('Event loop and memory, base and head; allocating functions', [
+      ...healthTable(s),
+      '',
+      ...allocationMarkdown(s, report.links),
+    ]),
+  );
   out.push('<details><summary>Rounds</summary>', '', ...chart(s), ...roundsTable(s), '', '</details>', '');
   return out;
 }

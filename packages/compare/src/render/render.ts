@@ -31,6 +31,10 @@ export const renderJson = (report: Report): string => `${JSON.stringify(reportJs
 export interface RenderOptions {
   /** ANSI colours in the terminal text. */
   color?: boolean;
+  /** The terminal's columns (120 when not given): its tables drop columns and its text wraps to fit. */
+  width?: number;
+  /** Every row of the terminal report, and the method's details. */
+  verbose?: boolean;
   markdown?: MarkdownOptions;
 }
 
@@ -38,7 +42,11 @@ export interface RenderOptions {
 export function render(report: Report, options: RenderOptions = {}) {
   return {
     summary: runSummary(report),
-    terminal: renderTerminal(report, { color: options.color }),
+    terminal: renderTerminal(report, {
+      color: options.color,
+      width: options.width,
+      verbose: options.verbose,
+    }),
     markdown: renderMarkdown(report, options.markdown),
     json: renderJson(report),
   };

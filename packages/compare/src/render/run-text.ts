@@ -12,17 +12,21 @@ import { reproduceCommand } from './reproduce.js';
 
 /** "files in DIR:" and each file written, then the notes on files that could not be written. */
 export function filesText(files: WrittenFiles, shards: number): string {
+  const inDir = (f: string) => (f.startsWith(`${files.dir}/`) ? f.slice(files.dir.length + 1) : f);
   const written = [
     files.report,
     files.markdown,
     files.html,
     ...files.scenarios.flatMap((s) => [s.folded.base, s.folded.head, s.flameGraph, s.diffFlameGraph]),
   ]
-    .filter(Boolean)
-    .map((f) => `  ${f}`);
+    .filter((f): f is string => Boolean(f))
+    .map(inDir);
   const merged = shards > 1 ? `merged ${shards} shards; ` : '';
   const notes = files.notes.map((note) => `note: ${printable(note)}\n`).join('');
-  return `\n${merged}files in ${files.dir}:\n${written.join('\n')}\n${notes}`;
+  // One line per few files, not one per file: the report above fits a screen.
+  const lines: string[] = [];
+  for (let i = 0; i < written.length; i += 4) lines.push(`  ${written.slice(i, i + 4).join('  ')}`);
+  return `\n${merged}files in ${files.dir}:\n${lines.join('\n')}\n${notes}`;
 }
 
 /** The line saying what an earlier run left in the output folder and this one removed ('' if nothing). */

@@ -1,9 +1,12 @@
-import type { Outcome, Report, ScenarioReport } from '../model.js';
+// The report for a terminal: one screen at the defaults (the verdict, the metrics that decide or
+// could not decide, the hot functions and allocation rows that changed most, where the rest is),
+// within the terminal's width; `verbose` adds every row and the method's details. Explanations of
+// method live in the README and in report.html, not in table headers.
+import type { MetricVerdict, Outcome, Report, ScenarioReport } from '../model.js';
 import {
   ALLOCATION_TABLES,
   ALLOCATION_WORDS,
   type AllocationTable,
-  allocationCaption,
   allocationCells,
   allocationWhere,
 } from './allocation-rows.js';
@@ -31,11 +34,58 @@ import {
 } from './words.js';
 
 const codes = { red: 31, green: 32, yellow: 33, dim: 2, bold: 1 } as const;
+type Paint = (code: keyof typeof codes, text: string) => string;
+
+/** How the terminal report is drawn. */
+export interface TerminalOptions {
+  /** ANSI colours. */
+  color?: boolean;
+  /** Columns to fit (a terminal's width; 120 when not given). Tables drop columns, text wraps. */
+  width?: number;
+  /** Every metric, function and allocation row, and the method's details. */
+  verbose?: boolean;
+}
+
+/** Rows of the hot-function and allocation tables at the defaults (all with verbose). */
+const TOP_ROWS = 5;
+const TOP_ALLOCATION_ROWS = 3;
+
+const length = (text: string) => [...text].length;
 
 function pad(text: string, width: number, right = false): string {
-  const n = [...text].length;
+  const n = length(text);
   if (n >= width) return text;
   return right ? ' '.repeat(width - n) + text : text + ' '.repeat(width - n);
+}
+
+/** Cut to `width` characters, with an ellipsis where cut. */
+function cut(text: string, width: number): string {
+  const chars = [...text];
+  return chars.length <= width ? text : `${chars.slice(0, Math.max(0, width - 1)).join('')}…`;
+}
+
+/** Words wrapped to `width`, continuation lines indented by `indent`. */
+export function wrap(text: string, width: number, indent = ''): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    const next = line ? `${line} ${word}` : word;
+    if (length(next) <= width || !line) line = next;
+    else {
+      lines.push(line);
+      line = `${indent}${word}`;
+    }
+  }
+  if (line) lines.push(line);
+  return lines.flatMap((l) => (length(l) > width ? chunk(l, width) : [l]));
+}
+
+/** A word longer than the line: cut into lines of `width`. */
+function chunk(text: string, width: number): string[] {
+  const chars = [...text];
+  const out: string[] = [];
+  for (let i = 0; i < chars.length; i += width) out.push(chars.slice(i, i + width).join(''));
+  return out;
 }
 
 /** Text from the pull request without control characters (no escape sequences reach the terminal). */
@@ -44,9 +94,10 @@ function plain(text: string): string {
 }
 
 /** The report for a terminal: plain text, coloured when `color` is set. Pure. */
-export function renderTerminal(report: Report, options: { color?: boolean } = {}): string {
-  const paint = (code: keyof typeof codes, text: string) =>
-    options.color ? `\u001b[${codes[code]}m${text}\u001b[0m` : text;
+export function renderTerminal(report: Report, options: TerminalOptions = {}): string {
+  const width = Math.max(60, Math.min(options.width ?? 120, 200));
+  const verbose = options.verbose === true;
+  const paint: Paint = (code, text) => (options.color ? `\u001b[${codes[code]}m${text}\u001b[0m` : text);
   const mark = (x: { outcome: Outcome }) =>
     x.outcome === 'regressed'
       ? paint('red', '✗')
@@ -56,11 +107,20 @@ export function renderTerminal(report: Report, options: { color?: boolean } = {}
           ? paint('green', '✓')
           : '✓';
   const lines: string[] = [];
-  lines.push(`${mark(report)} ${paint('bold', plain(runSummary(report)))}`, '');
+  const [first, ...rest] = wrap(plain(runSummary(report)), width - 2, '  ');
+  lines.push(
+    `${mark(report)} ${paint('bold', first ?? '')}`,
+    ...rest.map((l) => paint('bold', `  ${l}`)),
+    '',
+  );
   const many = report.scenarios.length > 1;
   if (many) {
+    const nameWidth = Math.max(12, Math.min(26, width - 40));
     lines.push(
-      paint('dim', `${pad('scenario', 28)} ${pad('req/s', 10, true)} ${pad('p99', 10, true)}  hotter`),
+      paint(
+        'dim',
+        `  ${pad('scenario', nameWidth)} ${pad('req/s', 10, true)} ${pad('p99', 10, true)}  hotter`,
+      ),
     );
     for (const s of report.scenarios) {
       const change = (name: string) => {
@@ -68,142 +128,231 @@ export function renderTerminal(report: Report, options: { color?: boolean } = {}
         return m ? formatChange(m, m.change) : '—';
       };
       const hot = (s.hotFunctions?.flagged ?? []).slice(0, 2).map((f) => plain(displayName(f)));
-      lines.push(
-        `${mark(s)} ${pad(plain(s.name).slice(0, 26), 26)} ${pad(change('requestsPerSecond'), 10, true)} ${pad(change('p99'), 10, true)}  ${hot.join(', ') || '—'}`,
-      );
+      const row = `${mark(s)} ${pad(cut(plain(s.name), nameWidth), nameWidth)} ${pad(change('requestsPerSecond'), 10, true)} ${pad(change('p99'), 10, true)}  `;
+      lines.push(row + cut(hot.join(', ') || '—', Math.max(8, width - length(row))));
     }
     lines.push('');
   }
-  for (const s of report.scenarios) lines.push(...scenarioLines(s, many, paint, report.settings.threshold));
-  const env = report.environment;
-  lines.push(
-    paint(
-      'dim',
-      `profiler: base ${env.profilers.base.join(', ') || 'none'}, head ${env.profilers.head.join(', ') || 'none'} · ${report.rounds} rounds × ${report.settings.duration} s per side and scenario${report.shards > 1 ? ` from ${report.shards} shards` : ''} (${roundsWords(report)}) · paired intervals, simultaneous 95 % over ${report.statistics.tests} tests`,
-    ),
-  );
-  for (const m of env.machines)
-    lines.push(
-      paint(
-        'dim',
-        `measured on ${m.name ? `${plain(m.name)}: ` : ''}Node ${plain(m.node)}, ${plain(m.platform)}, ${m.cpus} CPUs (${plain(m.cpuModel)})`,
-      ),
-    );
-  const load = report.settings.scenarios
-    .map(
-      (x) => `${many ? `${plain(x.name)}: ` : ''}${plain(loadLevelText(x, env.loadLevels, env.rateLevels))}`,
-    )
-    .join('; ');
-  lines.push(
-    paint(
-      'dim',
-      `load: ${load} · ${interleaveText(report.settings.slice, report.order)} · CPU placement: ${placementText(env.placement)}`,
-    ),
-  );
-  for (const w of report.warnings) lines.push(paint('yellow', `warning: ${plain(w)}`));
+  const context: Context = { width, verbose, paint, threshold: report.settings.threshold };
+  for (const s of report.scenarios) lines.push(...scenarioLines(s, many, context));
+  lines.push(...footer(report, context));
   return `${lines.join('\n')}\n`;
 }
 
-function scenarioLines(
-  s: ScenarioReport,
-  many: boolean,
-  paint: (code: keyof typeof codes, text: string) => string,
-  threshold: number,
-): string[] {
+interface Context {
+  width: number;
+  verbose: boolean;
+  paint: Paint;
+  threshold: number;
+}
+
+/** The lines under the scenarios: how the run was made, briefly (in full with verbose), and warnings. */
+function footer(report: Report, { width, verbose, paint }: Context): string[] {
+  const env = report.environment;
+  const many = report.scenarios.length > 1;
+  const dim = (text: string) => wrap(text, width, '  ').map((l) => paint('dim', l));
+  const lines: string[] = [];
+  const machines = env.machines
+    .map((m) => `${m.name ? `${plain(m.name)}: ` : ''}Node ${plain(m.node)}, ${m.cpus} CPUs`)
+    .join('; ');
+  const rounds = `${report.rounds} rounds × ${report.settings.duration} s per side (${roundsWords(report)})`;
+  if (verbose) {
+    lines.push(
+      ...dim(
+        `profiler: base ${plain(env.profilers.base.join(', ')) || 'none'}, head ${plain(env.profilers.head.join(', ')) || 'none'} · ${rounds}${report.shards > 1 ? ` from ${report.shards} shards` : ''} · paired intervals, simultaneous 95 % over ${report.statistics.tests} tests`,
+      ),
+    );
+    for (const m of env.machines)
+      lines.push(
+        ...dim(
+          `measured on ${m.name ? `${plain(m.name)}: ` : ''}Node ${plain(m.node)}, ${plain(m.platform)}, ${m.cpus} CPUs (${plain(m.cpuModel)})`,
+        ),
+      );
+    const load = report.settings.scenarios
+      .map(
+        (x) =>
+          `${many ? `${plain(x.name)}: ` : ''}${plain(loadLevelText(x, env.loadLevels, env.rateLevels))}`,
+      )
+      .join('; ');
+    lines.push(
+      ...dim(
+        `load: ${load} · ${interleaveText(report.settings.slice, report.order)} · CPU placement: ${placementText(env.placement)}`,
+      ),
+    );
+  } else {
+    const connections = [...new Set(report.settings.scenarios.map((x) => String(x.connections)))].join('/');
+    lines.push(
+      ...dim(
+        `${rounds} · ${connections} connections${report.shards > 1 ? ` · ${report.shards} shards` : ''} · ${machines}`,
+      ),
+      ...dim('every row, the method and the flame graphs: report.html; every row here: --verbose'),
+    );
+  }
+  for (const w of report.warnings)
+    lines.push(...wrap(`warning: ${plain(w)}`, width, '  ').map((l) => paint('yellow', l)));
+  return lines;
+}
+
+/** A metric's outcome in a word or two (the table's column; verbose gives the full words). */
+function outcomeWord(m: MetricVerdict): string {
+  if (m.outcome === 'not-worse') return 'not worse';
+  if (m.outcome !== 'inconclusive') return m.outcome;
+  return m.reason === 'spoiled'
+    ? 'inconclusive (load)'
+    : m.reason === 'too-few-pairs'
+      ? 'inconclusive (pairs)'
+      : 'inconclusive';
+}
+
+function scenarioLines(s: ScenarioReport, many: boolean, context: Context): string[] {
+  const { width, verbose, paint, threshold } = context;
   const lines: string[] = [];
   if (many)
     lines.push(
-      paint('bold', `── ${plain(s.name)} (${plain(s.target)}): ${plain(scenarioSummary(s, threshold))}`),
+      ...wrap(
+        `── ${plain(s.name)} (${plain(s.target)}): ${plain(scenarioSummary(s, threshold))}`,
+        width,
+        '   ',
+      ).map((l) => paint('bold', l)),
     );
-  // Each column as wide as its longest cell (at least the usual width), so a long interval
-  // or value never pushes the columns after it out of line.
-  const rows = s.metrics.map((m) => [
-    metricLabel(m.metric),
-    formatValue(m, m.base),
-    formatValue(m, m.head),
-    formatChange(m, m.change),
-    `  ${formatInterval(m, m.ci)}`,
-    formatDetectable(m),
-  ]);
-  const header = ['metric', 'base', 'head', 'change', '  interval', 'detectable'];
-  const widths = [26, 11, 11, 9, 20, 11].map((least, i) =>
-    Math.max(least, ...[header, ...rows].map((cells) => [...(cells[i] ?? '')].length + (i === 4 ? 1 : 0))),
-  );
-  const right = [false, true, true, true, false, true];
-  const line = (cells: string[]) => cells.map((cell, i) => pad(cell, widths[i] ?? 0, right[i])).join(' ');
-  lines.push(paint('dim', `${line(header)}  outcome`));
-  s.metrics.forEach((m, i) => {
-    const words = outcomeText(m, threshold);
-    const status = m.inVerdict ? words : `${words} (shown only)`;
-    const coloured =
-      m.outcome === 'regressed'
-        ? paint('red', status)
-        : m.outcome === 'improved'
-          ? paint('green', status)
-          : m.outcome === 'inconclusive'
-            ? paint('yellow', status)
-            : status;
-    lines.push(`${line(rows[i] ?? [])}  ${coloured}`);
-  });
-  const excluded = Math.max(0, ...s.metrics.map((m) => m.excluded));
-  if (excluded > 0)
-    lines.push(
-      paint(
-        'dim',
-        `${excluded} of ${s.pairs} pairs saw very different load from other processes in their two rounds: left out of the wall-clock metrics`,
-      ),
-    );
-  lines.push('');
-  const hot = s.hotFunctions;
-  if (hot && hot.rows.length > 0) {
-    lines.push(paint('bold', 'hot functions (self time, base → head; event-loop µs per request)'));
-    for (const f of hot.rows) {
-      const flag = f.flagged ? paint('red', f.reason === 'new-in-top-10' ? 'new' : '  ▲') : '   ';
-      const at = f.file ? f : f.caller;
-      const where = at ? plain(shortLocation(at.file, at.line)) : '';
-      lines.push(
-        `  ${flag} ${pad(`${share(f.baseShare)} → ${share(f.headShare)}`, 18, true)} ${pad(points(f.delta), 11, true)} ${pad(costText(f), 18, true)}  ${plain(displayName(f))}${where ? paint('dim', `  ${where}`) : ''}`,
-      );
-    }
-    lines.push('');
-  } else {
-    lines.push(paint('dim', 'no hot-function diff (a side has no CPU profile)'), '');
-  }
+  lines.push(...metricLines(s, context), '');
+  lines.push(...hotLines(s, context));
   for (const f of s.diagnosis.findings) {
-    lines.push(
-      `${paint('yellow', '!')} ${f.side}${f.newInHead ? ' (new in head)' : ''}: ${plain(f.message)}`,
+    const [head, ...more] = wrap(
+      `${f.side}${f.newInHead ? ' (new in head)' : ''}: ${plain(f.message)}`,
+      width - 2,
+      '  ',
     );
+    lines.push(`${paint('yellow', '!')} ${head ?? ''}`, ...more.map((l) => `  ${l}`));
   }
   if (s.diagnosis.findings.length) lines.push('');
-  const memory = memoryRows(s.diagnosis);
+  const memory = verbose ? memoryRows(s.diagnosis) : [];
   if (memory.length > 0) {
-    lines.push(paint('dim', `  ${'memory'.padEnd(50)} ${'base'.padStart(18)} ${'head'.padStart(18)}`));
-    for (const [label, b, h] of memory)
-      lines.push(`  ${label.padEnd(50)} ${b.padStart(18)} ${h.padStart(18)}`);
+    const label = Math.max(20, Math.min(50, width - 42));
+    lines.push(paint('dim', `  ${pad('memory', label)} ${pad('base', 18, true)} ${pad('head', 18, true)}`));
+    for (const [name, b, h] of memory)
+      lines.push(`  ${pad(cut(name, label), label)} ${pad(b, 18, true)} ${pad(h, 18, true)}`);
     lines.push('');
   }
-  return [...lines, ...ALLOCATION_TABLES.flatMap((table) => allocationLines(s, table, paint))];
+  return [...lines, ...ALLOCATION_TABLES.flatMap((table) => allocationLines(s, table, context))];
+}
+
+/**
+ * The metrics table: at the defaults the verdict's metrics and any shown-only one that moved
+ * (regressed or improved); every one with verbose. Columns are dropped from the right of the
+ * least needed (detectable, then the interval, then base and head) until the table fits.
+ */
+function metricLines(s: ScenarioReport, { width, verbose, paint, threshold }: Context): string[] {
+  const shown = verbose
+    ? s.metrics
+    : s.metrics.filter((m) => m.inVerdict || m.outcome === 'regressed' || m.outcome === 'improved');
+  const hidden = s.metrics.length - shown.length;
+  const outcome = (m: MetricVerdict) => {
+    const words = verbose ? outcomeText(m, threshold) : outcomeWord(m);
+    return m.inVerdict ? words : `${words} (shown only)`;
+  };
+  const columns = [
+    { title: 'metric', cell: (m: MetricVerdict) => metricLabel(m.metric), right: false, drop: 9 },
+    { title: 'base', cell: (m: MetricVerdict) => formatValue(m, m.base), right: true, drop: 3 },
+    { title: 'head', cell: (m: MetricVerdict) => formatValue(m, m.head), right: true, drop: 3 },
+    { title: 'change', cell: (m: MetricVerdict) => formatChange(m, m.change), right: true, drop: 9 },
+    { title: 'interval', cell: (m: MetricVerdict) => formatInterval(m, m.ci), right: false, drop: 2 },
+    {
+      title: 'detectable',
+      cell: (m: MetricVerdict) => formatDetectable(m),
+      right: true,
+      drop: verbose ? 1 : 0,
+    },
+    { title: 'outcome', cell: outcome, right: false, drop: 9 },
+  ].filter((c) => c.drop > 0);
+  const measure = (list: typeof columns) =>
+    list.map((c) => Math.max(length(c.title), ...shown.map((m) => length(c.cell(m)))));
+  let used = columns;
+  // the outcome column may wrap onto its own width; the others must fit
+  const fits = (list: typeof columns) => {
+    const widths = measure(list);
+    return widths.reduce((sum, w) => sum + w + 2, 0) - 2 <= width;
+  };
+  for (const level of [1, 2, 3]) if (!fits(used)) used = used.filter((c) => c.drop > level);
+  const widths = measure(used);
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => pad(cell, widths[i] ?? 0, used[i]?.right))
+      .join('  ')
+      .trimEnd();
+  const lines = [paint('dim', line(used.map((c) => c.title)))];
+  for (const m of shown) {
+    const text = line(used.map((c) => c.cell(m)));
+    const coloured =
+      m.outcome === 'regressed'
+        ? paint('red', text)
+        : m.outcome === 'improved'
+          ? paint('green', text)
+          : m.outcome === 'inconclusive'
+            ? paint('yellow', text)
+            : text;
+    lines.push(coloured);
+  }
+  const excluded = Math.max(0, ...s.metrics.map((m) => m.excluded));
+  const notes: string[] = [];
+  if (excluded > 0)
+    notes.push(
+      `${excluded} of ${s.pairs} pairs left out of the wall-clock metrics (other processes loaded one round of the pair)`,
+    );
+  if (hidden > 0) notes.push(`${hidden} shown-only metrics that did not move: --verbose`);
+  for (const note of notes) lines.push(...wrap(note, width, '  ').map((l) => paint('dim', l)));
+  return lines;
+}
+
+/** The hot functions: flagged first, then by change; the top rows at the defaults. */
+function hotLines(s: ScenarioReport, { width, verbose, paint }: Context): string[] {
+  const hot = s.hotFunctions;
+  if (!hot || hot.rows.length === 0)
+    return [paint('dim', 'no hot-function diff (a side has no CPU profile)'), ''];
+  const rows = verbose
+    ? hot.rows
+    : [...hot.rows].sort((a, b) => Number(b.flagged) - Number(a.flagged)).slice(0, TOP_ROWS);
+  const lines = [paint('bold', 'hot functions (self time base → head, change, event-loop µs per request)')];
+  for (const f of rows) {
+    const flag = f.flagged ? paint('red', f.reason === 'new-in-top-10' ? 'new' : '  ▲') : '   ';
+    const at = f.file ? f : f.caller;
+    const where = at ? plain(shortLocation(at.file, at.line)) : '';
+    const numbers = `${pad(`${share(f.baseShare)} → ${share(f.headShare)}`, 17, true)} ${pad(points(f.delta), 10, true)} ${pad(costText(f), 18, true)}`;
+    const prefix = `  ${f.flagged ? (f.reason === 'new-in-top-10' ? 'new' : '  ▲') : '   '} ${numbers}  `;
+    const room = Math.max(10, width - length(prefix));
+    const name = cut(plain(displayName(f)), room);
+    const place = where && length(name) + 2 + length(where) <= room ? `  ${where}` : '';
+    lines.push(`  ${flag} ${numbers}  ${name}${place ? paint('dim', place) : ''}`);
+  }
+  if (rows.length < hot.rows.length)
+    lines.push(paint('dim', `  … ${hot.rows.length - rows.length} more: report.html, --verbose`));
+  return [...lines, ''];
 }
 
 /**
  * The functions whose bytes allocated per request (or still alive after a load) changed most;
- * none without the table's profiles.
+ * none without the table's profiles. Shown only: the verdict's memory metrics are in the table above.
  */
 function allocationLines(
   s: ScenarioReport,
   table: AllocationTable,
-  paint: (code: keyof typeof codes, text: string) => string,
+  { width, verbose, paint }: Context,
 ): string[] {
   const diff = s[table];
   if (!diff || diff.rows.length === 0) return [];
-  const lines = [paint('bold', ALLOCATION_WORDS[table].terminal)];
-  lines.push(paint('dim', `  ${allocationCaption(diff, table)}`));
-  for (const row of diff.rows) {
+  const rows = verbose ? diff.rows : diff.rows.slice(0, TOP_ALLOCATION_ROWS);
+  const lines = wrap(ALLOCATION_WORDS[table].terminal, width, '  ').map((l) => paint('bold', l));
+  for (const row of rows) {
     const cells = allocationCells(row);
     const where = plain(allocationWhere(row));
-    lines.push(
-      `  ${pad(cells.mark, 4)} ${pad(cells.bytes, 24, true)} ${pad(cells.change, 12, true)}  ${pad(cells.interval, 26)}  ${plain(row.name)}${where ? paint('dim', `  ${where}`) : ''}`,
-    );
+    const interval = verbose || width >= 110 ? `  ${pad(cells.interval, 26)}` : '';
+    const prefix = `  ${pad(cells.mark, 4)} ${pad(cells.bytes, 22, true)} ${pad(cells.change, 10, true)}${interval}  `;
+    const room = Math.max(10, width - length(prefix));
+    const name = cut(plain(row.name), room);
+    const place = where && length(name) + 2 + length(where) <= room ? `  ${where}` : '';
+    lines.push(`${prefix}${name}${place ? paint('dim', place) : ''}`);
   }
+  if (rows.length < diff.rows.length)
+    lines.push(paint('dim', `  … ${diff.rows.length - rows.length} more: report.html, --verbose`));
   return [...lines, ''];
 }
