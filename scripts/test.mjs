@@ -55,6 +55,8 @@ let failed = 0;
 let skipped = 0;
 const missing = [];
 const failures = [];
+/** Every test file's wall time, for the slowest-files list at the end. */
+const durations = [];
 for (const dir of packages) {
   if (!existsSync(results(dir))) {
     missing.push(dir);
@@ -64,6 +66,12 @@ for (const dir of packages) {
   passed += json.numPassedTests;
   failed += json.numFailedTests;
   skipped += json.numPendingTests + (json.numTodoTests ?? 0);
+  for (const file of json.testResults ?? [])
+    if (Number.isFinite(file.endTime - file.startTime))
+      durations.push({
+        file: `${dir}/${file.name.slice(file.name.indexOf('test/'))}`,
+        ms: file.endTime - file.startTime,
+      });
   for (const file of json.testResults ?? [])
     for (const test of file.assertionResults ?? [])
       if (test.status === 'failed')
@@ -76,7 +84,13 @@ for (const dir of packages) {
 }
 if (missing.length)
   console.log(`no test results from: ${missing.join(', ')} (its build or its test run failed)`);
+// The slowest files: where the suite's time goes (the budget is ten minutes on a 2-core machine).
+durations.sort((a, b) => b.ms - a.ms);
+console.log('\nslowest test files:');
+for (const { file, ms } of durations.slice(0, 12))
+  console.log(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${file}`);
 // The failing tests' names last, so that the tail of a long CI log says which one failed.
 for (const line of failures) console.log(`failed: ${line}`);
-console.log(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+const seconds = Math.round(performance.now() / 1000);
+console.log(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped (${seconds} s)`);
 process.exit(first.status === 0 && turbo.status === 0 ? 0 : 1);

@@ -102,7 +102,7 @@ function worseBeyond(
   const limit =
     scale === 'points'
       ? MIN_POINTS_CHANGE
-      : scale === 'absolute'
+      : scale === 'absolute' || scale === 'count'
         ? amountMargin
         : thresholdFraction(threshold);
   return worse > limit;

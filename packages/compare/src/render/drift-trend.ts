@@ -5,7 +5,7 @@
 
 import { type DriftAnalysis, type DriftStep, type MetricTrend, OPEN_CONFIDENCE } from '../drift/analysis.js';
 import type { History } from '../drift/history.js';
-import { changesInPoints, metricSpec } from '../settings/metrics.js';
+import { changesByAmount, changesInPoints, metricSpec } from '../settings/metrics.js';
 import { formatChange, formatInterval } from './format.js';
 import { escapeText } from './markdown-text.js';
 import { metricFormat, metricLabel } from './metric-labels.js';
@@ -51,7 +51,7 @@ function chart(analysis: DriftAnalysis, t: MetricTrend): string[] {
   const points = t.points.slice(-CHART_POINTS);
   // percent (errorRate: percentage points; retained bytes: bytes); an interval without bounds is
   // drawn at zero
-  const bytes = metricSpec(t.metric)?.scale === 'absolute';
+  const bytes = changesByAmount(t.metric);
   const finite = (x: number) => (Number.isFinite(x) ? Number((bytes ? x : x * 100).toFixed(2)) : 0);
   const lows = points.map((p) => finite(p.ci[0]));
   const highs = points.map((p) => finite(p.ci[1]));
@@ -63,7 +63,7 @@ function chart(analysis: DriftAnalysis, t: MetricTrend): string[] {
     'xychart-beta',
     `  title "${plain(t.scenario)}: ${plain(metricLabel(t.metric))} vs ${plain(analysis.reference.ref, 40)}"`,
     `  x-axis [${points.map((p) => `"${short(p.commit)}"`).join(', ')}]`,
-    `  y-axis "change ${bytes ? '(bytes per request)' : changesInPoints(t.metric) ? '(points)' : '(%)'}" ${min} --> ${max}`,
+    `  y-axis "change ${bytes ? `(${metricSpec(t.metric)?.unit === 'B' ? 'bytes' : metricSpec(t.metric)?.unit} per request)` : changesInPoints(t.metric) ? '(points)' : '(%)'}" ${min} --> ${max}`,
     `  line [${highs.join(', ')}]`,
     `  line [${changes.join(', ')}]`,
     `  line [${lows.join(', ')}]`,

@@ -1,5 +1,5 @@
 import type { MetricVerdict } from '../model.js';
-import { metricSpec } from '../settings/metrics.js';
+import { changesByAmount } from '../settings/metrics.js';
 
 /** What a format needs of a metric: its name (for its scale) and its unit. */
 type Metric = Pick<MetricVerdict, 'metric' | 'unit'>;
@@ -7,8 +7,14 @@ type Metric = Pick<MetricVerdict, 'metric' | 'unit'>;
 /** A metric measured as a rate (0..1) whose changes are points: errors, event-loop utilisation. */
 const inPoints = (m: Pick<MetricVerdict, 'unit'>) => m.unit === '%';
 
-/** A metric whose changes are amounts in its unit (bytes retained per request). */
-const inAmounts = (m: Metric) => metricSpec(m.metric)?.scale === 'absolute';
+/** A metric whose changes are amounts in its unit (bytes retained per request, calls per request). */
+const inAmounts = (m: Metric) => changesByAmount(m.metric);
+
+/** An amount in a metric's unit: bytes as bytes, anything else with two decimals and its unit. */
+const formatAmount = (m: Metric, x: number) =>
+  m.unit === 'B'
+    ? formatBytes(x)
+    : `${Math.abs(x) >= 100 ? Math.abs(x).toFixed(0) : Math.abs(x).toFixed(2)} ${m.unit}`;
 
 /** A byte count for people: `512 B`, `9.62 KiB`, `1.5 MiB` (binary units, as heaps are measured). */
 export function formatBytes(bytes: number): string {
@@ -41,7 +47,7 @@ export function formatChange(m: Metric, change: number): string {
   if (!Number.isFinite(change)) return '—';
   const sign = signOf(change);
   if (inPoints(m)) return `${sign}${Math.abs(change * 100).toFixed(2)} pts`;
-  if (inAmounts(m)) return `${sign}${formatBytes(change)}`;
+  if (inAmounts(m)) return `${sign}${formatAmount(m, change)}`;
   return `${sign}${Math.abs(change * 100).toFixed(1)} %`;
 }
 
@@ -60,7 +66,8 @@ const absurd = (m: Metric, x: number) =>
 export function formatInterval(m: Metric, ci: [number, number] | null): string {
   if (!ci || absurd(m, ci[0]) || absurd(m, ci[1])) return 'too few pairs';
   const sign = (x: number) => (x >= 0 ? '+' : '−');
-  if (inAmounts(m)) return `[${sign(ci[0])}${formatBytes(ci[0])}, ${sign(ci[1])}${formatBytes(ci[1])}]`;
+  if (inAmounts(m))
+    return `[${sign(ci[0])}${formatAmount(m, ci[0])}, ${sign(ci[1])}${formatAmount(m, ci[1])}]`;
   const one = (x: number) =>
     inPoints(m) ? `${sign(x)}${Math.abs(x * 100).toFixed(2)}` : `${sign(x)}${Math.abs(x * 100).toFixed(1)}`;
   return inPoints(m) ? `[${one(ci[0])}, ${one(ci[1])}] pts` : `[${one(ci[0])}, ${one(ci[1])}] %`;
@@ -70,7 +77,7 @@ export function formatInterval(m: Metric, ci: [number, number] | null): string {
 export function formatDetectable(m: Metric & Pick<MetricVerdict, 'detectable'>): string {
   const d = m.detectable;
   if (d === null || absurd(m, d)) return '—';
-  if (inAmounts(m)) return `±${formatBytes(d)}`;
+  if (inAmounts(m)) return `±${formatAmount(m, d)}`;
   return inPoints(m) ? `±${(d * 100).toFixed(2)} pts` : `±${(d * 100).toFixed(1)} %`;
 }
 
@@ -79,7 +86,7 @@ export function formatDetectable(m: Metric & Pick<MetricVerdict, 'detectable'>):
  * threshold in percent (a rate's margin is stated in percent of its base, as the setting is).
  */
 export function marginText(m: Metric & Pick<MetricVerdict, 'margin'>, threshold: number): string {
-  if (inAmounts(m) && m.margin !== undefined) return formatBytes(m.margin);
+  if (inAmounts(m) && m.margin !== undefined) return formatAmount(m, m.margin);
   return `${threshold} %`;
 }
 

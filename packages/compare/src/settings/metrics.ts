@@ -8,10 +8,12 @@ import type { RoundData } from '../round-data.js';
 
 /**
  * How a metric changes: by a ratio (throughput, latency, CPU time), by points (rates, 0..1), or by
- * an amount in its unit (`absolute`: bytes retained per request, where base often retains nothing
- * and a ratio means nothing; its margin is a setting in that unit, retainedThreshold).
+ * an amount in its unit — `absolute`: bytes retained per request, where base often retains nothing
+ * and a ratio means nothing (its margin is a setting in that unit, retainedThreshold); `count`: a
+ * count per request that is often 0 on one side (downstream calls), whose margin is the threshold
+ * of base's count, at least the metric's `least`.
  */
-export type MetricScale = 'ratio' | 'points' | 'absolute';
+export type MetricScale = 'ratio' | 'points' | 'absolute' | 'count';
 
 /**
  * What can swing a metric: `wall` metrics (throughput, latency, event-loop utilisation) move
@@ -43,6 +45,8 @@ export interface MetricDeclaration {
   clock: MetricClock;
   /** Its value in one side's round; NaN where that round did not measure it. */
   value: (round: RoundData) => number;
+  /** A `count` metric's smallest change that counts, in its unit. */
+  least?: number;
   output?: MetricOutput;
 }
 
@@ -243,7 +247,7 @@ export const DEFAULT_METRICS: readonly MetricName[] = [
 ];
 
 /** A metric's description by name, for code that holds only the name (a history's key). */
-export function metricSpec(metric: string): MetricSpec | undefined {
+export function metricSpec(metric: string): MetricDeclaration | undefined {
   return METRICS.find((m) => m.metric === metric);
 }
 
@@ -253,7 +257,13 @@ export const changesInPoints = (metric: string): boolean => metricSpec(metric)?.
 /** The metric changes by a difference (points, or an amount in its unit), not by a ratio. */
 export const changesByDifference = (metric: string): boolean => {
   const scale = metricSpec(metric)?.scale;
-  return scale === 'points' || scale === 'absolute';
+  return scale === 'points' || scale === 'absolute' || scale === 'count';
+};
+
+/** The metric changes by an amount in its own unit (bytes, calls), not by a ratio or points. */
+export const changesByAmount = (metric: string): boolean => {
+  const scale = metricSpec(metric)?.scale;
+  return scale === 'absolute' || scale === 'count';
 };
 
 /**

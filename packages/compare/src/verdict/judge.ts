@@ -6,7 +6,12 @@ import {
   type Outcome,
   type RoundMetrics,
 } from '../model.js';
-import { METRICS, type MetricSpec, RETAINED_WINDOW_NOISE } from '../settings/metrics.js';
+import {
+  METRICS,
+  type MetricDeclaration,
+  type MetricSpec,
+  RETAINED_WINDOW_NOISE,
+} from '../settings/metrics.js';
 import { detectableShift, mean, median, pairedDifference } from './statistics.js';
 
 /** Smallest change in points (error rate, event-loop utilisation) that can count: 1 point. */
@@ -118,7 +123,7 @@ function judgeMetric(
     inVerdict: options.metrics.includes(metric),
     pairs: used.length,
     excluded,
-    margin: marginOf(scale, ratio, baseValue, options, used),
+    margin: marginOf(spec, ratio, baseValue, options, used),
   };
   if (used.length < 2) {
     const why: InconclusiveReason = excluded > 0 ? 'spoiled' : 'too-few-pairs';
@@ -150,13 +155,15 @@ function pairRequests(used: readonly RoundPair[]): number | undefined {
 
 /** The change that counts for a metric, in the unit of its change (see MetricVerdict.margin). */
 function marginOf(
-  scale: MetricSpec['scale'],
+  spec: MetricDeclaration,
   ratio: boolean,
   baseValue: number,
   options: VerdictOptions,
   used: readonly RoundPair[],
 ): number {
+  const { scale } = spec;
   if (ratio) return options.threshold;
+  if (scale === 'count') return Math.max(options.threshold * Math.abs(baseValue), spec.least ?? 0);
   if (scale === 'absolute') {
     const requests = pairRequests(used);
     return Math.max(options.retainedThreshold, requests ? RETAINED_WINDOW_NOISE / requests : 0);
@@ -168,7 +175,7 @@ function marginOf(
 /** A metric's change over two or more pairs: interval, worst case, detectable change and outcome. */
 function pairedChange(
   used: readonly RoundPair[],
-  { metric, better, scale }: MetricSpec,
+  { metric, better, scale }: MetricDeclaration & { metric: MetricName },
   ratio: boolean,
   baseValue: number,
   margin: number,
@@ -199,7 +206,7 @@ function pairedChange(
     worstCase = Math.expm1(worstOf(...bounds));
     bestCase = Math.expm1(bestOf(...bounds));
     detectable = Math.expm1(shift);
-  } else if (scale === 'points' || scale === 'absolute') {
+  } else if (scale === 'points' || scale === 'absolute' || scale === 'count') {
     change = d.mean;
     ci = d.ci;
     worstCase = worstOf(...bounds);
