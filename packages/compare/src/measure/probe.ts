@@ -18,6 +18,7 @@ import { connect, Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { MonitorSnapshot } from '@hotpath/overload-guard';
 import { type CpuSampler, startCpuSampler } from '@hotpath/tick-parser/cpu-sampler';
+import { type DownstreamRecorder, installDownstream } from './probe-downstream.js';
 import { type Edge, memoryEdges } from './probe-edge.js';
 import {
   type HeapSampling,
@@ -36,6 +37,9 @@ import { cpuBetween, listThreads, startupThreads, threadsCpu } from './probe-thr
 
 /** The runtime's threads (V8's and Node's), listed when the probe loads: see probe-threads.ts. */
 let runtimeThreads: number[] = [];
+
+/** The record of downstream calls (HOTPATH_PROBE_WAITING=off: none), installed at the probe's load. */
+let downstream: DownstreamRecorder | undefined;
 
 /** Where v8-profiler-next is for the server's Node: HOTPATH_V8_PROFILER_PATH, else the app's own. */
 function loadV8ProfilerNext(): unknown {
@@ -172,6 +176,7 @@ async function openWindow(
   const samples: Reading[] = [];
   const timer = setInterval(() => readMonitor(window), 1000);
   timer.unref();
+  downstream?.start();
   const window: Window = {
     profiler,
     monitor,
@@ -229,6 +234,12 @@ async function closeWindow(
     : undefined;
   clearInterval(current.timer);
   readMonitor(current);
+  let waited: ReturnType<DownstreamRecorder['stop']>;
+  try {
+    waited = downstream?.stop();
+  } catch {
+    waited = undefined;
+  }
   current.monitor.close();
   const durationMs = Date.now() - current.startedAt;
   if (mode === 'prof') markProfLog('stop', current.id);
@@ -253,6 +264,7 @@ async function closeWindow(
         runtimeThreadCpuMicros: runtimeMicros,
         samples: current.samples,
         memory,
+        downstream: waited,
       }),
     );
     files.monitor = monitorFile;
@@ -265,6 +277,7 @@ async function closeWindow(
 function activate(control: string, dir: string, mode: string): void {
   const [portText, token] = control.split(':');
   const socket: Socket = connect({ port: Number(portText), host: '127.0.0.1' });
+  downstream?.untrack(socket);
   socket.unref();
   socket.setNoDelay(true);
   socket.on('error', () => {});
@@ -342,6 +355,7 @@ function install(): void {
   const mode = process.env.HOTPATH_PROBE_PROFILER ?? 'cpuprofile';
   if (!control || !dir) return;
   runtimeThreads = startupThreads();
+  downstream = installDownstream(typeof __filename === 'string' ? __filename : '');
   const wanted = Number(process.env.PORT);
   let active = false;
   const original = Server.prototype.listen;
@@ -357,6 +371,7 @@ function install(): void {
         if (mode === 'prof' && process.listenerCount('SIGTERM') === 0)
           process.once('SIGTERM', () => process.exit(0));
         if (memoryOn()) prepareMemory();
+        downstream?.serve(this);
         activate(control, dir, mode);
       } catch {
         // never break the server

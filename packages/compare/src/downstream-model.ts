@@ -1,0 +1,101 @@
+// What a server waited for in one measured window: the probe's `downstream` field of
+// `<pid>-<window>.monitor.json` (see measure/probe-downstream.ts), and the merge of a round's
+// processes (measure/downstream-summary.ts). One zod schema; the types are inferred from it.
+// Results files are untrusted: every array and text is bounded.
+import { z } from 'zod';
+
+/** The bounds of one window's record (the probe keeps to them; the rest is counted as OTHER). */
+export const DOWNSTREAM_LIMITS = {
+  endpoints: 200,
+  functions: 2000,
+  stacks: 5000,
+  /** Characters of an endpoint (host:port or socket path), a function's name or file. */
+  text: 1024,
+  /** User frames of one stack. */
+  frames: 64,
+} as const;
+
+/** The name of the endpoint, function or stack that stands for everything past a bound. */
+export const OTHER = '(other)';
+
+/** The protocols the probe recognises, by port and by the first bytes a connection exchanges. */
+export const DownstreamProtocolSchema = z.enum(['http', 'https', 'postgres', 'redis', 'memcache', 'mysql']);
+
+const text = z.string().max(DOWNSTREAM_LIMITS.text);
+const count = z.number().int().nonnegative();
+const micros = z.number().nonnegative();
+
+/** One endpoint's exchanges in the window. */
+export const DownstreamEndpointSchema = z.object({
+  /** `host:port` as the client asked for it (`[::1]:6379`), or a Unix socket's path. */
+  endpoint: text,
+  transport: z.enum(['tcp', 'unix']),
+  /** Absent where neither the port nor the first bytes told it. */
+  protocol: DownstreamProtocolSchema.optional(),
+  /** Exchanges that ended in the window: writes, then the data that answered them (one call). */
+  calls: count,
+  /** The sum of the calls' durations, from the first write to the last data of the answer, µs. */
+  waitingMicros: micros,
+  /** Connections opened in the window. */
+  connections: count,
+  bytesOut: count,
+  bytesIn: count,
+});
+
+/**
+ * A function of the user's code on the stacks that issued calls: `calls` and `waitingMicros`
+ * count the calls it issued itself (it was the first user frame: outside node_modules, `node:`
+ * and Node's internals).
+ */
+export const DownstreamFunctionSchema = z.object({
+  name: text,
+  /** The script's path or file:// URL as the process saw it (checkout-relative once merged). */
+  file: text,
+  /** 1-based line and column of the function, 0 when unknown. */
+  line: count,
+  column: count,
+  calls: count,
+  waitingMicros: micros,
+});
+
+/** A distinct stack of user frames (outermost first) and the endpoint its calls went to. */
+export const DownstreamStackSchema = z.object({
+  /** Indices into functions, outermost first; the last one issued the calls. Empty: no user frame. */
+  frames: z.array(count).max(DOWNSTREAM_LIMITS.frames),
+  /** Index into endpoints: the stack's leaf in a waiting flame graph. */
+  endpoint: count,
+  calls: count,
+  waitingMicros: micros,
+});
+
+/** Waiting on the requests' path: their calls by the incoming request (its async context) that made them. */
+export const DownstreamRequestsSchema = z.object({
+  /** Requests that made at least one call and ended in the window. */
+  withCalls: count,
+  /** Calls those requests made. */
+  calls: count,
+  /** Per request, the time at least one of its calls was in flight (their union), summed, µs. */
+  unionMicros: micros,
+  /** Per request, the sum of its calls' durations, summed, µs (≥ unionMicros; equal in series). */
+  sumMicros: micros,
+});
+
+/** One process's window (monitor.json `downstream`), or a round's processes merged. */
+export const DownstreamWindowSchema = z.object({
+  /** Incoming requests the process's HTTP server received in the window. */
+  requests: count,
+  endpoints: z.array(DownstreamEndpointSchema).max(DOWNSTREAM_LIMITS.endpoints + 1),
+  requestsWithCalls: DownstreamRequestsSchema,
+  /** Sorted by waitingMicros, largest first. */
+  functions: z.array(DownstreamFunctionSchema).max(DOWNSTREAM_LIMITS.functions + 1),
+  stacks: z.array(DownstreamStackSchema).max(DOWNSTREAM_LIMITS.stacks + 1),
+  /** Processes merged (1 in a monitor.json). */
+  processes: count.optional(),
+});
+
+export type DownstreamProtocol = z.infer<typeof DownstreamProtocolSchema>;
+export type DownstreamEndpoint = z.infer<typeof DownstreamEndpointSchema>;
+export type DownstreamFunction = z.infer<typeof DownstreamFunctionSchema>;
+export type DownstreamStack = z.infer<typeof DownstreamStackSchema>;
+export type DownstreamRequests = z.infer<typeof DownstreamRequestsSchema>;
+export type DownstreamWindow = z.infer<typeof DownstreamWindowSchema>;

@@ -1,0 +1,206 @@
+// The reading side of the probe's `downstream` record: the windows of one round's processes (a
+// cluster's workers, a server and its children) merged into one — counters summed, endpoints by
+// name, functions by name + checkout-relative file + line, stacks by their merged frames and
+// endpoint — and the per-request figures the metrics are made of. Pure: tested on recorded data.
+import {
+  DOWNSTREAM_LIMITS,
+  type DownstreamEndpoint,
+  type DownstreamFunction,
+  type DownstreamStack,
+  type DownstreamWindow,
+  OTHER,
+} from '../downstream-model.js';
+import { relativeLocation } from './locations.js';
+
+/** Keys to rows, bounded: past `limit` rows, everything goes to the one keyed OTHER. */
+class Rows<T> {
+  readonly rows: T[] = [];
+  private readonly index = new Map<string, number>();
+  constructor(
+    private readonly limit: number,
+    private readonly other: () => T,
+  ) {}
+
+  /** The row of `key` (made by `make` when new), or OTHER's when the bound is reached. */
+  at(key: string, make: () => T): number {
+    const known = this.index.get(key);
+    if (known !== undefined) return known;
+    const full = this.rows.length >= this.limit;
+    const otherKnown = full ? this.index.get(OTHER) : undefined;
+    if (otherKnown !== undefined) return otherKnown;
+    const index = this.rows.length;
+    this.rows.push(full ? this.other() : make());
+    this.index.set(full ? OTHER : key, index);
+    return index;
+  }
+}
+
+/** Sorts rows by waiting (largest first) and returns the old index → new index map. */
+function byWaiting<T extends { waitingMicros: number }>(rows: T[]): { sorted: T[]; renumber: number[] } {
+  const order = rows
+    .map((_, i) => i)
+    .sort((a, b) => (rows[b]?.waitingMicros ?? 0) - (rows[a]?.waitingMicros ?? 0));
+  const renumber: number[] = [];
+  order.forEach((old, i) => {
+    renumber[old] = i;
+  });
+  return { sorted: order.map((i) => rows[i] as T), renumber };
+}
+
+/**
+ * The windows of one round's processes as one: sums, with function files made relative to the
+ * checkout `root` (see relativeLocation). Undefined when no process recorded a window.
+ */
+export function mergeDownstream(
+  windows: readonly (DownstreamWindow | undefined)[],
+  root?: string,
+): DownstreamWindow | undefined {
+  const present = windows.filter((w): w is DownstreamWindow => w !== undefined);
+  if (!present.length) return undefined;
+  const endpoints = new Rows<DownstreamEndpoint>(DOWNSTREAM_LIMITS.endpoints, () => ({
+    endpoint: OTHER,
+    transport: 'tcp',
+    calls: 0,
+    waitingMicros: 0,
+    connections: 0,
+    bytesOut: 0,
+    bytesIn: 0,
+  }));
+  const functions = new Rows<DownstreamFunction>(DOWNSTREAM_LIMITS.functions, () => ({
+    name: OTHER,
+    file: OTHER,
+    line: 0,
+    column: 0,
+    calls: 0,
+    waitingMicros: 0,
+  }));
+  const stacks = new Rows<DownstreamStack>(DOWNSTREAM_LIMITS.stacks, () => ({
+    frames: [],
+    endpoint: 0,
+    calls: 0,
+    waitingMicros: 0,
+  }));
+  const merged: DownstreamWindow = {
+    requests: 0,
+    endpoints: [],
+    requestsWithCalls: { withCalls: 0, calls: 0, unionMicros: 0, sumMicros: 0 },
+    functions: [],
+    stacks: [],
+    processes: 0,
+  };
+  for (const window of present) {
+    merged.requests += window.requests;
+    merged.processes = (merged.processes ?? 0) + (window.processes ?? 1);
+    for (const key of ['withCalls', 'calls', 'unionMicros', 'sumMicros'] as const)
+      merged.requestsWithCalls[key] += window.requestsWithCalls[key];
+    const endpointAt = window.endpoints.map((e) => {
+      const at = endpoints.at(e.endpoint, () => ({
+        ...e,
+        calls: 0,
+        waitingMicros: 0,
+        connections: 0,
+        bytesOut: 0,
+        bytesIn: 0,
+      }));
+      const row = endpoints.rows[at] as DownstreamEndpoint;
+      row.calls += e.calls;
+      row.waitingMicros += e.waitingMicros;
+      row.connections += e.connections;
+      row.bytesOut += e.bytesOut;
+      row.bytesIn += e.bytesIn;
+      if (!row.protocol && e.protocol) row.protocol = e.protocol;
+      return at;
+    });
+    const functionAt = window.functions.map((f) => {
+      const file = relativeLocation(f.file, root);
+      const at = functions.at(`${f.name}\u0000${file}\u0000${f.line}`, () => ({
+        ...f,
+        file,
+        calls: 0,
+        waitingMicros: 0,
+      }));
+      const row = functions.rows[at] as DownstreamFunction;
+      row.calls += f.calls;
+      row.waitingMicros += f.waitingMicros;
+      return at;
+    });
+    for (const s of window.stacks) {
+      const frames = s.frames.map((f) => functionAt[f] ?? 0);
+      const endpoint = endpointAt[s.endpoint] ?? 0;
+      const at = stacks.at(`${frames.join(',')}>${endpoint}`, () => ({
+        frames,
+        endpoint,
+        calls: 0,
+        waitingMicros: 0,
+      }));
+      const row = stacks.rows[at] as DownstreamStack;
+      row.calls += s.calls;
+      row.waitingMicros += s.waitingMicros;
+    }
+  }
+  const sortedEndpoints = byWaiting(endpoints.rows);
+  const sortedFunctions = byWaiting(functions.rows);
+  merged.endpoints = sortedEndpoints.sorted;
+  merged.functions = sortedFunctions.sorted;
+  merged.stacks = byWaiting(stacks.rows).sorted.map((s) => ({
+    ...s,
+    frames: s.frames.map((f) => sortedFunctions.renumber[f] ?? 0),
+    endpoint: sortedEndpoints.renumber[s.endpoint] ?? 0,
+  }));
+  return merged;
+}
+
+/** One endpoint's figures per incoming request (and per call). */
+export interface EndpointPerRequest {
+  endpoint: string;
+  protocol?: string;
+  calls: number;
+  /** Waiting µs per request, the sum of its calls' durations. */
+  waitingMicros: number;
+  /** Waiting µs per call. */
+  waitingPerCallMicros: number;
+  connections: number;
+  bytesOut: number;
+  bytesIn: number;
+}
+
+/** A window's figures per incoming request: what the metrics compare, base → head. */
+export interface DownstreamPerRequest {
+  requests: number;
+  /** Calls per request, over every endpoint. */
+  calls: number;
+  /** Per request, the time at least one of its calls was in flight (over all requests, with calls or not), µs. */
+  waitingMicros: number;
+  /** Per request, the sum of its calls' durations, µs: above waitingMicros when calls overlap. */
+  callMicros: number;
+  /** waitingMicros / callMicros: 1 when every request's calls run in series, lower when they overlap. */
+  seriality?: number;
+  connections: number;
+  endpoints: EndpointPerRequest[];
+}
+
+/** Per-request figures of a (merged) window; undefined without requests to divide by. */
+export function downstreamPerRequest(window: DownstreamWindow | undefined): DownstreamPerRequest | undefined {
+  if (!window || window.requests <= 0) return undefined;
+  const n = window.requests;
+  const { unionMicros, sumMicros } = window.requestsWithCalls;
+  const endpoints = window.endpoints.map((e) => ({
+    endpoint: e.endpoint,
+    ...(e.protocol ? { protocol: e.protocol } : {}),
+    calls: e.calls / n,
+    waitingMicros: e.waitingMicros / n,
+    waitingPerCallMicros: e.calls ? e.waitingMicros / e.calls : 0,
+    connections: e.connections / n,
+    bytesOut: e.bytesOut / n,
+    bytesIn: e.bytesIn / n,
+  }));
+  return {
+    requests: n,
+    calls: window.endpoints.reduce((sum, e) => sum + e.calls, 0) / n,
+    waitingMicros: unionMicros / n,
+    callMicros: sumMicros / n,
+    ...(sumMicros > 0 ? { seriality: unionMicros / sumMicros } : {}),
+    connections: window.endpoints.reduce((sum, e) => sum + e.connections, 0) / n,
+    endpoints,
+  };
+}

@@ -1,0 +1,204 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, createServer, get, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DownstreamWindow, DownstreamWindowSchema } from '../src/downstream-model.js';
+import { ProbeControl } from '../src/measure/probe-control.js';
+import { probePath } from '../src/measure/probe-path.js';
+import {
+  freePort,
+  type StartedPostgres,
+  type StartedStore,
+  startStores,
+  storesMissing,
+} from './helpers/stores.js';
+
+// What a real server waits for, recorded by the probe in its own process: PostgreSQL through
+// node-postgres, Redis through ioredis, and a local HTTP service (answering after 3 ms) through
+// http.request and fetch — real processes, one measured window per story, each window a bounded
+// number of requests sent one after another (so calls per request are exact).
+
+const FIXTURE = new URL('./fixtures/downstream-server.cjs', import.meta.url).pathname;
+const REQUESTS = 40;
+const missing = storesMissing();
+
+interface Running {
+  stores: { postgres: StartedPostgres; redis: StartedStore; stop(): Promise<void> };
+  service: Server;
+  servicePort: number;
+  control: ProbeControl;
+  server: ChildProcess;
+  port: number;
+  dir: string;
+  window: number;
+}
+
+const client = new Agent({ keepAlive: true, maxSockets: 1 });
+
+function ask(port: number, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    get({ host: '127.0.0.1', port, path, agent: client }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+    }).on('error', reject);
+  });
+}
+
+/** One measured window of `requests` requests to `path` (after a few unmeasured ones). */
+async function measure(run: Running, path: string, requests = REQUESTS): Promise<DownstreamWindow> {
+  for (let i = 0; i < 5; i++) expect(await ask(run.port, path)).toBe(200);
+  run.window++;
+  await run.control.start(run.window);
+  for (let i = 0; i < requests; i++) expect(await ask(run.port, path)).toBe(200);
+  const [report] = await run.control.stop();
+  expect(report?.error).toBeUndefined();
+  const monitor = JSON.parse(readFileSync(report?.files.monitor as string, 'utf8'));
+  return DownstreamWindowSchema.parse(monitor.downstream);
+}
+
+function endpoint(window: DownstreamWindow, port: number) {
+  const found = window.endpoints.find((e) => e.endpoint === `127.0.0.1:${port}`);
+  expect(found, `endpoint 127.0.0.1:${port} in ${JSON.stringify(window.endpoints)}`).toBeDefined();
+  return found as NonNullable<typeof found>;
+}
+
+describe.skipIf(missing)(
+  `downstream calls of a real server${missing ? ` (skipped: ${missing})` : ''}`,
+  () => {
+    let run: Running;
+
+    beforeAll(async () => {
+      const stores = await startStores();
+      const dir = mkdtempSync(join(tmpdir(), 'hotpath-downstream-'));
+      let service: Server | undefined;
+      let control: ProbeControl | undefined;
+      try {
+        const redis = new Redis(stores.redis.url);
+        await redis.set('items', JSON.stringify(Array.from({ length: 10 }, (_, i) => i + 1)));
+        for (let id = 1; id <= 10; id++) await redis.set(`item:${id}`, String(id));
+        redis.disconnect();
+        service = createServer((_req, res) => setTimeout(() => res.end('ok'), 3));
+        await new Promise<void>((resolve) => service?.listen(0, '127.0.0.1', resolve));
+        const address = service.address();
+        const servicePort = typeof address === 'object' && address ? address.port : 0;
+        control = await ProbeControl.open();
+        const port = await freePort();
+        const server = spawn(process.execPath, [FIXTURE], {
+          stdio: 'ignore',
+          env: {
+            ...process.env,
+            PORT: String(port),
+            NODE_OPTIONS: `--require ${probePath()}`,
+            HOTPATH_PROBE_CONTROL: control.address,
+            HOTPATH_PROBE_DIR: dir,
+            HOTPATH_PROBE_PROFILER: 'none',
+            PG_URL: stores.postgres.url,
+            REDIS_URL: stores.redis.url,
+            SERVICE_URL: `http://127.0.0.1:${servicePort}/`,
+          },
+        });
+        run = { stores, service, servicePort, control, server, port, dir, window: 0 };
+        expect(await control.waitForProbe(20_000)).toBe(true);
+      } catch (err) {
+        await teardown(stores, service, control, dir);
+        throw err;
+      }
+    }, 60_000);
+
+    async function teardown(
+      stores: Running['stores'],
+      service: Server | undefined,
+      control: ProbeControl | undefined,
+      dir: string,
+    ) {
+      client.destroy();
+      await new Promise((resolve) => (service ? service.close(resolve) : resolve(undefined)));
+      await control?.close();
+      await stores.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+
+    afterAll(async () => {
+      if (!run) return;
+      const exited = new Promise((resolve) => run.server.once('exit', resolve));
+      run.server.kill('SIGTERM');
+      if (run.server.exitCode === null) await exited;
+      await teardown(run.stores, run.service, run.control, run.dir);
+    }, 30_000);
+
+    it('PostgreSQL: 1 query per request vs one per item (N+1), by endpoint, named postgres', async () => {
+      const one = await measure(run, '/pg-one');
+      const perItem = await measure(run, '/pg-per-item');
+      for (const window of [one, perItem]) expect(window.requests).toBe(REQUESTS);
+      const pg = [endpoint(one, run.stores.postgres.port), endpoint(perItem, run.stores.postgres.port)];
+      expect(pg[0]?.protocol).toBe('postgres');
+      expect((pg[0]?.calls ?? 0) / REQUESTS).toBeCloseTo(1, 1);
+      expect((pg[1]?.calls ?? 0) / REQUESTS).toBeCloseTo(10, 1);
+      // the pool's connections are open before the window: none opened in it
+      expect(pg[1]?.connections).toBe(0);
+      expect(pg[1]?.bytesOut).toBeGreaterThan(pg[0]?.bytesOut ?? 0);
+      expect(perItem.requestsWithCalls).toMatchObject({ withCalls: REQUESTS, calls: 10 * REQUESTS });
+      expect(perItem.functions[0]).toMatchObject({ name: 'loadItemsOneByOne', calls: 10 * REQUESTS });
+      expect(perItem.functions[0]?.file).toMatch(/downstream-server\.cjs$/);
+      expect(one.functions[0]).toMatchObject({ name: 'loadItemsAtOnce', calls: REQUESTS });
+      // the flame graph's stacks end at the endpoint the calls went to
+      const top = perItem.stacks[0];
+      expect(perItem.endpoints[top?.endpoint ?? -1]?.protocol).toBe('postgres');
+      expect(perItem.functions[top?.frames.at(-1) ?? -1]?.name).toBe('loadItemsOneByOne');
+    });
+
+    it('PostgreSQL: 3 queries awaited together vs in series (union vs sum of waiting)', async () => {
+      const together = await measure(run, '/pg-together');
+      const series = await measure(run, '/pg-series');
+      for (const window of [together, series]) {
+        expect(window.requestsWithCalls).toMatchObject({ withCalls: REQUESTS, calls: 3 * REQUESTS });
+        expect(endpoint(window, run.stores.postgres.port).calls).toBe(3 * REQUESTS);
+      }
+      const ratio = (w: DownstreamWindow) => w.requestsWithCalls.unionMicros / w.requestsWithCalls.sumMicros;
+      // in series the calls never overlap (the union is their sum); together they do
+      expect(ratio(series)).toBeGreaterThan(0.97);
+      expect(ratio(together)).toBeLessThan(0.7);
+      expect(series.functions[0]?.name).toBe('loadThreeInSeries');
+    });
+
+    it('Redis: GET once vs once per item, named redis', async () => {
+      const once = await measure(run, '/redis-once');
+      const perItem = await measure(run, '/redis-per-item');
+      const redis = [endpoint(once, run.stores.redis.port), endpoint(perItem, run.stores.redis.port)];
+      expect(redis[0]?.protocol).toBe('redis');
+      expect((redis[0]?.calls ?? 0) / REQUESTS).toBeCloseTo(1, 1);
+      expect((redis[1]?.calls ?? 0) / REQUESTS).toBeCloseTo(10, 1);
+      expect(perItem.functions[0]).toMatchObject({ name: 'readCachedItems' });
+      expect(perItem.functions[0]?.file).toMatch(/downstream-server\.cjs$/);
+    });
+
+    it('HTTP: keep-alive (no new connection) vs a connection per call, and fetch', async () => {
+      const kept = await measure(run, '/http-keepalive');
+      const fresh = await measure(run, '/http-new');
+      const fetched = await measure(run, '/fetch');
+      const service = [kept, fresh, fetched].map((w) => endpoint(w, run.servicePort));
+      for (const e of service) {
+        expect(e.protocol).toBe('http');
+        expect(e.calls / REQUESTS).toBeCloseTo(1, 1);
+        expect(e.bytesIn).toBeGreaterThan(0);
+      }
+      expect((service[0]?.connections ?? 0) / REQUESTS).toBeLessThan(0.05);
+      expect(service[1]?.connections).toBe(REQUESTS);
+      expect(kept.functions[0]?.name).toBe('askService');
+      expect(kept.functions.map((f) => f.name)).toContain('callServiceKeptAlive');
+      expect(fetched.functions[0]?.name).toBe('fetchService');
+      // waiting per call is at least the service's 3 ms
+      expect(service[0]?.waitingMicros ?? 0).toBeGreaterThan(3000 * REQUESTS);
+    });
+
+    it('a route that calls nothing records no calls', async () => {
+      const none = await measure(run, '/none');
+      expect(none.requests).toBe(REQUESTS);
+      expect(none.requestsWithCalls.withCalls).toBe(0);
+      expect(none.endpoints.reduce((n, e) => n + e.calls, 0)).toBe(0);
+    });
+  },
+);

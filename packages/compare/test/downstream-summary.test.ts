@@ -1,0 +1,113 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  DOWNSTREAM_LIMITS,
+  type DownstreamWindow,
+  DownstreamWindowSchema,
+  OTHER,
+} from '../src/downstream-model.js';
+import { downstreamPerRequest, mergeDownstream } from '../src/measure/downstream-summary.js';
+
+// Windows the probe recorded (test/downstream-probe.test.ts, the fixture server's N+1 routes on
+// PostgreSQL and Redis and its Promise.all route), read as the processes of one round.
+const recorded = JSON.parse(
+  readFileSync(new URL('./fixtures/downstream/round-windows.json', import.meta.url), 'utf8'),
+) as { windows: unknown[] };
+const [pgPerItem, redisPerItem, pgTogether] = recorded.windows.map((w) =>
+  DownstreamWindowSchema.parse(w),
+) as [DownstreamWindow, DownstreamWindow, DownstreamWindow];
+
+describe('mergeDownstream', () => {
+  it('sums the processes of a round: requests, endpoints by name, functions by name + file + line', () => {
+    const merged = mergeDownstream([pgPerItem, redisPerItem, pgTogether], '/srv/app');
+    expect(merged).toBeDefined();
+    const m = merged as DownstreamWindow;
+    expect(DownstreamWindowSchema.parse(m)).toEqual(m);
+    expect(m.processes).toBe(3);
+    expect(m.requests).toBe(120);
+    expect(m.requestsWithCalls).toEqual({
+      withCalls: 120,
+      calls: 400 + 400 + 120,
+      unionMicros: 256_484 + 100_013 + 270_710,
+      sumMicros: 256_484 + 100_013 + 649_363,
+    });
+    // PostgreSQL in two processes: one row; sorted by waiting
+    expect(m.endpoints.map((e) => [e.endpoint, e.protocol, e.calls, e.waitingMicros])).toEqual([
+      ['127.0.0.1:43443', 'postgres', 520, 256_484 + 649_363],
+      ['127.0.0.1:40685', 'redis', 400, 100_013],
+    ]);
+    // files relative to the checkout; the request handler (in every process) is one function
+    expect(m.functions.map((f) => [f.name, f.file, f.line, f.calls])).toEqual([
+      ['loadThreeTogether', 'downstream-server.cjs', 30, 120],
+      ['loadItemsOneByOne', 'downstream-server.cjs', 19, 400],
+      ['readCachedItems', 'downstream-server.cjs', 49, 400],
+      ['(anonymous)', 'downstream-server.cjs', 93, 0],
+      ['(anonymous)', 'downstream-server.cjs', 31, 0],
+    ]);
+  });
+
+  it('keeps each stack pointing at its own functions and endpoint after the renumbering', () => {
+    const m = mergeDownstream([pgPerItem, redisPerItem], '/srv/app') as DownstreamWindow;
+    const named = m.stacks.map((s) => [
+      s.frames.map((f) => m.functions[f]?.name).join(' > '),
+      m.endpoints[s.endpoint]?.protocol,
+      s.calls,
+    ]);
+    expect(named).toEqual([
+      ['loadItemsOneByOne', 'postgres', 360],
+      ['readCachedItems', 'redis', 360],
+      ['(anonymous) > loadItemsOneByOne', 'postgres', 40],
+      ['(anonymous) > readCachedItems', 'redis', 40],
+    ]);
+    // the stacks' waiting adds up to the endpoints' (each rounded to the µs by the probe)
+    const stacks = m.stacks.reduce((n, s) => n + s.waitingMicros, 0);
+    const endpoints = m.endpoints.reduce((n, e) => n + e.waitingMicros, 0);
+    expect(Math.abs(stacks - endpoints)).toBeLessThanOrEqual(m.stacks.length);
+  });
+
+  it('one window is itself (files made relative); none is undefined', () => {
+    const one = mergeDownstream([pgPerItem], '/srv/app') as DownstreamWindow;
+    expect(one.endpoints).toEqual(pgPerItem.endpoints);
+    expect(one.functions[0]?.file).toBe('downstream-server.cjs');
+    expect(mergeDownstream([undefined])).toBeUndefined();
+    expect(mergeDownstream([])).toBeUndefined();
+  });
+
+  it('past the bound of endpoints, the rest is one row named OTHER', () => {
+    const many: DownstreamWindow = {
+      ...pgPerItem,
+      endpoints: Array.from({ length: DOWNSTREAM_LIMITS.endpoints }, (_, i) => ({
+        ...(pgPerItem.endpoints[0] as DownstreamWindow['endpoints'][number]),
+        endpoint: `10.0.0.1:${1000 + i}`,
+      })),
+      stacks: [],
+    };
+    const more: DownstreamWindow = { ...redisPerItem, stacks: [] };
+    const m = mergeDownstream([many, more]) as DownstreamWindow;
+    expect(m.endpoints).toHaveLength(DOWNSTREAM_LIMITS.endpoints + 1);
+    expect(m.endpoints.find((e) => e.endpoint === OTHER)?.calls).toBe(400);
+  });
+});
+
+describe('downstreamPerRequest', () => {
+  it('N+1: 10 calls per request; in series the waiting is the calls’ sum', () => {
+    const n1 = downstreamPerRequest(pgPerItem);
+    expect(n1?.calls).toBe(10);
+    expect(n1?.seriality).toBe(1);
+    expect(n1?.endpoints[0]).toMatchObject({ protocol: 'postgres', calls: 10, connections: 0 });
+    expect(n1?.endpoints[0]?.waitingPerCallMicros).toBeCloseTo(256_484 / 400, 6);
+  });
+
+  it('awaited together: the waiting per request is well below the calls’ sum', () => {
+    const together = downstreamPerRequest(pgTogether);
+    expect(together?.calls).toBe(3);
+    expect(together?.waitingMicros).toBeCloseTo(270_710 / 40, 6);
+    expect(together?.callMicros).toBeCloseTo(649_363 / 40, 6);
+    expect(together?.seriality).toBeLessThan(0.5);
+  });
+
+  it('no requests: nothing per request', () => {
+    expect(downstreamPerRequest({ ...pgPerItem, requests: 0 })).toBeUndefined();
+    expect(downstreamPerRequest(undefined)).toBeUndefined();
+  });
+});
