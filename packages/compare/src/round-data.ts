@@ -3,6 +3,8 @@
 // and the model's types come from them (z.infer), so a field is declared once. Also the per-request
 // figures every reader of that data shares (the verdict's metrics, the diagnosis's memory block).
 import { z } from 'zod';
+import { DownstreamWindowSchema } from './downstream-model.js';
+import type { DownstreamPerRequest } from './downstream-summary.js';
 import { parseSlo } from './settings/slo.js';
 
 // The results of a measuring job come from a job that ran pull-request code: in the report job
@@ -94,6 +96,11 @@ export const monitorSchema = z.object({
   heapSeries: z.array(finite).max(100_000),
   /** The window's memory edges; absent from a probe without them (or HOTPATH_PROBE_MEMORY=off). */
   memory: memorySchema.optional(),
+  /**
+   * What the process waited for in the window: its downstream calls by endpoint, per incoming
+   * request, and the code that made them; absent from a probe without it (HOTPATH_PROBE_WAITING=off).
+   */
+  downstream: DownstreamWindowSchema.optional(),
 });
 export type MonitorSummary = z.infer<typeof monitorSchema>;
 
@@ -190,4 +197,6 @@ export interface RoundData {
   requests: number;
   /** The window's memory per request (retained over its settle load too). */
   memory?: SideMemory;
+  /** The window's downstream calls and waiting per request, its processes merged. */
+  downstream?: DownstreamPerRequest;
 }

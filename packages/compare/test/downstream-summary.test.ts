@@ -6,7 +6,8 @@ import {
   DownstreamWindowSchema,
   OTHER,
 } from '../src/downstream-model.js';
-import { downstreamPerRequest, mergeDownstream } from '../src/measure/downstream-summary.js';
+import { downstreamPerRequest, mergeDownstream } from '../src/downstream-summary.js';
+import { relativeLocation } from '../src/measure/locations.js';
 
 // Windows the probe recorded (test/downstream-probe.test.ts, the fixture server's N+1 routes on
 // PostgreSQL and Redis and its Promise.all route), read as the processes of one round.
@@ -19,7 +20,9 @@ const [pgPerItem, redisPerItem, pgTogether] = recorded.windows.map((w) =>
 
 describe('mergeDownstream', () => {
   it('sums the processes of a round: requests, endpoints by name, functions by name + file + line', () => {
-    const merged = mergeDownstream([pgPerItem, redisPerItem, pgTogether], '/srv/app');
+    const merged = mergeDownstream([pgPerItem, redisPerItem, pgTogether], (file) =>
+      relativeLocation(file, '/srv/app'),
+    );
     expect(merged).toBeDefined();
     const m = merged as DownstreamWindow;
     expect(DownstreamWindowSchema.parse(m)).toEqual(m);
@@ -47,7 +50,9 @@ describe('mergeDownstream', () => {
   });
 
   it('keeps each stack pointing at its own functions and endpoint after the renumbering', () => {
-    const m = mergeDownstream([pgPerItem, redisPerItem], '/srv/app') as DownstreamWindow;
+    const m = mergeDownstream([pgPerItem, redisPerItem], (file) =>
+      relativeLocation(file, '/srv/app'),
+    ) as DownstreamWindow;
     const named = m.stacks.map((s) => [
       s.frames.map((f) => m.functions[f]?.name).join(' > '),
       m.endpoints[s.endpoint]?.protocol,
@@ -66,7 +71,9 @@ describe('mergeDownstream', () => {
   });
 
   it('one window is itself (files made relative); none is undefined', () => {
-    const one = mergeDownstream([pgPerItem], '/srv/app') as DownstreamWindow;
+    const one = mergeDownstream([pgPerItem], (file) =>
+      relativeLocation(file, '/srv/app'),
+    ) as DownstreamWindow;
     expect(one.endpoints).toEqual(pgPerItem.endpoints);
     expect(one.functions[0]?.file).toBe('downstream-server.cjs');
     expect(mergeDownstream([undefined])).toBeUndefined();

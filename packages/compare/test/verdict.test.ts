@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RoundMetrics } from '../src/model.js';
-import { RETAINED_WINDOW_NOISE } from '../src/settings/metrics.js';
+import { METRIC_NAMES, RETAINED_WINDOW_NOISE } from '../src/settings/metrics.js';
 import { combineOutcomes, judgeMetrics, outcomeOf, SPOILED_CORES } from '../src/verdict/judge.js';
 import { roundPairs } from '../src/verdict/round-pairs.js';
 import { defined } from './helpers/defined.js';
@@ -39,19 +39,14 @@ const round = (
   cpuPerRequest = Number.NaN,
   extra: Partial<RoundMetrics> = {},
 ): RoundMetrics => ({
+  // every metric of the catalogue unmeasured, then the ones this round has
+  ...(Object.fromEntries(METRIC_NAMES.map((m) => [m, Number.NaN])) as RoundMetrics),
   requestsPerSecond: rps,
   p50,
   p90: p50 * 1.5,
   p99: p50 * 3,
   errorRate,
   cpuPerRequest,
-  mainThreadCpuPerRequest: Number.NaN,
-  eventLoopUtilization: Number.NaN,
-  retainedBytesPerRequest: Number.NaN,
-  allocatedBytesPerRequest: Number.NaN,
-  gcTimePerRequest: Number.NaN,
-  capacity: Number.NaN,
-  goodput: Number.NaN,
   ...extra,
 });
 

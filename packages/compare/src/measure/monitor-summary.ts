@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { DownstreamWindow } from '../downstream-model.js';
 import type { MemoryWindow, MonitorSummary } from '../model.js';
 
 /** One event-loop monitor reading as the probe wrote it (fields of overload-guard's snapshot). */
@@ -25,6 +26,7 @@ export function readMonitorFile(path: string): MonitorSummary {
     runtimeThreadCpuMicros?: number;
     samples: Reading[];
     memory?: MemoryWindow;
+    downstream?: DownstreamWindow;
   };
   const cpu = (data.cpuUserMicros ?? Number.NaN) + (data.cpuSystemMicros ?? 0);
   const summary = summariseReadings(data.pid, data.durationMs, data.samples, cpu);
@@ -36,6 +38,7 @@ export function readMonitorFile(path: string): MonitorSummary {
       ? { runtimeCpuMicros: data.runtimeThreadCpuMicros }
       : {}),
     ...(data.memory ? { memory: data.memory } : {}),
+    ...(data.downstream ? { downstream: data.downstream } : {}),
   };
 }
 

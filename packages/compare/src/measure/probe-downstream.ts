@@ -18,7 +18,7 @@
 // Per incoming request (its async context: an AsyncLocalStorage run around the server's
 // 'request' event, set up only once the process made its first outgoing call), the union of its
 // calls' in-flight intervals and their sum. Never throws into the host.
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import { subscribe } from 'node:diagnostics_channel';
 import http from 'node:http';
 import https from 'node:https';
@@ -329,6 +329,16 @@ export class DownstreamRecorder {
       if (prototype && typeof prototype.query === 'function')
         prototype.query = this.wrapDeferred(prototype.query as (...args: never[]) => unknown);
     }
+    // A busy pool queues the caller's callback and runs it when another query releases a client,
+    // in that query's async context: the write would be another request's. Bound to the caller's
+    // context (its request and its origin), the callback writes as the caller.
+    const pool = (pg as { Pool?: { prototype?: { connect?: unknown } } })?.Pool?.prototype;
+    const connect = pool?.connect;
+    if (pool && typeof connect === 'function')
+      pool.connect = function connectBound(this: unknown, callback?: unknown, ...rest: unknown[]) {
+        const bound = typeof callback === 'function' ? AsyncResource.bind(callback as () => void) : callback;
+        return (connect as (...args: unknown[]) => unknown).call(this, bound, ...rest);
+      };
   }
 
   /** fetch's write comes from undici much later: its origin travels with undici's request. */

@@ -1,6 +1,7 @@
+import { mergeDownstream } from '../downstream-summary.js';
 import type { MonitorSummary, Profile, RoundResult, ScenarioRound, Side } from '../model.js';
 import { readHeapProfiles } from './allocation-profiles.js';
-import { withProbeFramesMarked, withRelativeLocations } from './locations.js';
+import { relativeLocation, withProbeFramesMarked, withRelativeLocations } from './locations.js';
 import { type LoadMark, otherLoadSince } from './machine-load.js';
 import { readMonitorFile } from './monitor-summary.js';
 import type { ProbeReport } from './probe-control.js';
@@ -31,7 +32,14 @@ export async function readScenarioRounds(
   const seen: SeenProcesses = { pids: new Set() };
   for (const [index, window] of windows.entries()) {
     const { scenario, load, reports, marks, capacity, slices, settleRequests } = window;
-    const monitors = readProbeReports(run.spec.side, reports, seen, warnings);
+    const monitors = readProbeReports(run.spec.side, reports, seen, warnings).map((m) =>
+      m.downstream
+        ? {
+            ...m,
+            downstream: mergeDownstream([m.downstream], (file) => relativeLocation(file, run.spec.root)),
+          }
+        : m,
+    );
     const profile = await readProfile(run, reports, index, warnings);
     const otherLoad = readMachineLoad(marks, monitors);
     const allocations = readAllocations(run, reports, 'heapprofile', warnings);

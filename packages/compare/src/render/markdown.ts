@@ -1,6 +1,23 @@
-import type { HotFunction, Machine, MetricVerdict, Outcome, Report, ScenarioReport } from '../model.js';
+import type {
+  DownstreamEndpointRow,
+  HotFunction,
+  Machine,
+  MetricVerdict,
+  Outcome,
+  Report,
+  ScenarioReport,
+  WaitingFunctionRow,
+} from '../model.js';
 import { RETAINED_WINDOW_NOISE } from '../settings/metrics.js';
 import { allocationMarkdown } from './allocation-rows.js';
+import {
+  DOWNSTREAM_WORDS,
+  endpointCells,
+  endpointName,
+  functionCells,
+  inSeriesText,
+  waitingWhere,
+} from './downstream-rows.js';
 import {
   costText,
   displayName,
@@ -65,7 +82,8 @@ function title(report: Report): string {
 }
 
 /** The rows open on top: the verdict's metrics and any shown-only one that moved. */
-const openMetric = (m: MetricVerdict) => m.inVerdict || m.outcome === 'regressed' || m.outcome === 'improved';
+const openMetric = (m: MetricVerdict) =>
+  (m.inVerdict && !(m.base === 0 && m.head === 0)) || m.outcome === 'regressed' || m.outcome === 'improved';
 
 function metricsTable(
   scenario: ScenarioReport,
@@ -91,6 +109,46 @@ function metricsTable(
       `_${excluded} of ${scenario.pairs} round pairs saw very different load from other processes on the machine in their two rounds: left out of the wall-clock metrics (requests/s, latency, utilisation), kept for CPU time per request._`,
     );
   return lines;
+}
+
+/** The waiting block: in series, the top endpoints and functions open, the rest folded. */
+function waitingMarkdown(report: Report, s: ScenarioReport, h: string): string[] {
+  const diff = s.downstream;
+  if (!diff || (diff.endpoints.length === 0 && diff.functions.length === 0)) return [];
+  const out = [`${h} ${DOWNSTREAM_WORDS.heading} (per request, base → head)`, ''];
+  const series = inSeriesText(diff, (f) => {
+    const where = waitingWhere(f);
+    return `${codeSpan(f.name, 120)}${where ? ` (${codeSpan(where)})` : ''}`;
+  });
+  if (series) out.push(`⚠️ ${series}`, '');
+  const endpointRows = (rows: readonly DownstreamEndpointRow[]) => [
+    '| | Endpoint | Calls base → head | Change | Interval | Waiting per call | New connections |',
+    '|---|---|---:|---:|---|---:|---:|',
+    ...rows.map((row) => {
+      const c = endpointCells(row);
+      return `| ${c.mark === 'new' ? '🆕' : ''} | ${codeSpan(endpointName(row), 200)} | ${c.calls} | ${c.change} | ${c.interval} | ${c.perCall} | ${c.connections} |`;
+    }),
+  ];
+  const functionRows = (rows: readonly WaitingFunctionRow[]) => [
+    '| | Function | Where | Calls base → head | Waiting base → head | Change | Interval |',
+    '|---|---|---|---:|---:|---:|---|',
+    ...rows.map((row) => {
+      const c = functionCells(row);
+      const where = waitingWhere(row);
+      const link = where ? sourceLink(row, report.links) : undefined;
+      const whereCell = where ? (link ? `[${codeSpan(where)}](${link})` : codeSpan(where)) : '';
+      return `| ${c.mark === 'new' ? '🆕' : ''} | ${codeSpan(row.name)} | ${whereCell} | ${c.calls} | ${c.waiting} | ${c.change} | ${c.interval} |`;
+    }),
+  ];
+  const OPEN = 3;
+  if (diff.endpoints.length > 0) out.push(...endpointRows(diff.endpoints.slice(0, OPEN)), '');
+  if (diff.functions.length > 0) out.push(...functionRows(diff.functions.slice(0, OPEN)), '');
+  const rest = [
+    ...(diff.endpoints.length > OPEN ? [...endpointRows(diff.endpoints.slice(OPEN)), ''] : []),
+    ...(diff.functions.length > OPEN ? functionRows(diff.functions.slice(OPEN)) : []),
+  ];
+  out.push(...details('More endpoints and functions', rest));
+  return out;
 }
 
 /** A folded block (nothing when it has no lines). */
@@ -267,13 +325,14 @@ function scenarioSection(report: Report, s: ScenarioReport, many: boolean): stri
   if (hidden.length > 0)
     out.push(
       ...details(
-        `${hidden.length} more metrics (shown only, not moved)`,
+        `${hidden.length} more metrics (shown only or 0 on both sides, not moved)`,
         metricsTable(s, report.settings.threshold, hidden),
       ),
     );
   const h = many ? '#####' : '####';
   out.push(`${h} Hot functions (base → head)`, '', ...hotTable(report, s, 'open'), '');
   out.push(...details('More functions', hotTable(report, s, 'rest')));
+  out.push(...waitingMarkdown(report, s, h));
   out.push(`${h} Event loop`, '', ...findingLines(s), '');
   out.push(
     ...details('Event loop and memory, base and head; allocating functions', [

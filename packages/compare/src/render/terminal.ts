@@ -11,6 +11,14 @@ import {
   allocationWhere,
 } from './allocation-rows.js';
 import {
+  DOWNSTREAM_WORDS,
+  endpointCells,
+  endpointName,
+  functionCells,
+  inSeriesText,
+  waitingWhere,
+} from './downstream-rows.js';
+import {
   costText,
   displayName,
   formatChange,
@@ -234,7 +242,60 @@ function scenarioLines(s: ScenarioReport, many: boolean, context: Context): stri
       lines.push(`  ${pad(cut(name, label), label)} ${pad(b, 18, true)} ${pad(h, 18, true)}`);
     lines.push('');
   }
-  return [...lines, ...ALLOCATION_TABLES.flatMap((table) => allocationLines(s, table, context))];
+  return [
+    ...lines,
+    ...waitingLines(s, context),
+    ...ALLOCATION_TABLES.flatMap((table) => allocationLines(s, table, context)),
+  ];
+}
+
+/**
+ * What the requests waited for: the endpoints whose calls per request changed, the functions that
+ * made them, and "awaited in series" when head overlaps its calls less than base. None without a
+ * downstream record on both sides.
+ */
+function waitingLines(s: ScenarioReport, { width, verbose, paint }: Context): string[] {
+  const diff = s.downstream;
+  if (!diff || (diff.endpoints.length === 0 && diff.functions.length === 0)) return [];
+  const lines: string[] = [];
+  const series = inSeriesText(diff, (f) => `${plain(f.name)} ${plain(waitingWhere(f))}`.trim());
+  if (series) {
+    const [first, ...more] = wrap(series, width - 2, '  ');
+    lines.push(`${paint('yellow', '!')} ${first ?? ''}`, ...more.map((l) => `  ${l}`), '');
+  }
+  const top = verbose ? Number.POSITIVE_INFINITY : TOP_ALLOCATION_ROWS;
+  if (diff.endpoints.length > 0) {
+    lines.push(...wrap(DOWNSTREAM_WORDS.endpoints, width, '  ').map((l) => paint('bold', l)));
+    const wide = verbose || width >= 110;
+    for (const row of diff.endpoints.slice(0, top)) {
+      const c = endpointCells(row);
+      const extra = wide
+        ? `  ${pad(c.perCall, 22, true)} per call  ${pad(c.connections, 12, true)} conn`
+        : '';
+      const prefix = `  ${pad(c.mark, 4)} ${pad(c.calls, 14, true)} ${pad(c.change, 7, true)}${extra}  `;
+      lines.push(prefix + cut(plain(endpointName(row)), Math.max(10, width - length(prefix))));
+    }
+    if (diff.endpoints.length > top)
+      lines.push(paint('dim', `  … ${diff.endpoints.length - top} more: --verbose`));
+    lines.push('');
+  }
+  if (diff.functions.length > 0) {
+    lines.push(...wrap(DOWNSTREAM_WORDS.functions, width, '  ').map((l) => paint('bold', l)));
+    for (const row of diff.functions.slice(0, top)) {
+      const c = functionCells(row);
+      const interval = verbose || width >= 110 ? `  ${pad(c.interval, 24)}` : '';
+      const prefix = `  ${pad(c.mark, 4)} ${pad(c.calls, 14, true)} calls ${pad(c.waiting, 20, true)} ${pad(c.change, 10, true)}${interval}  `;
+      const room = Math.max(10, width - length(prefix));
+      const name = cut(plain(row.name), room);
+      const where = plain(waitingWhere(row));
+      const place = where && length(name) + 2 + length(where) <= room ? `  ${where}` : '';
+      lines.push(`${prefix}${name}${place ? paint('dim', place) : ''}`);
+    }
+    if (diff.functions.length > top)
+      lines.push(paint('dim', `  … ${diff.functions.length - top} more: --verbose`));
+    lines.push('');
+  }
+  return lines;
 }
 
 /**
@@ -245,7 +306,12 @@ function scenarioLines(s: ScenarioReport, many: boolean, context: Context): stri
 function metricLines(s: ScenarioReport, { width, verbose, paint, threshold }: Context): string[] {
   const shown = verbose
     ? s.metrics
-    : s.metrics.filter((m) => m.inVerdict || m.outcome === 'regressed' || m.outcome === 'improved');
+    : s.metrics.filter(
+        (m) =>
+          (m.inVerdict && !(m.base === 0 && m.head === 0)) ||
+          m.outcome === 'regressed' ||
+          m.outcome === 'improved',
+      );
   const hidden = s.metrics.length - shown.length;
   const outcome = (m: MetricVerdict) => {
     const words = verbose ? outcomeText(m, threshold) : outcomeWord(m);
@@ -299,7 +365,8 @@ function metricLines(s: ScenarioReport, { width, verbose, paint, threshold }: Co
     notes.push(
       `${excluded} of ${s.pairs} pairs left out of the wall-clock metrics (other processes loaded one round of the pair)`,
     );
-  if (hidden > 0) notes.push(`${hidden} shown-only metrics that did not move: --verbose`);
+  if (hidden > 0)
+    notes.push(`${hidden} more metrics that did not move (shown only, or 0 on both sides): --verbose`);
   for (const note of notes) lines.push(...wrap(note, width, '  ').map((l) => paint('dim', l)));
   return lines;
 }

@@ -1,6 +1,7 @@
 import type { Measurements, RoundRow, ScenarioReport, Side } from '../model.js';
 import type { Scenario } from '../settings/schema.js';
 import { diffAllocations, diffSurvivors } from '../verdict/allocation-diff.js';
+import { diffDownstream } from '../verdict/downstream-diff.js';
 import { functionsDecide, type LookLevels, type VerdictPolicy } from '../verdict/policy.js';
 import { retainedOver, roundMetrics } from '../verdict/round-pairs.js';
 import { judgeScenario } from '../verdict/scenario-verdict.js';
@@ -34,6 +35,15 @@ function withAllocations(
   const allocations = diffAllocations(rounds.base, rounds.head, alpha);
   const survivors = diffSurvivors(rounds.base, rounds.head, alpha);
   return { ...(allocations ? { allocations } : {}), ...(survivors ? { survivors } : {}) };
+}
+
+/** What the requests waited for, where both sides recorded their downstream calls. */
+function withDownstream(
+  rounds: Record<Side, Measurements['base'][number]['scenarios']>,
+  alpha: number,
+): Pick<ScenarioReport, 'downstream'> {
+  const downstream = diffDownstream(rounds.base, rounds.head, alpha);
+  return downstream ? { downstream } : {};
 }
 
 /** Metrics with intervals, hot functions, diagnosis and the verdict of one scenario. */
@@ -86,6 +96,7 @@ export function analyseScenario(
     throughputChange: throughput?.change ?? 0,
     hotFunctions,
     ...withAllocations(rounds, levels.functionAlpha),
+    ...withDownstream(rounds, levels.functionAlpha),
     functionsRegressed,
     diagnosis,
     rounds: rows,

@@ -221,6 +221,68 @@ export const METRICS = [
     clock: 'wall',
     value: (r) => r.capacity?.overload?.goodput ?? Number.NaN,
   },
+  // Waiting, from the probe's record of downstream calls (measure/probe-downstream.ts): what each
+  // request waited for — its database, cache and other services — merged over the round's processes.
+  // A call is one exchange (writes answered by data). Counts barely move with a neighbour; waiting
+  // is wall-clock time (the downstream shares the machine). Without a record (waiting: off, an
+  // older probe) NaN; waiting is NaN in a window without calls, whose count is then 0.
+  {
+    metric: 'downstreamCallsPerRequest',
+    label: 'Downstream calls per request',
+    unit: 'calls',
+    better: 'lower',
+    scale: 'count',
+    clock: 'cpu',
+    least: 0.05,
+    value: ({ downstream: d }) => d?.calls ?? Number.NaN,
+    output: {
+      name: 'calls-change',
+      worst: 'highest',
+      in: 'unit',
+      description:
+        'Highest change of downstream calls per request (database, cache and service calls) over the scenarios, head vs base, in calls (e.g. 9.00 for an N+1 of 10 items); empty when a scenario has no record of them.',
+    },
+  },
+  {
+    metric: 'waitingPerRequest',
+    label: 'Waiting per request',
+    unit: 'µs',
+    better: 'lower',
+    scale: 'ratio',
+    clock: 'wall',
+    // The time at least one of a request's calls was in flight (their union), per request.
+    value: ({ downstream: d }) => (d && d.calls > 0 ? d.waitingMicros : Number.NaN),
+    output: {
+      name: 'waiting-change',
+      worst: 'highest',
+      in: 'percent',
+      description:
+        "Highest change of the time a request waited on its downstream calls over the scenarios, head vs base, in percent (e.g. 212.5); empty when a scenario's requests made no calls.",
+    },
+  },
+  {
+    metric: 'waitingPerCall',
+    label: 'Waiting per call',
+    unit: 'µs',
+    better: 'lower',
+    scale: 'ratio',
+    clock: 'wall',
+    value: ({ downstream: d }) => {
+      if (!d || d.calls <= 0) return Number.NaN;
+      const total = d.endpoints.reduce((sum, e) => sum + e.waitingMicros, 0);
+      return total / d.calls;
+    },
+  },
+  {
+    metric: 'newConnectionsPerRequest',
+    label: 'New connections per request',
+    unit: 'conn',
+    better: 'lower',
+    scale: 'count',
+    clock: 'cpu',
+    least: 0.05,
+    value: ({ downstream: d }) => d?.connections ?? Number.NaN,
+  },
 ] as const satisfies readonly MetricDeclaration[];
 
 /** The metrics a verdict can use (the `metrics` setting). */
@@ -244,6 +306,8 @@ export const DEFAULT_METRICS: readonly MetricName[] = [
   'mainThreadCpuPerRequest',
   'retainedBytesPerRequest',
   'allocatedBytesPerRequest',
+  'downstreamCallsPerRequest',
+  'waitingPerRequest',
 ];
 
 /** A metric's description by name, for code that holds only the name (a history's key). */

@@ -9,8 +9,7 @@ import {
   type DownstreamStack,
   type DownstreamWindow,
   OTHER,
-} from '../downstream-model.js';
-import { relativeLocation } from './locations.js';
+} from './downstream-model.js';
 
 /** Keys to rows, bounded: past `limit` rows, everything goes to the one keyed OTHER. */
 class Rows<T> {
@@ -48,12 +47,13 @@ function byWaiting<T extends { waitingMicros: number }>(rows: T[]): { sorted: T[
 }
 
 /**
- * The windows of one round's processes as one: sums, with function files made relative to the
- * checkout `root` (see relativeLocation). Undefined when no process recorded a window.
+ * The windows of one round's processes as one: sums, with each function's file as `locate` names
+ * it (measure/ makes them checkout-relative when it reads a probe's window). Undefined when no
+ * process recorded a window.
  */
 export function mergeDownstream(
   windows: readonly (DownstreamWindow | undefined)[],
-  root?: string,
+  locate: (file: string) => string = (file) => file,
 ): DownstreamWindow | undefined {
   const present = windows.filter((w): w is DownstreamWindow => w !== undefined);
   if (!present.length) return undefined;
@@ -112,7 +112,7 @@ export function mergeDownstream(
       return at;
     });
     const functionAt = window.functions.map((f) => {
-      const file = relativeLocation(f.file, root);
+      const file = locate(f.file);
       const at = functions.at(`${f.name}\u0000${file}\u0000${f.line}`, () => ({
         ...f,
         file,
