@@ -15,7 +15,8 @@ Load model (TIME: seconds, or with a unit: 500ms, 10s, 2m, 1h)
   -c, --connections N      concurrent connections (default 10)
   -d, --duration TIME      measured time (default 10s when -a is not given)
   -a, --amount N           send exactly N measured requests, then stop
-  -p, --pipelining N       requests in flight per connection (default 1)
+  -p, --pipelining N       requests in flight per connection (default 1); with
+                           --http2, concurrent streams per connection (h2load's -m)
   -R, --rate N             open model: N requests/second over all connections,
                            latency counted from each request's intended send time
   -W, --warmup TIME        load before measuring, excluded from the results
@@ -29,6 +30,10 @@ Load model (TIME: seconds, or with a unit: 500ms, 10s, 2m, 1h)
                            one connection per turn of its event loop)
   -S, --socket-path PATH   connect to this Unix domain socket; the URL still gives
                            the Host header and the path
+
+HTTP/2
+      --http2              speak HTTP/2: h2c with prior knowledge over http://,
+                           ALPN h2 over https:// (self-signed accepted unless --verify)
 
 TLS (https:// targets; certificates are not checked unless asked, as wrk does)
       --verify             check the server's certificate against the system CAs
@@ -93,6 +98,7 @@ const RUN_OPTIONS = {
   latency: { type: 'boolean', short: 'l' },
   'no-progress': { type: 'boolean', short: 'n' },
   verify: { type: 'boolean' },
+  http2: { type: 'boolean' },
   ca: { type: 'string' },
   json: { type: 'boolean', short: 'j' },
   help: { type: 'boolean', short: 'h' },
@@ -301,6 +307,11 @@ export function parseCli(argv: string[]): CliCommand {
       valueSize: integerFlag('--mc-value-size', values['mc-value-size'], 'a whole number of bytes', 0),
       hitRatio: numberFlag('--mc-hit-ratio', values['mc-hit-ratio'], 'a number from 0 to 1'),
     };
+  }
+  if (values.http2) {
+    if (options.url.startsWith('memcache:'))
+      throw invalidOption('--http2', true, 'an http:// or https:// target');
+    options.http2 = true;
   }
   if (values.verify || values.ca !== undefined) {
     if (!options.url.startsWith('https:'))

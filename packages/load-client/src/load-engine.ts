@@ -2,12 +2,12 @@ import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { acceptQueue, isLoopback } from './accept-queue.js';
-import {
-  type BuiltRequest,
-  type ConnectFailure,
-  Connection,
-  type ConnectionOwner,
-  type RequestSet,
+import type {
+  BuiltRequest,
+  ConnectFailure,
+  ConnectionOwner,
+  LoadConnection,
+  RequestSet,
 } from './connection.js';
 import { HotpathLoadError } from './errors.js';
 import type { ResolvedOptions, TlsSettings } from './options.js';
@@ -47,6 +47,8 @@ export interface Protocol {
   /** Optional per-request callback: a fresh request each time (slow path). */
   buildRequest: ((connection: number, sequence: number) => BuiltRequest) | null;
   createParser(sink: ResponseSink): WireParser;
+  /** A connection speaking this protocol. */
+  createConnection(owner: ConnectionOwner, index: number): LoadConnection;
 }
 
 const PHASE_CONNECTING = 0;
@@ -85,7 +87,7 @@ export class LoadEngine extends EventEmitter<EngineEvents> implements Connection
   readonly directWrites: boolean;
   takenMeasured = false;
 
-  private readonly connections: Connection[] = [];
+  private readonly connections: LoadConnection[] = [];
   private phase = PHASE_CONNECTING;
   private reserved = 0;
   private readonly amount: number;
@@ -154,7 +156,8 @@ export class LoadEngine extends EventEmitter<EngineEvents> implements Connection
     }
     try {
       // setupConnection hooks run here; one that throws ends the run before any socket opens.
-      for (let i = 0; i < this.options.connections; i++) this.connections.push(new Connection(this, i));
+      for (let i = 0; i < this.options.connections; i++)
+        this.connections.push(this.protocol.createConnection(this, i));
     } catch (error) {
       this.abortWith(error);
       return this.done;
@@ -306,7 +309,7 @@ export class LoadEngine extends EventEmitter<EngineEvents> implements Connection
     this.timers.push(this.connectWait);
   }
 
-  connectFailed(connection: Connection, failure: ConnectFailure): void {
+  connectFailed(connection: LoadConnection, failure: ConnectFailure): void {
     if (this.phase === PHASE_DONE) return;
     if (!this.everConnected) {
       this.connectFailures++;

@@ -67,6 +67,11 @@ export interface RunOptions {
   /** TLS settings of an https:// target. */
   tls?: TlsOptions;
   /**
+   * Speak HTTP/2: over http:// with prior knowledge (h2c), over https:// negotiated with ALPN
+   * `h2`. `pipelining` is then the concurrent streams per connection (h2load's `-m`).
+   */
+  http2?: boolean;
+  /**
    * Connect to this Unix domain socket instead of the URL's host and port (the URL still gives
    * the Host header and the path), as autocannon's `socketPath`.
    */
@@ -123,6 +128,10 @@ export interface HttpTarget {
   port: number;
   /** null for http://. */
   tls: TlsSettings | null;
+  /** HTTP/2 instead of HTTP/1.1. */
+  http2: boolean;
+  /** The requests as given, each with its path (HTTP/2 encodes them itself). */
+  specs: RequestSpec[];
   path: string;
   /** Serialised requests, cycled per connection. */
   requests: Buffer[];
@@ -318,7 +327,16 @@ export function resolveOptions(options: RunOptions): ResolvedOptions {
         : [{ method: options.method, headers: options.headers, body: options.body }];
     if (!Array.isArray(specs) || specs.length === 0)
       throw invalidOption('requests', options.requests, 'a non-empty array of requests');
+    // Serialised even for HTTP/2: the same checks of methods, paths and headers.
     const requests = specs.map((spec) => serializeRequest(hostHeader, { path, ...spec }));
+    if (options.http2 !== undefined && typeof options.http2 !== 'boolean')
+      throw invalidOption('http2', options.http2, 'true or false');
+    const http2 = options.http2 === true;
+    if (http2) {
+      for (const name of ['setupConnection', 'onRequest', 'expectBody'] as const)
+        if (options[name] !== undefined)
+          throw invalidOption(name, options[name], 'not given with http2 (HTTP/1.1 only for now)');
+    }
     const noBody = specs.map((spec) => (spec.method ?? 'GET').toUpperCase() === 'HEAD');
     for (const name of ['setupConnection', 'onRequest'] as const) {
       if (options[name] !== undefined && typeof options[name] !== 'function')
@@ -331,6 +349,8 @@ export function resolveOptions(options: RunOptions): ResolvedOptions {
       host,
       port,
       tls: secure ? tlsSettings(options.tls ?? {}) : null,
+      http2,
+      specs: specs.map((spec) => ({ path, ...spec })),
       path,
       requests,
       expectBody,
@@ -341,6 +361,7 @@ export function resolveOptions(options: RunOptions): ResolvedOptions {
     };
   } else {
     if (url.port === '') throw invalidOption('url', options.url, 'memcache://host:port with a port');
+    if (options.http2 === true) throw invalidOption('http2', true, 'an http:// or https:// target');
     if (options.setupConnection !== undefined || options.onRequest !== undefined)
       throw invalidOption('url', options.url, 'an http:// URL when setupConnection or onRequest is given');
     const mc = options.memcache ?? {};
