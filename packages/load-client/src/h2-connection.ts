@@ -235,7 +235,9 @@ export class H2Connection implements LoadConnection, FrameSink {
         rejectUnauthorized: tls.rejectUnauthorized,
         ca: tls.ca,
         session: this.tlsSession,
-        ALPNProtocols: ['h2'],
+        // http/1.1 offered too, so that a server without h2 says so (HP_LOAD_H2_ALPN) instead of
+        // failing the handshake with an alert.
+        ALPNProtocols: ['h2', 'http/1.1'],
       });
       socket.setNoDelay(true);
       this.socket = socket;

@@ -139,6 +139,14 @@ export class HpackDecoder {
   private lastGeneration = -1;
   private lastStatus = 0;
   private lastGrpc = -1;
+  private lastUsesTable = false;
+  private lastInserts = 0;
+  /** The block being decoded: refers to the dynamic table, adds entries (kept for a repeat). */
+  private usesTable = false;
+  private cacheable = true;
+  private inserts = 0;
+  private readonly insertNames: Buffer[] = [];
+  private readonly insertValues: Buffer[] = [];
   /** Where Huffman strings are decoded (a string is at most the block's length * 8 / 5). */
   private scratch: Buffer;
   private stringStart = 0;
@@ -164,20 +172,29 @@ export class HpackDecoder {
     const length = end - start;
     if (
       length === this.lastLength &&
-      this.generation === this.lastGeneration &&
+      (!this.lastUsesTable || this.generation === this.lastGeneration) &&
       equalBytes(block, start, end, this.lastBlock.subarray(0, length))
     ) {
+      // The same block again: the same fields, and the same entries added to the table (the
+      // copies made the first time are immutable and shared).
+      for (let i = 0; i < this.lastInserts; i++)
+        this.insert(this.insertNames[i] as Buffer, this.insertValues[i] as Buffer);
+      this.lastGeneration = this.generation;
       this.status = this.lastStatus;
       this.grpcStatus = this.lastGrpc;
       this.error = HPACK_ERROR_NONE;
       return true;
     }
-    const before = this.generation;
+    this.inserts = 0;
+    this.usesTable = false;
+    this.cacheable = true;
     const ok = this.decodeFields(block, start, end);
-    if (ok && this.generation === before && length <= this.lastBlock.length) {
+    if (ok && this.cacheable && !(this.usesTable && this.inserts > 0) && length <= this.lastBlock.length) {
       if (length > 0) this.lastBlock.set(block.subarray(start, end), 0);
       this.lastLength = length;
       this.lastGeneration = this.generation;
+      this.lastUsesTable = this.usesTable;
+      this.lastInserts = this.inserts;
       this.lastStatus = this.status;
       this.lastGrpc = this.grpcStatus;
     } else {
@@ -222,6 +239,7 @@ export class HpackDecoder {
         } else {
           const d = index - STATIC_COUNT - 1;
           if (d >= this.count) return this.fail(HPACK_ERROR_INVALID);
+          this.usesTable = true;
           const slot = (this.head - d + this.names.length) % this.names.length;
           nameBuf = this.names[slot] as Buffer;
           valueBuf = this.values[slot] as Buffer;
@@ -237,6 +255,7 @@ export class HpackDecoder {
         this.maxSize = size;
         this.evictTo(size);
         this.generation++;
+        this.cacheable = false;
         continue;
       } else {
         // Literal: with incremental indexing (01), without (0000) or never indexed (0001).
@@ -255,6 +274,7 @@ export class HpackDecoder {
         } else {
           const d = index - STATIC_COUNT - 1;
           if (d >= this.count) return this.fail(HPACK_ERROR_INVALID);
+          this.usesTable = true;
           nameBuf = this.names[(this.head - d + this.names.length) % this.names.length] as Buffer;
           nameStart = 0;
           nameEnd = nameBuf.length;
@@ -266,10 +286,14 @@ export class HpackDecoder {
         valueStart = this.stringStart;
         valueEnd = this.stringEnd;
         if (indexing) {
-          this.insert(
-            Buffer.from(nameBuf.subarray(nameStart, nameEnd)),
-            Buffer.from(valueBuf.subarray(valueStart, valueEnd)),
-          );
+          const name = Buffer.from(nameBuf.subarray(nameStart, nameEnd));
+          const value = Buffer.from(valueBuf.subarray(valueStart, valueEnd));
+          this.insert(name, value);
+          if (this.inserts < 16) {
+            this.insertNames[this.inserts] = name;
+            this.insertValues[this.inserts] = value;
+            this.inserts++;
+          } else this.cacheable = false;
         }
       }
       fields++;
