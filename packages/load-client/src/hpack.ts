@@ -232,6 +232,7 @@ export class HpackDecoder {
             this.status = STATIC_STATUS[index - 8] as number;
             listSize += 7 + 3 + ENTRY_OVERHEAD;
             fields++;
+            if (listSize > this.maxListSize) return this.fail(HPACK_ERROR_TOO_LARGE);
             continue;
           }
           nameBuf = STATIC_NAMES[index - 1] as Buffer;
