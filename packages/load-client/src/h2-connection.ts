@@ -1,7 +1,9 @@
 import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { connect as connectTls, type TLSSocket } from 'node:tls';
+import { getSystemErrorName } from 'node:util';
 import type { ConnectionOwner, LoadConnection } from './connection.js';
+import { directWriter, lastDirectWriteQueued } from './direct-write.js';
 import { HotpathLoadError, type LoadErrorCode } from './errors.js';
 import {
   CLIENT_PREFACE,
@@ -105,6 +107,8 @@ function noop(): void {}
  */
 export class H2Connection implements LoadConnection, FrameSink {
   private socket: Socket | TLSSocket | null = null;
+  /** Writes on the socket's handle, past its Writable (plain TCP; see direct-write); or null. */
+  private write: ((data: Uint8Array) => number) | null = null;
   private readonly reader: FrameReader;
   private decoder = new HpackDecoder(4096, H2_LIMITS.headerList);
   private readonly cap: number;
@@ -398,7 +402,18 @@ export class H2Connection implements LoadConnection, FrameSink {
     this.outLength = 0;
     const socket = this.socket;
     if (socket === null) return;
-    // One copy per write (pooled for small writes): the scratch buffer is reused at once.
+    const write = this.write;
+    if (write !== null) {
+      // Straight to the handle: usually written at once, and the buffer is reused; when libuv
+      // has to queue it, the queued bytes keep this buffer and the next frames get a new one.
+      const result = write(this.out.subarray(0, length));
+      if (result === 0) {
+        if (lastDirectWriteQueued()) this.out = Buffer.allocUnsafe(this.out.length);
+        return;
+      }
+      this.write = null;
+    }
+    // Through the stream: one copy per write (pooled when small), the buffer reused at once.
     const chunk = Buffer.allocUnsafe(length);
     this.out.copy(chunk, 0, 0, length);
     socket.write(chunk);
@@ -958,7 +973,19 @@ export class H2Connection implements LoadConnection, FrameSink {
       }
     }
     this.tcpConnected = true;
-    socket.write(OUR_SETTINGS);
+    if (this.owner.directWrites && this.owner.tls === null) {
+      this.write = directWriter(socket, (code) => {
+        // a write queued in libuv failed later: end this socket as the stream would have
+        const name = getSystemErrorName(code);
+        socket.destroy(
+          Object.assign(new Error(`write ${name}`), { errno: code, code: name, syscall: 'write' }),
+        );
+      });
+    }
+    this.reserve(OUR_SETTINGS.length);
+    OUR_SETTINGS.copy(this.out, this.outLength);
+    this.outLength += OUR_SETTINGS.length;
+    this.flush();
   }
 
   private onTcpConnect(): void {
@@ -993,6 +1020,7 @@ export class H2Connection implements LoadConnection, FrameSink {
 
   private onClose(): void {
     this.socket = null;
+    this.write = null;
     if (this.stopped) return;
     if (!this.ready) {
       this.owner.connectFailed(this, { error: this.lastError, handshake: this.tcpConnected });
@@ -1011,6 +1039,7 @@ export class H2Connection implements LoadConnection, FrameSink {
   private drop(): void {
     const socket = this.socket;
     this.socket = null;
+    this.write = null;
     this.ready = false;
     if (socket === null) return;
     socket.removeAllListeners();

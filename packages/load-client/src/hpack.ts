@@ -92,6 +92,12 @@ function equalBytes(a: Uint8Array, aStart: number, aEnd: number, b: Uint8Array):
   return true;
 }
 
+/** `a[aStart..aStart+length)` equals `b[0..length)`. */
+function samePrefix(a: Uint8Array, aStart: number, b: Uint8Array, length: number): boolean {
+  for (let i = 0; i < length; i++) if (a[aStart + i] !== b[i]) return false;
+  return true;
+}
+
 /** Three ASCII digits as a number, or 0. */
 function statusOf(bytes: Uint8Array, start: number, end: number): number {
   if (end - start !== 3) return 0;
@@ -173,7 +179,7 @@ export class HpackDecoder {
     if (
       length === this.lastLength &&
       (!this.lastUsesTable || this.generation === this.lastGeneration) &&
-      equalBytes(block, start, end, this.lastBlock.subarray(0, length))
+      samePrefix(block, start, this.lastBlock, length)
     ) {
       // The same block again: the same fields, and the same entries added to the table (the
       // copies made the first time are immutable and shared).

@@ -81,7 +81,7 @@ export class LoadEngine extends EventEmitter<EngineEvents> implements Connection
   readonly recorder = new Recorder();
   readonly readBuffer = Buffer.allocUnsafe(64 * 1024);
   /**
-   * One request in flight per connection: requests go straight to the socket's handle
+   * One request in flight per connection (HTTP/1.1), or HTTP/2: writes go straight to the socket's handle
    * (direct-write.ts) where this Node allows it. HOTPATH_LOAD_STREAM_WRITES=1 turns it off.
    */
   readonly directWrites: boolean;
@@ -128,7 +128,9 @@ export class LoadEngine extends EventEmitter<EngineEvents> implements Connection
     this.tls = options.target.kind === 'http' ? options.target.tls : null;
     this.buildRequest = protocol.buildRequest;
     this.pipelining = options.pipelining;
-    this.directWrites = options.pipelining === 1 && process.env.HOTPATH_LOAD_STREAM_WRITES !== '1';
+    // HTTP/2 writes all its frames in one buffer per turn, whatever the streams per connection.
+    const http2 = options.target.kind === 'http' && options.target.http2;
+    this.directWrites = (options.pipelining === 1 || http2) && process.env.HOTPATH_LOAD_STREAM_WRITES !== '1';
     this.amount = options.amount ?? Number.POSITIVE_INFINITY;
     this.interval = options.rate === undefined ? 0 : 1000 / options.rate;
     this.done = new Promise((resolve, reject) => {
