@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { describe, HotpathLoadError, invalidOption } from './errors.js';
-import { MAX_TIMER_SECONDS, type MemcacheOperation, type RunOptions } from './options.js';
+import { GRPC_METHOD, MAX_TIMER_SECONDS, type MemcacheOperation, type RunOptions } from './options.js';
 
 export const USAGE = `Usage: hotpath-load [options] <url>
        hotpath-load merge <result.json>...
@@ -34,6 +34,8 @@ Load model (TIME: seconds, or with a unit: 500ms, 10s, 2m, 1h)
 HTTP/2
       --http2              speak HTTP/2: h2c with prior knowledge over http://,
                            ALPN h2 over https:// (self-signed accepted unless --verify)
+      --grpc METHOD        gRPC unary calls to /package.Service/Method (implies
+                           --http2); the request message's bytes from -b/-i
 
 TLS (https:// targets; certificates are not checked unless asked, as wrk does)
       --verify             check the server's certificate against the system CAs
@@ -99,6 +101,7 @@ const RUN_OPTIONS = {
   'no-progress': { type: 'boolean', short: 'n' },
   verify: { type: 'boolean' },
   http2: { type: 'boolean' },
+  grpc: { type: 'string' },
   ca: { type: 'string' },
   json: { type: 'boolean', short: 'j' },
   help: { type: 'boolean', short: 'h' },
@@ -307,6 +310,16 @@ export function parseCli(argv: string[]): CliCommand {
       valueSize: integerFlag('--mc-value-size', values['mc-value-size'], 'a whole number of bytes', 0),
       hitRatio: numberFlag('--mc-hit-ratio', values['mc-hit-ratio'], 'a number from 0 to 1'),
     };
+  }
+  if (values.grpc !== undefined) {
+    if (options.url.startsWith('memcache:'))
+      throw invalidOption('--grpc', values.grpc, 'an http:// or https:// target');
+    if (!GRPC_METHOD.test(values.grpc))
+      throw invalidOption('--grpc', values.grpc, 'a gRPC method path like /package.Service/Method');
+    if (values.method !== undefined)
+      throw invalidOption('-m', values.method, 'no method with --grpc (calls are POST)');
+    options.grpc = { method: values.grpc, message: options.body };
+    options.body = undefined;
   }
   if (values.http2) {
     if (options.url.startsWith('memcache:'))

@@ -17,6 +17,7 @@ export const LOAD_ERROR_CODES = {
     'an HTTP/2 server sent too many PING or SETTINGS frames between two responses, or too many header blocks on one stream',
   HP_LOAD_H2_STREAM_RESET: 'an HTTP/2 server reset a stream (RST_STREAM)',
   HP_LOAD_H2_REFUSED: 'an HTTP/2 server refused a stream unprocessed (GOAWAY, REFUSED_STREAM)',
+  HP_LOAD_GRPC_STATUS: 'a gRPC call ended with a non-zero grpc-status, or without one',
   HP_LOAD_H2_WINDOW: "a request body waited on the HTTP/2 server's flow-control window until the timeout",
 } as const;
 

@@ -44,6 +44,7 @@ import {
 import { type HeaderField, HPACK_ERROR_TOO_LARGE, HpackDecoder, HpackEncoder } from './hpack.js';
 import {
   ERROR_CLOSED,
+  ERROR_GRPC,
   ERROR_OTHER,
   ERROR_PARSE,
   ERROR_REFUSED,
@@ -57,7 +58,30 @@ export interface H2RequestPlan {
   fields: HeaderField[][];
   /** Per request: its body, or null. */
   bodies: (Buffer | null)[];
+  /** gRPC calls: a response is a success only with grpc-status 0 in its trailers. */
+  grpc: boolean;
 }
+
+/** gRPC status codes by number (grpc/doc/statuscodes.md). */
+const GRPC_CODES = [
+  'OK',
+  'CANCELLED',
+  'UNKNOWN',
+  'INVALID_ARGUMENT',
+  'DEADLINE_EXCEEDED',
+  'NOT_FOUND',
+  'ALREADY_EXISTS',
+  'PERMISSION_DENIED',
+  'RESOURCE_EXHAUSTED',
+  'FAILED_PRECONDITION',
+  'ABORTED',
+  'OUT_OF_RANGE',
+  'UNIMPLEMENTED',
+  'INTERNAL',
+  'UNAVAILABLE',
+  'DATA_LOSS',
+  'UNAUTHENTICATED',
+];
 
 /** Limits against a hostile server (see the README's "Hostile servers"). */
 export const H2_LIMITS = {
@@ -522,7 +546,9 @@ export class H2Connection implements LoadConnection, FrameSink {
       return;
     }
     if (flags & FLAG_END_STREAM) {
-      this.complete(slot);
+      // A gRPC response ends with trailers; one that ends in DATA has no grpc-status.
+      if (this.plan.grpc && this.status[slot] === 200) this.grpcEnd(slot, -1);
+      else this.complete(slot);
       return;
     }
     const unacked = (this.recvUnacked[slot] as number) + length;
@@ -742,7 +768,28 @@ export class H2Connection implements LoadConnection, FrameSink {
       }
       this.status[slot] = status;
     }
-    if (endStream) this.complete(slot);
+    if (!endStream) return;
+    if (this.plan.grpc && this.status[slot] === 200) this.grpcEnd(slot, decoder.grpcStatus);
+    else this.complete(slot);
+  }
+
+  /** A gRPC call's end: grpc-status 0 is a response, anything else (or none) a `grpc` error. */
+  private grpcEnd(slot: number, code: number): void {
+    if (code === 0) {
+      this.complete(slot);
+      return;
+    }
+    const measured = this.measured[slot] === 1;
+    this.free(slot);
+    this.controlFrames = 0;
+    this.owner.error(
+      ERROR_GRPC,
+      measured,
+      code < 0
+        ? 'HP_LOAD_GRPC_STATUS: a gRPC response without grpc-status'
+        : `HP_LOAD_GRPC_STATUS: grpc-status ${code} (${GRPC_CODES[code] ?? 'not a standard code'})`,
+    );
+    this.afterStreamsEnd();
   }
 
   private onSettings(flags: number, streamId: number, payload: Buffer, start: number, end: number): void {

@@ -38,6 +38,14 @@ export interface TlsOptions {
   servername?: string;
 }
 
+/** A gRPC unary call. */
+export interface GrpcOptions {
+  /** `/package.Service/Method`. */
+  method: string;
+  /** The request message, encoded (default: empty). */
+  message?: string | Buffer;
+}
+
 export interface RunOptions {
   /** http://host[:port]/path, https://host[:port]/path or memcache://host:port */
   url: string;
@@ -71,6 +79,11 @@ export interface RunOptions {
    * `h2`. `pipelining` is then the concurrent streams per connection (h2load's `-m`).
    */
   http2?: boolean;
+  /**
+   * gRPC unary calls (implies `http2`): `method` is `/package.Service/Method`, `message` the
+   * request message as encoded bytes (e.g. protobuf), sent with the 5-byte gRPC prefix.
+   */
+  grpc?: GrpcOptions;
   /**
    * Connect to this Unix domain socket instead of the URL's host and port (the URL still gives
    * the Host header and the path), as autocannon's `socketPath`.
@@ -130,6 +143,8 @@ export interface HttpTarget {
   tls: TlsSettings | null;
   /** HTTP/2 instead of HTTP/1.1. */
   http2: boolean;
+  /** gRPC unary calls (over HTTP/2), or false. */
+  grpc: boolean;
   /** The requests as given, each with its path (HTTP/2 encodes them itself). */
   specs: RequestSpec[];
   path: string;
@@ -269,6 +284,39 @@ function tlsSettings(tls: TlsOptions): TlsSettings {
   };
 }
 
+/** A gRPC method path: `/package.Service/Method`. */
+export const GRPC_METHOD = /^\/[A-Za-z_][A-Za-z0-9_.]*\/[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The one request of a gRPC unary run: POST to the method, the message with its 5-byte prefix. */
+function grpcSpec(options: RunOptions): RequestSpec {
+  const grpc = options.grpc;
+  if (grpc === null || typeof grpc !== 'object')
+    throw invalidOption('grpc', grpc, 'an object { method, message }');
+  if (typeof grpc.method !== 'string' || !GRPC_METHOD.test(grpc.method))
+    throw invalidOption('grpc.method', grpc.method, 'a gRPC method path like /package.Service/Method');
+  if (grpc.message !== undefined && typeof grpc.message !== 'string' && !Buffer.isBuffer(grpc.message))
+    throw invalidOption('grpc.message', grpc.message, 'the encoded request message as a Buffer or string');
+  for (const name of ['requests', 'body', 'method'] as const)
+    if (options[name] !== undefined)
+      throw invalidOption(
+        name,
+        options[name],
+        'not given with grpc (the call is grpc.method with grpc.message)',
+      );
+  if (options.http2 === false)
+    throw invalidOption('http2', false, 'true or absent with grpc (gRPC runs over HTTP/2)');
+  const message = Buffer.from(grpc.message ?? '');
+  const framed = Buffer.alloc(5 + message.length);
+  framed.writeUInt32BE(message.length, 1); // byte 0: not compressed
+  message.copy(framed, 5);
+  return {
+    method: 'POST',
+    path: grpc.method,
+    headers: { ...options.headers, 'content-type': 'application/grpc', te: 'trailers' },
+    body: framed,
+  };
+}
+
 /** Validates options once, at the boundary; everything inside trusts the result. */
 export function resolveOptions(options: RunOptions): ResolvedOptions {
   if (options === null || typeof options !== 'object') throw invalidOption('options', options, 'an object');
@@ -331,7 +379,9 @@ export function resolveOptions(options: RunOptions): ResolvedOptions {
     const requests = specs.map((spec) => serializeRequest(hostHeader, { path, ...spec }));
     if (options.http2 !== undefined && typeof options.http2 !== 'boolean')
       throw invalidOption('http2', options.http2, 'true or false');
-    const http2 = options.http2 === true;
+    const grpc = options.grpc === undefined ? null : grpcSpec(options);
+    if (grpc !== null) specs.splice(0, specs.length, grpc);
+    const http2 = options.http2 === true || grpc !== null;
     if (http2) {
       for (const name of ['setupConnection', 'onRequest', 'expectBody'] as const)
         if (options[name] !== undefined)
@@ -350,6 +400,7 @@ export function resolveOptions(options: RunOptions): ResolvedOptions {
       port,
       tls: secure ? tlsSettings(options.tls ?? {}) : null,
       http2,
+      grpc: grpc !== null,
       specs: specs.map((spec) => ({ path, ...spec })),
       path,
       requests,
@@ -361,7 +412,12 @@ export function resolveOptions(options: RunOptions): ResolvedOptions {
     };
   } else {
     if (url.port === '') throw invalidOption('url', options.url, 'memcache://host:port with a port');
-    if (options.http2 === true) throw invalidOption('http2', true, 'an http:// or https:// target');
+    if (options.http2 === true || options.grpc !== undefined)
+      throw invalidOption(
+        options.grpc !== undefined ? 'grpc' : 'http2',
+        true,
+        'an http:// or https:// target',
+      );
     if (options.setupConnection !== undefined || options.onRequest !== undefined)
       throw invalidOption('url', options.url, 'an http:// URL when setupConnection or onRequest is given');
     const mc = options.memcache ?? {};

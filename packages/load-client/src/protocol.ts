@@ -70,11 +70,12 @@ export function h2Plan(target: HttpTarget): H2RequestPlan {
       if (lower === 'content-length') length = true;
       list.push([lower, value.trim()]);
     }
-    if (body !== null && body.length > 0 && !length) list.push(['content-length', String(body.length)]);
+    if (body !== null && body.length > 0 && !length && !target.grpc)
+      list.push(['content-length', String(body.length)]);
     fields.push(list);
     bodies.push(body !== null && body.length > 0 ? body : null);
   }
-  return { fields, bodies };
+  return { fields, bodies, grpc: target.grpc };
 }
 
 function http2Protocol(target: HttpTarget): Protocol {
