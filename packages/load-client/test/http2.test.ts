@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { createServer as createHttp1Server } from 'node:http';
 import {
   createSecureServer,
   createServer,
@@ -199,6 +200,46 @@ describe('HTTP/2 against node:http2', () => {
     expect(result.statusCodes).toEqual({ 200: 200 });
     expect(result.rate).toBe(400);
     expect(target.answered()).toBe(200);
+  });
+});
+
+describe('coordinated omission over HTTP/2, as over HTTP/1.1', () => {
+  it('the fixed-rate model counts latency from the intended time across a server stall, like HTTP/1.1', async () => {
+    // The same stall for both protocols: the server's event loop blocks for 500 ms at its 20th
+    // request, so every request scheduled during the stall waits; measured from its intended
+    // send time, the wait shows in p90 (a closed-model count would see one slow request).
+    const stall = (n: number) => {
+      if (n !== 20) return;
+      const until = Date.now() + 500;
+      while (Date.now() < until);
+    };
+    const h2 = await h2c((stream, _headers, n) => {
+      stall(n);
+      stream.respond({ ':status': 200 });
+      stream.end('x');
+    });
+    let n1 = 0;
+    const h1server = createHttp1Server((_req, res) => {
+      stall(++n1);
+      res.end('x');
+    });
+    await new Promise<void>((resolve) => h1server.listen(0, '127.0.0.1', resolve));
+    closers.push(
+      () =>
+        new Promise<void>((resolve) => {
+          h1server.closeAllConnections();
+          h1server.close(() => resolve());
+        }),
+    );
+    const h1url = `http://127.0.0.1:${(h1server.address() as AddressInfo).port}/`;
+    const options = { amount: 100, rate: 50, connections: 1 };
+    const over2 = await run({ url: `${h2.url}/`, http2: true, ...options });
+    const over1 = await run({ url: h1url, ...options });
+    for (const result of [over1, over2]) {
+      expect(result.requests.total).toBe(100);
+      expect(result.latency.max).toBeGreaterThanOrEqual(450);
+      expect(result.latency.p90).toBeGreaterThan(100);
+    }
   });
 });
 
