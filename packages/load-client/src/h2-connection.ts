@@ -1,9 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { connect as connectTls, type TLSSocket } from 'node:tls';
-import { getSystemErrorName } from 'node:util';
 import type { ConnectionOwner, LoadConnection } from './connection.js';
-import { directWriter, lastDirectWriteQueued } from './direct-write.js';
 import { HotpathLoadError, type LoadErrorCode } from './errors.js';
 import {
   CLIENT_PREFACE,
@@ -18,12 +16,12 @@ import {
   FRAME_HEADER_SIZE,
   FRAME_HEADERS,
   FRAME_PING,
-  FRAME_PUSH_PROMISE,
   FRAME_RST_STREAM,
   FRAME_SETTINGS,
   FRAME_WINDOW_UPDATE,
   FrameReader,
   type FrameSink,
+  frameProblem,
   H2_CANCEL,
   H2_COMPRESSION_ERROR,
   H2_ENHANCE_YOUR_CALM,
@@ -39,8 +37,10 @@ import {
   SETTINGS_MAX_FRAME_SIZE,
   SETTINGS_MAX_HEADER_LIST_SIZE,
   settingsFrame,
+  sizeProblem,
   writeFrameHeader,
 } from './h2-frames.js';
+import { FrameWriter } from './h2-writer.js';
 import { type HeaderField, HPACK_ERROR_TOO_LARGE, HpackDecoder, HpackEncoder } from './hpack.js';
 import {
   ERROR_CLOSED,
@@ -131,8 +131,7 @@ function noop(): void {}
  */
 export class H2Connection implements LoadConnection, FrameSink {
   private socket: Socket | TLSSocket | null = null;
-  /** Writes on the socket's handle, past its Writable (plain TCP; see direct-write); or null. */
-  private write: ((data: Uint8Array) => number) | null = null;
+  private readonly writer = new FrameWriter();
   private readonly reader: FrameReader;
   private decoder = new HpackDecoder(4096, H2_LIMITS.headerList);
   private readonly cap: number;
@@ -181,9 +180,6 @@ export class H2Connection implements LoadConnection, FrameSink {
   private blockStream = 0;
   private blockEndStream = false;
   private blockFrames = 0;
-  // Frames to send, written here and flushed in one write.
-  private out = Buffer.allocUnsafe(16 * 1024);
-  private outLength = 0;
 
   constructor(
     private readonly owner: ConnectionOwner,
@@ -239,7 +235,6 @@ export class H2Connection implements LoadConnection, FrameSink {
     this.controlFrames = 0;
     this.blockStream = 0;
     this.blockLength = 0;
-    this.outLength = 0;
     this.connectStartedAt = performance.now();
     const tls = this.owner.tls;
     if (tls === null) {
@@ -315,7 +310,7 @@ export class H2Connection implements LoadConnection, FrameSink {
         this.recvUnacked[slot] = 0;
         this.sendWindow[slot] = this.peerInitialWindow;
         this.size++;
-        this.writeHeaders(id, block as Buffer, body === null);
+        this.writer.headers(id, block as Buffer, body === null, this.peerMaxFrameSize);
         if (body !== null) {
           this.bodyOf[slot] = request;
           this.bodySent[slot] = 0;
@@ -324,53 +319,7 @@ export class H2Connection implements LoadConnection, FrameSink {
         }
       }
     }
-    this.flush();
-  }
-
-  private reserve(bytes: number): void {
-    if (this.outLength + bytes <= this.out.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.out.length * 2, this.outLength + bytes));
-    this.out.copy(grown, 0, 0, this.outLength);
-    this.out = grown;
-  }
-
-  private writeHeaders(id: number, block: Buffer, endStream: boolean): void {
-    const max = this.peerMaxFrameSize;
-    const flags = endStream ? FLAG_END_STREAM : 0;
-    if (block.length <= max) {
-      this.reserve(FRAME_HEADER_SIZE + block.length);
-      const at = writeFrameHeader(
-        this.out,
-        this.outLength,
-        block.length,
-        FRAME_HEADERS,
-        flags | FLAG_END_HEADERS,
-        id,
-      );
-      block.copy(this.out, at);
-      this.outLength = at + block.length;
-      return;
-    }
-    // A block larger than the server's frame size: HEADERS then CONTINUATION frames.
-    let offset = 0;
-    let type = FRAME_HEADERS;
-    while (offset < block.length) {
-      const take = Math.min(max, block.length - offset);
-      const last = offset + take === block.length;
-      this.reserve(FRAME_HEADER_SIZE + take);
-      const at = writeFrameHeader(
-        this.out,
-        this.outLength,
-        take,
-        type,
-        (type === FRAME_HEADERS ? flags : 0) | (last ? FLAG_END_HEADERS : 0),
-        id,
-      );
-      block.copy(this.out, at, offset, offset + take);
-      this.outLength = at + take;
-      offset += take;
-      type = FRAME_CONTINUATION;
-    }
+    this.writer.flush();
   }
 
   /** Sends as much of a stream's body as both windows allow. */
@@ -382,11 +331,7 @@ export class H2Connection implements LoadConnection, FrameSink {
       const window = Math.min(this.connSendWindow, this.sendWindow[slot] as number);
       const take = Math.min(body.length - sent, window, this.peerMaxFrameSize);
       if (take <= 0) break;
-      const last = sent + take === body.length;
-      this.reserve(FRAME_HEADER_SIZE + take);
-      const at = writeFrameHeader(this.out, this.outLength, take, FRAME_DATA, last ? FLAG_END_STREAM : 0, id);
-      body.copy(this.out, at, sent, sent + take);
-      this.outLength = at + take;
+      this.writer.data(id, body, sent, take, sent + take === body.length);
       sent += take;
       this.connSendWindow -= take;
       this.sendWindow[slot] = (this.sendWindow[slot] as number) - take;
@@ -396,51 +341,6 @@ export class H2Connection implements LoadConnection, FrameSink {
       this.bodyOf[slot] = -1;
       this.pendingBodies--;
     }
-  }
-
-  private writeControl(
-    type: number,
-    flags: number,
-    streamId: number,
-    payload: Buffer,
-    start: number,
-    end: number,
-  ): void {
-    const length = end - start;
-    this.reserve(FRAME_HEADER_SIZE + length);
-    const at = writeFrameHeader(this.out, this.outLength, length, type, flags, streamId);
-    payload.copy(this.out, at, start, end);
-    this.outLength = at + length;
-  }
-
-  private writeU32(type: number, streamId: number, value: number): void {
-    this.reserve(FRAME_HEADER_SIZE + 4);
-    const at = writeFrameHeader(this.out, this.outLength, 4, type, 0, streamId);
-    this.out.writeUInt32BE(value, at);
-    this.outLength = at + 4;
-  }
-
-  private flush(): void {
-    const length = this.outLength;
-    if (length === 0) return;
-    this.outLength = 0;
-    const socket = this.socket;
-    if (socket === null) return;
-    const write = this.write;
-    if (write !== null) {
-      // Straight to the handle: usually written at once, and the buffer is reused; when libuv
-      // has to queue it, the queued bytes keep this buffer and the next frames get a new one.
-      const result = write(this.out.subarray(0, length));
-      if (result === 0) {
-        if (lastDirectWriteQueued()) this.out = Buffer.allocUnsafe(this.out.length);
-        return;
-      }
-      this.write = null;
-    }
-    // Through the stream: one copy per write (pooled when small), the buffer reused at once.
-    const chunk = Buffer.allocUnsafe(length);
-    this.out.copy(chunk, 0, 0, length);
-    socket.write(chunk);
   }
 
   // ---- the engine's timers ----
@@ -473,7 +373,7 @@ export class H2Connection implements LoadConnection, FrameSink {
       const id = this.slotId[slot] as number;
       if (id === 0 || now - (this.sentAt[slot] as number) <= timeoutMs) continue;
       const waitingOnWindow = this.bodyOf[slot] !== -1;
-      this.writeU32(FRAME_RST_STREAM, id, H2_CANCEL);
+      this.writer.u32(FRAME_RST_STREAM, id, H2_CANCEL);
       const measured = this.measured[slot] === 1;
       this.free(slot);
       this.owner.error(
@@ -491,7 +391,7 @@ export class H2Connection implements LoadConnection, FrameSink {
   /** Outside a read: a connection that has ended its streams after GOAWAY starts over now. */
   private restart(): void {
     this.reopen = false;
-    this.flush();
+    this.writer.flush();
     this.drop();
     this.open();
   }
@@ -520,18 +420,11 @@ export class H2Connection implements LoadConnection, FrameSink {
   }
 
   onDataFrame(streamId: number, flags: number, length: number): void {
-    if (this.blockStream !== 0) {
-      this.expectedContinuation();
-      return;
-    }
-    if (streamId === 0) {
-      this.connectionError('HP_LOAD_H2_PROTOCOL', H2_PROTOCOL_ERROR, 'DATA on stream 0');
-      return;
-    }
+    if (this.badFrame(FRAME_DATA, flags, streamId, length)) return;
     if (length > 0) {
       this.connRecvUnacked += length;
       if (this.connRecvUnacked >= CONNECTION_WINDOW / 2) {
-        this.writeU32(FRAME_WINDOW_UPDATE, 0, this.connRecvUnacked);
+        this.writer.u32(FRAME_WINDOW_UPDATE, 0, this.connRecvUnacked);
         this.connRecvUnacked = 0;
       }
     }
@@ -553,16 +446,13 @@ export class H2Connection implements LoadConnection, FrameSink {
     }
     const unacked = (this.recvUnacked[slot] as number) + length;
     if (unacked >= STREAM_WINDOW / 2) {
-      this.writeU32(FRAME_WINDOW_UPDATE, streamId, unacked);
+      this.writer.u32(FRAME_WINDOW_UPDATE, streamId, unacked);
       this.recvUnacked[slot] = 0;
     } else this.recvUnacked[slot] = unacked;
   }
 
   onFrame(type: number, flags: number, streamId: number, payload: Buffer, start: number, end: number): void {
-    if (this.blockStream !== 0 && type !== FRAME_CONTINUATION) {
-      this.expectedContinuation();
-      return;
-    }
+    if (this.badFrame(type, flags, streamId, end - start)) return;
     switch (type) {
       case FRAME_HEADERS: {
         this.onHeaders(flags, streamId, payload, start, end);
@@ -573,39 +463,23 @@ export class H2Connection implements LoadConnection, FrameSink {
         return;
       }
       case FRAME_SETTINGS: {
-        this.onSettings(flags, streamId, payload, start, end);
+        this.onSettings(flags, payload, start, end);
         return;
       }
       case FRAME_PING:
-        if (streamId !== 0 || end - start !== 8) {
-          this.connectionError(
-            'HP_LOAD_H2_PROTOCOL',
-            H2_FRAME_SIZE_ERROR,
-            'a PING frame that is not 8 bytes on stream 0',
-          );
-          return;
-        }
         if (flags & FLAG_ACK) return;
-        if (this.countControl()) this.writeControl(FRAME_PING, FLAG_ACK, 0, payload, start, end);
+        if (this.countControl()) this.writer.frame(FRAME_PING, FLAG_ACK, 0, payload, start, end);
         return;
       case FRAME_RST_STREAM: {
-        this.onRstStream(streamId, payload, start, end);
+        this.onRstStream(streamId, payload, start);
         return;
       }
       case FRAME_GOAWAY: {
-        this.onGoaway(payload, start, end);
+        this.onGoaway(payload, start);
         return;
       }
       case FRAME_WINDOW_UPDATE: {
-        this.onWindowUpdate(streamId, payload, start, end);
-        return;
-      }
-      case FRAME_PUSH_PROMISE: {
-        this.connectionError(
-          'HP_LOAD_H2_PROTOCOL',
-          H2_PROTOCOL_ERROR,
-          'PUSH_PROMISE after SETTINGS_ENABLE_PUSH 0',
-        );
+        this.onWindowUpdate(streamId, payload, start);
         return;
       }
       default:
@@ -614,12 +488,19 @@ export class H2Connection implements LoadConnection, FrameSink {
     }
   }
 
-  private expectedContinuation(): void {
-    this.connectionError(
-      'HP_LOAD_H2_PROTOCOL',
-      H2_PROTOCOL_ERROR,
-      `another frame inside the header block of stream ${this.blockStream} (CONTINUATION expected)`,
-    );
+  /**
+   * A frame that breaks the rules for its type (frameProblem), or any frame but CONTINUATION
+   * inside a header block: the connection ends (true).
+   */
+  private badFrame(type: number, flags: number, streamId: number, length: number): boolean {
+    let problem: string | null;
+    if (this.blockStream !== 0 && type !== FRAME_CONTINUATION)
+      problem = `another frame inside the header block of stream ${this.blockStream} (CONTINUATION expected)`;
+    else problem = frameProblem(type, flags, streamId, length);
+    if (problem === null) return false;
+    const code = sizeProblem(problem) ? H2_FRAME_SIZE_ERROR : H2_PROTOCOL_ERROR;
+    this.connectionError('HP_LOAD_H2_PROTOCOL', code, problem);
+    return true;
   }
 
   /** Counts a PING or SETTINGS; false (and the connection dropped) past the flood limit. */
@@ -635,7 +516,7 @@ export class H2Connection implements LoadConnection, FrameSink {
   }
 
   private onHeaders(flags: number, streamId: number, payload: Buffer, start: number, end: number): void {
-    if (streamId === 0 || (streamId & 1) === 0 || streamId >= this.nextStreamId) {
+    if ((streamId & 1) === 0 || streamId >= this.nextStreamId) {
       this.connectionError(
         'HP_LOAD_H2_PROTOCOL',
         H2_PROTOCOL_ERROR,
@@ -792,11 +673,7 @@ export class H2Connection implements LoadConnection, FrameSink {
     this.afterStreamsEnd();
   }
 
-  private onSettings(flags: number, streamId: number, payload: Buffer, start: number, end: number): void {
-    if (streamId !== 0 || (end - start) % 6 !== 0 || ((flags & FLAG_ACK) !== 0 && end > start)) {
-      this.connectionError('HP_LOAD_H2_PROTOCOL', H2_FRAME_SIZE_ERROR, 'a malformed SETTINGS frame');
-      return;
-    }
+  private onSettings(flags: number, payload: Buffer, start: number, end: number): void {
     if (flags & FLAG_ACK) return;
     if (!this.countControl()) return;
     for (let at = start; at < end; at += 6) {
@@ -828,16 +705,12 @@ export class H2Connection implements LoadConnection, FrameSink {
         return;
       }
     }
-    this.writeControl(FRAME_SETTINGS, FLAG_ACK, 0, payload, start, start);
+    this.writer.frame(FRAME_SETTINGS, FLAG_ACK, 0, payload, start, start);
     if (!this.ready) this.becomeReady();
     else if (this.pendingBodies > 0) this.resumeBodies();
   }
 
-  private onRstStream(streamId: number, payload: Buffer, start: number, end: number): void {
-    if (streamId === 0 || end - start !== 4) {
-      this.connectionError('HP_LOAD_H2_PROTOCOL', H2_FRAME_SIZE_ERROR, 'a malformed RST_STREAM frame');
-      return;
-    }
+  private onRstStream(streamId: number, payload: Buffer, start: number): void {
     const slot = (streamId >>> 1) % this.cap;
     if (this.slotId[slot] !== streamId) return;
     const code = payload.readUInt32BE(start);
@@ -857,11 +730,7 @@ export class H2Connection implements LoadConnection, FrameSink {
       );
   }
 
-  private onGoaway(payload: Buffer, start: number, end: number): void {
-    if (end - start < 8) {
-      this.connectionError('HP_LOAD_H2_PROTOCOL', H2_FRAME_SIZE_ERROR, 'a GOAWAY frame under 8 bytes');
-      return;
-    }
+  private onGoaway(payload: Buffer, start: number): void {
     const last = payload.readUInt32BE(start) & 0x7fffffff;
     this.goingAway = true;
     // Streams above the last one the server processes were never processed: refused.
@@ -879,15 +748,7 @@ export class H2Connection implements LoadConnection, FrameSink {
     this.afterStreamsEnd();
   }
 
-  private onWindowUpdate(streamId: number, payload: Buffer, start: number, end: number): void {
-    if (end - start !== 4) {
-      this.connectionError(
-        'HP_LOAD_H2_PROTOCOL',
-        H2_FRAME_SIZE_ERROR,
-        'a WINDOW_UPDATE frame that is not 4 bytes',
-      );
-      return;
-    }
+  private onWindowUpdate(streamId: number, payload: Buffer, start: number): void {
     const increment = payload.readUInt32BE(start) & 0x7fffffff;
     if (increment === 0) {
       this.connectionError('HP_LOAD_H2_PROTOCOL', H2_PROTOCOL_ERROR, 'a WINDOW_UPDATE of 0');
@@ -965,7 +826,7 @@ export class H2Connection implements LoadConnection, FrameSink {
   private streamFailed(slot: number, kind: number, message: string, code: number): void {
     const id = this.slotId[slot] as number;
     const measured = this.measured[slot] === 1;
-    this.writeU32(FRAME_RST_STREAM, id, code);
+    this.writer.u32(FRAME_RST_STREAM, id, code);
     this.free(slot);
     this.owner.error(kind, measured, message);
   }
@@ -981,13 +842,8 @@ export class H2Connection implements LoadConnection, FrameSink {
   private connectionError(code: LoadErrorCode, h2Code: number, message: string): void {
     if (this.socket === null) return;
     this.reader.halted = true;
-    // GOAWAY with the last stream id the server sent us (none are server-initiated: 0).
-    this.reserve(FRAME_HEADER_SIZE + 8);
-    const at = writeFrameHeader(this.out, this.outLength, 8, FRAME_GOAWAY, 0, 0);
-    this.out.writeUInt32BE(0, at);
-    this.out.writeUInt32BE(h2Code, at + 4);
-    this.outLength = at + 8;
-    this.flush();
+    this.writer.goaway(h2Code);
+    this.writer.flush();
     this.failInFlight(ERROR_PARSE, `${code}: ${message}`);
     this.drop();
     this.reopen = true;
@@ -1020,19 +876,9 @@ export class H2Connection implements LoadConnection, FrameSink {
       }
     }
     this.tcpConnected = true;
-    if (this.owner.directWrites && this.owner.tls === null) {
-      this.write = directWriter(socket, (code) => {
-        // a write queued in libuv failed later: end this socket as the stream would have
-        const name = getSystemErrorName(code);
-        socket.destroy(
-          Object.assign(new Error(`write ${name}`), { errno: code, code: name, syscall: 'write' }),
-        );
-      });
-    }
-    this.reserve(OUR_SETTINGS.length);
-    OUR_SETTINGS.copy(this.out, this.outLength);
-    this.outLength += OUR_SETTINGS.length;
-    this.flush();
+    this.writer.attach(socket, this.owner.directWrites && this.owner.tls === null);
+    this.writer.raw(OUR_SETTINGS);
+    this.writer.flush();
   }
 
   private onTcpConnect(): void {
@@ -1067,7 +913,7 @@ export class H2Connection implements LoadConnection, FrameSink {
 
   private onClose(): void {
     this.socket = null;
-    this.write = null;
+    this.writer.detach();
     if (this.stopped) return;
     if (!this.ready) {
       this.owner.connectFailed(this, { error: this.lastError, handshake: this.tcpConnected });
@@ -1086,7 +932,7 @@ export class H2Connection implements LoadConnection, FrameSink {
   private drop(): void {
     const socket = this.socket;
     this.socket = null;
-    this.write = null;
+    this.writer.detach();
     this.ready = false;
     if (socket === null) return;
     socket.removeAllListeners();

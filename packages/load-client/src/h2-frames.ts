@@ -62,6 +62,44 @@ export function h2ErrorName(code: number): string {
   return name === undefined ? `error 0x${code.toString(16)}` : `${name} (${code})`;
 }
 
+/**
+ * Whether a frame's stream id, length and flags break RFC 9113's rules for its type, checked
+ * before its payload is read: the problem in a few words, or null. The code to end the
+ * connection with is FRAME_SIZE_ERROR for a wrong length, else PROTOCOL_ERROR (`sizeProblem`).
+ */
+export function frameProblem(type: number, flags: number, streamId: number, length: number): string | null {
+  switch (type) {
+    case FRAME_DATA:
+    case FRAME_HEADERS:
+      return streamId === 0 ? `${type === FRAME_DATA ? 'DATA' : 'HEADERS'} on stream 0` : null;
+    case FRAME_SETTINGS:
+      if (streamId !== 0) return `SETTINGS on stream ${streamId}`;
+      if ((flags & FLAG_ACK) !== 0 ? length !== 0 : length % 6 !== 0)
+        return `a SETTINGS frame of ${length} bytes`;
+      return null;
+    case FRAME_PING:
+      if (streamId !== 0) return `PING on stream ${streamId}`;
+      return length === 8 ? null : `a PING frame of ${length} bytes`;
+    case FRAME_RST_STREAM:
+      if (streamId === 0) return 'RST_STREAM on stream 0';
+      return length === 4 ? null : `a RST_STREAM frame of ${length} bytes`;
+    case FRAME_GOAWAY:
+      if (streamId !== 0) return `GOAWAY on stream ${streamId}`;
+      return length >= 8 ? null : `a GOAWAY frame of ${length} bytes`;
+    case FRAME_WINDOW_UPDATE:
+      return length === 4 ? null : `a WINDOW_UPDATE frame of ${length} bytes`;
+    case FRAME_PUSH_PROMISE:
+      return 'PUSH_PROMISE after SETTINGS_ENABLE_PUSH 0';
+    default:
+      return null;
+  }
+}
+
+/** A frameProblem about a length (FRAME_SIZE_ERROR rather than PROTOCOL_ERROR). */
+export function sizeProblem(problem: string): boolean {
+  return problem.endsWith(' bytes');
+}
+
 /** What the reader reports to; one object per connection (no per-frame closures). */
 export interface FrameSink {
   /** A complete DATA frame: `length` payload bytes (padding included) were received. */

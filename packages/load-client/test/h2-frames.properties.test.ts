@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FRAME_DATA, FrameReader, type FrameSink, writeFrameHeader } from '../src/h2-frames.js';
+import {
+  FRAME_DATA,
+  FrameReader,
+  type FrameSink,
+  frameProblem,
+  sizeProblem,
+  writeFrameHeader,
+} from '../src/h2-frames.js';
 
 // Property-based tests of the HTTP/2 frame reader: generated frames, cut at generated points,
 // must come out exactly as written (DATA as its header and length, every other frame with its
@@ -114,5 +121,33 @@ describe('FrameReader (properties)', () => {
       ),
       { seed: SEED + 2, numRuns: RUNS },
     );
+  });
+});
+
+describe('frameProblem', () => {
+  it.each([
+    // type, flags, stream, length, problem (null: fine), a size problem
+    [0, 0, 0, 10, 'DATA on stream 0', false],
+    [0, 1, 3, 10, null, false],
+    [1, 4, 0, 1, 'HEADERS on stream 0', false],
+    [4, 0, 0, 12, null, false],
+    [4, 0, 0, 7, 'a SETTINGS frame of 7 bytes', true],
+    [4, 1, 0, 6, 'a SETTINGS frame of 6 bytes', true],
+    [4, 0, 1, 6, 'SETTINGS on stream 1', false],
+    [6, 0, 0, 8, null, false],
+    [6, 0, 0, 9, 'a PING frame of 9 bytes', true],
+    [6, 0, 5, 8, 'PING on stream 5', false],
+    [3, 0, 0, 4, 'RST_STREAM on stream 0', false],
+    [3, 0, 1, 5, 'a RST_STREAM frame of 5 bytes', true],
+    [7, 0, 0, 7, 'a GOAWAY frame of 7 bytes', true],
+    [7, 0, 0, 100, null, false],
+    [8, 0, 3, 3, 'a WINDOW_UPDATE frame of 3 bytes', true],
+    [5, 4, 1, 10, 'PUSH_PROMISE after SETTINGS_ENABLE_PUSH 0', false],
+    [2, 0, 1, 5, null, false],
+    [42, 0, 0, 3, null, false],
+  ] as const)('type %i flags %i stream %i length %i: %s', (type, flags, stream, length, problem, size) => {
+    const found = frameProblem(type, flags, stream, length);
+    expect(found).toBe(problem);
+    if (found !== null) expect(sizeProblem(found)).toBe(size);
   });
 });
