@@ -4,7 +4,8 @@
 // the same nginx with `http2`, then memcache mode vs memcaslap.
 //
 //   node bench/run.mjs [--duration 5] [--rounds 3] [--connections 50] [--streams 10]
-//                      [--skip-http1] [--skip-http2] [--skip-memcache]
+//                      [--skip-http1] [--skip-http2] [--skip-memcache] [--tls]
+// --tls: the HTTP/2 comparison over TLS (ALPN h2, the test certificate) instead of h2c.
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -25,6 +26,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '50' },
     streams: { type: 'string', default: '10' },
+    tls: { type: 'boolean', default: false },
     'skip-http1': { type: 'boolean', default: false },
     'skip-http2': { type: 'boolean', default: false },
     'skip-memcache': { type: 'boolean', default: false },
@@ -76,18 +78,23 @@ async function waitForPort(port) {
 }
 
 const timeBin = which('time');
-/** Runs a client; resolves with its stdout and (when /usr/bin/time exists) its user+system CPU seconds. */
+/**
+ * Runs a client; resolves with its stdout and (when /usr/bin/time exists) its user+system CPU
+ * seconds and its peak resident memory (MiB).
+ */
 async function measure(command, args) {
-  if (!timeBin) return { out: await captureRaw(command, args), cpu: Number.NaN };
+  if (!timeBin) return { out: await captureRaw(command, args), cpu: Number.NaN, rss: Number.NaN };
   const file = join(tmpdir(), `hotpath-load-bench-time-${process.pid}`);
-  const out = await captureRaw(timeBin, ['-f', '%U %S', '-o', file, command, ...args]);
+  const out = await captureRaw(timeBin, ['-f', '%U %S %M', '-o', file, command, ...args]);
   let cpu = Number.NaN;
+  let rss = Number.NaN;
   try {
-    const [user, system] = readFileSync(file, 'utf8').trim().split('\n').pop().split(' ').map(Number);
+    const [user, system, maxKb] = readFileSync(file, 'utf8').trim().split('\n').pop().split(' ').map(Number);
     cpu = user + system;
+    rss = maxKb / 1024;
   } catch {}
   rmSync(file, { force: true });
-  return { out, cpu };
+  return { out, cpu, rss };
 }
 
 const capture = (command, args) => captureRaw(command, args);
@@ -116,7 +123,7 @@ const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
-async function startNginx({ http2 = false } = {}) {
+async function startNginx({ http2 = false, tls = false } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'hotpath-load-bench-'));
   chmodSync(dir, 0o755);
   const port = await freePort();
@@ -136,7 +143,8 @@ http {
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
   server {
-    listen 127.0.0.1:${port}${http2 ? ' http2' : ''};
+    listen 127.0.0.1:${port}${tls ? ' ssl' : ''}${http2 ? ' http2' : ''};
+    ${tls ? `ssl_certificate ${join(here, '..', 'test', 'fixtures', 'tls-cert.pem')};\n    ssl_certificate_key ${join(here, '..', 'test', 'fixtures', 'tls-key.pem')};` : ''}
     ${http2 ? 'http2_max_concurrent_streams 128;' : ''}
     location / { return 200 "hello world\\n"; }
   }
@@ -147,7 +155,7 @@ http {
   const child = spawn(cmd, args, { stdio: 'ignore' });
   await waitForPort(port);
   return {
-    url: `http://127.0.0.1:${port}/`,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}/`,
     stop: async () => {
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
@@ -265,9 +273,9 @@ const h2clients = {
       '--json',
       url,
     ]);
-    const { out, cpu } = await measure(cmd, args);
+    const { out, cpu, rss } = await measure(cmd, args);
     const result = JSON.parse(out);
-    return { rps: result.requests.mean, p99: result.latency.p99, errors: result.errors, cpu };
+    return { rps: result.requests.mean, p99: result.latency.p99, errors: result.errors, cpu, rss };
   },
   h2load: async (url) => {
     // -D: for that many seconds; one thread (h2load's default), -m streams per connection.
@@ -281,12 +289,12 @@ const h2clients = {
       String(duration),
       url,
     ]);
-    const { out, cpu } = await measure(cmd, args);
+    const { out, cpu, rss } = await measure(cmd, args);
     const done = Number(/requests: \d+ total, \d+ started, (\d+) done/.exec(out)?.[1]);
     const seconds = Number(/finished in ([\d.]+)s/.exec(out)?.[1]);
     const failed = Number(/(\d+) failed/.exec(out)?.[1] ?? 0);
     const p99 = Number.NaN; // h2load prints no percentiles
-    return { rps: done / seconds, p99, errors: failed, cpu };
+    return { rps: done / seconds, p99, errors: failed, cpu, rss };
   },
 };
 
@@ -296,11 +304,12 @@ async function http2Bench() {
     console.log('\nnginx or h2load (nghttp2-client) not found: skipping the HTTP/2 comparison');
     return;
   }
-  const nginx = await startNginx({ http2: true });
+  const tls = values.tls;
+  const nginx = await startNginx({ http2: true, tls });
   const names = Object.keys(h2clients);
   const samples = Object.fromEntries(names.map((name) => [name, []]));
   console.log(
-    `\nHTTP/2 (h2c): nginx (1 worker, core 0) ← client (core 1), ${connections} connections × ${streams} streams, ${duration} s, ${rounds} rounds (alternating)`,
+    `\nHTTP/2 (${tls ? 'TLS, ALPN h2' : 'h2c'}): nginx (1 worker, core 0) ← client (core 1), ${connections} connections × ${streams} streams, ${duration} s, ${rounds} rounds (alternating)`,
   );
   try {
     for (let round = 1; round <= rounds; round++) {
@@ -311,7 +320,7 @@ async function http2Bench() {
         sample.cpuPerK = (sample.cpu * 1e6) / (sample.rps * duration);
         samples[name].push(sample);
         console.log(
-          `  round ${round} ${name.padEnd(13)} ${sample.rps.toFixed(0).padStart(8)} req/s  errors ${sample.errors}  client CPU ${sample.cpuPerK.toFixed(1)} ms/1k req`,
+          `  round ${round} ${name.padEnd(13)} ${sample.rps.toFixed(0).padStart(8)} req/s  errors ${sample.errors}  client CPU ${sample.cpuPerK.toFixed(1)} ms/1k req  max RSS ${sample.rss.toFixed(0)} MiB`,
         );
       }
     }
