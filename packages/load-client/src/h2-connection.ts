@@ -168,6 +168,8 @@ export class H2Connection implements LoadConnection, FrameSink {
   private lastError: NodeJS.ErrnoException | null = null;
   private tlsSession: Buffer | undefined = undefined;
   private peerMaxStreams = 0;
+  /** Since when the server has allowed no streams (SETTINGS_MAX_CONCURRENT_STREAMS 0). */
+  private noStreamsSince = 0;
   private peerInitialWindow = DEFAULT_WINDOW;
   private peerMaxFrameSize = 16_384;
   private peerTableSize = 4096;
@@ -356,7 +358,8 @@ export class H2Connection implements LoadConnection, FrameSink {
   }
 
   oldestSentAt(): number {
-    if (this.size === 0) return -1;
+    // A server that allows no streams holds the run like a request that gets no answer.
+    if (this.size === 0) return this.ready && this.peerMaxStreams === 0 ? this.noStreamsSince : -1;
     let oldest = -1;
     for (let slot = 0; slot < this.cap; slot++) {
       if (this.slotId[slot] === 0) continue;
@@ -369,6 +372,19 @@ export class H2Connection implements LoadConnection, FrameSink {
   /** Cancels (RST_STREAM CANCEL) the streams older than the timeout; the connection stays. */
   timeOut(timeoutMs: number): void {
     const now = performance.now();
+    if (this.size === 0 && this.ready && this.peerMaxStreams === 0) {
+      // SETTINGS_MAX_CONCURRENT_STREAMS 0 for a whole timeout: one request fails, and a new
+      // connection tries again (so a run with an amount still ends).
+      const intended = this.owner.take(now);
+      if (intended >= 0)
+        this.owner.error(
+          ERROR_REFUSED,
+          this.owner.takenMeasured,
+          `HP_LOAD_H2_REFUSED: the server allowed no streams (SETTINGS_MAX_CONCURRENT_STREAMS 0) for ${timeoutMs / 1000} s`,
+        );
+      this.restart();
+      return;
+    }
     for (let slot = 0; slot < this.cap; slot++) {
       const id = this.slotId[slot] as number;
       if (id === 0 || now - (this.sentAt[slot] as number) <= timeoutMs) continue;
@@ -680,8 +696,10 @@ export class H2Connection implements LoadConnection, FrameSink {
       const id = payload.readUInt16BE(at);
       const value = payload.readUInt32BE(at + 2);
       if (id === SETTINGS_HEADER_TABLE_SIZE) this.peerTableSize = value;
-      else if (id === SETTINGS_MAX_CONCURRENT_STREAMS) this.peerMaxStreams = value;
-      else if (id === SETTINGS_INITIAL_WINDOW_SIZE) {
+      else if (id === SETTINGS_MAX_CONCURRENT_STREAMS) {
+        if (value === 0 && this.peerMaxStreams !== 0) this.noStreamsSince = performance.now();
+        this.peerMaxStreams = value;
+      } else if (id === SETTINGS_INITIAL_WINDOW_SIZE) {
         if (value > MAX_WINDOW) {
           this.connectionError(
             'HP_LOAD_H2_PROTOCOL',

@@ -210,6 +210,16 @@ describe('hostile HTTP/2 servers', () => {
     expect(result.errorMessages.timeout).toMatch(/^HP_LOAD_H2_WINDOW: the request body was still waiting/);
   });
 
+  it('a server that allows no streams: one `refused` error per timeout and connection, the run ends', async () => {
+    const server = await rawH2(() => {}, [[3, 0]]); // SETTINGS_MAX_CONCURRENT_STREAMS 0
+    const result = await run({ url: server.url, http2: true, connections: 2, amount: 4, timeout: 0.2 });
+    expect(result.errorsByKind).toEqual({ refused: 4 });
+    expect(result.errorMessages.refused).toBe(
+      'HP_LOAD_H2_REFUSED: the server allowed no streams (SETTINGS_MAX_CONCURRENT_STREAMS 0) for 0.2 s',
+    );
+    expect(server.connections()).toBeGreaterThanOrEqual(3);
+  });
+
   it('a flood of PINGs or of SETTINGS ends the connection with HP_LOAD_H2_FLOOD', async () => {
     for (const flood of [
       (peer: Peer) => {
