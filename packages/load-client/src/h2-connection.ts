@@ -695,8 +695,12 @@ export class H2Connection implements LoadConnection, FrameSink {
     for (let at = start; at < end; at += 6) {
       const id = payload.readUInt16BE(at);
       const value = payload.readUInt32BE(at + 2);
-      if (id === SETTINGS_HEADER_TABLE_SIZE) this.peerTableSize = value;
-      else if (id === SETTINGS_MAX_CONCURRENT_STREAMS) {
+      if (id === SETTINGS_HEADER_TABLE_SIZE) {
+        // Blocks already built index into a table of the old size: a server that shrinks it
+        // mid-connection gets its streams finished, then a new connection built for the new size.
+        if (this.ready && value < Math.min(this.peerTableSize, 4096)) this.goingAway = true;
+        this.peerTableSize = value;
+      } else if (id === SETTINGS_MAX_CONCURRENT_STREAMS) {
         if (value === 0 && this.peerMaxStreams !== 0) this.noStreamsSince = performance.now();
         this.peerMaxStreams = value;
       } else if (id === SETTINGS_INITIAL_WINDOW_SIZE) {
@@ -724,6 +728,7 @@ export class H2Connection implements LoadConnection, FrameSink {
       }
     }
     this.writer.frame(FRAME_SETTINGS, FLAG_ACK, 0, payload, start, start);
+    if (this.goingAway) this.afterStreamsEnd();
     if (!this.ready) this.becomeReady();
     else if (this.pendingBodies > 0) this.resumeBodies();
   }

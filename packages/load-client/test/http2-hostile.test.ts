@@ -210,6 +210,23 @@ describe('hostile HTTP/2 servers', () => {
     expect(result.errorMessages.timeout).toMatch(/^HP_LOAD_H2_WINDOW: the request body was still waiting/);
   });
 
+  it('a server that shrinks its HPACK table mid-connection gets a new connection, no request lost', async () => {
+    let connectionsSeen = 0;
+    const perConnection = new WeakMap<Socket, number>();
+    const server = await rawH2((peer, type, _flags, stream) => {
+      if (type !== HEADERS) return;
+      const n = (perConnection.get(peer.socket) ?? 0) + 1;
+      perConnection.set(peer.socket, n);
+      if (n === 1) connectionsSeen++;
+      answer(peer, stream);
+      if (n === 3 && connectionsSeen === 1) peer.socket.write(settings([[1, 0]])); // HEADER_TABLE_SIZE 0
+    });
+    const result = await run({ url: server.url, http2: true, connections: 1, pipelining: 1, amount: 50 });
+    expect(result.statusCodes).toEqual({ 200: 50 });
+    expect(result.errors).toBe(0);
+    expect(server.connections()).toBe(2);
+  });
+
   it('a server that allows no streams: one `refused` error per timeout and connection, the run ends', async () => {
     const server = await rawH2(() => {}, [[3, 0]]); // SETTINGS_MAX_CONCURRENT_STREAMS 0
     const result = await run({ url: server.url, http2: true, connections: 2, amount: 4, timeout: 0.2 });
