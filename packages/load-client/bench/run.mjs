@@ -1,8 +1,11 @@
 // hotpath-load against its anchors, autocannon and wrk, on the same nginx in the same run.
 // nginx: one worker pinned to core 0; each client pinned to core 1; 50 connections; same
-// duration; several interleaved rounds; medians and ratios. Then memcache mode vs memcaslap.
+// duration; several interleaved rounds; medians and ratios. Then HTTP/2 (h2c) against h2load on
+// the same nginx with `http2`, then memcache mode vs memcaslap.
 //
-//   node bench/run.mjs [--duration 5] [--rounds 3] [--connections 50] [--skip-memcache]
+//   node bench/run.mjs [--duration 5] [--rounds 3] [--connections 50] [--streams 10]
+//                      [--skip-http1] [--skip-http2] [--skip-memcache] [--tls]
+// --tls: the HTTP/2 comparison over TLS (ALPN h2, the test certificate) instead of h2c.
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -22,12 +25,17 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '50' },
+    streams: { type: 'string', default: '10' },
+    tls: { type: 'boolean', default: false },
+    'skip-http1': { type: 'boolean', default: false },
+    'skip-http2': { type: 'boolean', default: false },
     'skip-memcache': { type: 'boolean', default: false },
   },
 });
 const duration = Number(values.duration);
 const rounds = Number(values.rounds);
 const connections = Number(values.connections);
+const streams = Number(values.streams);
 
 const which = (name) =>
   ['/usr/bin', '/usr/sbin', '/usr/local/bin'].map((d) => join(d, name)).find(existsSync);
@@ -36,6 +44,7 @@ const wrkBin = which('wrk');
 const tasksetBin = which('taskset');
 const memcachedBin = which('memcached');
 const memcaslapBin = which('memcaslap');
+const h2loadBin = which('h2load');
 
 function pinned(core, argv) {
   return tasksetBin ? [tasksetBin, ['-c', String(core), ...argv]] : [argv[0], argv.slice(1)];
@@ -69,18 +78,23 @@ async function waitForPort(port) {
 }
 
 const timeBin = which('time');
-/** Runs a client; resolves with its stdout and (when /usr/bin/time exists) its user+system CPU seconds. */
+/**
+ * Runs a client; resolves with its stdout and (when /usr/bin/time exists) its user+system CPU
+ * seconds and its peak resident memory (MiB).
+ */
 async function measure(command, args) {
-  if (!timeBin) return { out: await captureRaw(command, args), cpu: Number.NaN };
+  if (!timeBin) return { out: await captureRaw(command, args), cpu: Number.NaN, rss: Number.NaN };
   const file = join(tmpdir(), `hotpath-load-bench-time-${process.pid}`);
-  const out = await captureRaw(timeBin, ['-f', '%U %S', '-o', file, command, ...args]);
+  const out = await captureRaw(timeBin, ['-f', '%U %S %M', '-o', file, command, ...args]);
   let cpu = Number.NaN;
+  let rss = Number.NaN;
   try {
-    const [user, system] = readFileSync(file, 'utf8').trim().split('\n').pop().split(' ').map(Number);
+    const [user, system, maxKb] = readFileSync(file, 'utf8').trim().split('\n').pop().split(' ').map(Number);
     cpu = user + system;
+    rss = maxKb / 1024;
   } catch {}
   rmSync(file, { force: true });
-  return { out, cpu };
+  return { out, cpu, rss };
 }
 
 const capture = (command, args) => captureRaw(command, args);
@@ -109,7 +123,7 @@ const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
-async function startNginx() {
+async function startNginx({ http2 = false, tls = false } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'hotpath-load-bench-'));
   chmodSync(dir, 0o755);
   const port = await freePort();
@@ -122,14 +136,16 @@ error_log ${dir}/error.log warn;
 events { worker_connections 4096; }
 http {
   access_log off;
-  keepalive_requests 1000000;
+  keepalive_requests ${http2 ? 1000000000 : 1000000};
   client_body_temp_path ${dir}/body;
   proxy_temp_path ${dir}/proxy;
   fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
   server {
-    listen 127.0.0.1:${port};
+    listen 127.0.0.1:${port}${tls ? ' ssl' : ''}${http2 ? ' http2' : ''};
+    ${tls ? `ssl_certificate ${join(here, '..', 'test', 'fixtures', 'tls-cert.pem')};\n    ssl_certificate_key ${join(here, '..', 'test', 'fixtures', 'tls-key.pem')};` : ''}
+    ${http2 ? 'http2_max_concurrent_streams 128;' : ''}
     location / { return 200 "hello world\\n"; }
   }
 }
@@ -139,7 +155,7 @@ http {
   const child = spawn(cmd, args, { stdio: 'ignore' });
   await waitForPort(port);
   return {
-    url: `http://127.0.0.1:${port}/`,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}/`,
     stop: async () => {
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
@@ -242,6 +258,92 @@ async function httpBench() {
   );
 }
 
+const h2clients = {
+  'hotpath-load': async (url) => {
+    const [cmd, args] = pinned(1, [
+      process.execPath,
+      cli,
+      '--http2',
+      '-c',
+      String(connections),
+      '-p',
+      String(streams),
+      '-d',
+      String(duration),
+      '--json',
+      url,
+    ]);
+    const { out, cpu, rss } = await measure(cmd, args);
+    const result = JSON.parse(out);
+    return { rps: result.requests.mean, p99: result.latency.p99, errors: result.errors, cpu, rss };
+  },
+  h2load: async (url) => {
+    // -D: for that many seconds; one thread (h2load's default), -m streams per connection.
+    const [cmd, args] = pinned(1, [
+      h2loadBin,
+      '-c',
+      String(connections),
+      '-m',
+      String(streams),
+      '-D',
+      String(duration),
+      url,
+    ]);
+    const { out, cpu, rss } = await measure(cmd, args);
+    const done = Number(/requests: \d+ total, \d+ started, (\d+) done/.exec(out)?.[1]);
+    const seconds = Number(/finished in ([\d.]+)s/.exec(out)?.[1]);
+    const failed = Number(/(\d+) failed/.exec(out)?.[1] ?? 0);
+    const p99 = Number.NaN; // h2load prints no percentiles
+    return { rps: done / seconds, p99, errors: failed, cpu, rss };
+  },
+};
+
+async function http2Bench() {
+  if (values['skip-http2']) return;
+  if (!nginxBin || !h2loadBin) {
+    console.log('\nnginx or h2load (nghttp2-client) not found: skipping the HTTP/2 comparison');
+    return;
+  }
+  const tls = values.tls;
+  const nginx = await startNginx({ http2: true, tls });
+  const names = Object.keys(h2clients);
+  const samples = Object.fromEntries(names.map((name) => [name, []]));
+  console.log(
+    `\nHTTP/2 (${tls ? 'TLS, ALPN h2' : 'h2c'}): nginx (1 worker, core 0) ← client (core 1), ${connections} connections × ${streams} streams, ${duration} s, ${rounds} rounds (alternating)`,
+  );
+  try {
+    for (let round = 1; round <= rounds; round++) {
+      // Alternate which client goes first, so neither always follows the other.
+      const order = round % 2 === 1 ? names : [...names].reverse();
+      for (const name of order) {
+        const sample = await h2clients[name](nginx.url);
+        sample.cpuPerK = (sample.cpu * 1e6) / (sample.rps * duration);
+        samples[name].push(sample);
+        console.log(
+          `  round ${round} ${name.padEnd(13)} ${sample.rps.toFixed(0).padStart(8)} req/s  errors ${sample.errors}  client CPU ${sample.cpuPerK.toFixed(1)} ms/1k req  max RSS ${sample.rss.toFixed(0)} MiB`,
+        );
+      }
+    }
+  } finally {
+    await nginx.stop();
+  }
+  const med = Object.fromEntries(names.map((name) => [name, median(samples[name].map((s) => s.rps))]));
+  const cpu = Object.fromEntries(names.map((name) => [name, median(samples[name].map((s) => s.cpuPerK))]));
+  console.log('\nmedians           req/s   client CPU ms per 1k requests');
+  for (const name of names)
+    console.log(
+      `  ${name.padEnd(13)} ${med[name].toFixed(0).padStart(8)}   ${cpu[name].toFixed(1).padStart(6)}`,
+    );
+  const perRound = median(samples['hotpath-load'].map((sample, i) => sample.rps / samples.h2load[i].rps));
+  console.log(`\nmedian of per-round ratios hotpath-load / h2load: ${perRound.toFixed(2)}x (goal >= 1.0x)`);
+  console.log(
+    `ratio of medians hotpath-load / h2load:          ${(med['hotpath-load'] / med.h2load).toFixed(2)}x`,
+  );
+  console.log(
+    `client CPU per request, h2load / hotpath-load:   ${(cpu.h2load / cpu['hotpath-load']).toFixed(2)}x`,
+  );
+}
+
 async function memcacheBench() {
   if (values['skip-memcache'] || !memcachedBin) return;
   const port = await freePort();
@@ -315,5 +417,6 @@ async function memcacheBench() {
 }
 
 console.log(`machine: ${execFileSync('nproc').toString().trim()} cores (shared); node ${process.version}`);
-await httpBench();
+if (!values['skip-http1']) await httpBench();
+await http2Bench();
 await memcacheBench();

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { describe, HotpathLoadError, invalidOption } from './errors.js';
-import { MAX_TIMER_SECONDS, type MemcacheOperation, type RunOptions } from './options.js';
+import { GRPC_METHOD, MAX_TIMER_SECONDS, type MemcacheOperation, type RunOptions } from './options.js';
 
 export const USAGE = `Usage: hotpath-load [options] <url>
        hotpath-load merge <result.json>...
@@ -15,7 +15,8 @@ Load model (TIME: seconds, or with a unit: 500ms, 10s, 2m, 1h)
   -c, --connections N      concurrent connections (default 10)
   -d, --duration TIME      measured time (default 10s when -a is not given)
   -a, --amount N           send exactly N measured requests, then stop
-  -p, --pipelining N       requests in flight per connection (default 1)
+  -p, --pipelining N       requests in flight per connection (default 1); with
+                           --http2, concurrent streams per connection (h2load's -m)
   -R, --rate N             open model: N requests/second over all connections,
                            latency counted from each request's intended send time
   -W, --warmup TIME        load before measuring, excluded from the results
@@ -29,6 +30,12 @@ Load model (TIME: seconds, or with a unit: 500ms, 10s, 2m, 1h)
                            one connection per turn of its event loop)
   -S, --socket-path PATH   connect to this Unix domain socket; the URL still gives
                            the Host header and the path
+
+HTTP/2
+      --http2              speak HTTP/2: h2c with prior knowledge over http://,
+                           ALPN h2 over https:// (self-signed accepted unless --verify)
+      --grpc METHOD        gRPC unary calls to /package.Service/Method (implies
+                           --http2); the request message's bytes from -b/-i
 
 TLS (https:// targets; certificates are not checked unless asked, as wrk does)
       --verify             check the server's certificate against the system CAs
@@ -93,6 +100,8 @@ const RUN_OPTIONS = {
   latency: { type: 'boolean', short: 'l' },
   'no-progress': { type: 'boolean', short: 'n' },
   verify: { type: 'boolean' },
+  http2: { type: 'boolean' },
+  grpc: { type: 'string' },
   ca: { type: 'string' },
   json: { type: 'boolean', short: 'j' },
   help: { type: 'boolean', short: 'h' },
@@ -301,6 +310,21 @@ export function parseCli(argv: string[]): CliCommand {
       valueSize: integerFlag('--mc-value-size', values['mc-value-size'], 'a whole number of bytes', 0),
       hitRatio: numberFlag('--mc-hit-ratio', values['mc-hit-ratio'], 'a number from 0 to 1'),
     };
+  }
+  if (values.grpc !== undefined) {
+    if (options.url.startsWith('memcache:'))
+      throw invalidOption('--grpc', values.grpc, 'an http:// or https:// target');
+    if (!GRPC_METHOD.test(values.grpc))
+      throw invalidOption('--grpc', values.grpc, 'a gRPC method path like /package.Service/Method');
+    if (values.method !== undefined)
+      throw invalidOption('-m', values.method, 'no method with --grpc (calls are POST)');
+    options.grpc = { method: values.grpc, message: options.body };
+    options.body = undefined;
+  }
+  if (values.http2) {
+    if (options.url.startsWith('memcache:'))
+      throw invalidOption('--http2', true, 'an http:// or https:// target');
+    options.http2 = true;
   }
   if (values.verify || values.ca !== undefined) {
     if (!options.url.startsWith('https:'))

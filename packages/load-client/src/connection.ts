@@ -54,7 +54,7 @@ export interface ConnectionOwner {
   /** `first`: this connection's first connect of the run (not a reconnect). */
   connected(resumed: boolean, first: boolean): void;
   /** A connect failed; `failure` is what the socket reported, `handshake` if TCP connected but TLS did not. */
-  connectFailed(connection: Connection, failure: ConnectFailure): void;
+  connectFailed(connection: LoadConnection, failure: ConnectFailure): void;
   /** A user callback threw: the run ends with that error. */
   abortWith(error: unknown): void;
   received(bytes: number): void;
@@ -62,6 +62,28 @@ export interface ConnectionOwner {
   readonly readBuffer: Buffer;
   /** Plain TCP with one request in flight may write past the Writable stream (see direct-write). */
   readonly directWrites: boolean;
+}
+
+/**
+ * What the engine drives: one connection of any protocol (HTTP/1.1 and memcache: `Connection`;
+ * HTTP/2: `H2Connection`). The engine opens it, lets it send (`fill`), watches its timers and
+ * stops it; the connection reports every outcome to its `ConnectionOwner`.
+ */
+export interface LoadConnection {
+  readonly inFlight: number;
+  open(): void;
+  /** Sends what the run allows now. */
+  fill(now?: number): void;
+  /** When the connect now under way started, or -1 when none is. */
+  connectingSince(): number;
+  connectTimedOut(): void;
+  /** Time the oldest request in flight was written, or -1. */
+  oldestSentAt(): number;
+  /** Requests in flight longer than the timeout fail (and the connection recovers). */
+  timeOut(timeoutMs: number): void;
+  stop(): void;
+  /** Schedules a new connect after a failed one. */
+  retryLater(delayMs: number): void;
 }
 
 /** Why a connect failed: the socket error, and whether it was the TLS handshake (TCP had connected). */
@@ -78,7 +100,7 @@ function noop(): void {}
  */
 const BODY_MISMATCH = 'response body differs from the expected body (--expect-body)';
 
-export class Connection implements ResponseSink {
+export class Connection implements LoadConnection, ResponseSink {
   private socket: Socket | TLSSocket | null = null;
   /** Writes a request on the socket's handle, past its Writable; null: use socket.write. */
   private write: ((data: Uint8Array) => number) | null = null;

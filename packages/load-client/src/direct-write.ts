@@ -59,6 +59,12 @@ function onComplete(this: WriteRequest, status: number): void {
   if (status < 0 && this.onError !== null) this.onError(status);
 }
 
+/** Whether the last direct write was queued in libuv (it then keeps its bytes until done). */
+export function lastDirectWriteQueued(): boolean {
+  const b = binding;
+  return b !== null && b !== undefined && b.streamBaseState[b.kLastWriteWasAsync] !== 0;
+}
+
 /**
  * A function that writes one Buffer on `socket`'s handle and returns 0, or a negative libuv
  * error code (nothing was written); errors of a write that completes later go to `onError`.

@@ -2,12 +2,12 @@ import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { acceptQueue, isLoopback } from './accept-queue.js';
-import {
-  type BuiltRequest,
-  type ConnectFailure,
-  Connection,
-  type ConnectionOwner,
-  type RequestSet,
+import type {
+  BuiltRequest,
+  ConnectFailure,
+  ConnectionOwner,
+  LoadConnection,
+  RequestSet,
 } from './connection.js';
 import { HotpathLoadError } from './errors.js';
 import type { ResolvedOptions, TlsSettings } from './options.js';
@@ -47,6 +47,8 @@ export interface Protocol {
   /** Optional per-request callback: a fresh request each time (slow path). */
   buildRequest: ((connection: number, sequence: number) => BuiltRequest) | null;
   createParser(sink: ResponseSink): WireParser;
+  /** A connection speaking this protocol. */
+  createConnection(owner: ConnectionOwner, index: number): LoadConnection;
 }
 
 const PHASE_CONNECTING = 0;
@@ -79,13 +81,13 @@ export class LoadEngine extends EventEmitter<EngineEvents> implements Connection
   readonly recorder = new Recorder();
   readonly readBuffer = Buffer.allocUnsafe(64 * 1024);
   /**
-   * One request in flight per connection: requests go straight to the socket's handle
+   * One request in flight per connection (HTTP/1.1), or HTTP/2: writes go straight to the socket's handle
    * (direct-write.ts) where this Node allows it. HOTPATH_LOAD_STREAM_WRITES=1 turns it off.
    */
   readonly directWrites: boolean;
   takenMeasured = false;
 
-  private readonly connections: Connection[] = [];
+  private readonly connections: LoadConnection[] = [];
   private phase = PHASE_CONNECTING;
   private reserved = 0;
   private readonly amount: number;
@@ -126,7 +128,9 @@ export class LoadEngine extends EventEmitter<EngineEvents> implements Connection
     this.tls = options.target.kind === 'http' ? options.target.tls : null;
     this.buildRequest = protocol.buildRequest;
     this.pipelining = options.pipelining;
-    this.directWrites = options.pipelining === 1 && process.env.HOTPATH_LOAD_STREAM_WRITES !== '1';
+    // HTTP/2 writes all its frames in one buffer per turn, whatever the streams per connection.
+    const http2 = options.target.kind === 'http' && options.target.http2;
+    this.directWrites = (options.pipelining === 1 || http2) && process.env.HOTPATH_LOAD_STREAM_WRITES !== '1';
     this.amount = options.amount ?? Number.POSITIVE_INFINITY;
     this.interval = options.rate === undefined ? 0 : 1000 / options.rate;
     this.done = new Promise((resolve, reject) => {
@@ -154,7 +158,8 @@ export class LoadEngine extends EventEmitter<EngineEvents> implements Connection
     }
     try {
       // setupConnection hooks run here; one that throws ends the run before any socket opens.
-      for (let i = 0; i < this.options.connections; i++) this.connections.push(new Connection(this, i));
+      for (let i = 0; i < this.options.connections; i++)
+        this.connections.push(this.protocol.createConnection(this, i));
     } catch (error) {
       this.abortWith(error);
       return this.done;
@@ -306,7 +311,7 @@ export class LoadEngine extends EventEmitter<EngineEvents> implements Connection
     this.timers.push(this.connectWait);
   }
 
-  connectFailed(connection: Connection, failure: ConnectFailure): void {
+  connectFailed(connection: LoadConnection, failure: ConnectFailure): void {
     if (this.phase === PHASE_DONE) return;
     if (!this.everConnected) {
       this.connectFailures++;

@@ -38,6 +38,14 @@ export interface TlsOptions {
   servername?: string;
 }
 
+/** A gRPC unary call. */
+export interface GrpcOptions {
+  /** `/package.Service/Method`. */
+  method: string;
+  /** The request message, encoded (default: empty). */
+  message?: string | Buffer;
+}
+
 export interface RunOptions {
   /** http://host[:port]/path, https://host[:port]/path or memcache://host:port */
   url: string;
@@ -66,6 +74,16 @@ export interface RunOptions {
   memcache?: MemcacheOptions;
   /** TLS settings of an https:// target. */
   tls?: TlsOptions;
+  /**
+   * Speak HTTP/2: over http:// with prior knowledge (h2c), over https:// negotiated with ALPN
+   * `h2`. `pipelining` is then the concurrent streams per connection (h2load's `-m`).
+   */
+  http2?: boolean;
+  /**
+   * gRPC unary calls (implies `http2`): `method` is `/package.Service/Method`, `message` the
+   * request message as encoded bytes (e.g. protobuf), sent with the 5-byte gRPC prefix.
+   */
+  grpc?: GrpcOptions;
   /**
    * Connect to this Unix domain socket instead of the URL's host and port (the URL still gives
    * the Host header and the path), as autocannon's `socketPath`.
@@ -123,6 +141,12 @@ export interface HttpTarget {
   port: number;
   /** null for http://. */
   tls: TlsSettings | null;
+  /** HTTP/2 instead of HTTP/1.1. */
+  http2: boolean;
+  /** gRPC unary calls (over HTTP/2), or false. */
+  grpc: boolean;
+  /** The requests as given, each with its path (HTTP/2 encodes them itself). */
+  specs: RequestSpec[];
   path: string;
   /** Serialised requests, cycled per connection. */
   requests: Buffer[];
@@ -260,6 +284,39 @@ function tlsSettings(tls: TlsOptions): TlsSettings {
   };
 }
 
+/** A gRPC method path: `/package.Service/Method`. */
+export const GRPC_METHOD = /^\/[A-Za-z_][A-Za-z0-9_.]*\/[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The one request of a gRPC unary run: POST to the method, the message with its 5-byte prefix. */
+function grpcSpec(options: RunOptions): RequestSpec {
+  const grpc = options.grpc;
+  if (grpc === null || typeof grpc !== 'object')
+    throw invalidOption('grpc', grpc, 'an object { method, message }');
+  if (typeof grpc.method !== 'string' || !GRPC_METHOD.test(grpc.method))
+    throw invalidOption('grpc.method', grpc.method, 'a gRPC method path like /package.Service/Method');
+  if (grpc.message !== undefined && typeof grpc.message !== 'string' && !Buffer.isBuffer(grpc.message))
+    throw invalidOption('grpc.message', grpc.message, 'the encoded request message as a Buffer or string');
+  for (const name of ['requests', 'body', 'method'] as const)
+    if (options[name] !== undefined)
+      throw invalidOption(
+        name,
+        options[name],
+        'not given with grpc (the call is grpc.method with grpc.message)',
+      );
+  if (options.http2 === false)
+    throw invalidOption('http2', false, 'true or absent with grpc (gRPC runs over HTTP/2)');
+  const message = Buffer.from(grpc.message ?? '');
+  const framed = Buffer.alloc(5 + message.length);
+  framed.writeUInt32BE(message.length, 1); // byte 0: not compressed
+  message.copy(framed, 5);
+  return {
+    method: 'POST',
+    path: grpc.method,
+    headers: { ...options.headers, 'content-type': 'application/grpc', te: 'trailers' },
+    body: framed,
+  };
+}
+
 /** Validates options once, at the boundary; everything inside trusts the result. */
 export function resolveOptions(options: RunOptions): ResolvedOptions {
   if (options === null || typeof options !== 'object') throw invalidOption('options', options, 'an object');
@@ -318,7 +375,18 @@ export function resolveOptions(options: RunOptions): ResolvedOptions {
         : [{ method: options.method, headers: options.headers, body: options.body }];
     if (!Array.isArray(specs) || specs.length === 0)
       throw invalidOption('requests', options.requests, 'a non-empty array of requests');
+    // Serialised even for HTTP/2: the same checks of methods, paths and headers.
     const requests = specs.map((spec) => serializeRequest(hostHeader, { path, ...spec }));
+    if (options.http2 !== undefined && typeof options.http2 !== 'boolean')
+      throw invalidOption('http2', options.http2, 'true or false');
+    const grpc = options.grpc === undefined ? null : grpcSpec(options);
+    if (grpc !== null) specs.splice(0, specs.length, grpc);
+    const http2 = options.http2 === true || grpc !== null;
+    if (http2) {
+      for (const name of ['setupConnection', 'onRequest', 'expectBody'] as const)
+        if (options[name] !== undefined)
+          throw invalidOption(name, options[name], 'not given with http2 (HTTP/1.1 only for now)');
+    }
     const noBody = specs.map((spec) => (spec.method ?? 'GET').toUpperCase() === 'HEAD');
     for (const name of ['setupConnection', 'onRequest'] as const) {
       if (options[name] !== undefined && typeof options[name] !== 'function')
@@ -331,6 +399,9 @@ export function resolveOptions(options: RunOptions): ResolvedOptions {
       host,
       port,
       tls: secure ? tlsSettings(options.tls ?? {}) : null,
+      http2,
+      grpc: grpc !== null,
+      specs: specs.map((spec) => ({ path, ...spec })),
       path,
       requests,
       expectBody,
@@ -341,6 +412,12 @@ export function resolveOptions(options: RunOptions): ResolvedOptions {
     };
   } else {
     if (url.port === '') throw invalidOption('url', options.url, 'memcache://host:port with a port');
+    if (options.http2 === true || options.grpc !== undefined)
+      throw invalidOption(
+        options.grpc !== undefined ? 'grpc' : 'http2',
+        true,
+        'an http:// or https:// target',
+      );
     if (options.setupConnection !== undefined || options.onRequest !== undefined)
       throw invalidOption('url', options.url, 'an http:// URL when setupConnection or onRequest is given');
     const mc = options.memcache ?? {};

@@ -1,8 +1,22 @@
 import * as hdr from 'hdr-histogram-js';
 
 /** Kinds of failed requests, counted separately. */
-/** `body`: the response body differed from `expectBody`. */
-export const ERROR_KINDS = ['connect', 'reset', 'timeout', 'parse', 'closed', 'other', 'body'] as const;
+/** `body`: the response body differed from `expectBody`. HTTP/2 only: `refused`, a stream the
+ * server refused unprocessed (GOAWAY below its id, or RST_STREAM REFUSED_STREAM); `stream`, a
+ * stream the server reset (RST_STREAM with another code); `grpc`, a gRPC call that ended with a
+ * non-zero (or no) grpc-status. */
+export const ERROR_KINDS = [
+  'connect',
+  'reset',
+  'timeout',
+  'parse',
+  'closed',
+  'other',
+  'body',
+  'refused',
+  'stream',
+  'grpc',
+] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
 /** Latency values in the histogram are microseconds; the highest trackable is one hour. */
@@ -216,3 +230,6 @@ export const ERROR_PARSE = 3;
 export const ERROR_CLOSED = 4;
 export const ERROR_OTHER = 5;
 export const ERROR_BODY = 6;
+export const ERROR_REFUSED = 7;
+export const ERROR_STREAM = 8;
+export const ERROR_GRPC = 9;

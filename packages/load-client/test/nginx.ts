@@ -43,7 +43,8 @@ export interface Nginx {
 }
 
 /** A real nginx (one worker) on a free 127.0.0.1 port, config and logs in a temp dir. */
-export async function startNginx(extraServer = ''): Promise<Nginx> {
+/** With `http2`, the port speaks HTTP/2 with prior knowledge (h2c) and keeps connections open. */
+export async function startNginx(extraServer = '', options: { http2?: boolean } = {}): Promise<Nginx> {
   if (!NGINX) throw new Error('nginx is not installed');
   const dir = mkdtempSync(join(tmpdir(), 'hotpath-load-nginx-'));
   const port = await freePort();
@@ -65,7 +66,7 @@ http {
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
   server {
-    listen 127.0.0.1:${port};
+    listen 127.0.0.1:${port}${options.http2 ? ' http2' : ''};${options.http2 ? '\n    keepalive_requests 1000000000;' : ''}
     root ${dir};
     location = /hello { return 200 "hello\\n"; }
     location = /missing { return 404; }
