@@ -73,7 +73,9 @@ const settings: Omit<PolicySettings, 'scenarios'> & Pick<Settings, 'scenarios' |
   failOnInconclusive: false,
   maxRounds: 30,
   maxTime: 180,
-  scenarios: [{ name: 's', url: '/', method: 'GET', headers: {}, connections: 4, pipelining: 1 }],
+  scenarios: [
+    { name: 's', url: '/', method: 'GET', headers: {}, connections: 4, pipelining: 1, http2: false },
+  ],
 };
 
 /**

@@ -43,6 +43,8 @@ describe('resolveSettings (one table for flags, inputs, config and API)', () => 
         'mainThreadCpuPerRequest',
         'retainedBytesPerRequest',
         'allocatedBytesPerRequest',
+        'downstreamCallsPerRequest',
+        'waitingPerRequest',
       ],
       failOnInconclusive: false,
       failOn: 'metrics',
@@ -55,7 +57,7 @@ describe('resolveSettings (one table for flags, inputs, config and API)', () => 
       out: 'hotpath-report',
     });
     expect(s.scenarios).toEqual([
-      { name: 'GET /', url: '/', method: 'GET', headers: {}, connections: 50, pipelining: 1 },
+      { name: 'GET /', url: '/', method: 'GET', headers: {}, connections: 50, pipelining: 1, http2: false },
     ]);
   });
 

@@ -294,6 +294,7 @@ async function searchLevel(run: RoundRun, scenario: Scenario, settings: Settings
   const load = {
     url: targetUrl(scenario.url, run.server.port),
     pipelining: scenario.pipelining,
+    http2: scenario.http2,
     method: scenario.method,
     headers: scenario.headers,
     body: scenario.body,

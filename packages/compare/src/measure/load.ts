@@ -9,6 +9,8 @@ export interface LoadOptions {
   /** Seconds of load before the measured `duration`, left out of the result. */
   warmup?: number;
   pipelining: number;
+  /** HTTP/2 (h2c over http://, ALPN h2 over https://, a self-signed certificate accepted). */
+  http2?: boolean;
   rate?: number;
   method: string;
   headers: Record<string, string>;
@@ -44,6 +46,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       duration: options.duration,
       ...(options.warmup ? { warmup: options.warmup } : {}),
       pipelining: options.pipelining,
+      ...(options.http2 ? { http2: true } : {}),
       rate: options.rate,
       method: options.method,
       headers: options.headers,

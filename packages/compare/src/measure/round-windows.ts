@@ -144,6 +144,7 @@ export function scenarioLoad(run: RoundRun, scenario: Scenario): ScenarioLoad {
     url,
     connections: scenario.connections,
     pipelining: scenario.pipelining,
+    http2: scenario.http2,
     rate: scenario.rate,
     method: scenario.method,
     headers: scenario.headers,

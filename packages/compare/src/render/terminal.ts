@@ -189,9 +189,10 @@ function footer(report: Report, { width, verbose, paint }: Context): string[] {
     );
   } else {
     const connections = [...new Set(report.settings.scenarios.map((x) => String(x.connections)))].join('/');
+    const http2 = report.settings.scenarios.some((x) => x.http2) ? ' HTTP/2' : '';
     lines.push(
       ...dim(
-        `${rounds} · ${connections} connections${report.shards > 1 ? ` · ${report.shards} shards` : ''} · ${machines}`,
+        `${rounds} · ${connections}${http2} connections${report.shards > 1 ? ` · ${report.shards} shards` : ''} · ${machines}`,
       ),
       ...dim('every row, the method and the flame graphs: report.html; every row here: --verbose'),
     );

@@ -136,12 +136,18 @@ export function interleaveText(slice: number | undefined, order: readonly ('base
  * fixed rate, the rate (for a share of base's capacity, the capacity it was taken of).
  */
 export function loadLevelText(
-  scenario: { name: string; connections: number | 'auto'; rate?: number | string; slo?: string },
+  scenario: {
+    name: string;
+    connections: number | 'auto';
+    rate?: number | string;
+    slo?: string;
+    http2?: boolean;
+  },
   levels: readonly LoadLevel[] | undefined,
   rates?: readonly RateLevel[],
 ): string {
   const level = levels?.find((l) => l.scenario === scenario.name);
-  const count = `${scenario.connections} connection${scenario.connections === 1 ? '' : 's'}`;
+  const count = `${scenario.connections} ${scenario.http2 ? 'HTTP/2 ' : ''}connection${scenario.connections === 1 ? '' : 's'}`;
   const rate = rateText(scenario, rates) + sloText(scenario.slo);
   if (!level) return `${count}${rate}`;
   if (level.reason === 'fixed-rate') return `${count} (auto, for the fixed rate)${rate}`;

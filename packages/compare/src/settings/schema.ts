@@ -155,6 +155,7 @@ export function resolveSettings(sources: SettingsSources): Settings {
     body: values.body as string | undefined,
     connections: values.connections as number,
     pipelining: values.pipelining as number,
+    http2: values.http2 as boolean,
     rate: values.rate as Scenario['rate'],
     slo: values.slo as string | undefined,
   };

@@ -194,6 +194,15 @@ export const SETTINGS = [
     description: 'HTTP requests in flight per connection.',
   },
   {
+    key: 'http2',
+    kind: 'boolean',
+    group: 'load',
+    default: false,
+    scenario: true,
+    description:
+      'Speak HTTP/2 to the server (gRPC servers, node:http2, fastify with http2): prior knowledge over http:// (h2c), ALPN h2 over https://, whose certificate may be self-signed; one stream per pipelined request.',
+  },
+  {
     key: 'rate',
     kind: 'rate',
     group: 'load',
