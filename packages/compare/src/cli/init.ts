@@ -49,6 +49,11 @@ export function describeProject(project: Project): string[] {
     `package manager: ${project.packageManager}${project.lockfile ? ` (${project.lockfile})` : ''}`,
     ...(project.framework ? [`framework: ${p(project.framework)}`] : []),
     ...(project.start ? [`start: ${p(project.start)} (from ${p(project.startFrom ?? '')})`] : []),
+    ...(project.devServer
+      ? [
+          `start: package.json "start" runs ${p(project.devServer)}, a development server (watching, rebuilding): pass --start with the command that runs the built server, e.g. "node dist/main.js"`,
+        ]
+      : []),
     ...(project.build
       ? [`build: ${p(project.build)} (package.json "build"), run in each checkout after install`]
       : []),

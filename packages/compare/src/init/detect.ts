@@ -30,6 +30,8 @@ export interface Project {
   routeChoice: RouteChoice;
   /** The databases and caches the server needs, the variables set for them, migrate and seed. */
   data: DataNeeds;
+  /** The start script's development-server command (`nx serve`, `nodemon`, `--watch`), when it is one. */
+  devServer?: string;
   /** The build command (`<pm> run build`) when package.json has a build script. */
   build?: string;
   /** The package.json text and its parsed value (undefined when there is none). */
@@ -94,6 +96,10 @@ function readJson(path: string): { text: string; value: Record<string, unknown> 
 const record = (v: unknown): Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
+/** A start script that runs a development server: it watches and rebuilds, a poor thing to measure. */
+const DEV_SERVER =
+  /\b(?:nx serve|nodemon|ts-node-dev|tsx watch|nest start --watch|next dev|vite)\b|--watch\b/;
+
 /** A port variable: PORT as a word of the name (APP_PORT, PORT_HTTP; not PORTAL). */
 const PORT_NAME = /^(?:[A-Z][A-Z0-9]*_)*PORT(?:_[A-Z0-9]+)*$/;
 
@@ -142,6 +148,7 @@ export function detectProject(dir: string): Project {
   const run = (name: string) => `${packageManager === 'yarn' ? 'yarn' : `${packageManager} run`} ${name}`;
   const data = detectDataNeeds(dir, pkg, reads, run);
   const build = typeof scripts.build === 'string' ? run('build') : undefined;
+  const devServer = script === undefined ? undefined : DEV_SERVER.exec(script.slice(0, 4096))?.[0];
   return {
     dir,
     packageManager,
@@ -155,6 +162,7 @@ export function detectProject(dir: string): Project {
     routeChoice: chooseRoutes(routes, data.seedValues),
     data,
     ...(build ? { build } : {}),
+    ...(devServer ? { devServer } : {}),
     packageJson,
   };
 }

@@ -53,7 +53,7 @@ const str = (t: Token | undefined): string | undefined => (t?.kind === 'str' ? t
 /** At most this many `x.method(` calls of one file are read (each reads at most SCAN tokens). */
 const MAX_CALLS = 4000;
 /** At most this many tokens of one call's arguments or one object literal are read. */
-const SCAN = 2000;
+const SCAN = 256;
 
 /** The index of the token closing the bracket opened at `open`, or the end (the tokenizer paired them). */
 function closing(tokens: Token[], open: number): number {
@@ -61,36 +61,44 @@ function closing(tokens: Token[], open: number): number {
   return t?.kind === 'punct' && t.pair !== undefined ? t.pair : tokens.length;
 }
 
-/** The top-level arguments of the call whose `(` is at `open`, each as its token range. */
+/** The index after the bracketed group opened at `i`, or `i + 1` for any other token. */
+function skip(tokens: Token[], i: number): number {
+  const t = tokens[i];
+  return t?.kind === 'punct' && (t.text === '(' || t.text === '[' || t.text === '{') && t.pair !== undefined
+    ? t.pair + 1
+    : i + 1;
+}
+
+/**
+ * The top-level arguments of the call whose `(` is at `open`, each as its token range. Nested
+ * brackets are jumped over (the tokenizer paired them): the cost is the top-level tokens read,
+ * at most SCAN, however deep the arguments nest.
+ */
 function callArguments(tokens: Token[], open: number): [number, number][] {
-  const end = Math.min(closing(tokens, open), open + SCAN);
+  const end = closing(tokens, open);
   const args: [number, number][] = [];
   let start = open + 1;
-  let depth = 0;
-  for (let i = open + 1; i < end; i++) {
-    const t = tokens[i];
-    if (t?.kind !== 'punct') continue;
-    if (t.text === '(' || t.text === '[' || t.text === '{') depth++;
-    else if (t.text === ')' || t.text === ']' || t.text === '}') depth--;
-    else if (t.text === ',' && depth === 0) {
+  let steps = 0;
+  let i = open + 1;
+  for (; i < end && steps < SCAN; i = skip(tokens, i), steps++) {
+    if (punct(tokens[i], ',')) {
       args.push([start, i]);
       start = i + 1;
     }
   }
-  if (start < end) args.push([start, end]);
+  const last = Math.min(i, end);
+  if (start < last) args.push([start, last]);
   return args;
 }
 
 /** `key: 'value'` at the top level of the object literal whose `{` is at `open`. */
 function objectKey(tokens: Token[], open: number, keys: readonly string[]): string | undefined {
   if (!punct(tokens[open], '{')) return undefined;
-  const end = Math.min(closing(tokens, open), open + SCAN);
-  let depth = 0;
-  for (let i = open + 1; i < end; i++) {
+  const end = closing(tokens, open);
+  let steps = 0;
+  for (let i = open + 1; i < end && steps < SCAN; i = skip(tokens, i), steps++) {
     const t = tokens[i];
-    if (t?.kind === 'punct' && (t.text === '(' || t.text === '[' || t.text === '{')) depth++;
-    else if (t?.kind === 'punct' && (t.text === ')' || t.text === ']' || t.text === '}')) depth--;
-    else if (depth === 0 && t?.kind === 'id' && keys.includes(t.text) && punct(tokens[i + 1], ':')) {
+    if (t?.kind === 'id' && keys.includes(t.text) && punct(tokens[i + 1], ':')) {
       const value = tokens[i + 2];
       if (value?.kind === 'str') return value.text;
       if (punct(value, '[') && str(tokens[i + 3]) !== undefined) return str(tokens[i + 3]);
@@ -117,13 +125,13 @@ function childOf(tokens: Token[], [start, end]: [number, number]): ChildRef | un
   if (param !== undefined) return { kind: 'local', name: param };
   if (first?.kind !== 'id') return undefined;
   // `router`, `router.routes()`, `router.middleware()`, `api.router`: the first name is the object.
-  const rest = tokens.slice(start + 1, end);
+  const rest = tokens.slice(start + 1, Math.min(end, start + 4));
   if (rest.length === 0) return { kind: 'local', name: first.text };
   if (punct(rest[0], '.') && id(rest[1])) {
     const member = (rest[1] as { text: string }).text;
     if (member === 'routes' || member === 'middleware' || member === 'allowedMethods')
       return { kind: 'local', name: first.text };
-    if (rest.length === 2) return { kind: 'module', specifier: `#local:${first.text}`, member };
+    if (end - start === 3) return { kind: 'module', specifier: `#local:${first.text}`, member };
   }
   return undefined;
 }
@@ -148,7 +156,12 @@ function inlineFunctionParameter(tokens: Token[], start: number): string | undef
 /** Middleware names before the handler in a registration's arguments, when one reads like auth. */
 function authMiddleware(tokens: Token[], args: [number, number][]): string | undefined {
   for (const [start, end] of args.slice(1, -1)) {
-    for (let i = start; i < end; i++) {
+    // `auth.optional`, `optionalAuth`: a login is read when given, not required.
+    if (
+      tokens.slice(start, Math.min(end, start + 12)).some((t) => t.kind === 'id' && /optional/i.test(t.text))
+    )
+      continue;
+    for (let i = start; i < Math.min(end, start + 12); i++) {
       const t = tokens[i];
       if (t?.kind === 'id' && AUTH_NAME.test(t.text))
         return tokens
@@ -324,6 +337,7 @@ export function readRouteFacts(text: string): RouteFacts {
     nest: [],
   };
   const controller = { prefix: '' };
+  const owners = new Map<number, string | undefined>();
   let calls = 0;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
@@ -356,7 +370,7 @@ export function readRouteFacts(text: string): RouteFacts {
     )
       continue;
     if (++calls > 2 * MAX_CALLS) break;
-    const owner = chainOwner(tokens, i - 2);
+    const owner = chainOwner(tokens, i - 2, owners);
     if (owner === undefined) continue;
     if (owner === '#default') facts.exports.set('default', owner);
     readCall(tokens, i + 1, owner, (tokens[i] as { text: string }).text, facts, true);
@@ -366,21 +380,39 @@ export function readRouteFacts(text: string): RouteFacts {
   return facts;
 }
 
-/** The receiver at the start of the chain ending at `close` (a `)`): `router` in `router.get(…).get(…)`. */
-function chainOwner(tokens: Token[], close: number): string | undefined {
+/**
+ * The receiver at the start of the chain ending at `close` (a `)`): `router` in
+ * `router.get(…).get(…)`. `known` holds the owners found for earlier links of the file, read in
+ * order, so a long chain costs one step per link, not one per link before it.
+ */
+function chainOwner(
+  tokens: Token[],
+  close: number,
+  known: Map<number, string | undefined>,
+): string | undefined {
+  const owner = chainRoot(tokens, close, known);
+  known.set(close, owner);
+  return owner;
+}
+
+function chainRoot(
+  tokens: Token[],
+  close: number,
+  known: Map<number, string | undefined>,
+): string | undefined {
   let i = close;
   for (let steps = 0; steps < 64 && i >= 0; steps++) {
-    if (!punct(tokens[i], ')')) return undefined;
+    if (i !== close && known.has(i)) return known.get(i);
+    const end = tokens[i];
+    if (end?.kind !== 'punct' || end.text !== ')' || end.pair === undefined) return undefined;
     // Back to the matching `(`.
-    const close_ = tokens[i];
-    if (close_?.kind !== 'punct' || close_.pair === undefined) return undefined;
-    i = close_.pair;
+    i = end.pair;
     // `name(` preceded by `.`: step over `.name`; the chain's root is an identifier before it.
     if (!id(tokens[i - 1])) return undefined;
     if (!punct(tokens[i - 2], '.')) {
       // `const api = Router().use(…)`, `new Router().get(…)`, `export default Router().use(…)`
       let k = i - 2;
-      while (id(tokens[k]) && punct(tokens[k - 1], '.')) k -= 2;
+      for (let n = 0; n < 8 && id(tokens[k]) && punct(tokens[k - 1], '.'); n++) k -= 2;
       if (id(tokens[k], 'new')) k--;
       if (punct(tokens[k], '=') && id(tokens[k - 1])) return (tokens[k - 1] as { text: string }).text;
       if (id(tokens[k], 'default') && id(tokens[k - 1], 'export')) return '#default';

@@ -183,7 +183,7 @@ function setupCommands(
   const prismaSeed = typeof record(pkg.prisma).seed === 'string';
   if (seed) commands.push({ command: run(seed), from: `package.json script "${seed}"` });
   else if (prismaSchema && prismaSeed)
-    commands.push({ command: `npx prisma db seed${schemaFlag}`, from: 'package.json "prisma.seed"' });
+    commands.push({ command: 'npx prisma db seed', from: 'package.json "prisma.seed"' });
   else if ('knex' in deps && isDir(join(dir, 'seeds')))
     commands.push({ command: 'npx knex seed:run', from: 'seeds/' });
   else if ('sequelize-cli' in deps && isDir(join(dir, 'seeders')))
