@@ -60,7 +60,8 @@ const NODE_OPTION_WITH_VALUE = new Set([
   '--conditions',
   '--title',
 ]);
-const JS_FILE = /^[\w./@-]{1,500}\.[cm]?js$/;
+/** A script file node runs: `server.js`, `dist/main.mjs`, or `src/bin/server` (node adds `.js`). */
+const JS_FILE = /^[\w./@-]{1,500}$/;
 
 /**
  * `node server.js`-like: the file a start script runs node on directly, after node's options;
@@ -76,7 +77,7 @@ export function nodeEntry(script: string): string | undefined {
       if (NODE_OPTION_WITH_VALUE.has(word)) i++;
       continue;
     }
-    return JS_FILE.test(word) ? word : undefined;
+    return (JS_FILE.test(word) && !word.startsWith('.')) || word.startsWith('./') ? word : undefined;
   }
   return undefined;
 }
@@ -123,7 +124,9 @@ export function detectProject(dir: string): Project {
     // Run node directly: the probe and `profiler: prof` see the server itself, not npm.
     start = script.trim();
     startFrom = 'package.json "start"';
-    entry = direct;
+    entry = ['', '.js', '.cjs', '.mjs']
+      .map((ext) => `${direct}${ext}`)
+      .find((file) => existsSync(join(dir, file)));
   } else if (script !== undefined) {
     start = `${packageManager === 'yarn' ? 'yarn' : `${packageManager} run`} start`;
     startFrom = 'package.json "start"';

@@ -1,6 +1,7 @@
 import { existsSync, lstatSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
+  CONFIG_VARIABLE_MAPS,
   DOTENV_EXAMPLES,
   dotenvEntries,
   type EnvReads,
@@ -97,6 +98,9 @@ export const SERVICE_ADDRESS: Record<
   memcached: { url: 'localhost:11211', host: 'localhost', port: '11211' },
 };
 
+/** The client name Knex (and TypeORM's `type`) takes for each SQL store. */
+const KNEX_CLIENT: Partial<Record<StoreKind, string>> = { postgres: 'pg', mysql: 'mysql2' };
+
 /** Which store a variable's name points at, among those found. */
 function storeOfName(name: string, kinds: readonly StoreKind[]): StoreKind | undefined {
   const upper = name.toUpperCase();
@@ -117,6 +121,8 @@ function valueFor(name: string, kind: StoreKind): string | undefined {
   const a = SERVICE_ADDRESS[kind];
   const upper = name.toUpperCase();
   if (/URL|URI|DSN|CONNECTION|CONN_STR/.test(upper)) return a.url;
+  if (/CLIENT|DRIVER/.test(upper)) return KNEX_CLIENT[kind];
+  if (/DIALECT/.test(upper)) return kind === 'postgres' || kind === 'mysql' ? kind : undefined;
   if (/HOST/.test(upper)) return a.host;
   if (/PORT/.test(upper)) return a.port;
   if (/PASS/.test(upper)) return a.password;
@@ -154,9 +160,14 @@ function setupCommands(
         !/dev|reset|make|create|generate|rollback|undo|down|test/i.test(name),
     );
   const commands: { command: string; from: string }[] = [];
-  const migrate = script(
-    /^(?:db[:-])?(?:migrate|migration[:-]run|migrations?)(?:[:-](?:latest|deploy|up|run|prod))?$/i,
-  );
+  const runs = (pattern: RegExp) =>
+    Object.keys(scripts).find((name) => {
+      const text = scripts[name];
+      return typeof text === 'string' && pattern.test(text.slice(0, 1000)) && /^[\w:.-]{1,100}$/.test(name);
+    });
+  const migrate =
+    script(/^(?:db[:-])?(?:migrate|migration[:-]run|migrations?)(?:[:-](?:latest|deploy|up|run|prod))?$/i) ??
+    runs(/\b(?:migrate:latest|migrate deploy|db:migrate|migration:run)\b/);
   const schemaFlag =
     prismaSchema && !['prisma/schema.prisma', 'schema.prisma'].includes(prismaSchema)
       ? ` --schema ${prismaSchema}`
@@ -179,7 +190,9 @@ function setupCommands(
     commands.push({ command: 'npx knex migrate:latest', from: 'knexfile' });
   else if (('sequelize-cli' in deps || isFile(dir, '.sequelizerc')) && 'sequelize' in deps)
     commands.push({ command: 'npx sequelize-cli db:migrate', from: 'sequelize-cli' });
-  const seed = script(/^(?:db[:-])?seeds?(?:[:-](?:run|all|db|prod))?$/i);
+  const seed =
+    script(/^(?:db[:-])?seeds?(?:[:-](?:run|all|db|prod))?$/i) ??
+    runs(/\b(?:seed:run|db seed|db:seed(?::all)?)\b/);
   const prismaSeed = typeof record(pkg.prisma).seed === 'string';
   if (seed) commands.push({ command: run(seed), from: `package.json script "${seed}"` });
   else if (prismaSchema && prismaSeed)
@@ -281,7 +294,12 @@ export function detectDataNeeds(
     const value = kind === undefined ? undefined : valueFor(name, kind);
     if (kind !== undefined && value !== undefined)
       variables.push({ name, value, because: `the ${kind} service` });
-    else if (files.every((f) => DOTENV_EXAMPLES.includes(f)) && !usableExample(examples.get(name))) continue;
+    // Named only by an example file or node-config's map (whose settings have defaults): optional.
+    else if (
+      files.every((f) => DOTENV_EXAMPLES.includes(f) || CONFIG_VARIABLE_MAPS.includes(f)) &&
+      !usableExample(examples.get(name))
+    )
+      continue;
     else if (usableExample(examples.get(name)))
       variables.push({
         name,

@@ -70,7 +70,35 @@ export function dotenvEntries(text: string): Map<string, string> {
   return entries;
 }
 
-export const DOTENV_EXAMPLES = ['.env.example', '.env.sample', '.env.template', '.env.dist', 'example.env'];
+export const DOTENV_EXAMPLES = [
+  '.env.example',
+  '.env.sample',
+  '.env.template',
+  '.env.dist',
+  'example.env',
+  '.example-env',
+];
+/** node-config's map of settings to variables: `port: PORT` lines (YAML) or `"port": "PORT"` (JSON). */
+export const CONFIG_VARIABLE_MAPS = [
+  'config/custom-environment-variables.yml',
+  'config/custom-environment-variables.yaml',
+  'config/custom-environment-variables.json',
+];
+
+/** The variable names a node-config custom-environment-variables file maps settings to. */
+export function envReadsOfConfigMap(text: string): string[] {
+  const names: string[] = [];
+  for (const line of text.slice(0, 200_000).split('\n')) {
+    const colon = line.indexOf(':');
+    if (colon === -1) continue;
+    let value = line.slice(colon + 1).trim();
+    if (value.endsWith(',')) value = value.slice(0, -1);
+    if (value.length >= 2 && (value[0] === '"' || value[0] === "'") && value.endsWith(value[0]))
+      value = value.slice(1, -1);
+    if (/^[A-Z][A-Z0-9_]{0,99}$/.test(value)) names.push(value);
+  }
+  return names;
+}
 export const PRISMA_SCHEMAS = ['prisma/schema.prisma', 'schema.prisma', 'src/prisma/schema.prisma'];
 
 /** Every variable the project in `dir` reads (source files, Prisma schemas, dotenv examples). */
@@ -84,6 +112,10 @@ export function projectEnvReads(dir: string, files: readonly string[] = listSour
   for (const file of PRISMA_SCHEMAS) {
     const text = readSource(dir, file);
     if (text !== undefined) for (const name of envReadsOfPrismaSchema(text)) add(reads, name, file);
+  }
+  for (const file of CONFIG_VARIABLE_MAPS) {
+    const text = readSource(dir, file);
+    if (text !== undefined) for (const name of envReadsOfConfigMap(text)) add(reads, name, file);
   }
   for (const file of DOTENV_EXAMPLES) {
     const text = readSource(dir, file);
