@@ -61,6 +61,21 @@ describe('the database and cache a project needs', () => {
     );
   });
 
+  it('Nest + TypeORM + mysql2, Restify + memjs: MySQL and memcached services, the parts their names ask for', () => {
+    const nest = detectProject(fixture('nest'));
+    expect(nest.data.stores.map((s) => s.kind)).toEqual(['mysql']);
+    expect(nest.data.variables.map((v) => [v.name, v.value])).toEqual([
+      ['MYSQL_HOST', '127.0.0.1'],
+      ['MYSQL_PASSWORD', 'hotpath'],
+    ]);
+    expect(measureWorkflow(nest.packageManager, nest.data)).toMatch(/\n {6}mysql:\n {8}image: mysql:8\.4 /);
+    const restify = detectProject(fixture('restify'));
+    expect(restify.data.stores.map((s) => s.kind)).toEqual(['memcached']);
+    expect(restify.data.variables.map((v) => [v.name, v.value])).toEqual([
+      ['MEMCACHIER_SERVERS', 'localhost:11211'],
+    ]);
+  });
+
   it('an example value that would be a GitHub expression, or a runner variable, is not written', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hotpath-init-data-'));
     try {
@@ -68,6 +83,7 @@ describe('the database and cache a project needs', () => {
         join(dir, 'package.json'),
         JSON.stringify({ main: 'server.js', dependencies: { pg: '8' } }),
       );
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, written as text on purpose
       writeFileSync(join(dir, '.env.example'), 'API_KEY=${{ secrets.DEPLOY_TOKEN }}\n');
       writeFileSync(
         join(dir, 'server.js'),

@@ -45,6 +45,23 @@ describe('GET routes as the framework mounts them', () => {
     ).toEqual(['/api/items', '/api/items/recent', '/api/items/:id', '/api/stats'].sort());
   });
 
+  it('Nest: @Controller and @Get joined under setGlobalPrefix; a guarded route marked', () => {
+    const routes = routesOf('nest');
+    expect(routes.map((r) => r.path).sort()).toEqual(
+      ['/api/cats', '/api/cats/breeds', '/api/cats/:id', '/api/cats/mine'].sort(),
+    );
+    expect(routes.find((r) => r.path === '/api/cats/mine')?.auth).toBe('@UseGuards');
+    expect(routes.filter((r) => r.auth !== undefined)).toHaveLength(1);
+  });
+
+  it('Restify: server.get(path) and get({ path }), restify-router applyRoutes(server, prefix)', () => {
+    expect(
+      routesOf('restify')
+        .map((r) => r.path)
+        .sort(),
+    ).toEqual(['/ping', '/status', '/v1/products', '/v1/products/:sku'].sort());
+  });
+
   it('joins prefixes as routers do', () => {
     expect(joinPath('', '/')).toBe('/');
     expect(joinPath('/api/', '/')).toBe('/api');

@@ -105,7 +105,7 @@ const KNEX_CLIENT: Partial<Record<StoreKind, string>> = { postgres: 'pg', mysql:
 function storeOfName(name: string, kinds: readonly StoreKind[]): StoreKind | undefined {
   const upper = name.toUpperCase();
   const has = (kind: StoreKind) => kinds.includes(kind);
-  if (/MEMCACHE/.test(upper) && has('memcached')) return 'memcached';
+  if (/MEMCACH/.test(upper) && has('memcached')) return 'memcached';
   if (/REDIS|CACHE|QUEUE|BULL/.test(upper))
     return has('redis') ? 'redis' : has('memcached') ? 'memcached' : undefined;
   if (/MONGO/.test(upper) && has('mongodb')) return 'mongodb';
@@ -120,7 +120,7 @@ function storeOfName(name: string, kinds: readonly StoreKind[]): StoreKind | und
 function valueFor(name: string, kind: StoreKind): string | undefined {
   const a = SERVICE_ADDRESS[kind];
   const upper = name.toUpperCase();
-  if (/URL|URI|DSN|CONNECTION|CONN_STR/.test(upper)) return a.url;
+  if (/URL|URI|DSN|CONNECTION|CONN_STR|SERVERS?$/.test(upper)) return a.url;
   if (/CLIENT|DRIVER/.test(upper)) return KNEX_CLIENT[kind];
   if (/DIALECT/.test(upper)) return kind === 'postgres' || kind === 'mysql' ? kind : undefined;
   if (/HOST/.test(upper)) return a.host;
