@@ -1,10 +1,12 @@
+import { callArguments, closing, id, objectKey, punct, str } from '../source/token-query.js';
 import { type Token, tokenize } from '../source/tokens.js';
+import { type Bindings, readCommonJsExport, readExport, readImport, readRequire } from './bindings.js';
 
 // What one source file says about routes, read from its tokens: which objects register GET
 // routes (Express, Koa/@koa/router, Fastify, Restify, hapi), which objects are mounted on which
 // under what prefix (`use(path, router)`, `register(plugin, { prefix })`, `applyRoutes(server,
-// path)`, `router.routes()`), what the file imports and exports, and Nest's decorators. The
-// files are joined into full paths by routes.ts.
+// path)`, `router.routes()`) and Nest's decorators; what the file imports and exports is read
+// by bindings.ts. The files are joined into full paths by routes.ts.
 
 /** Where a mounted thing comes from: an object of this file, an import's name, or a module. */
 export type ChildRef =
@@ -28,15 +30,9 @@ export interface Mount {
   child: ChildRef;
 }
 
-export interface RouteFacts {
+export interface RouteFacts extends Bindings {
   registrations: Registration[];
   mounts: Mount[];
-  /** Objects created with a prefix of their own (`new Router({ prefix })`, `router.prefix(…)`). */
-  prefixes: Map<string, string>;
-  /** Local name → the module and the name imported from it (`default`, `*` or a named export). */
-  imports: Map<string, { specifier: string; member: string }>;
-  /** Exported name (`default` included) → the local name it exports. */
-  exports: Map<string, string>;
   /** Nest: GET routes of controllers, prefix and path joined; and `setGlobalPrefix`. */
   nest: Registration[];
   globalPrefix?: string;
@@ -45,67 +41,8 @@ export interface RouteFacts {
 const GET_METHODS = new Set(['get', 'all']);
 const AUTH_NAME = /auth|jwt|passport|protect|login|guard|token|session|ensure|verify|require(?:d|s)?user/i;
 
-const id = (t: Token | undefined, text?: string): boolean =>
-  t?.kind === 'id' && (text === undefined || t.text === text);
-const punct = (t: Token | undefined, text: string): boolean => t?.kind === 'punct' && t.text === text;
-const str = (t: Token | undefined): string | undefined => (t?.kind === 'str' ? t.text : undefined);
-
-/** At most this many `x.method(` calls of one file are read (each reads at most SCAN tokens). */
+/** At most this many `x.method(` calls of one file are read (each reads at most token-query.ts SCAN tokens). */
 const MAX_CALLS = 4000;
-/** At most this many tokens of one call's arguments or one object literal are read. */
-const SCAN = 256;
-
-/** The index of the token closing the bracket opened at `open`, or the end (the tokenizer paired them). */
-function closing(tokens: Token[], open: number): number {
-  const t = tokens[open];
-  return t?.kind === 'punct' && t.pair !== undefined ? t.pair : tokens.length;
-}
-
-/** The index after the bracketed group opened at `i`, or `i + 1` for any other token. */
-function skip(tokens: Token[], i: number): number {
-  const t = tokens[i];
-  return t?.kind === 'punct' && (t.text === '(' || t.text === '[' || t.text === '{') && t.pair !== undefined
-    ? t.pair + 1
-    : i + 1;
-}
-
-/**
- * The top-level arguments of the call whose `(` is at `open`, each as its token range. Nested
- * brackets are jumped over (the tokenizer paired them): the cost is the top-level tokens read,
- * at most SCAN, however deep the arguments nest.
- */
-function callArguments(tokens: Token[], open: number): [number, number][] {
-  const end = closing(tokens, open);
-  const args: [number, number][] = [];
-  let start = open + 1;
-  let steps = 0;
-  let i = open + 1;
-  for (; i < end && steps < SCAN; i = skip(tokens, i), steps++) {
-    if (punct(tokens[i], ',')) {
-      args.push([start, i]);
-      start = i + 1;
-    }
-  }
-  const last = Math.min(i, end);
-  if (start < last) args.push([start, last]);
-  return args;
-}
-
-/** `key: 'value'` at the top level of the object literal whose `{` is at `open`. */
-function objectKey(tokens: Token[], open: number, keys: readonly string[]): string | undefined {
-  if (!punct(tokens[open], '{')) return undefined;
-  const end = closing(tokens, open);
-  let steps = 0;
-  for (let i = open + 1; i < end && steps < SCAN; i = skip(tokens, i), steps++) {
-    const t = tokens[i];
-    if (t?.kind === 'id' && keys.includes(t.text) && punct(tokens[i + 1], ':')) {
-      const value = tokens[i + 2];
-      if (value?.kind === 'str') return value.text;
-      if (punct(value, '[') && str(tokens[i + 3]) !== undefined) return str(tokens[i + 3]);
-    }
-  }
-  return undefined;
-}
 
 /** A mounted argument: `router`, `router.routes()`, `api.router`, `require('./x')`, `import('./x')`. */
 function childOf(tokens: Token[], [start, end]: [number, number]): ChildRef | undefined {
@@ -171,138 +108,6 @@ function authMiddleware(tokens: Token[], args: [number, number][]): string | und
     }
   }
   return undefined;
-}
-
-function readImport(tokens: Token[], i: number, facts: RouteFacts): void {
-  // import x from '…' | import * as x from '…' | import x, { a, b as c } from '…' | import { … } from '…'
-  let j = i + 1;
-  if (id(tokens[j], 'type')) return;
-  const names: [string, string][] = [];
-  if (id(tokens[j]) && !id(tokens[j], 'from')) {
-    names.push([(tokens[j] as { text: string }).text, 'default']);
-    j++;
-    if (punct(tokens[j], ',')) j++;
-  }
-  if (punct(tokens[j], '*') && id(tokens[j + 1], 'as') && id(tokens[j + 2])) {
-    names.push([(tokens[j + 2] as { text: string }).text, '*']);
-    j += 3;
-  } else if (punct(tokens[j], '{')) {
-    const end = closing(tokens, j);
-    for (let k = j + 1; k < end; k++) {
-      if (!id(tokens[k])) continue;
-      const name = (tokens[k] as { text: string }).text;
-      if (id(tokens[k + 1], 'as') && id(tokens[k + 2])) {
-        names.push([(tokens[k + 2] as { text: string }).text, name]);
-        k += 2;
-      } else names.push([name, name]);
-    }
-    j = end + 1;
-  }
-  const specifier = id(tokens[j], 'from') ? str(tokens[j + 1]) : undefined;
-  if (specifier === undefined) return;
-  for (const [local, member] of names) facts.imports.set(local, { specifier, member });
-}
-
-function readRequire(tokens: Token[], i: number, facts: RouteFacts): void {
-  // const x = require('…')[.member] | const { a, b: c } = require('…')
-  const eq = punct(tokens[i + 2], '=') ? i + 2 : -1;
-  if (punct(tokens[i + 1], '{')) {
-    const end = closing(tokens, i + 1);
-    if (!punct(tokens[end + 1], '=') || !id(tokens[end + 2], 'require')) return;
-    const specifier = str(tokens[end + 4]);
-    if (specifier === undefined) return;
-    for (let k = i + 2; k < end; k++) {
-      if (!id(tokens[k])) continue;
-      const name = (tokens[k] as { text: string }).text;
-      if (punct(tokens[k + 1], ':') && id(tokens[k + 2])) {
-        facts.imports.set((tokens[k + 2] as { text: string }).text, { specifier, member: name });
-        k += 2;
-      } else facts.imports.set(name, { specifier, member: name });
-    }
-    return;
-  }
-  if (eq === -1 || !id(tokens[i + 1])) return;
-  const local = (tokens[i + 1] as { text: string }).text;
-  const call = id(tokens[eq + 1], 'await') ? eq + 2 : eq + 1;
-  if ((id(tokens[call], 'require') || id(tokens[call], 'import')) && punct(tokens[call + 1], '(')) {
-    const specifier = str(tokens[call + 2]);
-    // `require('express')()` is a call of the module, not the module.
-    if (specifier === undefined || !punct(tokens[call + 3], ')') || punct(tokens[call + 4], '(')) return;
-    const member =
-      punct(tokens[call + 4], '.') && id(tokens[call + 5])
-        ? (tokens[call + 5] as { text: string }).text
-        : 'default';
-    facts.imports.set(local, { specifier, member });
-    return;
-  }
-  // const router = new Router({ prefix: '/api' }) | express.Router({ … })
-  let k = eq + 1;
-  if (id(tokens[k], 'new')) k++;
-  while (id(tokens[k]) && punct(tokens[k + 1], '.')) k += 2;
-  if (id(tokens[k]) && punct(tokens[k + 1], '(')) {
-    const prefix = objectKey(tokens, k + 2, ['prefix']);
-    if (prefix !== undefined) facts.prefixes.set(local, prefix);
-  }
-}
-
-const NOT_A_NAME = new Set(['function', 'class', 'async', 'new', 'await']);
-
-function readExport(tokens: Token[], i: number, facts: RouteFacts): void {
-  const next = tokens[i + 1];
-  const value = tokens[i + 2];
-  if (
-    id(next, 'default') &&
-    value?.kind === 'id' &&
-    !NOT_A_NAME.has(value.text) &&
-    !punct(tokens[i + 3], '(') &&
-    !punct(tokens[i + 3], '.')
-  )
-    facts.exports.set('default', value.text);
-  else if ((id(next, 'const') || id(next, 'let') || id(next, 'var')) && id(tokens[i + 2])) {
-    const name = (tokens[i + 2] as { text: string }).text;
-    facts.exports.set(name, name);
-  } else if (punct(next, '{')) {
-    const end = closing(tokens, i + 1);
-    const from = id(tokens[end + 1], 'from') ? str(tokens[end + 2]) : undefined;
-    for (let k = i + 2; k < end; k++) {
-      if (!id(tokens[k])) continue;
-      const name = (tokens[k] as { text: string }).text;
-      const exported =
-        id(tokens[k + 1], 'as') && id(tokens[k + 2]) ? (tokens[k + 2] as { text: string }).text : name;
-      if (from !== undefined) facts.imports.set(`#reexport:${exported}`, { specifier: from, member: name });
-      facts.exports.set(exported, from !== undefined ? `#reexport:${exported}` : name);
-      if (exported !== name) k += 2;
-    }
-  }
-}
-
-/** `module.exports = x`, `module.exports = { a, b }`, `exports.a = x`, `module.exports.a = x`. */
-function readCommonJsExport(tokens: Token[], i: number, facts: RouteFacts): void {
-  let j = i;
-  if (id(tokens[j], 'module') && punct(tokens[j + 1], '.')) j += 2;
-  if (!id(tokens[j], 'exports')) return;
-  j++;
-  let name = 'default';
-  if (punct(tokens[j], '.') && id(tokens[j + 1])) {
-    name = (tokens[j + 1] as { text: string }).text;
-    j += 2;
-  }
-  if (!punct(tokens[j], '=')) return;
-  const value = tokens[j + 1];
-  if (id(value) && (punct(tokens[j + 2], ';') || (!punct(tokens[j + 2], '.') && !punct(tokens[j + 2], '('))))
-    facts.exports.set(name, (value as { text: string }).text);
-  else if (punct(value, '{') && name === 'default') {
-    const end = closing(tokens, j + 1);
-    for (let k = j + 2; k < end; k++)
-      if (
-        id(tokens[k]) &&
-        (punct(tokens[k + 1], ',') || punct(tokens[k + 1], '}')) &&
-        !punct(tokens[k - 1], ':')
-      )
-        facts.exports.set((tokens[k] as { text: string }).text, (tokens[k] as { text: string }).text);
-      else if (id(tokens[k]) && punct(tokens[k + 1], ':') && id(tokens[k + 2]))
-        facts.exports.set((tokens[k] as { text: string }).text, (tokens[k + 2] as { text: string }).text);
-  }
 }
 
 /** Nest: `@Controller('x')` and `@Get('y')`, `@UseGuards(…)` near a `@Get`. */
