@@ -1,7 +1,7 @@
 // Issue 68: the workflow `hotpath init` wrote started no database, set no DATABASE_URL and ran
 // no migration, so the measure job's server could not answer. init now reads the drivers, the
 // ORM's schema and the variables the code reads, and writes them into the measure workflow.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -99,6 +99,24 @@ describe('the database and cache a project needs', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+it('a Prisma schema path from package.json that is not a plain relative path is not written into a shell step', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hotpath-init-schema-'));
+  try {
+    const schema = 'db/x;touch pwned';
+    mkdirSync(join(dir, 'db'));
+    writeFileSync(
+      join(dir, schema),
+      'datasource db {\n  provider = "postgresql"\n  url = env("DATABASE_URL")\n}\n',
+    );
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ main: 'server.js', prisma: { schema } }));
+    writeFileSync(join(dir, 'server.js'), '');
+    const project = detectProject(dir);
+    expect(measureWorkflow(project.packageManager, project.data)).not.toContain('touch');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 describe('the variables code reads', () => {

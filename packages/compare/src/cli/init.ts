@@ -30,7 +30,8 @@ async function ask(question: string, fallback: string): Promise<string> {
   if (!process.stdin.isTTY) return fallback;
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    const answer = (await rl.question(`${question} [${fallback}] `)).trim();
+    // The default may come from the repository (its start script, its routes): shown escaped.
+    const answer = (await rl.question(`${question} [${printable(fallback)}] `)).trim();
     return answer === '' ? fallback : answer;
   } finally {
     rl.close();

@@ -264,7 +264,12 @@ export function detectDataNeeds(
   for (const [name, kind] of DRIVERS) if (name in deps) note(kind, `${name} in dependencies`);
   const configured = record(pkg.prisma).schema;
   const prismaSchema = [
-    ...(typeof configured === 'string' && !configured.includes('..') ? [configured] : []),
+    // Written into the workflow's shell step as `--schema PATH`: a plain relative path only.
+    ...(typeof configured === 'string' &&
+    /^[\w][\w./-]{0,200}$/.test(configured) &&
+    !configured.includes('..')
+      ? [configured]
+      : []),
     ...PRISMA_SCHEMAS,
   ].find((f) => isFile(dir, f));
   if (prismaSchema) {
