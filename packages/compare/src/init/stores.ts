@@ -7,6 +7,7 @@ import {
   type EnvReads,
   ORDINARY_VARIABLES,
   PRISMA_SCHEMAS,
+  RUNNER_VARIABLE,
 } from '../source/env-reads.js';
 import { readSource } from '../source/files.js';
 
@@ -235,9 +236,6 @@ function seedValues(dir: string, pkg: Record<string, unknown>): Map<string, stri
   }
   return values;
 }
-
-/** The runner's and Actions' own variables: never set from a repository's reads. */
-const RUNNER_VARIABLE = /^(?:GITHUB_|ACTIONS_|RUNNER_|INPUT_|HOTPATH_)/;
 
 /**
  * An example value written into the workflow as it is: printable, one line, no `${{` (an

@@ -141,13 +141,16 @@ export const ORDINARY_VARIABLES = new Set([
   'npm_lifecycle_event',
 ]);
 
+/** The runner's, Actions' and hotpath's own variables: never the server's to be told about. */
+export const RUNNER_VARIABLE = /^(?:GITHUB_|ACTIONS_|RUNNER_|INPUT_|HOTPATH_)/;
+
 /** The variables `dir`'s code reads that `env` leaves unset, each with the first file that reads it. */
 export function unsetVariables(dir: string, env: NodeJS.ProcessEnv): { name: string; file: string }[] {
   const missing: { name: string; file: string }[] = [];
   // A `.env` the server loads itself (dotenv) sets what it lists.
   const dotenv = dotenvEntries(readSource(dir, '.env') ?? '');
   for (const [name, files] of projectEnvReads(dir)) {
-    if (ORDINARY_VARIABLES.has(name) || name.startsWith('HOTPATH_') || dotenv.has(name)) continue;
+    if (ORDINARY_VARIABLES.has(name) || RUNNER_VARIABLE.test(name) || dotenv.has(name)) continue;
     if (env[name] === undefined || env[name] === '') missing.push({ name, file: files[0] ?? '.' });
   }
   return missing;
