@@ -83,18 +83,20 @@ export function chooseRoutes(routes: readonly FoundRoute[], seed: ReadonlyMap<st
       else leftOut.push({ path, why: 'a pattern (wildcard or regular expression), not one URL' });
     }
   }
+  // A root or health check is written only to make up a pair: it measures little a pull
+  // request changes, and the application's own routes are what the comparison is for.
   const ranked: [string, string][] = [
     ...own.map((p): [string, string] => [p, p]),
     ...seeded,
-    ...trivial.map((p): [string, string] => [p, p]),
+    ...trivial.slice(0, Math.max(0, 2 - own.length - seeded.length)).map((p): [string, string] => [p, p]),
   ];
+  for (const path of trivial.slice(Math.max(0, 2 - own.length - seeded.length)))
+    leftOut.push({ path, why: 'a root or health check: measures little a pull request changes' });
   const chosen = ranked.slice(0, ROUTES_WRITTEN);
   for (const [path] of ranked.slice(ROUTES_WRITTEN))
     leftOut.push({
       path,
-      why: trivial.includes(path)
-        ? 'a root or health check: measures little a pull request changes'
-        : `only ${ROUTES_WRITTEN} routes are written; add it to scenarios to measure it too`,
+      why: `only ${ROUTES_WRITTEN} routes are written; add it to scenarios to measure it too`,
     });
   return {
     chosen: chosen.map(([, url]) => url),
