@@ -348,12 +348,18 @@ describe('hotpath init in an Express-like project (stdin not a terminal)', () =>
       expect(r.stderr).toContain('hotpath init: package manager: npm (package-lock.json)');
       expect(r.stderr).toContain('hotpath init: start: node index.js (from package.json "main")');
       expect(r.stderr).toContain('hotpath init: port: the server reads $PORT\n');
-      expect(r.stderr).toContain('hotpath init: routes found: /, /token\n');
-      expect(r.stderr).toContain('hotpath init: left out (path parameters): /users/:id;');
+      expect(r.stderr).toContain(
+        'hotpath init: GET routes found: 3 (registered in 1 file, mounted routers followed)\n',
+      );
+      // The application's own route first, the root after it; the parameter's placeholder named.
+      expect(r.stderr).toContain('hotpath init: routes written: /token, /\n');
+      expect(r.stderr).toContain(
+        'hotpath init: left out: /users/:id — a path parameter: add a scenario with a real value, url "/users/<id>"\n',
+      );
       expect(r.stdout).toMatch(/^Next: npx hotpath compare/);
       const config = JSON.parse(readFileSync(join(app, 'hotpath.config.json'), 'utf8'));
       expect(config.start).toBe('node index.js');
-      expect(config.scenarios.map((s: { url: string }) => s.url)).toEqual(['/', '/token']);
+      expect(config.scenarios.map((s: { url: string }) => s.url)).toEqual(['/token', '/']);
     } finally {
       rmSync(app, { recursive: true, force: true });
     }

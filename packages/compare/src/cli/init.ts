@@ -1,6 +1,14 @@
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline/promises';
-import { detectProject, initProject, type Project, startCommand } from '../internal.js';
+import {
+  detectProject,
+  initProject,
+  installCommand,
+  type Project,
+  printable,
+  serviceImage,
+  startCommand,
+} from '../internal.js';
 import type { InitOptions } from './args.js';
 import { initSlo, UsageError } from './args.js';
 
@@ -22,29 +30,70 @@ async function ask(question: string, fallback: string): Promise<string> {
   if (!process.stdin.isTTY) return fallback;
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    const answer = (await rl.question(`${question} [${fallback}] `)).trim();
+    // The default may come from the repository (its start script, its routes): shown escaped.
+    const answer = (await rl.question(`${question} [${printable(fallback)}] `)).trim();
     return answer === '' ? fallback : answer;
   } finally {
     rl.close();
   }
 }
 
-function describeProject(project: Project): string[] {
-  return [
+/** How many left-out routes are named one by one. */
+const LEFT_OUT_SHOWN = 12;
+
+/** What init found, one line each; every text from the repository made printable. */
+export function describeProject(project: Project): string[] {
+  const p = (text: string) => printable(text);
+  const { routeChoice: choice, data } = project;
+  const files = new Set(project.routes.map((r) => r.file)).size;
+  const lines = [
     `package manager: ${project.packageManager}${project.lockfile ? ` (${project.lockfile})` : ''}`,
-    ...(project.framework ? [`framework: ${project.framework}`] : []),
-    ...(project.start ? [`start: ${project.start} (from ${project.startFrom})`] : []),
-    project.portVariable
-      ? `port: the server reads $${project.portVariable}${project.portVariable === 'PORT' ? '' : ", set from hotpath's $PORT"}`
-      : 'port: no process.env.…PORT read found; hotpath gives the server its port in $PORT',
-    `routes found: ${project.routes.length > 0 ? project.routes.join(', ') : 'none'}`,
-    ...(project.paramRoutes.length > 0
+    ...(project.framework ? [`framework: ${p(project.framework)}`] : []),
+    ...(project.start ? [`start: ${p(project.start)} (from ${p(project.startFrom ?? '')})`] : []),
+    ...(project.devServer
       ? [
-          `left out (path parameters): ${project.paramRoutes.join(', ')}; add one with a real value to hotpath.config.json's scenarios`,
+          `start: package.json "start" runs ${p(project.devServer)}, a development server (watching, rebuilding): pass --start with the command that runs the built server, e.g. "node dist/main.js"`,
         ]
       : []),
+    ...(project.build
+      ? [`build: ${p(project.build)} (package.json "build"), run in each checkout after install`]
+      : []),
+    project.portVariable
+      ? `port: the server reads $${p(project.portVariable)}${project.portVariable === 'PORT' ? '' : ", set from hotpath's $PORT"}`
+      : 'port: no process.env.…PORT read found; hotpath gives the server its port in $PORT',
+    `GET routes found: ${project.routes.length}${project.routes.length > 0 ? ` (registered in ${files} ${files === 1 ? 'file' : 'files'}, mounted routers followed)` : ''}`,
+    `routes written: ${choice.chosen.length > 0 ? choice.chosen.map(p).join(', ') : 'none found'}`,
+    ...[...choice.filled].map(([route, url]) => `${p(url)} is ${p(route)} with a value the seed writes`),
+    ...choice.leftOut.slice(0, LEFT_OUT_SHOWN).map((l) => `left out: ${p(l.path)} — ${p(l.why)}`),
+    ...(choice.leftOut.length > LEFT_OUT_SHOWN
+      ? [`left out: ${choice.leftOut.length - LEFT_OUT_SHOWN} more`]
+      : []),
   ];
+  if (data.stores.length > 0) {
+    lines.push(
+      `database and cache: ${data.stores.map((s) => `${s.kind} (${s.evidence.map(p).join('; ')})`).join(', ')}`,
+      `the measure job starts ${data.stores.map((s) => serviceImage(s.kind)).join(', ')} as service containers, pinned by tag: TODO pin each by digest (docker buildx imagetools inspect IMAGE) in .github/workflows/hotpath.yml`,
+    );
+  }
+  for (const note of data.notes) lines.push(`database: ${p(note)}`);
+  if (data.variables.length > 0)
+    lines.push(
+      `variables set for both sides (job env, passed by name with the hotpath step's env input): ${data.variables.map((v) => `${p(v.name)}=${p(v.value)} (${p(v.because)})`).join(', ')}`,
+    );
+  if (data.setup.length > 0) {
+    lines.push(
+      `migrate and seed, once before measuring, in the pull request's checkout: ${data.setup.map((s) => `${p(s.command)} (${p(s.from)})`).join('; ')}`,
+      "assumed: both sides share one database; the pull request's migrations are applied before any round, so head runs on its schema and base on head's schema (a migration base cannot run on fails base's rounds); locally, hotpath compare uses the database your variables point at, as it is",
+    );
+  } else if (data.stores.length > 0)
+    lines.push(
+      'no migrate or seed command found (no such package.json script, no Prisma/Knex/Sequelize migrations): the database starts empty; add a step before hotpath if the server needs a schema',
+    );
+  return lines;
 }
+
+const cleanInstallHint = (project: Project): string =>
+  project.packageManager === 'npm' ? 'npm install' : `${project.packageManager} install`;
 
 /** `hotpath init`: detect, ask (on a terminal) or guess, write, print the next command. */
 export async function runInit(options: InitOptions, dir: string = process.cwd()): Promise<number> {
@@ -56,11 +105,11 @@ export async function runInit(options: InitOptions, dir: string = process.cwd())
     options.start ?? (detected ? await ask('Command that starts your server:', detected) : undefined);
   if (!start)
     throw new UsageError(
-      `no start command found in ${dir} (no package.json "start", no server.js or index.js): pass --start CMD`,
+      `no start command found in ${printable(dir)} (no package.json "start", no server.js or index.js): pass --start CMD`,
     );
   let routes = options.urls;
   if (routes.length === 0) {
-    const guess = project.routes.length > 0 ? project.routes.slice(0, 3).join(',') : '/';
+    const guess = project.routeChoice.chosen.length > 0 ? project.routeChoice.chosen.join(',') : '/';
     routes = (await ask('Routes to measure (comma separated):', guess))
       .split(',')
       .map((r) => r.trim())
@@ -68,19 +117,33 @@ export async function runInit(options: InitOptions, dir: string = process.cwd())
   }
   for (const url of routes)
     if (!url.startsWith('/') || /\s/.test(url))
-      throw new UsageError(`invalid route ${JSON.stringify(url)}: expected a path starting with "/"`);
+      throw new UsageError(
+        `invalid route ${printable(JSON.stringify(url))}: expected a path starting with "/"`,
+      );
   const slo =
     options.slo ??
     initSlo(
       await ask("An SLO for each route's capacity, e.g. p99<=50ms (none: no capacity search):", 'none'),
     );
   const version = ownVersion();
+  // Installing runs the repository's code (.pnpmfile.cjs, yarn's yarnPath, install scripts):
+  // only when asked on a terminal and answered yes; otherwise package.json gets the line.
+  const [pm, pmArgs] = installCommand(project.packageManager, `@hotpath/compare@^${version}`);
+  const install =
+    options.install &&
+    process.stdin.isTTY &&
+    /^y(es)?$/i.test(
+      await ask(
+        `Run \`${[pm, ...pmArgs].join(' ')}\` now? It runs this repository's package manager and its code (.pnpmfile.cjs, yarnPath, install scripts) (y/N):`,
+        'N',
+      ),
+    );
   const result = await initProject(project, {
     start,
     routes,
     ...(slo ? { slo } : {}),
     force: options.force,
-    install: options.install,
+    install,
     versionRange: `^${version}`,
   });
   for (const name of result.written) err(`hotpath init: wrote ${name}`);
@@ -89,7 +152,9 @@ export async function runInit(options: InitOptions, dir: string = process.cwd())
   let code = 0;
   if (result.dependency === 'installed') err('hotpath init: installed @hotpath/compare as a devDependency');
   else if (result.dependency === 'written')
-    err(`hotpath init: added @hotpath/compare ^${version} to devDependencies (not installed: --no-install)`);
+    err(
+      `hotpath init: added @hotpath/compare ^${version} to package.json's devDependencies without running ${project.packageManager} (it would run this repository's code: .pnpmfile.cjs, yarnPath, install scripts); install it yourself: ${cleanInstallHint(project)}`,
+    );
   else if (typeof result.dependency === 'object') {
     err(
       `hotpath init: installing @hotpath/compare failed (${result.dependency.failed}); run: ${result.dependency.command}`,

@@ -1,5 +1,10 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { extname, join, relative } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectEnvReads } from '../source/env-reads.js';
+import { listSourceFiles, readSource } from '../source/files.js';
+import { chooseRoutes, type RouteChoice } from './route-choice.js';
+import { discoverRoutes, type FoundRoute } from './routes.js';
+import { type DataNeeds, detectDataNeeds } from './stores.js';
 
 export type PackageManager = 'npm' | 'pnpm' | 'yarn' | 'bun';
 
@@ -19,10 +24,16 @@ export interface Project {
   entry?: string;
   /** Environment variable the server reads its port from (PORT, APP_PORT, …), if found. */
   portVariable?: string;
-  /** Paths of GET routes found in the source (literal paths, no parameters). */
-  routes: string[];
-  /** GET routes found but not measurable as written (`/users/:id`, `/files/*`): said, not guessed. */
-  paramRoutes: string[];
+  /** The GET routes found in the source, prefixes of mounted routers joined, in mount order. */
+  routes: FoundRoute[];
+  /** The routes init writes and those it leaves out, each with why. */
+  routeChoice: RouteChoice;
+  /** The databases and caches the server needs, the variables set for them, migrate and seed. */
+  data: DataNeeds;
+  /** The start script's development-server command (`nx serve`, `nodemon`, `--watch`), when it is one. */
+  devServer?: string;
+  /** The build command (`<pm> run build`) when package.json has a build script. */
+  build?: string;
   /** The package.json text and its parsed value (undefined when there is none). */
   packageJson?: { text: string; value: Record<string, unknown> };
 }
@@ -38,8 +49,38 @@ const LOCKFILES: [string, PackageManager][] = [
 
 const FRAMEWORKS = ['express', 'fastify', 'koa', 'restify', '@hapi/hapi', 'hono', '@nestjs/core', 'polka'];
 
-/** `node server.js`-like: the start script runs node on a file directly. */
-const NODE_FILE = /^\s*node\s+(?:--?[\w-]+(?:=\S+)?\s+)*([\w./@-]+\.(?:c|m)?js)\b/;
+/** Node options that take their value as the next word (`-r dotenv/config`). */
+const NODE_OPTION_WITH_VALUE = new Set([
+  '-r',
+  '--require',
+  '--import',
+  '--loader',
+  '--experimental-loader',
+  '-C',
+  '--conditions',
+  '--title',
+]);
+/** A script file node runs: `server.js`, `dist/main.mjs`, or `src/bin/server` (node adds `.js`). */
+const JS_FILE = /^[\w./@-]{1,500}$/;
+
+/**
+ * `node server.js`-like: the file a start script runs node on directly, after node's options;
+ * undefined for anything else. Word by word, no regular expression over the whole script (a
+ * backtracking one took seconds on `node --a --a … !`).
+ */
+export function nodeEntry(script: string): string | undefined {
+  const words = script.trim().slice(0, 4096).split(/\s+/);
+  if (words[0] !== 'node') return undefined;
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i] as string;
+    if (word.startsWith('-')) {
+      if (NODE_OPTION_WITH_VALUE.has(word)) i++;
+      continue;
+    }
+    return (JS_FILE.test(word) && !word.startsWith('.')) || word.startsWith('./') ? word : undefined;
+  }
+  return undefined;
+}
 
 function readJson(path: string): { text: string; value: Record<string, unknown> } | undefined {
   try {
@@ -56,44 +97,12 @@ function readJson(path: string): { text: string; value: Record<string, unknown> 
 const record = (v: unknown): Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
-/** Source files to look for routes in: the entry, then .js/.ts files below a few folders. */
-function sourceFiles(dir: string, entry: string | undefined): string[] {
-  const files: string[] = [];
-  const add = (path: string) => {
-    if (!files.includes(path) && files.length < 60) files.push(path);
-  };
-  if (entry && existsSync(join(dir, entry))) add(join(dir, entry));
-  const walk = (folder: string, depth: number) => {
-    let names: string[];
-    try {
-      names = readdirSync(folder).sort();
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      if (name.startsWith('.') || name === 'node_modules' || name === 'dist' || name === 'test') continue;
-      const path = join(folder, name);
-      let isDir = false;
-      try {
-        isDir = statSync(path).isDirectory();
-      } catch {
-        continue;
-      }
-      if (isDir) {
-        if (depth < 3) walk(path, depth + 1);
-      } else if (/\.(c|m)?[jt]s$/.test(name) && !/\.(test|spec|d)\.[cm]?[jt]s$/.test(name)) add(path);
-    }
-  };
-  walk(dir, 0);
-  return files;
-}
+/** A start script that runs a development server: it watches and rebuilds, a poor thing to measure. */
+const DEV_SERVER =
+  /\b(?:nx serve|nodemon|ts-node-dev|tsx watch|nest start --watch|next dev|vite)\b|--watch\b/;
 
-const ROUTE = /\.(?:get|all)\(\s*(['"`])(\/[^'"`\s]*)\1/g;
-/** A path hotpath can request as written: no `:param`, `*`, `(`, `{` or `${`. */
-const LITERAL_PATH = /^\/[\w\-./~%]*$/;
-/** `process.env.PORT`, `process.env.APP_PORT`, `process.env['HTTP_PORT']`: PORT as a word of the name (not PORTAL). */
-const PORT_READ =
-  /process\.env\.((?:[A-Z][A-Z0-9]*_)*PORT(?:_[A-Z0-9]+)*)\b|process\.env\[\s*['"]((?:[A-Z][A-Z0-9]*_)*PORT(?:_[A-Z0-9]+)*)['"]\s*\]/;
+/** A port variable: PORT as a word of the name (APP_PORT, PORT_HTTP; not PORTAL). */
+const PORT_NAME = /^(?:[A-Z][A-Z0-9]*_)*PORT(?:_[A-Z0-9]+)*$/;
 
 /** Reads the project in `dir`: package manager, framework, start command, port variable, routes. */
 export function detectProject(dir: string): Project {
@@ -110,12 +119,14 @@ export function detectProject(dir: string): Project {
   let startFrom: string | undefined;
   let entry: string | undefined;
   const script = typeof scripts.start === 'string' ? scripts.start : undefined;
-  const direct = script === undefined ? null : NODE_FILE.exec(script);
-  if (script !== undefined && direct !== null && !/[;&|<>$`]/.test(script)) {
+  const direct = script === undefined ? undefined : nodeEntry(script);
+  if (script !== undefined && direct !== undefined && !/[;&|<>$`]/.test(script)) {
     // Run node directly: the probe and `profiler: prof` see the server itself, not npm.
     start = script.trim();
     startFrom = 'package.json "start"';
-    entry = direct[1];
+    entry = ['', '.js', '.cjs', '.mjs']
+      .map((ext) => `${direct}${ext}`)
+      .find((file) => existsSync(join(dir, file)));
   } else if (script !== undefined) {
     start = `${packageManager === 'yarn' ? 'yarn' : `${packageManager} run`} start`;
     startFrom = 'package.json "start"';
@@ -129,30 +140,18 @@ export function detectProject(dir: string): Project {
       startFrom = entry === main ? 'package.json "main"' : entry;
     }
   }
-  const routes: string[] = [];
-  const paramRoutes: string[] = [];
-  let portVariable: string | undefined;
-  for (const file of sourceFiles(dir, entry)) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch {
-      continue;
-    }
-    if (text.length > 500_000) continue;
-    portVariable ??= (() => {
-      const m = PORT_READ.exec(text);
-      return m ? (m[1] ?? m[2]) : undefined;
-    })();
-    for (const m of text.matchAll(ROUTE)) {
-      const path = m[2];
-      if (path === undefined) continue;
-      const list = LITERAL_PATH.test(path) ? routes : paramRoutes;
-      if (!list.includes(path) && list.length < 10) list.push(path);
-    }
-    if (entry === undefined && /\.listen\(/.test(text) && extname(file) !== '.ts')
-      entry = relative(dir, file);
-  }
+  const files = listSourceFiles(dir, entry);
+  const reads = projectEnvReads(dir, files);
+  const portVariable = [...reads.keys()].find((name) => PORT_NAME.test(name));
+  if (entry === undefined)
+    entry = files.find(
+      (file) => !/\.[cm]?tsx?$/.test(file) && /\.listen\(/.test(readSource(dir, file) ?? ''),
+    );
+  const routes = discoverRoutes(dir, files);
+  const run = (name: string) => `${packageManager === 'yarn' ? 'yarn' : `${packageManager} run`} ${name}`;
+  const data = detectDataNeeds(dir, pkg, reads, run);
+  const build = typeof scripts.build === 'string' ? run('build') : undefined;
+  const devServer = script === undefined ? undefined : DEV_SERVER.exec(script.slice(0, 4096))?.[0];
   return {
     dir,
     packageManager,
@@ -163,7 +162,10 @@ export function detectProject(dir: string): Project {
     entry,
     portVariable,
     routes,
-    paramRoutes,
+    routeChoice: chooseRoutes(routes, data.seedValues),
+    data,
+    ...(build ? { build } : {}),
+    ...(devServer ? { devServer } : {}),
     packageJson,
   };
 }

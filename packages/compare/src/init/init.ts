@@ -17,7 +17,11 @@ export interface InitChoices {
   slo?: string;
   /** Overwrite files that exist. */
   force: boolean;
-  /** Add @hotpath/compare with the package manager (false: write it into package.json only). */
+  /**
+   * Add @hotpath/compare with the package manager (false: write it into package.json only).
+   * Running it runs the repository's code (.pnpmfile.cjs, yarnPath, install scripts): the CLI
+   * sets it only when the user said yes on a terminal.
+   */
   install: boolean;
   /** The version range to depend on, e.g. "^0.2.0". */
   versionRange: string;
@@ -102,8 +106,11 @@ export function withDevDependency(text: string, range: string): string | undefin
  */
 export async function initProject(project: Project, choices: InitChoices): Promise<InitResult> {
   const files: [string, string][] = [
-    ['hotpath.config.json', configFile(choices.start, choices.routes, choices.slo)],
-    ['.github/workflows/hotpath.yml', measureWorkflow(project.packageManager)],
+    ['hotpath.config.json', configFile(choices.start, choices.routes, choices.slo, project.build)],
+    [
+      '.github/workflows/hotpath.yml',
+      measureWorkflow(project.packageManager, project.data, project.lockfile !== undefined),
+    ],
     ['.github/workflows/hotpath-report.yml', reportWorkflow()],
   ];
   const exists = new Map(

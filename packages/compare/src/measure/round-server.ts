@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import { formatTail, HotpathCompareError } from '../errors.js';
 import type { Side } from '../model.js';
+import { printable } from '../printable.js';
 import type { MeasuredScenario, Settings } from '../settings/schema.js';
+import { unsetVariables } from '../source/env-reads.js';
 import { untilAborted } from './abort.js';
 import { untrustedEnvironment, withProbePreloaded } from './environment.js';
 import type { PlacedRun } from './placement.js';
@@ -106,12 +108,48 @@ export function withProf(command: string, dir: string, side: Side): string {
   return `${match[1]}${match[2]} ${flag}${command.slice(match[0].length)}`;
 }
 
+/** At most this many unset variables are named. */
+const UNSET_NAMED = 8;
+
+/**
+ * When the server's code reads variables its environment leaves unset (DATABASE_URL, REDIS_URL,
+ * …): a line naming them and the file that reads each, and how to set them. Empty otherwise.
+ */
+function unsetHint(cwd: string, env: NodeJS.ProcessEnv, parent: NodeJS.ProcessEnv): string {
+  let unset: { name: string; file: string }[];
+  try {
+    unset = unsetVariables(cwd, env);
+  } catch {
+    return '';
+  }
+  if (unset.length === 0) return '';
+  const list = (vars: { name: string; file: string }[]) =>
+    vars
+      .slice(0, UNSET_NAMED)
+      .map((v) => `${printable(v.name)} (${printable(v.file)})`)
+      .join(', ') + (vars.length > UNSET_NAMED ? ` and ${vars.length - UNSET_NAMED} more` : '');
+  // Set in hotpath's own environment but not passed: a secret-looking name needs listing.
+  const held = unset.filter((v) => parent[v.name] !== undefined && parent[v.name] !== '');
+  const missing = unset.filter((v) => !held.includes(v));
+  const lines: string[] = [];
+  if (missing.length > 0)
+    lines.push(
+      `The server's code reads variables that are unset: ${list(missing)}. Set them, and start the database or cache they point at (in the Action: the job's env, passed with the hotpath step's env input).`,
+    );
+  if (held.length > 0)
+    lines.push(
+      `Set here but not passed to the server (secret-looking names are passed only when listed): ${list(held)}; pass them with --pass-env ${held.map((v) => printable(v.name)).join(',')}.`,
+    );
+  return `\n${lines.join('\n')}`;
+}
+
 /** The server failed: the error names the side, the command, what happened and its last output. */
 export function serverFailure(
   code: 'HP_COMPARE_SERVER_EXITED' | 'HP_COMPARE_SERVER_NOT_READY' | 'HP_COMPARE_SERVER_ERRORS',
   spec: ServerSpec,
   what: string,
   proc: GroupProcess,
+  env?: { server: NodeJS.ProcessEnv; parent: NodeJS.ProcessEnv },
 ): HotpathCompareError {
   const tail = proc.output.last(20);
   const missingModule =
@@ -121,7 +159,7 @@ export function serverFailure(
     : '';
   return new HotpathCompareError(
     code,
-    `${spec.side} server (${JSON.stringify(spec.command)} in ${spec.cwd}) ${what}. Last output lines:\n${formatTail(tail)}${hint}`,
+    `${spec.side} server (${JSON.stringify(spec.command)} in ${spec.cwd}) ${what}. Last output lines:\n${formatTail(tail)}${hint}${env ? unsetHint(spec.cwd, env.server, env.parent) : ''}`,
     { side: spec.side },
   );
 }
@@ -171,6 +209,7 @@ export async function startServer(
 export async function awaitReady(run: RoundRun, warnings: string[]): Promise<void> {
   const { spec, settings, server } = run;
   const { proc, port } = server;
+  const serverEnv = { server: { ...server.base, ...run.context.extraEnv }, parent: run.context.env };
   const ready = await untilAborted(
     waitUntilReady(port, proc.exited, settings.readyTimeout * 1000),
     run.context.signal,
@@ -183,6 +222,7 @@ export async function awaitReady(run: RoundRun, warnings: string[]): Promise<voi
       spec,
       `exited with ${how} before accepting connections on port ${port}`,
       proc,
+      serverEnv,
     );
   }
   if (ready.state === 'timeout') {
@@ -191,6 +231,7 @@ export async function awaitReady(run: RoundRun, warnings: string[]): Promise<voi
       spec,
       `did not accept connections on port ${port} (from $PORT) within ${settings.readyTimeout} s`,
       proc,
+      serverEnv,
     );
   }
   const probed = await server.control.waitForProbe(3000);
