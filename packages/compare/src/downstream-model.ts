@@ -45,7 +45,9 @@ export const DownstreamEndpointSchema = z.object({
 /**
  * A function of the user's code on the stacks that issued calls: `calls` and `waitingMicros`
  * count the calls it issued itself (it was the first user frame: outside node_modules, `node:`
- * and Node's internals).
+ * and Node's internals). Estimates: the probe takes a call's stack at most once per 2 ms, and
+ * each stack taken stands for the calls to its endpoint since the one before (the calls after
+ * the window's last stack are in the endpoint's counts only).
  */
 export const DownstreamFunctionSchema = z.object({
   name: text,
@@ -58,7 +60,7 @@ export const DownstreamFunctionSchema = z.object({
   waitingMicros: micros,
 });
 
-/** A distinct stack of user frames (outermost first) and the endpoint its calls went to. */
+/** A distinct stack of user frames (outermost first) and the endpoint its calls went to (estimates, as functions'). */
 export const DownstreamStackSchema = z.object({
   /** Indices into functions, outermost first; the last one issued the calls. Empty: no user frame. */
   frames: z.array(count).max(DOWNSTREAM_LIMITS.frames),

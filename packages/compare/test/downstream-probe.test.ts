@@ -141,9 +141,12 @@ describe.skipIf(missing)(
       expect(pg[1]?.connections).toBe(0);
       expect(pg[1]?.bytesOut).toBeGreaterThan(pg[0]?.bytesOut ?? 0);
       expect(perItem.requestsWithCalls).toMatchObject({ withCalls: REQUESTS, calls: 10 * REQUESTS });
-      expect(perItem.functions[0]).toMatchObject({ name: 'loadItemsOneByOne', calls: 10 * REQUESTS });
+      // the functions' calls are estimates (a stack at most every 2 ms stands for the calls since the last)
+      expect(perItem.functions[0]?.name).toBe('loadItemsOneByOne');
+      expect(perItem.functions[0]?.calls).toBeGreaterThan(0.9 * 10 * REQUESTS);
+      expect(perItem.functions[0]?.calls).toBeLessThanOrEqual(10 * REQUESTS);
       expect(perItem.functions[0]?.file).toMatch(/downstream-server\.cjs$/);
-      expect(one.functions[0]).toMatchObject({ name: 'loadItemsAtOnce', calls: REQUESTS });
+      expect(one.functions[0]?.name).toBe('loadItemsAtOnce');
       // the flame graph's stacks end at the endpoint the calls went to
       const top = perItem.stacks[0];
       expect(perItem.endpoints[top?.endpoint ?? -1]?.protocol).toBe('postgres');
