@@ -1,8 +1,9 @@
 // What the probe's record of downstream calls costs: CPU per request of a server with the probe
 // (dist/probe.cjs, no CPU profiler, memory off) and HOTPATH_PROBE_WAITING on vs off.
 //
-//   node bench/waiting-cost.mjs [--route none|call] [--pairs 8] [--window 2]
+//   node bench/waiting-cost.mjs [--route none|call] [--pairs 8] [--window 2] [--on on|calls]
 //
+// --on calls: the record without the requests' contexts (HOTPATH_PROBE_WAITING=calls) against off.
 // --route none: a small JSON route that calls nothing (the recorder is installed and counts the
 // requests; no request context, no stack); --route call: the same route after one call to a local
 // HTTP service kept alive (every call recorded: the socket's state machine, the stack at the
@@ -28,13 +29,19 @@ const { values } = parseArgs({
     pairs: { type: 'string', default: '8' },
     window: { type: 'string', default: '2' },
     connections: { type: 'string', default: '8' },
+    on: { type: 'string', default: 'on' },
   },
 });
 const pairs = Number(values.pairs);
 const seconds = Number(values.window);
-if (!['none', 'call'].includes(values.route) || !(pairs >= 1) || !(seconds > 0)) {
+if (
+  !['none', 'call'].includes(values.route) ||
+  !['on', 'calls'].includes(values.on) ||
+  !(pairs >= 1) ||
+  !(seconds > 0)
+) {
   console.error(
-    `waiting-cost: --route none|call, --pairs ≥ 1, --window > 0 seconds; got ${JSON.stringify(values)}`,
+    `waiting-cost: --route none|call, --on on|calls, --pairs ≥ 1, --window > 0 seconds; got ${JSON.stringify(values)}`,
   );
   process.exit(2);
 }
@@ -83,7 +90,7 @@ async function measureOnce(waiting) {
       HOTPATH_PROBE_DIR: dir,
       HOTPATH_PROBE_PROFILER: 'none',
       HOTPATH_PROBE_MEMORY: 'off',
-      HOTPATH_PROBE_WAITING: waiting ? 'on' : 'off',
+      HOTPATH_PROBE_WAITING: waiting ? values.on : 'off',
     },
   });
   try {

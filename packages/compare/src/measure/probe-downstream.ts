@@ -262,7 +262,15 @@ export class DownstreamRecorder {
   private readonly otherEndpoint = new Endpoint(OTHER, 'tcp', 0);
   private readonly probeFile: string;
 
-  constructor(probeFile: string) {
+  /**
+   * @param contexts whether incoming requests get an async context (their union and sum of
+   * waiting): an AsyncLocalStorage, which before Node 24's AsyncContextFrame runs a hook on every
+   * promise made — HOTPATH_PROBE_WAITING=calls leaves it out.
+   */
+  constructor(
+    probeFile: string,
+    private readonly contexts = true,
+  ) {
     this.probeFile = probeFile;
   }
 
@@ -437,7 +445,7 @@ export class DownstreamRecorder {
     state.inCall = true;
     state.answered = false;
     state.start = performance.now();
-    if (!this.store) this.enableContexts();
+    if (!this.store && this.contexts) this.enableContexts();
     if (!this.open) {
       state.window = 0;
       state.pending = undefined;
@@ -830,13 +838,15 @@ function emitRecorded(this: TrackedSocket, event: string | symbol, chunk: unknow
 
 /**
  * Installs the recorder in this process (at the probe's load: a server's pool may connect before
- * it listens), unless HOTPATH_PROBE_WAITING=off. Undefined when off or when it cannot.
+ * it listens), unless HOTPATH_PROBE_WAITING=off; `calls`: without the requests' contexts (no
+ * waiting per request). Undefined when off or when it cannot.
  */
 export function installDownstream(probeFile: string): DownstreamRecorder | undefined {
-  if (process.env.HOTPATH_PROBE_WAITING === 'off') return undefined;
+  const level = process.env.HOTPATH_PROBE_WAITING;
+  if (level === 'off') return undefined;
   if (recorder) return recorder;
   try {
-    const created = new DownstreamRecorder(probeFile);
+    const created = new DownstreamRecorder(probeFile, level !== 'calls');
     created.install();
     recorder = created;
     return created;
