@@ -21,7 +21,7 @@ import {
 // http.request and fetch — real processes, one measured window per story, each window a bounded
 // number of requests sent one after another (so calls per request are exact).
 
-const FIXTURE = new URL('./fixtures/downstream-server.cjs', import.meta.url).pathname;
+const FIXTURE = new URL('./fixtures/downstream-server.mjs', import.meta.url).pathname;
 const REQUESTS = 40;
 const missing = storesMissing();
 
@@ -173,7 +173,7 @@ describe.skipIf(missing)(
       expect(perItem.functions[0]?.name).toBe('loadItemsOneByOne');
       expect(perItem.functions[0]?.calls).toBeGreaterThan(0.9 * 10 * REQUESTS);
       expect(perItem.functions[0]?.calls).toBeLessThanOrEqual(10 * REQUESTS);
-      expect(perItem.functions[0]?.file).toMatch(/downstream-server\.cjs$/);
+      expect(perItem.functions[0]?.file).toMatch(/downstream-server\.mjs$/);
       expect(one.functions[0]?.name).toBe('loadItemsAtOnce');
       // the flame graph's stacks end at the endpoint the calls went to
       const top = perItem.stacks[0];
@@ -203,7 +203,7 @@ describe.skipIf(missing)(
       expect((redis[0]?.calls ?? 0) / REQUESTS).toBeCloseTo(1, 1);
       expect((redis[1]?.calls ?? 0) / REQUESTS).toBeCloseTo(10, 1);
       expect(perItem.functions[0]).toMatchObject({ name: 'readCachedItems' });
-      expect(perItem.functions[0]?.file).toMatch(/downstream-server\.cjs$/);
+      expect(perItem.functions[0]?.file).toMatch(/downstream-server\.mjs$/);
     });
 
     it('HTTP: keep-alive (no new connection) vs a connection per call, and fetch', async () => {

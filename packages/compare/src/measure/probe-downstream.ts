@@ -45,6 +45,8 @@ const STACK_LIMIT = 32;
 export const STACK_INTERVAL_MS = 2;
 
 const ANONYMOUS = '(anonymous)';
+/** node-postgres's entry module, wherever it is installed (npm, pnpm's .pnpm/…). */
+const PG_ENTRY = /[\\/]node_modules[\\/]pg[\\/]lib[\\/]index\.js$/;
 const STATE = Symbol('hotpath.downstream');
 const ORIGIN = Symbol('hotpath.downstream.origin');
 const CONTEXT = Symbol('hotpath.downstream.request');
@@ -325,22 +327,21 @@ export class DownstreamRecorder {
   /** Node's own fetch and node-postgres's query (pool.query defers the write to a later tick). */
   private installDeferred(): void {
     if (typeof globalThis.fetch === 'function') globalThis.fetch = this.wrapDeferred(globalThis.fetch, true);
-    const modules = Module as unknown as { _load?: (request: string, ...rest: unknown[]) => unknown };
-    const load = modules._load;
-    if (typeof load !== 'function') return;
+    // Module#load runs for a CommonJS module whether it is required or imported from ESM.
+    const prototype = (Module as unknown as { prototype?: { load?: (filename: string) => void } }).prototype;
+    const load = prototype?.load;
+    if (!prototype || typeof load !== 'function') return;
     const recorder = this;
-    let pgPatched = false;
-    modules._load = function loadRecorded(this: unknown, request: string, ...rest: unknown[]) {
-      const exported = load.call(this, request, ...rest);
-      if (request === 'pg' && !pgPatched) {
-        pgPatched = true;
+    // each copy of node-postgres once (a module's file is loaded once)
+    prototype.load = function loadRecorded(this: { exports?: unknown }, filename: string) {
+      load.call(this, filename);
+      if (typeof filename === 'string' && PG_ENTRY.test(filename)) {
         try {
-          recorder.patchPg(exported);
+          recorder.patchPg(this.exports);
         } catch {
           // a pg of another shape: its calls are recorded all the same, from the write's stack
         }
       }
-      return exported;
     };
   }
 
