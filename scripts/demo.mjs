@@ -1,4 +1,4 @@
-// `pnpm demo [express|restify|nodecached] [extra hotpath flags]`: a real base-vs-head comparison
+// `pnpm demo [express|restify|nodecached|waiting] [extra hotpath flags]`: a real base-vs-head comparison
 // on an example with `hotpath compare`. Without the CLI built, it runs the engine slice that
 // predates it: the PBKDF2 story with two real servers, real load and a CPU profile of the head.
 import { spawn, spawnSync } from 'node:child_process';
@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseCpuProfile } from '@hotpath/tick-parser';
 import { hotpathCli } from '../examples/test-support/hotpath-cli.js';
+import { postgresMissing, redisMissing, startPostgres, startRedis } from './stores.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const cli = hotpathCli();
@@ -70,6 +71,54 @@ const demos = {
   ],
 };
 
+/**
+ * The waiting stories' downstreams: a PostgreSQL and a Redis of their own (scripts/stores.mjs),
+ * seeded by examples/orders-db/seed.js. Resolves to the servers' environment (as a command
+ * prefix) and a stop().
+ */
+async function ordersStores() {
+  const missing = postgresMissing() ?? redisMissing();
+  if (missing) throw new Error(`pnpm demo waiting needs PostgreSQL and Redis: ${missing}`);
+  const postgres = await startPostgres();
+  let redis;
+  try {
+    redis = await startRedis();
+    const env = { ...process.env, PG_URL: postgres.url, REDIS_URL: redis.url };
+    const seeded = spawnSync(process.execPath, ['seed.js'], {
+      cwd: join(root, 'examples/orders-db'),
+      env,
+      stdio: 'inherit',
+    });
+    if (seeded.status !== 0) throw new Error('examples/orders-db/seed.js failed');
+  } catch (err) {
+    await Promise.allSettled([postgres.stop(), redis?.stop()]);
+    throw err;
+  }
+  return {
+    prefix: `PG_URL=${postgres.url} REDIS_URL=${redis.url}`,
+    stop: () => Promise.allSettled([postgres.stop(), redis.stop()]),
+  };
+}
+
+demos.waiting = [
+  {
+    title: 'the orders API: one query for the items vs one per order (N+1), on PostgreSQL',
+    setup: ordersStores,
+    cwd: 'examples/orders-db',
+    base: (env) => `${env.prefix} ORDERS_QUERY=join node server.js`,
+    head: (env) => `${env.prefix} ORDERS_QUERY=per-item node server.js`,
+    args: ['--url', '/customers/7/orders', '--connections', '10'],
+  },
+  {
+    title: 'the customer summary: three reads awaited together vs in series (PostgreSQL and Redis)',
+    setup: ordersStores,
+    cwd: 'examples/orders-db',
+    base: (env) => `${env.prefix} SUMMARY_AWAIT=together node server.js`,
+    head: (env) => `${env.prefix} SUMMARY_AWAIT=series node server.js`,
+    args: ['--url', '/customers/7/summary', '--connections', '10'],
+  },
+];
+
 const name = process.argv[2] ?? 'express';
 const comparisons = demos[name];
 if (!comparisons) {
@@ -84,12 +133,19 @@ if (built) {
     if (demo.when && !demo.when()) continue;
     if (demo.title) console.log(`\n== ${demo.title}\n`);
     const out = join('.hotpath', `demo-${name}${index ? `-${index + 1}` : ''}`);
-    const args = [cli, 'compare', '--cwd', demo.cwd, '--base-start', demo.base, '--head-start', demo.head];
+    const prepared = demo.setup ? await demo.setup() : undefined;
+    const base = typeof demo.base === 'function' ? demo.base(prepared) : demo.base;
+    const head = typeof demo.head === 'function' ? demo.head(prepared) : demo.head;
+    const args = [cli, 'compare', '--cwd', demo.cwd, '--base-start', base, '--head-start', head];
     // The product's own defaults otherwise: rounds auto (pairs until the answer is clear, at
     // most the 3-minute budget), 5 s windows in 0.5 s slices, CPU placement.
     args.push(...demo.args, '--out', out);
     args.push(...process.argv.slice(3));
-    status ||= spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root, env }).status ?? 1;
+    try {
+      status ||= spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root, env }).status ?? 1;
+    } finally {
+      await prepared?.stop();
+    }
   }
   process.exit(status);
 } else {

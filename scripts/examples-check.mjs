@@ -40,6 +40,8 @@ const probes = {
   'express-auth': { http: '/auth?username=demo&password=secret', status: 200 },
   'restify-etag': { http: '/seed/v1', status: 200, header: 'etag' },
   nodecached: { memcache: 'version\r\n', reply: /^VERSION \S+\r\n$/ },
+  // no PostgreSQL or Redis here: the route that touches neither
+  'orders-db': { http: '/health', status: 200 },
 };
 
 function stop(child) {

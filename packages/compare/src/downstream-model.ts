@@ -1,6 +1,6 @@
 // What a server waited for in one measured window: the probe's `downstream` field of
 // `<pid>-<window>.monitor.json` (see measure/probe-downstream.ts), and the merge of a round's
-// processes (measure/downstream-summary.ts). One zod schema; the types are inferred from it.
+// processes (downstream-summary.ts). One zod schema; the types are inferred from it.
 // Results files are untrusted: every array and text is bounded.
 import { z } from 'zod';
 
@@ -45,7 +45,9 @@ export const DownstreamEndpointSchema = z.object({
 /**
  * A function of the user's code on the stacks that issued calls: `calls` and `waitingMicros`
  * count the calls it issued itself (it was the first user frame: outside node_modules, `node:`
- * and Node's internals).
+ * and Node's internals). Estimates: the probe takes a call's stack at most once per 2 ms, and
+ * each stack taken stands for the calls to its endpoint since the one before (the calls after
+ * the window's last stack are in the endpoint's counts only).
  */
 export const DownstreamFunctionSchema = z.object({
   name: text,
@@ -58,7 +60,7 @@ export const DownstreamFunctionSchema = z.object({
   waitingMicros: micros,
 });
 
-/** A distinct stack of user frames (outermost first) and the endpoint its calls went to. */
+/** A distinct stack of user frames (outermost first) and the endpoint its calls went to (estimates, as functions'). */
 export const DownstreamStackSchema = z.object({
   /** Indices into functions, outermost first; the last one issued the calls. Empty: no user frame. */
   frames: z.array(count).max(DOWNSTREAM_LIMITS.frames),
@@ -99,3 +101,54 @@ export type DownstreamFunction = z.infer<typeof DownstreamFunctionSchema>;
 export type DownstreamStack = z.infer<typeof DownstreamStackSchema>;
 export type DownstreamRequests = z.infer<typeof DownstreamRequestsSchema>;
 export type DownstreamWindow = z.infer<typeof DownstreamWindowSchema>;
+
+// ── report: what the requests waited for, base → head (verdict/downstream-diff.ts) ─────────
+
+/** One endpoint's calls per request base → head (figures per request, means over each side's rounds). */
+export interface DownstreamEndpointRow {
+  /** `host:port` or a Unix socket's path, as the server's client named it. */
+  endpoint: string;
+  /** http, https, postgres, redis, memcache or mysql, where the probe could tell. */
+  protocol?: string;
+  base: { calls: number; waitingPerCall: number; connections: number; bytes: number };
+  head: { calls: number; waitingPerCall: number; connections: number; bytes: number };
+  /** head − base, calls per request. */
+  callsChange: number;
+  /** Paired interval of the per-pair change of calls per request, with two pairs or more. */
+  callsCi?: [number, number];
+  status: 'new' | 'vanished' | 'changed';
+}
+
+/** A function of the user's code that made downstream calls: its calls and waiting per request. */
+export interface WaitingFunctionRow {
+  name: string;
+  file: string;
+  line: number;
+  /** Calls it made per request, and the sum of their durations per request (µs). */
+  base: { calls: number; waiting: number };
+  head: { calls: number; waiting: number };
+  /** head − base, waiting µs per request; its paired interval with two pairs or more. */
+  change: number;
+  ci?: [number, number];
+  /** head − base, calls per request, and its paired interval. */
+  callsChange: number;
+  callsCi?: [number, number];
+  status: 'new' | 'vanished' | 'changed';
+}
+
+/** What the requests waited for, base → head (both sides need the probe's downstream record). */
+export interface DownstreamDiff {
+  /** The endpoints whose calls per request changed most, largest first. */
+  endpoints: DownstreamEndpointRow[];
+  /** The functions whose waiting per request changed most, largest first. */
+  functions: WaitingFunctionRow[];
+  /**
+   * Per side, the requests' time with a call in flight over the sum of their calls' durations
+   * (mean over rounds): 1 when a request's calls run one after another, 1/3 for three together.
+   */
+  seriality: { base?: number; head?: number };
+  /** Head's calls overlap clearly less than base's: awaited in series, by this function. */
+  inSeries?: { name: string; file: string; line: number };
+  pairs: number;
+  rounds: { base: number; head: number };
+}

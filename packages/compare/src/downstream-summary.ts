@@ -46,6 +46,87 @@ function byWaiting<T extends { waitingMicros: number }>(rows: T[]): { sorted: T[
   return { sorted: order.map((i) => rows[i] as T), renumber };
 }
 
+/** The merged rows so far: endpoints by name, functions by name + file + line, stacks by frames + endpoint. */
+function emptyRows() {
+  return {
+    endpoints: new Rows<DownstreamEndpoint>(DOWNSTREAM_LIMITS.endpoints, () => ({
+      endpoint: OTHER,
+      transport: 'tcp',
+      calls: 0,
+      waitingMicros: 0,
+      connections: 0,
+      bytesOut: 0,
+      bytesIn: 0,
+    })),
+    functions: new Rows<DownstreamFunction>(DOWNSTREAM_LIMITS.functions, () => ({
+      name: OTHER,
+      file: OTHER,
+      line: 0,
+      column: 0,
+      calls: 0,
+      waitingMicros: 0,
+    })),
+    stacks: new Rows<DownstreamStack>(DOWNSTREAM_LIMITS.stacks, () => ({
+      frames: [],
+      endpoint: 0,
+      calls: 0,
+      waitingMicros: 0,
+    })),
+  };
+}
+
+/** Adds one window's endpoints, functions (each file as `locate` names it) and stacks to `rows`. */
+function addRows(
+  rows: ReturnType<typeof emptyRows>,
+  window: DownstreamWindow,
+  locate: (file: string) => string,
+): void {
+  const endpointAt = window.endpoints.map((e) => {
+    const at = rows.endpoints.at(e.endpoint, () => ({
+      ...e,
+      calls: 0,
+      waitingMicros: 0,
+      connections: 0,
+      bytesOut: 0,
+      bytesIn: 0,
+    }));
+    const row = rows.endpoints.rows[at] as DownstreamEndpoint;
+    row.calls += e.calls;
+    row.waitingMicros += e.waitingMicros;
+    row.connections += e.connections;
+    row.bytesOut += e.bytesOut;
+    row.bytesIn += e.bytesIn;
+    if (!row.protocol && e.protocol) row.protocol = e.protocol;
+    return at;
+  });
+  const functionAt = window.functions.map((f) => {
+    const file = locate(f.file);
+    const at = rows.functions.at(`${f.name}\u0000${file}\u0000${f.line}`, () => ({
+      ...f,
+      file,
+      calls: 0,
+      waitingMicros: 0,
+    }));
+    const row = rows.functions.rows[at] as DownstreamFunction;
+    row.calls += f.calls;
+    row.waitingMicros += f.waitingMicros;
+    return at;
+  });
+  for (const s of window.stacks) {
+    const frames = s.frames.map((f) => functionAt[f] ?? 0);
+    const endpoint = endpointAt[s.endpoint] ?? 0;
+    const at = rows.stacks.at(`${frames.join(',')}>${endpoint}`, () => ({
+      frames,
+      endpoint,
+      calls: 0,
+      waitingMicros: 0,
+    }));
+    const row = rows.stacks.rows[at] as DownstreamStack;
+    row.calls += s.calls;
+    row.waitingMicros += s.waitingMicros;
+  }
+}
+
 /**
  * The windows of one round's processes as one: sums, with each function's file as `locate` names
  * it (measure/ makes them checkout-relative when it reads a probe's window). Undefined when no
@@ -57,97 +138,31 @@ export function mergeDownstream(
 ): DownstreamWindow | undefined {
   const present = windows.filter((w): w is DownstreamWindow => w !== undefined);
   if (!present.length) return undefined;
-  const endpoints = new Rows<DownstreamEndpoint>(DOWNSTREAM_LIMITS.endpoints, () => ({
-    endpoint: OTHER,
-    transport: 'tcp',
-    calls: 0,
-    waitingMicros: 0,
-    connections: 0,
-    bytesOut: 0,
-    bytesIn: 0,
-  }));
-  const functions = new Rows<DownstreamFunction>(DOWNSTREAM_LIMITS.functions, () => ({
-    name: OTHER,
-    file: OTHER,
-    line: 0,
-    column: 0,
-    calls: 0,
-    waitingMicros: 0,
-  }));
-  const stacks = new Rows<DownstreamStack>(DOWNSTREAM_LIMITS.stacks, () => ({
-    frames: [],
-    endpoint: 0,
-    calls: 0,
-    waitingMicros: 0,
-  }));
-  const merged: DownstreamWindow = {
-    requests: 0,
-    endpoints: [],
-    requestsWithCalls: { withCalls: 0, calls: 0, unionMicros: 0, sumMicros: 0 },
-    functions: [],
-    stacks: [],
-    processes: 0,
-  };
+  const rows = emptyRows();
+  const requestsWithCalls = { withCalls: 0, calls: 0, unionMicros: 0, sumMicros: 0 };
+  let requests = 0;
+  let processes = 0;
   for (const window of present) {
-    merged.requests += window.requests;
-    merged.processes = (merged.processes ?? 0) + (window.processes ?? 1);
+    requests += window.requests;
+    processes += window.processes ?? 1;
     for (const key of ['withCalls', 'calls', 'unionMicros', 'sumMicros'] as const)
-      merged.requestsWithCalls[key] += window.requestsWithCalls[key];
-    const endpointAt = window.endpoints.map((e) => {
-      const at = endpoints.at(e.endpoint, () => ({
-        ...e,
-        calls: 0,
-        waitingMicros: 0,
-        connections: 0,
-        bytesOut: 0,
-        bytesIn: 0,
-      }));
-      const row = endpoints.rows[at] as DownstreamEndpoint;
-      row.calls += e.calls;
-      row.waitingMicros += e.waitingMicros;
-      row.connections += e.connections;
-      row.bytesOut += e.bytesOut;
-      row.bytesIn += e.bytesIn;
-      if (!row.protocol && e.protocol) row.protocol = e.protocol;
-      return at;
-    });
-    const functionAt = window.functions.map((f) => {
-      const file = locate(f.file);
-      const at = functions.at(`${f.name}\u0000${file}\u0000${f.line}`, () => ({
-        ...f,
-        file,
-        calls: 0,
-        waitingMicros: 0,
-      }));
-      const row = functions.rows[at] as DownstreamFunction;
-      row.calls += f.calls;
-      row.waitingMicros += f.waitingMicros;
-      return at;
-    });
-    for (const s of window.stacks) {
-      const frames = s.frames.map((f) => functionAt[f] ?? 0);
-      const endpoint = endpointAt[s.endpoint] ?? 0;
-      const at = stacks.at(`${frames.join(',')}>${endpoint}`, () => ({
-        frames,
-        endpoint,
-        calls: 0,
-        waitingMicros: 0,
-      }));
-      const row = stacks.rows[at] as DownstreamStack;
-      row.calls += s.calls;
-      row.waitingMicros += s.waitingMicros;
-    }
+      requestsWithCalls[key] += window.requestsWithCalls[key];
+    addRows(rows, window, locate);
   }
-  const sortedEndpoints = byWaiting(endpoints.rows);
-  const sortedFunctions = byWaiting(functions.rows);
-  merged.endpoints = sortedEndpoints.sorted;
-  merged.functions = sortedFunctions.sorted;
-  merged.stacks = byWaiting(stacks.rows).sorted.map((s) => ({
-    ...s,
-    frames: s.frames.map((f) => sortedFunctions.renumber[f] ?? 0),
-    endpoint: sortedEndpoints.renumber[s.endpoint] ?? 0,
-  }));
-  return merged;
+  const endpoints = byWaiting(rows.endpoints.rows);
+  const functions = byWaiting(rows.functions.rows);
+  return {
+    requests,
+    endpoints: endpoints.sorted,
+    requestsWithCalls,
+    functions: functions.sorted,
+    stacks: byWaiting(rows.stacks.rows).sorted.map((s) => ({
+      ...s,
+      frames: s.frames.map((f) => functions.renumber[f] ?? 0),
+      endpoint: endpoints.renumber[s.endpoint] ?? 0,
+    })),
+    processes,
+  };
 }
 
 /** One endpoint's figures per incoming request (and per call). */

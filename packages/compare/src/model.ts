@@ -12,10 +12,13 @@ export type {
   SurvivorProfile,
 } from './allocation-model.js';
 export type {
+  DownstreamDiff,
   DownstreamEndpoint,
+  DownstreamEndpointRow,
   DownstreamFunction,
   DownstreamStack,
   DownstreamWindow,
+  WaitingFunctionRow,
 } from './downstream-model.js';
 export type { Diagnosis, Finding, SideHealth } from './health-model.js';
 export type {
@@ -32,6 +35,7 @@ export type { LoadLevel, Look, Machine, Placement, RateLevel, RoundsStop } from 
 export type { MetricName, Profile };
 
 import type { AllocationDiff, AllocationProfile, SurvivorProfile } from './allocation-model.js';
+import type { DownstreamDiff } from './downstream-model.js';
 import type { Diagnosis } from './health-model.js';
 import type { CapacitySearch, LoadResult, MonitorSummary } from './round-data.js';
 import type { LoadLevel, Machine, Placement, RateLevel, RoundsStop } from './run-environment.js';
@@ -278,55 +282,6 @@ export interface RoundRow extends RoundMetrics, Pick<ScenarioRound, 'sliceSecond
   profilers: string[];
   /** The round's capacity search, each step's rate and what it served (a scenario with `slo`). */
   capacitySearch?: CapacitySearch;
-}
-
-/** One endpoint's calls per request base → head (figures per request, means over each side's rounds). */
-export interface DownstreamEndpointRow {
-  /** `host:port` or a Unix socket's path, as the server's client named it. */
-  endpoint: string;
-  /** http, https, postgres, redis, memcache or mysql, where the probe could tell. */
-  protocol?: string;
-  base: { calls: number; waitingPerCall: number; connections: number; bytes: number };
-  head: { calls: number; waitingPerCall: number; connections: number; bytes: number };
-  /** head − base, calls per request. */
-  callsChange: number;
-  /** Paired interval of the per-pair change of calls per request, with two pairs or more. */
-  callsCi?: [number, number];
-  status: 'new' | 'vanished' | 'changed';
-}
-
-/** A function of the user's code that made downstream calls: its calls and waiting per request. */
-export interface WaitingFunctionRow {
-  name: string;
-  file: string;
-  line: number;
-  /** Calls it made per request, and the sum of their durations per request (µs). */
-  base: { calls: number; waiting: number };
-  head: { calls: number; waiting: number };
-  /** head − base, waiting µs per request; its paired interval with two pairs or more. */
-  change: number;
-  ci?: [number, number];
-  /** head − base, calls per request, and its paired interval. */
-  callsChange: number;
-  callsCi?: [number, number];
-  status: 'new' | 'vanished' | 'changed';
-}
-
-/** What the requests waited for, base → head (both sides need the probe's downstream record). */
-export interface DownstreamDiff {
-  /** The endpoints whose calls per request changed most, largest first. */
-  endpoints: DownstreamEndpointRow[];
-  /** The functions whose waiting per request changed most, largest first. */
-  functions: WaitingFunctionRow[];
-  /**
-   * Per side, the requests' time with a call in flight over the sum of their calls' durations
-   * (mean over rounds): 1 when a request's calls run one after another, 1/3 for three together.
-   */
-  seriality: { base?: number; head?: number };
-  /** Head's calls overlap clearly less than base's: awaited in series, by this function. */
-  inSeries?: { name: string; file: string; line: number };
-  pairs: number;
-  rounds: { base: number; head: number };
 }
 
 /** The verdict and details of one scenario. */

@@ -44,8 +44,8 @@ interface Edge {
 const key = (file: string, name: string) => `${file}#${name}`;
 const FILE_NODE = '*';
 
-/** Reads `files` (project-relative) and returns their GET routes with full paths, in mount order. */
-export function discoverRoutes(dir: string, files: readonly string[]): FoundRoute[] {
+/** Each readable file's route facts, within the byte budget. */
+function readFacts(dir: string, files: readonly string[]): Map<string, RouteFacts> {
   const facts = new Map<string, RouteFacts>();
   let bytes = 0;
   for (const file of files) {
@@ -53,8 +53,12 @@ export function discoverRoutes(dir: string, files: readonly string[]): FoundRout
     if (text === undefined || (bytes += text.length) > MAX_TOTAL_BYTES) continue;
     facts.set(file, readRouteFacts(text));
   }
-  const known = new Set(facts.keys());
+  return facts;
+}
 
+/** Names across files: a local name, or an imported one followed to the file that defines it. */
+function resolverOf(facts: Map<string, RouteFacts>) {
+  const known = new Set(facts.keys());
   const resolveModule = (
     from: string,
     specifier: string,
@@ -87,7 +91,12 @@ export function discoverRoutes(dir: string, files: readonly string[]): FoundRout
     }
     return resolveModule(file, child.specifier, child.member, 0);
   };
+  return { resolveLocal, resolveChild };
+}
 
+/** The mount graph: each node's own routes, its mounted children with their prefixes, its prefix. */
+function mountGraph(facts: Map<string, RouteFacts>) {
+  const { resolveLocal, resolveChild } = resolverOf(facts);
   const registrations = new Map<string, FoundRoute[]>();
   const edges = new Map<string, Edge[]>();
   const prefixes = new Map<string, string>();
@@ -120,6 +129,13 @@ export function discoverRoutes(dir: string, files: readonly string[]): FoundRout
   }
   const expand = (node: string): string[] =>
     node.endsWith(`#${FILE_NODE}`) ? (nodesOf.get(node.slice(0, -FILE_NODE.length - 1)) ?? []) : [node];
+  return { registrations, edges, prefixes, expand };
+}
+
+/** Reads `files` (project-relative) and returns their GET routes with full paths, in mount order. */
+export function discoverRoutes(dir: string, files: readonly string[]): FoundRoute[] {
+  const facts = readFacts(dir, files);
+  const { registrations, edges, prefixes, expand } = mountGraph(facts);
   const children = new Set<string>();
   for (const list of edges.values()) for (const e of list) for (const n of expand(e.child)) children.add(n);
 

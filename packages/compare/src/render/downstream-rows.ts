@@ -3,8 +3,15 @@
 // whether head awaits in series what base awaited together. The verdict's metrics (calls and
 // waiting per request over every endpoint) are in the metrics table; these rows are shown only.
 // Endpoints, names and files come from the pull request's server: each rendering escapes them.
-import type { DownstreamDiff, DownstreamEndpointRow, WaitingFunctionRow } from '../model.js';
+import type {
+  DownstreamDiff,
+  DownstreamEndpointRow,
+  Report,
+  ScenarioReport,
+  WaitingFunctionRow,
+} from '../model.js';
 import { formatBytes, shortLocation } from './format.js';
+import { codeSpan, details, sourceLink } from './markdown-text.js';
 
 const signed = (x: number, digits = 2) => `${x < 0 ? '−' : x > 0 ? '+' : '±'}${Math.abs(x).toFixed(digits)}`;
 const calls = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(2));
@@ -70,3 +77,43 @@ export const DOWNSTREAM_WORDS = {
   functions: 'waiting per request by the function that made the calls (base → head; shown only)',
   heading: 'Waiting: downstream calls',
 } as const;
+
+/** The waiting block: in series, the top endpoints and functions open, the rest folded. */
+export function waitingMarkdown(report: Report, s: ScenarioReport, h: string): string[] {
+  const diff = s.downstream;
+  if (!diff || (diff.endpoints.length === 0 && diff.functions.length === 0)) return [];
+  const out = [`${h} ${DOWNSTREAM_WORDS.heading} (per request, base → head)`, ''];
+  const series = inSeriesText(diff, (f) => {
+    const where = waitingWhere(f);
+    return `${codeSpan(f.name, 120)}${where ? ` (${codeSpan(where)})` : ''}`;
+  });
+  if (series) out.push(`⚠️ ${series}`, '');
+  const endpointRows = (rows: readonly DownstreamEndpointRow[]) => [
+    '| | Endpoint | Calls base → head | Change | Interval | Waiting per call | New connections |',
+    '|---|---|---:|---:|---|---:|---:|',
+    ...rows.map((row) => {
+      const c = endpointCells(row);
+      return `| ${c.mark === 'new' ? '🆕' : ''} | ${codeSpan(endpointName(row), 200)} | ${c.calls} | ${c.change} | ${c.interval} | ${c.perCall} | ${c.connections} |`;
+    }),
+  ];
+  const functionRows = (rows: readonly WaitingFunctionRow[]) => [
+    '| | Function | Where | Calls base → head | Waiting base → head | Change | Interval |',
+    '|---|---|---|---:|---:|---:|---|',
+    ...rows.map((row) => {
+      const c = functionCells(row);
+      const where = waitingWhere(row);
+      const link = where ? sourceLink(row, report.links) : undefined;
+      const whereCell = where ? (link ? `[${codeSpan(where)}](${link})` : codeSpan(where)) : '';
+      return `| ${c.mark === 'new' ? '🆕' : ''} | ${codeSpan(row.name)} | ${whereCell} | ${c.calls} | ${c.waiting} | ${c.change} | ${c.interval} |`;
+    }),
+  ];
+  const OPEN = 3;
+  if (diff.endpoints.length > 0) out.push(...endpointRows(diff.endpoints.slice(0, OPEN)), '');
+  if (diff.functions.length > 0) out.push(...functionRows(diff.functions.slice(0, OPEN)), '');
+  const rest = [
+    ...(diff.endpoints.length > OPEN ? [...endpointRows(diff.endpoints.slice(OPEN)), ''] : []),
+    ...(diff.functions.length > OPEN ? functionRows(diff.functions.slice(OPEN)) : []),
+  ];
+  out.push(...details('More endpoints and functions', rest));
+  return out;
+}

@@ -102,3 +102,10 @@ export function sourceLink(fn: Pick<HotFunction, 'file' | 'line'>, links?: Sourc
   const anchor = Number.isSafeInteger(fn.line) && fn.line > 0 ? `#L${fn.line}` : '';
   return `${links.repositoryUrl}/blob/${links.sha}/${encoded.join('/')}${anchor}`;
 }
+
+/** A folded block (nothing when it has no lines). */
+export function details(summary: string, lines: readonly string[]): string[] {
+  return lines.length > 0
+    ? [`<details><summary>${summary}</summary>`, '', ...lines, '', '</details>', '']
+    : [];
+}

@@ -1,23 +1,7 @@
-import type {
-  DownstreamEndpointRow,
-  HotFunction,
-  Machine,
-  MetricVerdict,
-  Outcome,
-  Report,
-  ScenarioReport,
-  WaitingFunctionRow,
-} from '../model.js';
+import type { HotFunction, Machine, MetricVerdict, Outcome, Report, ScenarioReport } from '../model.js';
 import { RETAINED_WINDOW_NOISE } from '../settings/metrics.js';
 import { allocationMarkdown } from './allocation-rows.js';
-import {
-  DOWNSTREAM_WORDS,
-  endpointCells,
-  endpointName,
-  functionCells,
-  inSeriesText,
-  waitingWhere,
-} from './downstream-rows.js';
+import { waitingMarkdown } from './downstream-rows.js';
 import {
   costText,
   displayName,
@@ -31,7 +15,14 @@ import {
   share,
   shortLocation,
 } from './format.js';
-import { codeSpan, commentMarker, escapeText, MAX_COMMENT_LENGTH, sourceLink } from './markdown-text.js';
+import {
+  codeSpan,
+  commentMarker,
+  details,
+  escapeText,
+  MAX_COMMENT_LENGTH,
+  sourceLink,
+} from './markdown-text.js';
 import { memoryRows, noFindingsText } from './memory-rows.js';
 import { metricLabel } from './metric-labels.js';
 import {
@@ -109,53 +100,6 @@ function metricsTable(
       `_${excluded} of ${scenario.pairs} round pairs saw very different load from other processes on the machine in their two rounds: left out of the wall-clock metrics (requests/s, latency, utilisation), kept for CPU time per request._`,
     );
   return lines;
-}
-
-/** The waiting block: in series, the top endpoints and functions open, the rest folded. */
-function waitingMarkdown(report: Report, s: ScenarioReport, h: string): string[] {
-  const diff = s.downstream;
-  if (!diff || (diff.endpoints.length === 0 && diff.functions.length === 0)) return [];
-  const out = [`${h} ${DOWNSTREAM_WORDS.heading} (per request, base → head)`, ''];
-  const series = inSeriesText(diff, (f) => {
-    const where = waitingWhere(f);
-    return `${codeSpan(f.name, 120)}${where ? ` (${codeSpan(where)})` : ''}`;
-  });
-  if (series) out.push(`⚠️ ${series}`, '');
-  const endpointRows = (rows: readonly DownstreamEndpointRow[]) => [
-    '| | Endpoint | Calls base → head | Change | Interval | Waiting per call | New connections |',
-    '|---|---|---:|---:|---|---:|---:|',
-    ...rows.map((row) => {
-      const c = endpointCells(row);
-      return `| ${c.mark === 'new' ? '🆕' : ''} | ${codeSpan(endpointName(row), 200)} | ${c.calls} | ${c.change} | ${c.interval} | ${c.perCall} | ${c.connections} |`;
-    }),
-  ];
-  const functionRows = (rows: readonly WaitingFunctionRow[]) => [
-    '| | Function | Where | Calls base → head | Waiting base → head | Change | Interval |',
-    '|---|---|---|---:|---:|---:|---|',
-    ...rows.map((row) => {
-      const c = functionCells(row);
-      const where = waitingWhere(row);
-      const link = where ? sourceLink(row, report.links) : undefined;
-      const whereCell = where ? (link ? `[${codeSpan(where)}](${link})` : codeSpan(where)) : '';
-      return `| ${c.mark === 'new' ? '🆕' : ''} | ${codeSpan(row.name)} | ${whereCell} | ${c.calls} | ${c.waiting} | ${c.change} | ${c.interval} |`;
-    }),
-  ];
-  const OPEN = 3;
-  if (diff.endpoints.length > 0) out.push(...endpointRows(diff.endpoints.slice(0, OPEN)), '');
-  if (diff.functions.length > 0) out.push(...functionRows(diff.functions.slice(0, OPEN)), '');
-  const rest = [
-    ...(diff.endpoints.length > OPEN ? [...endpointRows(diff.endpoints.slice(OPEN)), ''] : []),
-    ...(diff.functions.length > OPEN ? functionRows(diff.functions.slice(OPEN)) : []),
-  ];
-  out.push(...details('More endpoints and functions', rest));
-  return out;
-}
-
-/** A folded block (nothing when it has no lines). */
-function details(summary: string, lines: readonly string[]): string[] {
-  return lines.length > 0
-    ? [`<details><summary>${summary}</summary>`, '', ...lines, '', '</details>', '']
-    : [];
 }
 
 /** Rows of the hot-function table open on top (flagged ones always). */

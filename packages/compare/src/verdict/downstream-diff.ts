@@ -120,6 +120,40 @@ export function diffDownstream(base: Rounds, head: Rounds, alpha: number): Downs
         ).ci
       : undefined;
 
+  const endpoints = endpointRows(b, h, interval);
+  const functions = functionRows(b, h, interval);
+
+  const overlap = (list: readonly RoundWaiting[]) => {
+    const values = list.flatMap((r) => (r.overlap === undefined ? [] : [r.overlap]));
+    return values.length > 0 ? mean(values) : undefined;
+  };
+  const seriality = { base: overlap(b), head: overlap(h) };
+  const inSeries =
+    seriality.base !== undefined &&
+    seriality.head !== undefined &&
+    seriality.base <= OVERLAPPED &&
+    seriality.head >= seriality.base * SERIES_RATIO
+      ? [...functions].sort((x, y) => y.head.waiting - x.head.waiting)[0]
+      : undefined;
+  return {
+    endpoints: endpoints.slice(0, TOP_ENDPOINTS),
+    functions: functions.slice(0, TOP_FUNCTIONS),
+    seriality,
+    ...(inSeries ? { inSeries: { name: inSeries.name, file: inSeries.file, line: inSeries.line } } : {}),
+    pairs: pairs.length,
+    rounds: { base: b.length, head: h.length },
+  };
+}
+
+/** A paired interval of a per-round figure over the pairs (undefined under two pairs). */
+type Interval = (pick: (r: RoundWaiting) => number) => [number, number] | undefined;
+
+/** The endpoints, base → head: calls per request and what each call cost, largest change first. */
+function endpointRows(
+  b: readonly RoundWaiting[],
+  h: readonly RoundWaiting[],
+  interval: Interval,
+): DownstreamEndpointRow[] {
   const endpoints: DownstreamEndpointRow[] = [];
   for (const key of new Set([...b, ...h].flatMap((r) => [...r.endpoints.keys()]))) {
     const info = h.find((r) => r.endpointInfo.has(key))?.endpointInfo.get(key) ??
@@ -168,7 +202,15 @@ export function diffDownstream(base: Rounds, head: Rounds, alpha: number): Downs
       y.head.calls * y.head.waitingPerCall - x.head.calls * x.head.waitingPerCall ||
       x.endpoint.localeCompare(y.endpoint),
   );
+  return endpoints;
+}
 
+/** The functions that made the calls, base → head: waiting per request, largest change first. */
+function functionRows(
+  b: readonly RoundWaiting[],
+  h: readonly RoundWaiting[],
+  interval: Interval,
+): WaitingFunctionRow[] {
   const functions: WaitingFunctionRow[] = [];
   for (const key of new Set([...b, ...h].flatMap((r) => [...r.functions.keys()]))) {
     const info =
@@ -209,25 +251,5 @@ export function diffDownstream(base: Rounds, head: Rounds, alpha: number): Downs
       Math.abs(y.callsChange) - Math.abs(x.callsChange) ||
       x.name.localeCompare(y.name),
   );
-
-  const overlap = (list: readonly RoundWaiting[]) => {
-    const values = list.flatMap((r) => (r.overlap === undefined ? [] : [r.overlap]));
-    return values.length > 0 ? mean(values) : undefined;
-  };
-  const seriality = { base: overlap(b), head: overlap(h) };
-  const inSeries =
-    seriality.base !== undefined &&
-    seriality.head !== undefined &&
-    seriality.base <= OVERLAPPED &&
-    seriality.head >= seriality.base * SERIES_RATIO
-      ? [...functions].sort((x, y) => y.head.waiting - x.head.waiting)[0]
-      : undefined;
-  return {
-    endpoints: endpoints.slice(0, TOP_ENDPOINTS),
-    functions: functions.slice(0, TOP_FUNCTIONS),
-    seriality,
-    ...(inSeries ? { inSeries: { name: inSeries.name, file: inSeries.file, line: inSeries.line } } : {}),
-    pairs: pairs.length,
-    rounds: { base: b.length, head: h.length },
-  };
+  return functions;
 }

@@ -1,0 +1,225 @@
+// The code that waits (bundled into probe.cjs with probe-downstream.ts): for a call, the user's
+// frames on the stack — outside node_modules, `node:` and Node's internals, async frames included —
+// interned as functions (by file and position) and stacks (frames + endpoint), bounded, with each
+// window's calls and waiting per function that issued them and per stack (a waiting flame graph).
+import {
+  DOWNSTREAM_LIMITS,
+  type DownstreamFunction,
+  type DownstreamStack,
+  OTHER,
+} from '../downstream-model.js';
+import type { Endpoint } from './probe-downstream-endpoints.js';
+
+/** Frames V8 records where a call starts: enough to get past a driver's own (pg: about 12). */
+const STACK_LIMIT = 32;
+
+/**
+ * The least time between two stacks taken (ms): a stack costs 10–35 µs of CPU here (Node 20),
+ * more than the call's own client work, so at most one per 2 ms is taken (≤ 1.8 % of a core);
+ * each stands for the calls to its endpoint since the one before (its weight).
+ */
+export const STACK_INTERVAL_MS = 2;
+
+const ANONYMOUS = '(anonymous)';
+
+/** A frame of the user's code, as the stack gives it. */
+interface CallSiteLike {
+  getFileName(): string | undefined | null;
+  getFunctionName(): string | null;
+  getMethodName(): string | null;
+  getTypeName(): string | null;
+  getLineNumber(): number | null;
+  getColumnNumber(): number | null;
+  getEnclosingLineNumber?(): number | null;
+  getEnclosingColumnNumber?(): number | null;
+}
+
+function rawCallSites(_error: Error, sites: CallSiteLike[]): CallSiteLike[] {
+  return sites;
+}
+
+/** The functions and stacks of the calls' user code, and the open window's figures for them. */
+export class WaitingCode {
+  /** Functions by file, then by position (line × 2^20 + column). */
+  private readonly functionIndex = new Map<string, Map<number, number>>();
+  private readonly functions: { name: string; file: string; line: number; column: number }[] = [];
+  private fnCalls: number[] = [];
+  private fnWaiting: number[] = [];
+  /** Stacks by a hash of their frames and endpoint; each hash's stacks listed. */
+  private readonly stackIndex = new Map<number, number[]>();
+  private readonly stacks: { frames: number[]; endpoint: Endpoint }[] = [];
+  private stackCalls: number[] = [];
+  private stackWaiting: number[] = [];
+
+  constructor(
+    private readonly probeFile: string,
+    private readonly otherEndpoint: Endpoint,
+  ) {}
+
+  /** A new window: no calls yet, the next call's stack is due. */
+  reset(): void {
+    this.fnCalls = [];
+    this.fnWaiting = [];
+    this.stackCalls = [];
+    this.stackWaiting = [];
+    this.stackAt = Number.NEGATIVE_INFINITY;
+  }
+
+  /** A call that ended in the window: `weight` calls of `micros` each for its function and stack. */
+  add(fn: number, stack: number, weight: number, micros: number): void {
+    if (fn >= 0) {
+      this.fnCalls[fn] = (this.fnCalls[fn] ?? 0) + weight;
+      this.fnWaiting[fn] = (this.fnWaiting[fn] ?? 0) + micros * weight;
+    }
+    this.stackCalls[stack] = (this.stackCalls[stack] ?? 0) + weight;
+    this.stackWaiting[stack] = (this.stackWaiting[stack] ?? 0) + micros * weight;
+  }
+
+  /** The window's functions (by waiting, largest first) and stacks, their endpoints numbered by `endpointAt`. */
+  rows(endpointAt: Map<Endpoint, number>): { functions: DownstreamFunction[]; stacks: DownstreamStack[] } {
+    const used = new Set<number>();
+    const stackRows: { frames: number[]; endpoint: Endpoint; calls: number; waiting: number }[] = [];
+    this.stackCalls.forEach((calls, index) => {
+      if (!calls) return;
+      const stack = this.stacks[index] as { frames: number[]; endpoint: Endpoint };
+      for (const frame of stack.frames) used.add(frame);
+      stackRows.push({ ...stack, calls, waiting: this.stackWaiting[index] ?? 0 });
+    });
+    const order = [...used].sort((a, b) => (this.fnWaiting[b] ?? 0) - (this.fnWaiting[a] ?? 0));
+    const renumber = new Map(order.map((fn, i) => [fn, i]));
+    const functions: DownstreamFunction[] = order.map((fn) => ({
+      ...(this.functions[fn] as { name: string; file: string; line: number; column: number }),
+      calls: this.fnCalls[fn] ?? 0,
+      waitingMicros: Math.round(this.fnWaiting[fn] ?? 0),
+    }));
+    const stacks: DownstreamStack[] = stackRows
+      .sort((a, b) => b.waiting - a.waiting)
+      .map((row) => ({
+        frames: row.frames.map((fn) => renumber.get(fn) as number),
+        endpoint: endpointAt.get(row.endpoint) ?? 0,
+        calls: row.calls,
+        waitingMicros: Math.round(row.waiting),
+      }));
+    return { functions, stacks };
+  }
+
+  private stackAt = Number.NEGATIVE_INFINITY;
+
+  /** Whether a stack may be taken now (STACK_INTERVAL_MS since the last); if so, the time is taken. */
+  stackDue(): boolean {
+    const now = performance.now();
+    if (now - this.stackAt < STACK_INTERVAL_MS) return false;
+    this.stackAt = now;
+    return true;
+  }
+
+  userFrames(below: (...args: never[]) => unknown): number[] {
+    const prepare = Error.prepareStackTrace;
+    const limit = Error.stackTraceLimit;
+    let sites: CallSiteLike[] | undefined;
+    try {
+      Error.prepareStackTrace = rawCallSites as typeof Error.prepareStackTrace;
+      Error.stackTraceLimit = STACK_LIMIT;
+      const holder: { stack?: unknown } = {};
+      Error.captureStackTrace(holder, below);
+      sites = holder.stack as CallSiteLike[] | undefined;
+    } catch {
+      sites = undefined;
+    } finally {
+      Error.prepareStackTrace = prepare;
+      Error.stackTraceLimit = limit;
+    }
+    const frames: number[] = [];
+    if (!Array.isArray(sites)) return frames;
+    // innermost first on the stack; the record keeps them outermost first
+    for (let i = sites.length - 1; i >= 0 && frames.length < DOWNSTREAM_LIMITS.frames; i--) {
+      const site = sites[i] as CallSiteLike;
+      const file = site.getFileName();
+      if (!file || !this.isUserFile(file)) continue;
+      frames.push(this.functionOf(site, file));
+    }
+    return frames;
+  }
+
+  /** The function that issued a call: the innermost named user frame (else the innermost). */
+  issuing(frames: number[]): number {
+    for (let i = frames.length - 1; i >= 0; i--) {
+      const fn = frames[i] as number;
+      if (this.functions[fn]?.name !== ANONYMOUS) return fn;
+    }
+    return frames.length ? (frames[frames.length - 1] as number) : -1;
+  }
+
+  private isUserFile(file: string): boolean {
+    if (file.startsWith('node:') || file.startsWith('internal/') || file === this.probeFile) return false;
+    return !file.includes('/node_modules/') && !file.includes('\\node_modules\\');
+  }
+
+  private functionOf(site: CallSiteLike, file: string): number {
+    const line = site.getEnclosingLineNumber?.() ?? site.getLineNumber() ?? 0;
+    const column = site.getEnclosingColumnNumber?.() ?? site.getColumnNumber() ?? 0;
+    let byPosition = this.functionIndex.get(file);
+    const position = line * 1_048_576 + column;
+    const known = byPosition?.get(position);
+    if (known !== undefined) return known;
+    if (this.functions.length >= DOWNSTREAM_LIMITS.functions) return this.otherFunction();
+    if (!byPosition) {
+      byPosition = new Map();
+      this.functionIndex.set(file, byPosition);
+    }
+    const type = site.getTypeName();
+    const name =
+      site.getFunctionName() ?? (site.getMethodName() ? `${type ?? ''}.${site.getMethodName()}` : null);
+    const index = this.functions.length;
+    this.functions.push({
+      name: (name || ANONYMOUS).slice(0, DOWNSTREAM_LIMITS.text),
+      file: file.slice(0, DOWNSTREAM_LIMITS.text),
+      line,
+      column,
+    });
+    byPosition.set(position, index);
+    return index;
+  }
+
+  private otherFunction(): number {
+    const key = this.functionIndex.get(OTHER)?.get(0);
+    if (key !== undefined) return key;
+    const index = this.functions.length;
+    this.functions.push({ name: OTHER, file: OTHER, line: 0, column: 0 });
+    this.functionIndex.set(OTHER, new Map([[0, index]]));
+    return index;
+  }
+
+  stackOf(frames: number[], endpoint: Endpoint): number {
+    let hash = endpoint.key.length;
+    for (const frame of frames) hash = (Math.imul(hash, 31) + frame + 1) | 0;
+    const candidates = this.stackIndex.get(hash);
+    if (candidates) {
+      for (const index of candidates) {
+        const stack = this.stacks[index] as { frames: number[]; endpoint: Endpoint };
+        if (stack.endpoint === endpoint && sameFrames(stack.frames, frames)) return index;
+      }
+    }
+    if (this.stacks.length >= DOWNSTREAM_LIMITS.stacks) return this.otherStack();
+    const index = this.stacks.length;
+    this.stacks.push({ frames, endpoint });
+    if (candidates) candidates.push(index);
+    else this.stackIndex.set(hash, [index]);
+    return index;
+  }
+
+  private otherStack(): number {
+    const candidates = this.stackIndex.get(-1);
+    if (candidates?.[0] !== undefined) return candidates[0];
+    const index = this.stacks.length;
+    this.stacks.push({ frames: [this.otherFunction()], endpoint: this.otherEndpoint });
+    this.stackIndex.set(-1, [index]);
+    return index;
+  }
+}
+
+function sameFrames(a: number[], b: number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
