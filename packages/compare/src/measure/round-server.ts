@@ -44,7 +44,15 @@ export interface ServerSpec {
 
 export type RoundSettings = Pick<
   Settings,
-  'duration' | 'warmup' | 'slice' | 'profiler' | 'memory' | 'setupCommand' | 'readyTimeout' | 'passEnv'
+  | 'duration'
+  | 'warmup'
+  | 'slice'
+  | 'profiler'
+  | 'memory'
+  | 'waiting'
+  | 'setupCommand'
+  | 'readyTimeout'
+  | 'passEnv'
 > & { scenarios: MeasuredScenario[] };
 
 export interface RoundContext {
@@ -189,6 +197,7 @@ export async function startServer(
     HOTPATH_PROBE_DIR: launch.dir,
     HOTPATH_PROBE_PROFILER: settings.profiler,
     HOTPATH_PROBE_MEMORY: settings.memory,
+    HOTPATH_PROBE_WAITING: settings.waiting,
   };
   context.onProgress?.({
     phase: 'start',

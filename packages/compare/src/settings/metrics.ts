@@ -251,7 +251,8 @@ export const METRICS = [
     scale: 'ratio',
     clock: 'wall',
     // The time at least one of a request's calls was in flight (their union), per request.
-    value: ({ downstream: d }) => (d && d.calls > 0 ? d.waitingMicros : Number.NaN),
+    // NaN without the requests' contexts (waiting: calls), whose calls then count for no request.
+    value: ({ downstream: d }) => (d && d.calls > 0 && d.callMicros > 0 ? d.waitingMicros : Number.NaN),
     output: {
       name: 'waiting-change',
       worst: 'highest',

@@ -26,6 +26,16 @@ export const VERDICT_SETTINGS = [
       "on: the probe measures memory per request (a full collection at each edge of the measured window, outside its clocks — the opening one in the warm-up's last second — and every collection in the window); off: it does not, and the memory metrics are absent.",
   },
   {
+    key: 'waiting',
+    kind: 'enum',
+    group: 'verdict',
+    arg: 'on|calls|off',
+    default: 'on',
+    values: ['on', 'calls', 'off'],
+    description:
+      "on: the probe records every downstream call (databases, caches, services: node:http/https, fetch, TCP and Unix sockets) by endpoint and by the function that made it, and each request's waiting (the requests' async contexts, made once the server makes its first call); calls: the same without the requests' contexts (no waiting per request, no 'awaited in series'); off: nothing, and the waiting metrics are absent.",
+  },
+  {
     key: 'threshold',
     kind: 'percent',
     group: 'verdict',
