@@ -1,4 +1,5 @@
 import type { Outcome, Report, ScenarioReport } from '../model.js';
+import { inert } from '../printable.js';
 import {
   ALLOCATION_TABLES,
   ALLOCATION_WORDS,
@@ -38,10 +39,11 @@ function pad(text: string, width: number, right = false): string {
   return right ? ' '.repeat(width - n) + text : text + ' '.repeat(width - n);
 }
 
-/** Text from the pull request without control characters (no escape sequences reach the terminal). */
-function plain(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
-}
+/**
+ * Text from the pull request without control characters or bidi controls (no escape sequence
+ * reaches the terminal, nothing reorders a line): see printable.ts.
+ */
+const plain = inert;
 
 /** The report for a terminal: plain text, coloured when `color` is set. Pure. */
 export function renderTerminal(report: Report, options: { color?: boolean } = {}): string {
@@ -79,7 +81,7 @@ export function renderTerminal(report: Report, options: { color?: boolean } = {}
   lines.push(
     paint(
       'dim',
-      `profiler: base ${env.profilers.base.join(', ') || 'none'}, head ${env.profilers.head.join(', ') || 'none'} · ${report.rounds} rounds × ${report.settings.duration} s per side and scenario${report.shards > 1 ? ` from ${report.shards} shards` : ''} (${roundsWords(report)}) · paired intervals, simultaneous 95 % over ${report.statistics.tests} tests`,
+      `profiler: base ${plain(env.profilers.base.join(', ')) || 'none'}, head ${plain(env.profilers.head.join(', ')) || 'none'} · ${report.rounds} rounds × ${report.settings.duration} s per side and scenario${report.shards > 1 ? ` from ${report.shards} shards` : ''} (${roundsWords(report)}) · paired intervals, simultaneous 95 % over ${report.statistics.tests} tests`,
     ),
   );
   for (const m of env.machines)
@@ -97,7 +99,7 @@ export function renderTerminal(report: Report, options: { color?: boolean } = {}
   lines.push(
     paint(
       'dim',
-      `load: ${load} · ${interleaveText(report.settings.slice, report.order)} · CPU placement: ${placementText(env.placement)}`,
+      `load: ${load} · ${plain(interleaveText(report.settings.slice, report.order))} · CPU placement: ${plain(placementText(env.placement))}`,
     ),
   );
   for (const w of report.warnings) lines.push(paint('yellow', `warning: ${plain(w)}`));
