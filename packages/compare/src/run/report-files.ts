@@ -14,11 +14,16 @@ import { viewerAssets } from './viewer-assets.js';
 
 /** A scenario name as a file-name prefix: letters, digits, `-` and `_` only. */
 export function fileSlug(name: string, index: number): string {
-  const slug = name
+  const dashed = name
+    .slice(0, 200)
     .toLowerCase()
-    .replace(/[^a-z0-9_-]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40);
+    .replace(/[^a-z0-9_-]+/g, '-');
+  // Trimmed by hand: `/-+$/` tries every dash of a long run as a start (quadratic).
+  let start = 0;
+  let end = dashed.length;
+  while (start < end && dashed[start] === '-') start++;
+  while (end > start && dashed[end - 1] === '-') end--;
+  const slug = dashed.slice(start, end).slice(0, 40);
   return `${index + 1}-${slug || 'scenario'}`;
 }
 
