@@ -1,18 +1,11 @@
-import {
-  type Dirent,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  type Stats,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { type Dirent, readdirSync, readFileSync, type Stats, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import type { z } from 'zod';
 import { HotpathCompareError } from '../errors.js';
 import { checkShardBounds, limitError, RESULTS_LIMITS } from '../limits.js';
 import type { AllocationProfile, Profile, RoundResult, Shard, Side } from '../model.js';
+import { makeOutputFolder, writeOutputFile } from '../output-file.js';
 import { printable } from '../printable.js';
 import { resolveRecordedSettings, type Settings } from '../settings/schema.js';
 import { shardFolder } from './id.js';
@@ -28,8 +21,8 @@ export const RESULTS_FILE = 'hotpath-results.json';
  * file, one allocation profile file and one of the survivors (the first round's). Returns the shard's folder.
  */
 export function writeShard(dir: string, results: Shard): string {
-  const folder = join(resolve(dir), shardFolder(results.shard));
-  mkdirSync(join(folder, 'profiles'), { recursive: true });
+  const folder = makeOutputFolder(join(resolve(dir), shardFolder(results.shard)), 'results folder');
+  makeOutputFolder(join(folder, 'profiles'), 'results folder');
   const rounds = (side: Side) =>
     results.measurements[side].map((r) => ({
       ...r,
@@ -37,7 +30,7 @@ export function writeShard(dir: string, results: Shard): string {
         const written = (data: unknown, kind: string): string | undefined => {
           if (!data) return undefined;
           const path = `profiles/${side}-${r.round}-${i + 1}${kind}.json`;
-          writeFileSync(join(folder, path), JSON.stringify(data));
+          writeOutputFile(join(folder, path), JSON.stringify(data));
           return path;
         };
         return {
@@ -71,7 +64,7 @@ export function writeShard(dir: string, results: Shard): string {
     base: rounds('base') as ResultsFile['base'],
     head: rounds('head') as ResultsFile['head'],
   };
-  writeFileSync(join(folder, RESULTS_FILE), `${JSON.stringify(file)}\n`);
+  writeOutputFile(join(folder, RESULTS_FILE), `${JSON.stringify(file)}\n`);
   return folder;
 }
 
