@@ -24,6 +24,7 @@ const SIDE_BY_SIDE = [
   'merge-complexity',
   'open',
   'output-links',
+  'pass-env',
   'printable',
   'progress',
   'report',
