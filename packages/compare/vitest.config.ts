@@ -29,6 +29,7 @@ const SIDE_BY_SIDE = [
   'progress',
   'report',
   'report-out',
+  'reproduce-safety',
   'results-limits',
   'results-links',
   'results-reader.properties',
