@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { constants } from 'node:os';
+import type { Readable } from 'node:stream';
 import { HotpathCompareError } from '../errors.js';
 import {
   listenersOf,
@@ -67,6 +69,14 @@ export interface GroupProcess {
   /** null while running. */
   exit(): Exit | null;
   /**
+   * Whether the spawned process has been reaped: with `linger` the subreaper that outlives the
+   * shell (until what the command left behind has ended), otherwise the shell itself. Until
+   * then its pid is the one spawned, whatever the shell's exit.
+   */
+  reaped(): boolean;
+  /** Resolves once the spawned process has been reaped (see reaped). */
+  readonly whenReaped: Promise<void>;
+  /**
    * `HOTPATH_PROCESS_GROUP=<random>` in the environment of everything the command starts: how
    * processes that left the group and the tree (setsid, double fork) are still found.
    */
@@ -88,6 +98,23 @@ export interface SpawnOptions {
   onOutput?: (chunk: Buffer) => void;
   /** A command the launch runs through, e.g. `taskset -c 0` (it execs: the pid stays the group's). */
   prefix?: readonly string[];
+  /**
+   * A command run to completion (install, build, setup, the config child, an install of the
+   * profiler): on Linux with perl, the subreaper forks the shell and stays until every process
+   * below it has ended, so a daemon orphaned as the shell exits stays in the tree for the stop
+   * (see subreaperLaunch). `exited` still resolves when the shell exits.
+   */
+  linger?: boolean;
+}
+
+/** `exit N` / `signal N`: the shell's status as the lingering subreaper reports it on fd 3. */
+function statusLine(line: string): Exit | undefined {
+  const match = /^(exit|signal) (\d{1,3})$/.exec(line);
+  if (!match) return undefined;
+  const n = Number(match[2]);
+  if (match[1] === 'exit') return { code: n, signal: null };
+  const name = Object.entries(constants.signals).find(([, number]) => number === n)?.[0];
+  return { code: null, signal: (name as NodeJS.Signals | undefined) ?? 'SIGKILL' };
 }
 
 /**
@@ -97,8 +124,9 @@ export interface SpawnOptions {
 export function spawnInGroup(command: string, options: SpawnOptions): GroupProcess {
   const marker = randomUUID();
   const env: NodeJS.ProcessEnv = { ...options.env, [MARKER]: marker };
+  const linger = options.linger === true && SUBREAPER !== undefined;
   const [launcher, launchArgs] = SUBREAPER
-    ? subreaperLaunch(SUBREAPER, command, env)
+    ? subreaperLaunch(SUBREAPER, command, env, { linger })
     : [SHELL, ['-c', command]];
   const [file, args] = options.prefix?.length
     ? [options.prefix[0] as string, [...options.prefix.slice(1), launcher, ...launchArgs]]
@@ -107,10 +135,15 @@ export function spawnInGroup(command: string, options: SpawnOptions): GroupProce
     cwd: options.cwd,
     env,
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: linger ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
   });
   const output = new OutputTail();
   let exit: Exit | null = null;
+  let reaped = false;
+  let markReaped: () => void = () => {};
+  const whenReaped = new Promise<void>((resolve) => {
+    markReaped = resolve;
+  });
   const onData = (chunk: Buffer) => {
     output.push(chunk);
     options.onOutput?.(chunk);
@@ -118,15 +151,34 @@ export function spawnInGroup(command: string, options: SpawnOptions): GroupProce
   child.stdout?.on('data', onData);
   child.stderr?.on('data', onData);
   const exited = new Promise<Exit>((resolve) => {
+    const settle = (value: Exit) => {
+      exit ??= value;
+      resolve(exit);
+    };
     child.once('error', (err) => {
       output.push(`${SHELL}: ${err.message}\n`);
-      exit = { code: 127, signal: null };
-      resolve(exit);
+      reaped = true;
+      markReaped();
+      settle({ code: 127, signal: null });
     });
     child.once('exit', (code, signal) => {
-      exit = { code, signal };
-      resolve(exit);
+      reaped = true;
+      markReaped();
+      settle({ code, signal });
     });
+    // Lingering: the shell's status arrives on fd 3 before the subreaper itself ends.
+    const status = child.stdio[3] as Readable | null | undefined;
+    if (status) {
+      let text = '';
+      status.setEncoding('latin1');
+      status.on('data', (chunk: string) => {
+        text = (text + chunk).slice(0, 64);
+        const line = text.split('\n')[0] as string;
+        const parsed = text.includes('\n') ? statusLine(line) : undefined;
+        if (parsed) settle(parsed);
+      });
+      status.on('error', () => {});
+    }
   });
   const pid = child.pid ?? -1;
   const seen = new Map<number, number>();
@@ -141,7 +193,18 @@ export function spawnInGroup(command: string, options: SpawnOptions): GroupProce
     if (timer) clearInterval(timer);
     timer = undefined;
   };
-  return { child, pid, output, exited, exit: () => exit, marker, seen, unwatch };
+  return {
+    child,
+    pid,
+    output,
+    exited,
+    exit: () => exit,
+    reaped: () => reaped,
+    whenReaped,
+    marker,
+    seen,
+    unwatch,
+  };
 }
 
 /** SIGTERM, then this long for the tree to exit before SIGKILL. */
@@ -230,7 +293,7 @@ export async function stopGroup(
       // tracked process that is still the one we saw.
       const roots = table.filter((entry) =>
         entry.pid === proc.pid
-          ? proc.exit() === null
+          ? !proc.reaped()
           : tracked.has(entry.pid) && tracked.get(entry.pid) === entry.startTime,
       );
       const found = [
@@ -257,8 +320,8 @@ export async function stopGroup(
     send(left, proc.pid, 'SIGKILL');
     left = await until(Date.now() + STOP_KILL_WAIT_MS);
   }
-  // The shell is our child: let Node reap it (its 'exit' event) before reporting.
-  if (!left.includes(proc.pid)) await Promise.race([proc.exited, sleep(4 * STOP_POLL_MS)]);
+  // The shell (or the subreaper) is our child: let Node reap it (its 'exit' event) before reporting.
+  if (!left.includes(proc.pid)) await Promise.race([proc.whenReaped, sleep(4 * STOP_POLL_MS)]);
   if (port === undefined || own.size === 0) return { survivors: left, openSockets: [], holders: [] };
   // Every thread gone is not yet the port closed: wait, bounded, for the kernel to close it.
   const open = (): string[] => [...listeningSockets(port)].filter((socket) => own.has(socket));
@@ -310,7 +373,7 @@ export function killGroupNow(proc: GroupProcess): void {
       // gone
     }
   }
-  if (proc.exit() !== null) return;
+  if (proc.reaped()) return;
   try {
     process.kill(-proc.pid, 'SIGKILL');
   } catch {
@@ -327,7 +390,7 @@ export async function runCommand(
   command: string,
   options: SpawnOptions & { timeoutMs?: number; signal?: AbortSignal },
 ): Promise<{ exit: Exit; output: OutputTail }> {
-  const proc = spawnInGroup(command, options);
+  const proc = spawnInGroup(command, { ...options, linger: true });
   const onExit = () => killGroupNow(proc);
   process.once('exit', onExit);
   let timer: NodeJS.Timeout | undefined;

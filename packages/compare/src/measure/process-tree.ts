@@ -54,21 +54,47 @@ export const SUBREAPER = ((): { perl: string; prctl: number } | undefined => {
  * The perl that makes itself a subreaper and execs `/bin/sh -c command` with `env` (in which
  * PERL_BADLANG silences perl's complaint about a missing locale, removed again before the exec
  * unless the caller's environment had it). A failed prctl is not fatal: the shell runs anyway.
+ *
+ * With `linger` (a command run to completion: install, build, setupCommand, the config child,
+ * the profiler's install), perl does not exec the shell in place: it forks it and stays, the
+ * subreaper, until every process below it has ended. A survivor orphaned in the command's last
+ * moments — `(setsid env -i … &); true` exits within a few ms, before any walk of the tree — is
+ * re-parented to perl, which is still there, not to init. The shell's own status goes to fd 3
+ * as one line (`exit N` or `signal N`) the moment the shell ends, so the caller stops what is
+ * left (perl's children, found in the tree) with the same stop as a server's. fd 3 is closed in
+ * the shell: the command cannot write a status of its own.
  */
 export function subreaperLaunch(
   launcher: { perl: string; prctl: number },
   command: string,
   env: NodeJS.ProcessEnv,
+  options: { linger?: boolean } = {},
 ): [string, string[]] {
   const added = env.PERL_BADLANG === undefined;
   if (added) env.PERL_BADLANG = '0';
-  const script = [
-    `syscall(${launcher.prctl}, ${PR_SET_CHILD_SUBREAPER}, 1, 0, 0, 0);`,
-    'delete $ENV{PERL_BADLANG} if shift @ARGV;',
-    '{ exec { $ARGV[0] } @ARGV }',
-    'print STDERR "$ARGV[0]: $!\\n";',
-    'exit 127;',
-  ].join(' ');
+  const exec = ['{ exec { $ARGV[0] } @ARGV }', 'print STDERR "$ARGV[0]: $!\\n";', 'exit 127;'];
+  const script = options.linger
+    ? [
+        `syscall(${launcher.prctl}, ${PR_SET_CHILD_SUBREAPER}, 1, 0, 0, 0);`,
+        'delete $ENV{PERL_BADLANG} if shift @ARGV;',
+        'open(my $st, \'>&=\', 3) or die "fd 3: $!\\n";',
+        'my $pid = fork();',
+        'if (!defined $pid) { print STDERR "fork: $!\\n"; exit 127; }',
+        `if ($pid == 0) { close($st); ${exec.join(' ')} }`,
+        'my $status = 0;',
+        'while ((my $done = wait()) != -1) {',
+        '  next unless $done == $pid;',
+        '  $status = $?;',
+        '  syswrite($st, ($status & 127) ? "signal " . ($status & 127) . "\\n" : "exit " . ($status >> 8) . "\\n");',
+        '  close($st);',
+        '}',
+        'exit(($status & 127) ? 128 + ($status & 127) : $status >> 8);',
+      ].join(' ')
+    : [
+        `syscall(${launcher.prctl}, ${PR_SET_CHILD_SUBREAPER}, 1, 0, 0, 0);`,
+        'delete $ENV{PERL_BADLANG} if shift @ARGV;',
+        ...exec,
+      ].join(' ');
   return [launcher.perl, ['-e', script, '--', added ? '1' : '', SHELL, '-c', command]];
 }
 
