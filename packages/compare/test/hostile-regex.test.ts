@@ -111,3 +111,23 @@ describe('a results file whose settings.slo is 80 KB of spaces', () => {
     expect(error.message.length).toBeLessThan(1000);
   });
 });
+
+describe('a results file whose settings hold a key of 100 000 characters', () => {
+  const root = mkdtempSync(join(tmpdir(), 'hotpath-key-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it('is refused naming the key cut short, with its length', () => {
+    const results = join(root, 'results');
+    cpSync(join(FIXTURES, 'recorded-shard'), results, { recursive: true });
+    const file = join(results, 'shard-1-of-1', 'hotpath-results.json');
+    const data = JSON.parse(readFileSync(file, 'utf8'));
+    data.settings[`k${'\u001b'.repeat(99_999)}`] = 1;
+    for (let i = 0; i < 30; i++) data.settings[`extra${i}`] = 1;
+    writeFileSync(file, JSON.stringify(data));
+    const { error } = refusal(() => readShards([results]));
+    expect(error.message).toContain('unknown settings "k\\u001b');
+    expect(error.message).toContain('… (100000 characters)');
+    expect(error.message).toContain('and 21 more');
+    expect(error.message.length).toBeLessThan(2000);
+  });
+});
