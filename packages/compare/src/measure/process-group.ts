@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { constants } from 'node:os';
 import type { Readable } from 'node:stream';
 import { HotpathCompareError } from '../errors.js';
+import { OutputTail } from './output-tail.js';
 import {
   listenersOf,
   listeningSockets,
@@ -16,6 +16,7 @@ import {
   HAS_PROC,
   MARKER,
   marked,
+  onShellStatus,
   SHELL,
   SUBREAPER,
   subreaperLaunch,
@@ -23,36 +24,8 @@ import {
   walkTree,
 } from './process-tree.js';
 
+export { OutputTail } from './output-tail.js';
 export { SHELL } from './process-tree.js';
-
-/** Keeps the last `limit` lines a process printed (stdout and stderr interleaved). */
-export class OutputTail {
-  private readonly lines: string[] = [];
-  private partial = '';
-  constructor(private readonly limit = 40) {}
-
-  push(chunk: Buffer | string): void {
-    const text = this.partial + chunk.toString();
-    const parts = text.split(/\r?\n/);
-    this.partial = parts.pop() ?? '';
-    for (const line of parts) this.add(line);
-    if (this.partial.length > 4096) {
-      this.add(this.partial);
-      this.partial = '';
-    }
-  }
-
-  private add(line: string): void {
-    this.lines.push(line.length > 500 ? `${line.slice(0, 500)}…` : line);
-    if (this.lines.length > this.limit) this.lines.shift();
-  }
-
-  /** The last `n` lines, including an unterminated last line. */
-  last(n = 20): string[] {
-    const all = this.partial ? [...this.lines, this.partial] : [...this.lines];
-    return all.slice(-n);
-  }
-}
 
 export interface Exit {
   code: number | null;
@@ -107,16 +80,6 @@ export interface SpawnOptions {
   linger?: boolean;
 }
 
-/** `exit N` / `signal N`: the shell's status as the lingering subreaper reports it on fd 3. */
-function statusLine(line: string): Exit | undefined {
-  const match = /^(exit|signal) (\d{1,3})$/.exec(line);
-  if (!match) return undefined;
-  const n = Number(match[2]);
-  if (match[1] === 'exit') return { code: n, signal: null };
-  const name = Object.entries(constants.signals).find(([, number]) => number === n)?.[0];
-  return { code: null, signal: (name as NodeJS.Signals | undefined) ?? 'SIGKILL' };
-}
-
 /**
  * Runs `command` through `/bin/sh -c` in a new process group (so the whole tree can be
  * signalled at once). Nothing is interpolated into the command: it is the user's own string.
@@ -168,17 +131,7 @@ export function spawnInGroup(command: string, options: SpawnOptions): GroupProce
     });
     // Lingering: the shell's status arrives on fd 3 before the subreaper itself ends.
     const status = child.stdio[3] as Readable | null | undefined;
-    if (status) {
-      let text = '';
-      status.setEncoding('latin1');
-      status.on('data', (chunk: string) => {
-        text = (text + chunk).slice(0, 64);
-        const line = text.split('\n')[0] as string;
-        const parsed = text.includes('\n') ? statusLine(line) : undefined;
-        if (parsed) settle(parsed);
-      });
-      status.on('error', () => {});
-    }
+    if (status) onShellStatus(status, settle);
   });
   const pid = child.pid ?? -1;
   const seen = new Map<number, number>();

@@ -1,6 +1,8 @@
 // How a command's whole tree is found: the marker in its environment, the subreaper launch (Linux:
 // orphans are re-parented to the command's shell) and the periodic walk of /proc children.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { constants } from 'node:os';
+import type { Readable } from 'node:stream';
 import { type ProcessEntry, processEntry } from './process-table.js';
 
 /** The one shell every command from the inputs runs through. */
@@ -96,6 +98,34 @@ export function subreaperLaunch(
         ...exec,
       ].join(' ');
   return [launcher.perl, ['-e', script, '--', added ? '1' : '', SHELL, '-c', command]];
+}
+
+/** How a shell ended: its code, or the signal that ended it. */
+export interface ShellStatus {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** `exit N` / `signal N`: the shell's status as the lingering subreaper writes it on fd 3. */
+function statusLine(line: string): ShellStatus | undefined {
+  const match = /^(exit|signal) (\d{1,3})$/.exec(line);
+  if (!match) return undefined;
+  const n = Number(match[2]);
+  if (match[1] === 'exit') return { code: n, signal: null };
+  const name = Object.entries(constants.signals).find(([, number]) => number === n)?.[0];
+  return { code: null, signal: (name as NodeJS.Signals | undefined) ?? 'SIGKILL' };
+}
+
+/** Calls `settle` with the shell's status once the lingering subreaper's line arrives on `stream`. */
+export function onShellStatus(stream: Readable, settle: (status: ShellStatus) => void): void {
+  let text = '';
+  stream.setEncoding('latin1');
+  stream.on('data', (chunk: string) => {
+    text = (text + chunk).slice(0, 64);
+    const parsed = text.includes('\n') ? statusLine(text.split('\n')[0] as string) : undefined;
+    if (parsed) settle(parsed);
+  });
+  stream.on('error', () => {});
 }
 
 /**

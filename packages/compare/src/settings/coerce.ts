@@ -87,6 +87,14 @@ const FREE_TEXT_KINDS: ReadonlySet<string> = new Set(['command', 'headers', 'lis
 /** Matched against trimmed text: linear (no quantifiers that can take the same characters). */
 const NUMERIC = /^[+-]?(\d+(?:\.\d*)?|\.\d+)\s*%?$/;
 
+/** A number, or numeric text (`7.5`, ` 10 % `); NaN for anything else. */
+const numeric = (v: unknown): number =>
+  typeof v === 'number'
+    ? v
+    : typeof v === 'string' && NUMERIC.test(v.trim())
+      ? Number.parseFloat(v)
+      : Number.NaN;
+
 /**
  * Turns one raw value (a string from a flag or input, or a typed value from a config file) into
  * the setting's typed value; returns `undefined` for "unset" (empty text). Throws
@@ -107,12 +115,6 @@ export function coerce(spec: SettingSpec, value: unknown, source: Source, path: 
     Number.isFinite(n) &&
     (spec.min === undefined || (spec.minExclusive ? n > spec.min : n >= spec.min)) &&
     (spec.max === undefined || n <= spec.max);
-  const numeric = (v: unknown): number =>
-    typeof v === 'number'
-      ? v
-      : typeof v === 'string' && NUMERIC.test(v.trim())
-        ? Number.parseFloat(v)
-        : Number.NaN;
   switch (spec.kind) {
     case 'integer': {
       const n = numeric(value);
