@@ -90,6 +90,8 @@ export function subreaperLaunch(
         '  syswrite($st, ($status & 127) ? "signal " . ($status & 127) . "\\n" : "exit " . ($status >> 8) . "\\n");',
         '  close($st);',
         '}',
+        // Ends as the shell did (its signal re-raised), so its exit reads the same either way.
+        'if ($status & 127) { $SIG{CHLD} = "DEFAULT"; kill($status & 127, $$); }',
         'exit(($status & 127) ? 128 + ($status & 127) : $status >> 8);',
       ].join(' ')
     : [
