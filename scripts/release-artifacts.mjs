@@ -2,8 +2,8 @@
 // hands the jobs that hold write permissions (and run no dependency code) as an artifact:
 //
 //   node scripts/release-artifacts.mjs version-pr OUT
-//     after `pnpm version-packages`: OUT/version.patch (every change it made, as a binary git
-//     diff) and OUT/body.md (per bumped package, the new CHANGELOG section). The version-pr job
+//     after `pnpm version-packages`: OUT/version.patch (its changes to package.json,
+//     CHANGELOG.md and .changeset/ files only, as a binary git diff) and OUT/body.md (per bumped package, the new CHANGELOG section). The version-pr job
 //     applies the patch, commits, pushes the branch and opens or updates the pull request.
 //   node scripts/release-artifacts.mjs publish OUT
 //     per public package whose version is not on npm yet: OUT/<tarball>.tgz (`pnpm pack`:
@@ -45,10 +45,25 @@ function changelogSection(dir, version) {
 const git = (...args) =>
   execFileSync('git', args, { cwd: root, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
 
+/**
+ * What `pnpm version-packages` changes and the version pull request carries: the manifests,
+ * the changelogs and the changeset files it consumes. Anything else the build job changed
+ * (a build output, a file a dependency's script wrote) stays out of the patch the job holding
+ * the write token pushes.
+ */
+const VERSION_FILES = [':(glob)**/package.json', ':(glob)**/CHANGELOG.md', ':(glob).changeset/**'];
+
 if (command === 'version-pr') {
   // OUT may be inside the work tree (then it stays out of the patch) or anywhere else.
   const inside = out.startsWith(root) ? [`:(exclude)${out.slice(root.length)}`] : [];
-  git('add', '--all', '--', '.', ...inside);
+  git('add', '--all', '--', ...VERSION_FILES, ...inside);
+  const left = git('status', '--porcelain', '--untracked-files=all', '--', '.', ...inside)
+    .split('\n')
+    .filter((line) => line !== '' && !/^[MADR] {2}/.test(line));
+  if (left.length > 0)
+    console.log(
+      `release-artifacts: left out of the version pull request (not a package.json, CHANGELOG.md or .changeset/ file):\n${left.map((line) => `  ${JSON.stringify(line.slice(3))}`).join('\n')}`,
+    );
   writeFileSync(join(out, 'version.patch'), git('diff', '--cached', '--binary'));
   const changed = new Set(git('diff', '--cached', '--name-only').split('\n'));
   const body = [

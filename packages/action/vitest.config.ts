@@ -11,6 +11,7 @@ const SIDE_BY_SIDE = [
   'inputs-front-door',
   'lint-workflows',
   'log',
+  'release-artifacts',
   'throughput-output',
   'v8-profiler-install',
 ];

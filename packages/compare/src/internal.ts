@@ -14,8 +14,10 @@ export { installCommand, serviceImage } from './init/templates.js';
 export { loadConfigInChild } from './measure/config-child.js';
 export { allowlistedEnvironment } from './measure/environment.js';
 export { runCommand } from './measure/process-group.js';
+// Writing a file never through a link planted where it goes.
+export { writeOutputFile } from './output-file.js';
 // Text from a file, a server or git, with its control characters escaped for the log.
-export { printable } from './printable.js';
+export { inert, printable } from './printable.js';
 export { driftIssueMarker, renderDriftIssue } from './render/drift-issue.js';
 export { renderTrendMarkdown, renderTrendTerminal } from './render/drift-trend.js';
 export { codeSpan, commentMarker, escapeText, MAX_COMMENT_LENGTH } from './render/markdown-text.js';

@@ -60,4 +60,10 @@ export {
   type StoreOptions,
   validateKey,
 } from './text-encoder.js';
-export { type TextReply, TextReplyParser, type TextStatus, type TextValue } from './text-reply-parser.js';
+export {
+  type TextReply,
+  TextReplyParser,
+  type TextReplyParserOptions,
+  type TextStatus,
+  type TextValue,
+} from './text-reply-parser.js';

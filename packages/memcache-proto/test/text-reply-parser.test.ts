@@ -96,3 +96,92 @@ describe('text encoders', () => {
     expect(() => encodeIncr('k', -1)).toThrow(/unsigned 64-bit/);
   });
 });
+
+// Issue #67: the text reply parser had no line cap and no value cap, and concatenated its whole
+// buffer with every chunk (20 MiB without a newline: all of it buffered, 6.5 s). It refuses past
+// the limits now, as the meta parser does, holding at most the limit.
+describe('TextReplyParser limits', () => {
+  const MiB = 1024 * 1024;
+  const refusal = (run: () => unknown): Error => {
+    try {
+      run();
+    } catch (err) {
+      return err as Error;
+    }
+    throw new Error('expected HP_MC_PROTOCOL');
+  };
+
+  it('refuses 20 MiB without a newline once past 64 KiB, never holding more', () => {
+    const parser = new TextReplyParser();
+    const chunk = Buffer.alloc(16 * 1024, 'a');
+    let fed = 0;
+    let most = 0;
+    const err = refusal(() => {
+      for (; fed < 20 * MiB; fed += chunk.length) {
+        parser.push(chunk);
+        most = Math.max(most, parser.buffered);
+      }
+    });
+    expect(err).toMatchObject({ code: 'HP_MC_PROTOCOL' });
+    expect(err.message).toContain('reply line longer than 65536 bytes (maxLineBytes)');
+    expect(fed).toBeLessThanOrEqual(64 * 1024);
+    expect(most).toBeLessThanOrEqual(64 * 1024);
+  });
+
+  it('refuses one 20 MiB chunk without a newline, and one with a newline at its end', () => {
+    const big = Buffer.alloc(20 * MiB, 'a');
+    expect(refusal(() => new TextReplyParser().push(big))).toMatchObject({ code: 'HP_MC_PROTOCOL' });
+    big[big.length - 1] = 10;
+    const err = refusal(() => new TextReplyParser().push(big));
+    expect(err.message).toContain(`${20 * MiB - 1} bytes`);
+  });
+
+  it('a line in many parts is one line; a line past maxLineBytes in parts is refused', () => {
+    const parser = new TextReplyParser({ maxLineBytes: 16 });
+    expect(parser.push(Buffer.from('NOT_'))).toEqual([]);
+    expect(parser.push(Buffer.from('FOU'))).toEqual([]);
+    expect(parser.push(Buffer.from('ND\r\nSTO'))).toEqual([{ type: 'status', status: 'NOT_FOUND' }]);
+    expect(parser.buffered).toBe(3);
+    expect(refusal(() => parser.push(Buffer.from('RED but much longer')))).toMatchObject({
+      code: 'HP_MC_PROTOCOL',
+    });
+  });
+
+  it('refuses a VALUE or VA larger than maxValueBytes at its header, naming the size', () => {
+    const parser = new TextReplyParser({ maxValueBytes: 1000 });
+    const err = refusal(() => parser.push(Buffer.from('VALUE k 0 1001\r\n')));
+    expect(err).toMatchObject({ code: 'HP_MC_PROTOCOL' });
+    expect(err.message).toContain('1001 bytes is larger than 1000 bytes (maxValueBytes)');
+    expect(refusal(() => new TextReplyParser().push(Buffer.from('VALUE k 0 2000000000\r\n')))).toMatchObject({
+      code: 'HP_MC_PROTOCOL',
+    });
+    expect(refusal(() => new TextReplyParser().push(Buffer.from('VA 99999999999 f1\r\n')))).toMatchObject({
+      code: 'HP_MC_PROTOCOL',
+    });
+    expect(refusal(() => new TextReplyParser().push(Buffer.from('VALUE k 0 1e3\r\n')))).toMatchObject({
+      code: 'HP_MC_PROTOCOL',
+    });
+  });
+
+  it('gathers a value split over a thousand chunks once, and checks the CRLF after it', () => {
+    const value = Buffer.alloc(MiB, 'v');
+    const stream = Buffer.concat([Buffer.from('VALUE k 1 1048576\r\n'), value, Buffer.from('\r\nEND\r\n')]);
+    const parser = new TextReplyParser();
+    const replies: TextReply[] = [];
+    for (let at = 0; at < stream.length; at += 1049)
+      replies.push(...parser.push(stream.subarray(at, at + 1049)));
+    expect(replies).toHaveLength(1);
+    const reply = replies[0];
+    expect(reply?.type === 'values' && reply.values[0]?.value.equals(value)).toBe(true);
+    expect(parser.buffered).toBe(0);
+    const bad = refusal(() => new TextReplyParser().push(Buffer.from('VALUE k 0 2\r\nabXY\r\nEND\r\n')));
+    expect(bad.message).toContain('not followed by CRLF');
+  });
+
+  it('quotes a bad line with every byte outside printable ASCII escaped (C1 controls included)', () => {
+    const err = refusal(() =>
+      new TextReplyParser().push(Buffer.from('BOGUS \u009b2J\u001b]0;x\u0007"\r\n', 'latin1')),
+    );
+    expect(err.message).toBe('unexpected reply line "BOGUS \\x9b2J\\x1b]0;x\\x07\\""');
+  });
+});

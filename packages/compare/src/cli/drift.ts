@@ -1,7 +1,6 @@
 // `hotpath drift` and `hotpath history`: the drift mode from a terminal. drift measures HEAD
 // against a fixed reference, appends the point to a history file and prints the trend; history
 // renders an existing history file. Both call the run layer and print what it returns.
-import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { historyFile, type ProgressEvent, runDrift, runHistory, type Settings } from '../index.js';
 import {
@@ -11,6 +10,7 @@ import {
   renderTrendMarkdown,
   renderTrendTerminal,
   settingDefault,
+  writeOutputFile,
 } from '../internal.js';
 import { type ParsedCommandLine, UsageError } from './args.js';
 
@@ -18,7 +18,8 @@ import { type ParsedCommandLine, UsageError } from './args.js';
 export const DEFAULT_OUT = String(settingDefault('out'));
 
 function print(analysis: DriftAnalysis, history: History, parsed: ParsedCommandLine): void {
-  if (parsed.markdown) writeFileSync(resolve(parsed.markdown), renderTrendMarkdown(analysis, history));
+  if (parsed.markdown)
+    writeOutputFile(resolve(parsed.markdown), renderTrendMarkdown(analysis, history), { refuseLinks: true });
   if (parsed.json) process.stdout.write(`${JSON.stringify(analysis, null, 2)}\n`);
   else process.stdout.write(renderTrendTerminal(analysis, history));
 }

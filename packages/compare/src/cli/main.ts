@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import {
@@ -26,6 +25,7 @@ import {
   renderProfileText,
   SETTINGS,
   type SettingSpec,
+  writeOutputFile,
 } from '../internal.js';
 import { type ParsedCommandLine, parseCommandLine, UsageError, usage } from './args.js';
 import { DEFAULT_OUT, driftCommand, historyCommand } from './drift.js';
@@ -56,7 +56,7 @@ async function output(result: RunResult, parsed: ParsedCommandLine): Promise<num
     verbose: parsed.verbose,
     markdown: { maxLength: Number.POSITIVE_INFINITY },
   });
-  if (parsed.markdown) writeFileSync(resolve(parsed.markdown), text.markdown);
+  if (parsed.markdown) writeOutputFile(resolve(parsed.markdown), text.markdown, { refuseLinks: true });
   process.stdout.write(parsed.json ? text.json : text.terminal);
   process.stderr.write(filesText(files, made.shards));
   if (parsed.open) await openReport(files.html);

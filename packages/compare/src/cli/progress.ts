@@ -1,4 +1,6 @@
 import type { ProgressEvent } from '../index.js';
+// Control characters and bidi controls (a PR's server output, names) become spaces: one inert line.
+import { inert } from '../internal.js';
 
 /** Where progress goes: stderr, or a test's stand-in. */
 export interface ProgressOutput {
@@ -10,9 +12,6 @@ export interface ProgressOutput {
 
 /** Width assumed when a terminal reports none (0 columns, or no number at all). */
 const FALLBACK_COLUMNS = 80;
-
-/** Control characters (a PR's server output, names) become spaces: one inert line. */
-const inert = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
 
 /**
  * One line that fits a terminal of `columns`: inert, and one column short of the edge (a

@@ -6,9 +6,9 @@
 // pushes again. A run cancelled before its push leaves the branch as it was; one cancelled after
 // it has written its point whole: a push is atomic.
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 import { HotpathCompareError } from '../errors.js';
+import { writeOutputFile } from '../output-file.js';
 import {
   appendPoint,
   emptyHistory,
@@ -33,12 +33,11 @@ export function readHistoryFile(path: string): History {
   return parseHistory(text, path);
 }
 
-/** Writes a history file whole (a temp file renamed over it: never half written). */
+/** Writes a history file whole (a new temp file renamed over it: never half written, never through a link). */
 export function writeHistoryFile(path: string, history: History): void {
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
   try {
-    writeFileSync(temp, historyText(history));
-    renameSync(temp, path);
+    // A new temp file (O_EXCL, no link followed) renamed over the name.
+    writeOutputFile(path, historyText(history));
   } catch (err) {
     throw new HotpathCompareError('HP_COMPARE_HISTORY', `cannot write ${path}: ${(err as Error).message}`, {
       cause: err,

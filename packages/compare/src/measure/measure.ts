@@ -15,7 +15,7 @@ import {
   removeWorktree,
   resolveCommit,
 } from './checkout.js';
-import { allowlistedEnvironment } from './environment.js';
+import { allowlistedEnvironment, passEnvWarnings } from './environment.js';
 import { chooseLoadLevels } from './load-level.js';
 import { thisMachine } from './machine.js';
 import { formatCpuList, placeProcesses } from './placement.js';
@@ -68,6 +68,7 @@ export async function measure(settings: Settings, runtime: MeasureRuntime = {}):
     ? allowlistedEnvironment(runtime.env ?? process.env, settings.passEnv)
     : (runtime.env ?? process.env);
   const cwd = resolve(runtime.baseDir ?? process.cwd(), settings.cwd);
+  const envWarnings = passEnvWarnings(settings.passEnv ?? [], runtime.env ?? process.env);
   const cleanups: (() => Promise<void> | void)[] = [];
   try {
     throwIfAborted(runtime.signal);
@@ -76,6 +77,7 @@ export async function measure(settings: Settings, runtime: MeasureRuntime = {}):
         ? await twoCommands(settings, cwd)
         : await twoCheckouts(settings, cwd, { runtime, env, cleanups });
     const log = (message: string) => runtime.onProgress?.({ phase: 'note', message });
+    for (const warning of envWarnings) log(`warning: ${warning}`);
     // Placed for the rounds only: installs and builds before them keep every CPU.
     const placed = placeProcesses(settings.placement);
     cleanups.unshift(() => placed.restore());
@@ -112,7 +114,7 @@ export async function measure(settings: Settings, runtime: MeasureRuntime = {}):
       ...(placed.placement ? { placement: placed.placement } : {}),
       measurements,
       machine: thisMachine(runtime.env ?? process.env),
-      warnings: [...(runtime.warnings ?? [])],
+      warnings: [...(runtime.warnings ?? []), ...envWarnings],
     };
   } finally {
     for (const cleanup of cleanups) {

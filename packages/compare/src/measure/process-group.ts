@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import { HotpathCompareError } from '../errors.js';
+import { OutputTail } from './output-tail.js';
 import {
   listenersOf,
   listeningSockets,
@@ -14,6 +16,7 @@ import {
   HAS_PROC,
   MARKER,
   marked,
+  onShellStatus,
   SHELL,
   SUBREAPER,
   subreaperLaunch,
@@ -21,36 +24,8 @@ import {
   walkTree,
 } from './process-tree.js';
 
+export { OutputTail } from './output-tail.js';
 export { SHELL } from './process-tree.js';
-
-/** Keeps the last `limit` lines a process printed (stdout and stderr interleaved). */
-export class OutputTail {
-  private readonly lines: string[] = [];
-  private partial = '';
-  constructor(private readonly limit = 40) {}
-
-  push(chunk: Buffer | string): void {
-    const text = this.partial + chunk.toString();
-    const parts = text.split(/\r?\n/);
-    this.partial = parts.pop() ?? '';
-    for (const line of parts) this.add(line);
-    if (this.partial.length > 4096) {
-      this.add(this.partial);
-      this.partial = '';
-    }
-  }
-
-  private add(line: string): void {
-    this.lines.push(line.length > 500 ? `${line.slice(0, 500)}…` : line);
-    if (this.lines.length > this.limit) this.lines.shift();
-  }
-
-  /** The last `n` lines, including an unterminated last line. */
-  last(n = 20): string[] {
-    const all = this.partial ? [...this.lines, this.partial] : [...this.lines];
-    return all.slice(-n);
-  }
-}
 
 export interface Exit {
   code: number | null;
@@ -66,6 +41,14 @@ export interface GroupProcess {
   readonly exited: Promise<Exit>;
   /** null while running. */
   exit(): Exit | null;
+  /**
+   * Whether the spawned process has been reaped: with `linger` the subreaper that outlives the
+   * shell (until what the command left behind has ended), otherwise the shell itself. Until
+   * then its pid is the one spawned, whatever the shell's exit.
+   */
+  reaped(): boolean;
+  /** Resolves once the spawned process has been reaped (see reaped). */
+  readonly whenReaped: Promise<void>;
   /**
    * `HOTPATH_PROCESS_GROUP=<random>` in the environment of everything the command starts: how
    * processes that left the group and the tree (setsid, double fork) are still found.
@@ -88,6 +71,13 @@ export interface SpawnOptions {
   onOutput?: (chunk: Buffer) => void;
   /** A command the launch runs through, e.g. `taskset -c 0` (it execs: the pid stays the group's). */
   prefix?: readonly string[];
+  /**
+   * A command run to completion (install, build, setup, the config child, an install of the
+   * profiler): on Linux with perl, the subreaper forks the shell and stays until every process
+   * below it has ended, so a daemon orphaned as the shell exits stays in the tree for the stop
+   * (see subreaperLaunch). `exited` still resolves when the shell exits.
+   */
+  linger?: boolean;
 }
 
 /**
@@ -97,8 +87,9 @@ export interface SpawnOptions {
 export function spawnInGroup(command: string, options: SpawnOptions): GroupProcess {
   const marker = randomUUID();
   const env: NodeJS.ProcessEnv = { ...options.env, [MARKER]: marker };
+  const linger = options.linger === true && SUBREAPER !== undefined;
   const [launcher, launchArgs] = SUBREAPER
-    ? subreaperLaunch(SUBREAPER, command, env)
+    ? subreaperLaunch(SUBREAPER, command, env, { linger })
     : [SHELL, ['-c', command]];
   const [file, args] = options.prefix?.length
     ? [options.prefix[0] as string, [...options.prefix.slice(1), launcher, ...launchArgs]]
@@ -107,10 +98,15 @@ export function spawnInGroup(command: string, options: SpawnOptions): GroupProce
     cwd: options.cwd,
     env,
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: linger ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
   });
   const output = new OutputTail();
   let exit: Exit | null = null;
+  let reaped = false;
+  let markReaped: () => void = () => {};
+  const whenReaped = new Promise<void>((resolve) => {
+    markReaped = resolve;
+  });
   const onData = (chunk: Buffer) => {
     output.push(chunk);
     options.onOutput?.(chunk);
@@ -118,15 +114,24 @@ export function spawnInGroup(command: string, options: SpawnOptions): GroupProce
   child.stdout?.on('data', onData);
   child.stderr?.on('data', onData);
   const exited = new Promise<Exit>((resolve) => {
+    const settle = (value: Exit) => {
+      exit ??= value;
+      resolve(exit);
+    };
     child.once('error', (err) => {
       output.push(`${SHELL}: ${err.message}\n`);
-      exit = { code: 127, signal: null };
-      resolve(exit);
+      reaped = true;
+      markReaped();
+      settle({ code: 127, signal: null });
     });
     child.once('exit', (code, signal) => {
-      exit = { code, signal };
-      resolve(exit);
+      reaped = true;
+      markReaped();
+      settle({ code, signal });
     });
+    // Lingering: the shell's status arrives on fd 3 before the subreaper itself ends.
+    const status = child.stdio[3] as Readable | null | undefined;
+    if (status) onShellStatus(status, settle);
   });
   const pid = child.pid ?? -1;
   const seen = new Map<number, number>();
@@ -141,7 +146,18 @@ export function spawnInGroup(command: string, options: SpawnOptions): GroupProce
     if (timer) clearInterval(timer);
     timer = undefined;
   };
-  return { child, pid, output, exited, exit: () => exit, marker, seen, unwatch };
+  return {
+    child,
+    pid,
+    output,
+    exited,
+    exit: () => exit,
+    reaped: () => reaped,
+    whenReaped,
+    marker,
+    seen,
+    unwatch,
+  };
 }
 
 /** SIGTERM, then this long for the tree to exit before SIGKILL. */
@@ -230,7 +246,7 @@ export async function stopGroup(
       // tracked process that is still the one we saw.
       const roots = table.filter((entry) =>
         entry.pid === proc.pid
-          ? proc.exit() === null
+          ? !proc.reaped()
           : tracked.has(entry.pid) && tracked.get(entry.pid) === entry.startTime,
       );
       const found = [
@@ -257,8 +273,8 @@ export async function stopGroup(
     send(left, proc.pid, 'SIGKILL');
     left = await until(Date.now() + STOP_KILL_WAIT_MS);
   }
-  // The shell is our child: let Node reap it (its 'exit' event) before reporting.
-  if (!left.includes(proc.pid)) await Promise.race([proc.exited, sleep(4 * STOP_POLL_MS)]);
+  // The shell (or the subreaper) is our child: let Node reap it (its 'exit' event) before reporting.
+  if (!left.includes(proc.pid)) await Promise.race([proc.whenReaped, sleep(4 * STOP_POLL_MS)]);
   if (port === undefined || own.size === 0) return { survivors: left, openSockets: [], holders: [] };
   // Every thread gone is not yet the port closed: wait, bounded, for the kernel to close it.
   const open = (): string[] => [...listeningSockets(port)].filter((socket) => own.has(socket));
@@ -310,7 +326,7 @@ export function killGroupNow(proc: GroupProcess): void {
       // gone
     }
   }
-  if (proc.exit() !== null) return;
+  if (proc.reaped()) return;
   try {
     process.kill(-proc.pid, 'SIGKILL');
   } catch {
@@ -327,7 +343,7 @@ export async function runCommand(
   command: string,
   options: SpawnOptions & { timeoutMs?: number; signal?: AbortSignal },
 ): Promise<{ exit: Exit; output: OutputTail }> {
-  const proc = spawnInGroup(command, options);
+  const proc = spawnInGroup(command, { ...options, linger: true });
   const onExit = () => killGroupNow(proc);
   process.once('exit', onExit);
   let timer: NodeJS.Timeout | undefined;

@@ -1,6 +1,8 @@
 // How a command's whole tree is found: the marker in its environment, the subreaper launch (Linux:
 // orphans are re-parented to the command's shell) and the periodic walk of /proc children.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { constants } from 'node:os';
+import type { Readable } from 'node:stream';
 import { type ProcessEntry, processEntry } from './process-table.js';
 
 /** The one shell every command from the inputs runs through. */
@@ -54,22 +56,78 @@ export const SUBREAPER = ((): { perl: string; prctl: number } | undefined => {
  * The perl that makes itself a subreaper and execs `/bin/sh -c command` with `env` (in which
  * PERL_BADLANG silences perl's complaint about a missing locale, removed again before the exec
  * unless the caller's environment had it). A failed prctl is not fatal: the shell runs anyway.
+ *
+ * With `linger` (a command run to completion: install, build, setupCommand, the config child,
+ * the profiler's install), perl does not exec the shell in place: it forks it and stays, the
+ * subreaper, until every process below it has ended. A survivor orphaned in the command's last
+ * moments — `(setsid env -i … &); true` exits within a few ms, before any walk of the tree — is
+ * re-parented to perl, which is still there, not to init. The shell's own status goes to fd 3
+ * as one line (`exit N` or `signal N`) the moment the shell ends, so the caller stops what is
+ * left (perl's children, found in the tree) with the same stop as a server's. fd 3 is closed in
+ * the shell: the command cannot write a status of its own.
  */
 export function subreaperLaunch(
   launcher: { perl: string; prctl: number },
   command: string,
   env: NodeJS.ProcessEnv,
+  options: { linger?: boolean } = {},
 ): [string, string[]] {
   const added = env.PERL_BADLANG === undefined;
   if (added) env.PERL_BADLANG = '0';
-  const script = [
-    `syscall(${launcher.prctl}, ${PR_SET_CHILD_SUBREAPER}, 1, 0, 0, 0);`,
-    'delete $ENV{PERL_BADLANG} if shift @ARGV;',
-    '{ exec { $ARGV[0] } @ARGV }',
-    'print STDERR "$ARGV[0]: $!\\n";',
-    'exit 127;',
-  ].join(' ');
+  const exec = ['{ exec { $ARGV[0] } @ARGV }', 'print STDERR "$ARGV[0]: $!\\n";', 'exit 127;'];
+  const script = options.linger
+    ? [
+        `syscall(${launcher.prctl}, ${PR_SET_CHILD_SUBREAPER}, 1, 0, 0, 0);`,
+        'delete $ENV{PERL_BADLANG} if shift @ARGV;',
+        'open(my $st, \'>&=\', 3) or die "fd 3: $!\\n";',
+        'my $pid = fork();',
+        'if (!defined $pid) { print STDERR "fork: $!\\n"; exit 127; }',
+        `if ($pid == 0) { close($st); ${exec.join(' ')} }`,
+        'my $status = 0;',
+        'while ((my $done = wait()) != -1) {',
+        '  next unless $done == $pid;',
+        '  $status = $?;',
+        '  syswrite($st, ($status & 127) ? "signal " . ($status & 127) . "\\n" : "exit " . ($status >> 8) . "\\n");',
+        '  close($st);',
+        '}',
+        // Ends as the shell did (its signal re-raised), so its exit reads the same either way.
+        'if ($status & 127) { $SIG{CHLD} = "DEFAULT"; kill($status & 127, $$); }',
+        'exit(($status & 127) ? 128 + ($status & 127) : $status >> 8);',
+      ].join(' ')
+    : [
+        `syscall(${launcher.prctl}, ${PR_SET_CHILD_SUBREAPER}, 1, 0, 0, 0);`,
+        'delete $ENV{PERL_BADLANG} if shift @ARGV;',
+        ...exec,
+      ].join(' ');
   return [launcher.perl, ['-e', script, '--', added ? '1' : '', SHELL, '-c', command]];
+}
+
+/** How a shell ended: its code, or the signal that ended it. */
+export interface ShellStatus {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** `exit N` / `signal N`: the shell's status as the lingering subreaper writes it on fd 3. */
+function statusLine(line: string): ShellStatus | undefined {
+  const match = /^(exit|signal) (\d{1,3})$/.exec(line);
+  if (!match) return undefined;
+  const n = Number(match[2]);
+  if (match[1] === 'exit') return { code: n, signal: null };
+  const name = Object.entries(constants.signals).find(([, number]) => number === n)?.[0];
+  return { code: null, signal: (name as NodeJS.Signals | undefined) ?? 'SIGKILL' };
+}
+
+/** Calls `settle` with the shell's status once the lingering subreaper's line arrives on `stream`. */
+export function onShellStatus(stream: Readable, settle: (status: ShellStatus) => void): void {
+  let text = '';
+  stream.setEncoding('latin1');
+  stream.on('data', (chunk: string) => {
+    text = (text + chunk).slice(0, 64);
+    const parsed = text.includes('\n') ? statusLine(text.split('\n')[0] as string) : undefined;
+    if (parsed) settle(parsed);
+  });
+  stream.on('error', () => {});
 }
 
 /**

@@ -20,7 +20,7 @@ const plain = (text: string, max = 80) =>
     .replace(/[^\w .,:/+()%-]/g, '_')
     .slice(0, max)
     .trim();
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g;
 const terminalSafe = (text: string, max = 120) => text.replace(CONTROL, ' ').slice(0, max);
 
 /** A change of a metric with its interval ("+4.0 % [+1.4, +6.7] %"). */

@@ -13,7 +13,19 @@ const SEPARATE = new Set(['start', 'baseStart', 'headStart', 'base', 'head', 'ou
 const SCENARIO = ['url', 'method', 'connections', 'pipelining', 'rate', 'slo'];
 
 export interface Reproduction {
+  /** The whole command: `own` then `requested`. */
   command: string;
+  /**
+   * hotpath's part: `npx -p @hotpath/compare hotpath compare`, the two commits and `--config`
+   * (the caller's own file). Nothing here comes from the report's settings.
+   */
+  own: string;
+  /**
+   * The settings as flags (when no config is given), from the report's settings — in a report
+   * job, what the results file, written where the pull request's code ran, asked for (its start,
+   * install and build commands included). '' when there are none.
+   */
+  requested: string;
   /** What the command cannot carry (header values, bodies, several scenarios without a config). */
   missing: string[];
 }
@@ -27,10 +39,11 @@ export function reproduceCommand(
   report: Report,
   options: { config?: string; base?: string; head?: string } = {},
 ): Reproduction {
-  const words = ['npx', '-p', '@hotpath/compare', 'hotpath', 'compare'];
+  const ownWords = ['npx', '-p', '@hotpath/compare', 'hotpath', 'compare'];
+  const words: string[] = [];
   const missing: string[] = [];
-  if (options.base) words.push('--base', options.base);
-  if (options.head) words.push('--head', options.head);
+  if (options.base) ownWords.push('--base', options.base);
+  if (options.head) ownWords.push('--head', options.head);
   const flag = (key: string, value: unknown) => {
     const spec = specs.find((s) => s.key === key);
     const name = spec && flagOf(spec);
@@ -49,7 +62,7 @@ export function reproduceCommand(
     words.push(`--${name}`, text);
   };
   if (options.config) {
-    words.push('--config', options.config);
+    ownWords.push('--config', options.config);
   } else {
     const s = report.settings;
     if (s.start !== undefined) flag('start', s.start);
@@ -74,5 +87,7 @@ export function reproduceCommand(
       if (scenario.requests) missing.push('the request list');
     }
   }
-  return { command: words.map(shellWord).join(' '), missing };
+  const own = ownWords.map(shellWord).join(' ');
+  const requested = words.map(shellWord).join(' ');
+  return { command: requested ? `${own} ${requested}` : own, own, requested, missing };
 }

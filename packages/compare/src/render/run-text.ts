@@ -57,13 +57,21 @@ export function commentPreamble(
     report.shards > 1
       ? ` · ${report.shards} shards, ${report.rounds} rounds per side`
       : ` · ${report.rounds} rounds per side`;
-  // The run's settings: its config file, or (settings given as inputs) the same values as flags.
+  // hotpath's own part (the commits, the report job's config file) is the instruction; settings
+  // that come from the results file — written where the pull request's code ran, its commands
+  // included — are quoted as what the pull request asked for, never as a command of the bot's.
   const again = reproduceCommand(report, { config: options.config || undefined, base, head });
   const missing = again.missing.length ? ` (add ${again.missing.join('; ')})` : '';
+  const requested = again.requested
+    ? [
+        `Settings the pull request's results asked for (data from the pull request, not checked by hotpath: read its commands before running them): ${codeSpan(again.requested, 2000)}${escapeText(missing)}`,
+      ]
+    : [];
   return [
     `Compared base \`${base}\` with head \`${head}\` (PR #${Math.trunc(options.pullRequest)})${shards}.`,
     ...(options.artifacts.length ? [`Results: ${options.artifacts.join(', ')}.`] : []),
-    `Reproduce locally: ${codeSpan(again.command, 2000)}${escapeText(missing)}`,
+    `Reproduce locally: ${codeSpan(again.own, 2000)}${again.requested ? ' with the settings below' : escapeText(missing)}.`,
+    ...requested,
   ];
 }
 

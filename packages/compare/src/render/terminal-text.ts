@@ -1,5 +1,6 @@
 // Text for a terminal: widths in characters (not UTF-16 units), padding, cutting and wrapping to
 // the terminal's columns, and text from the pull request made inert.
+import { inert } from '../printable.js';
 
 export const length = (text: string) => [...text].length;
 
@@ -39,7 +40,8 @@ function chunk(text: string, width: number): string[] {
   return out;
 }
 
-/** Text from the pull request without control characters (no escape sequences reach the terminal). */
-export function plain(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
-}
+/**
+ * Text from the pull request without control characters or bidi controls (no escape sequence
+ * reaches the terminal, nothing reorders a line): see printable.ts.
+ */
+export const plain = inert;

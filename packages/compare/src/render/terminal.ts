@@ -142,7 +142,7 @@ function footer(report: Report, { width, verbose, paint }: Context): string[] {
       .join('; ');
     lines.push(
       ...dim(
-        `load: ${load} · ${interleaveText(report.settings.slice, report.order)} · CPU placement: ${placementText(env.placement)}`,
+        `load: ${load} · ${interleaveText(report.settings.slice, report.order)} · CPU placement: ${plain(placementText(env.placement))}`,
       ),
     );
   } else {

@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { lstatSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeOutputFolder, writeOutputFile } from '../output-file.js';
 
 /** The file in an output folder that lists what hotpath wrote there. */
 export const MANIFEST = '.hotpath-files.json';
@@ -17,7 +18,26 @@ const OWN_NAMES =
 const isEntryName = (name: unknown): name is string =>
   typeof name === 'string' && name !== '' && name !== '.' && name !== '..' && !/[/\\\0]/.test(name);
 
+/** `path` is a regular file (not a link to one): what the claim reads. */
+function isRegularFile(path: string): boolean {
+  try {
+    return lstatSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** `path` is a symbolic link (dangling or not). */
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
 function readManifest(dir: string): string[] | undefined {
+  if (!isRegularFile(join(dir, MANIFEST))) return undefined;
   try {
     const value = JSON.parse(readFileSync(join(dir, MANIFEST), 'utf8')) as Partial<Manifest>;
     return value.tool === 'hotpath' && Array.isArray(value.files)
@@ -35,7 +55,8 @@ function holdsOldOutput(dir: string): boolean {
     ['profile.json', '"hotpath-profile/'],
   ] as const) {
     try {
-      if (readFileSync(join(dir, name), 'utf8').includes(schema)) return true;
+      if (isRegularFile(join(dir, name)) && readFileSync(join(dir, name), 'utf8').includes(schema))
+        return true;
     } catch {
       // not there
     }
@@ -56,16 +77,31 @@ export interface ClaimedOutDir {
  * entries its manifest lists or, for output older than the manifest, hotpath's own file names
  * when a hotpath report is among them — and leaves everything else alone. `seal()` then lists
  * what this run added, so the next run removes exactly that.
+ *
+ * The folder is claimed by lstat: a symbolic link in its place is refused
+ * (HP_COMPARE_UNSAFE_OUTPUT), and a link inside it named as a file hotpath writes (a checked-out
+ * branch's `head.folded -> ~/.bashrc`) is removed, never followed, so the file this run writes
+ * there is new and listed in the manifest.
  */
 export function claimOutDir(dir: string): ClaimedOutDir {
-  const out = resolve(dir);
-  mkdirSync(out, { recursive: true });
+  const out = makeOutputFolder(dir);
   const listed = readManifest(out);
   const earlier = listed ?? (holdsOldOutput(out) ? readdirSync(out).filter((n) => OWN_NAMES.test(n)) : []);
+  const planted = readdirSync(out).filter(
+    (n) => (OWN_NAMES.test(n) || n === MANIFEST) && isLink(join(out, n)),
+  );
   const removed: string[] = [];
-  for (const name of earlier) {
+  for (const name of new Set([...earlier, ...planted])) {
     const path = join(out, name);
-    if (!existsSync(path)) continue;
+    let present = false;
+    try {
+      lstatSync(path);
+      present = true;
+    } catch {
+      // not there
+    }
+    if (!present) continue;
+    // rmSync removes a link itself, never what it points to.
     rmSync(path, { recursive: true, force: true });
     removed.push(name);
   }
@@ -77,7 +113,7 @@ export function claimOutDir(dir: string): ClaimedOutDir {
     seal: () => {
       const files = readdirSync(out).filter((name) => !before.has(name) && name !== MANIFEST);
       const manifest: Manifest = { tool: 'hotpath', files: files.sort() };
-      writeFileSync(join(out, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+      writeOutputFile(join(out, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
     },
   };
 }

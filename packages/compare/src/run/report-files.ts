@@ -1,8 +1,8 @@
 // The run layer's one writer of report files: render makes the texts, this puts them on disk.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { renderDiffFlameGraph, renderFlameGraph, toFolded } from '@hotpath/tick-parser';
 import type { Report } from '../model.js';
+import { makeOutputFolder, writeOutputFile } from '../output-file.js';
 import type { ProfileReport, ScenarioFiles, WrittenFiles } from '../run-artifacts.js';
 
 export type { ScenarioFiles, WrittenFiles };
@@ -14,22 +14,29 @@ import { viewerAssets } from './viewer-assets.js';
 
 /** A scenario name as a file-name prefix: letters, digits, `-` and `_` only. */
 export function fileSlug(name: string, index: number): string {
-  const slug = name
+  const dashed = name
+    .slice(0, 200)
     .toLowerCase()
-    .replace(/[^a-z0-9_-]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40);
+    .replace(/[^a-z0-9_-]+/g, '-');
+  // Trimmed by hand: `/-+$/` tries every dash of a long run as a start (quadratic).
+  let start = 0;
+  let end = dashed.length;
+  while (start < end && dashed[start] === '-') start++;
+  while (end > start && dashed[end - 1] === '-') end--;
+  const slug = dashed.slice(start, end).slice(0, 40);
   return `${index + 1}-${slug || 'scenario'}`;
 }
 
 /**
+ * Every file is written by writeOutputFile: a link planted where a file goes is replaced, its
+ * target left unchanged.
+ *
  * Writes the report JSON, the markdown, report.html, and per scenario folded stacks of each side
  * and flame graphs (head, and base → head differential) into `dir`. With one scenario the profile files
  * have no prefix (`base.folded`); with several, each starts with the scenario's number and name.
  */
 export function writeReport(dir: string, report: Report): WrittenFiles {
-  const out = resolve(dir);
-  mkdirSync(out, { recursive: true });
+  const out = makeOutputFolder(dir);
   const files: WrittenFiles = {
     dir: out,
     report: join(out, 'report.json'),
@@ -37,8 +44,8 @@ export function writeReport(dir: string, report: Report): WrittenFiles {
     scenarios: [],
     notes: [],
   };
-  writeFileSync(files.report, renderJson(report));
-  writeFileSync(files.markdown, renderMarkdown(report, { maxLength: Number.POSITIVE_INFINITY }));
+  writeOutputFile(files.report, renderJson(report));
+  writeOutputFile(files.markdown, renderMarkdown(report, { maxLength: Number.POSITIVE_INFINITY }));
   // Extra files never sink a run: a renderer that fails leaves a note in `files.notes`.
   const attempt = (what: string, write: () => void) => {
     try {
@@ -49,7 +56,7 @@ export function writeReport(dir: string, report: Report): WrittenFiles {
   };
   const html = join(out, 'report.html');
   attempt('report.html', () => {
-    writeFileSync(html, renderHtmlReport(report, viewerAssets()));
+    writeOutputFile(html, renderHtmlReport(report, viewerAssets()));
     files.html = html;
   });
   const many = report.scenarios.length > 1;
@@ -62,7 +69,7 @@ export function writeReport(dir: string, report: Report): WrittenFiles {
       if (!profile) continue;
       const path = join(out, `${prefix}${side}.folded`);
       attempt(`${prefix}${side}.folded`, () => {
-        writeFileSync(path, toFolded(profile));
+        writeOutputFile(path, toFolded(profile));
         written.folded[side] = path;
       });
     }
@@ -70,7 +77,10 @@ export function writeReport(dir: string, report: Report): WrittenFiles {
       const head = profiles.head;
       const path = join(out, `${prefix}head-flamegraph.svg`);
       attempt(`the head flame graph of ${scenario}`, () => {
-        writeFileSync(path, renderFlameGraph(head, { format: 'svg', title: `hotpath: head · ${scenario}` }));
+        writeOutputFile(
+          path,
+          renderFlameGraph(head, { format: 'svg', title: `hotpath: head · ${scenario}` }),
+        );
         written.flameGraph = path;
       });
     }
@@ -78,7 +88,7 @@ export function writeReport(dir: string, report: Report): WrittenFiles {
       const { base, head } = profiles;
       const path = join(out, `${prefix}diff-flamegraph.svg`);
       attempt(`the differential flame graph of ${scenario}`, () => {
-        writeFileSync(
+        writeOutputFile(
           path,
           renderDiffFlameGraph(base, head, { format: 'svg', title: `hotpath: base → head · ${scenario}` }),
         );
@@ -91,13 +101,12 @@ export function writeReport(dir: string, report: Report): WrittenFiles {
 
 /** Writes profile.json, head.folded and head-flamegraph.svg into `dir`; returns the folder. */
 export function writeProfileReport(dir: string, report: ProfileReport): string {
-  const out = resolve(dir);
-  mkdirSync(out, { recursive: true });
+  const out = makeOutputFolder(dir);
   const { profile } = report;
-  writeFileSync(join(out, 'profile.json'), `${JSON.stringify(profileJson(report), null, 2)}\n`);
+  writeOutputFile(join(out, 'profile.json'), `${JSON.stringify(profileJson(report), null, 2)}\n`);
   if (profile) {
-    writeFileSync(join(out, 'head.folded'), toFolded(profile));
-    writeFileSync(
+    writeOutputFile(join(out, 'head.folded'), toFolded(profile));
+    writeOutputFile(
       join(out, 'head-flamegraph.svg'),
       renderFlameGraph(profile, { format: 'svg', title: 'hotpath profile' }),
     );

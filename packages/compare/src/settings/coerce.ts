@@ -61,8 +61,39 @@ function expected(spec: SettingSpec): string {
   }
 }
 
-/** A value for an error message: as JSON, with what JSON leaves raw (DEL, C1, U+2028) escaped too. */
-export const show = (value: unknown) => printable(String(JSON.stringify(value)));
+/** The most of a value an error message echoes (a results file may hold megabytes of it). */
+export const SHOWN_VALUE_CHARS = 120;
+
+/**
+ * A value for an error message: as JSON, with what JSON leaves raw (DEL, C1, U+2028) escaped
+ * too, and cut after SHOWN_VALUE_CHARS characters (saying how long it was).
+ */
+export const show = (value: unknown) => {
+  const json = String(JSON.stringify(value));
+  return json.length <= SHOWN_VALUE_CHARS
+    ? printable(json)
+    : `${printable(json.slice(0, SHOWN_VALUE_CHARS))}… (${json.length} characters)`;
+};
+
+/**
+ * The longest text read for a setting that is a number, a duration, an SLO, a choice or a
+ * URL: longer text is refused before any pattern sees it (the value of a results file is
+ * hostile data); commands and other free text are bounded by the results file's size.
+ */
+export const MAX_VALUE_TEXT = 2048;
+/** Kinds whose text is free (a command line, headers, a list of names): not capped here. */
+const FREE_TEXT_KINDS: ReadonlySet<string> = new Set(['command', 'headers', 'list', 'path', 'text']);
+
+/** Matched against trimmed text: linear (no quantifiers that can take the same characters). */
+const NUMERIC = /^[+-]?(\d+(?:\.\d*)?|\.\d+)\s*%?$/;
+
+/** A number, or numeric text (`7.5`, ` 10 % `); NaN for anything else. */
+const numeric = (v: unknown): number =>
+  typeof v === 'number'
+    ? v
+    : typeof v === 'string' && NUMERIC.test(v.trim())
+      ? Number.parseFloat(v)
+      : Number.NaN;
 
 /**
  * Turns one raw value (a string from a flag or input, or a typed value from a config file) into
@@ -77,17 +108,13 @@ export function coerce(spec: SettingSpec, value: unknown, source: Source, path: 
     );
   };
   if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string' && value.length > MAX_VALUE_TEXT && !FREE_TEXT_KINDS.has(spec.kind))
+    return fail();
   if (typeof value === 'string' && value.trim() === '' && spec.kind !== 'text') return undefined;
   const inRange = (n: number) =>
     Number.isFinite(n) &&
     (spec.min === undefined || (spec.minExclusive ? n > spec.min : n >= spec.min)) &&
     (spec.max === undefined || n <= spec.max);
-  const numeric = (v: unknown): number =>
-    typeof v === 'number'
-      ? v
-      : typeof v === 'string' && /^\s*[+-]?(\d+\.?\d*|\.\d+)\s*%?\s*$/.test(v)
-        ? Number.parseFloat(v)
-        : Number.NaN;
   switch (spec.kind) {
     case 'integer': {
       const n = numeric(value);
@@ -102,7 +129,7 @@ export function coerce(spec: SettingSpec, value: unknown, source: Source, path: 
     case 'percent':
       return inRange(numeric(value)) ? numeric(value) : fail();
     case 'rate': {
-      if (typeof value === 'string' && /%\s*$/.test(value)) {
+      if (typeof value === 'string' && value.trim().endsWith('%')) {
         const share = numeric(value);
         return Number.isFinite(share) && share > 0 && share <= MAX_RATE_SHARE ? `${share}%` : fail();
       }

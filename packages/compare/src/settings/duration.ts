@@ -1,7 +1,10 @@
 /** Longest duration a Node timer can hold (2^31 - 1 ms), in seconds. */
 export const MAX_TIMER_SECONDS = 2_147_483;
 
-const DURATION = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|m|h)?\s*$/;
+/** Matched against trimmed text: linear (no `\s*` on both sides of the optional unit). */
+const DURATION = /^(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|m|h)?$/;
+/** The longest duration text read: longer is no duration, refused before the pattern sees it. */
+const MAX_DURATION_TEXT = 64;
 const FACTOR = { ms: 0.001, s: 1, m: 60, h: 3600 } as const;
 
 /**
@@ -10,7 +13,8 @@ const FACTOR = { ms: 0.001, s: 1, m: 60, h: 3600 } as const;
  */
 export function parseDuration(value: string | number): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
-  const match = DURATION.exec(value);
+  if (value.length > MAX_DURATION_TEXT) return undefined;
+  const match = DURATION.exec(value.trim());
   if (!match) return undefined;
   const unit = (match[2] ?? 's') as keyof typeof FACTOR;
   return Number(match[1]) * FACTOR[unit];

@@ -58,6 +58,22 @@ function scenarioSchema(index: number) {
   return z.strictObject(shape);
 }
 
+/** The most characters of one key an error names, and the most keys it lists. */
+const SHOWN_KEY_CHARS = 80;
+const SHOWN_KEYS = 10;
+
+/**
+ * Keys for an error message, each `"prefix.key"`, a key cut after SHOWN_KEY_CHARS characters
+ * and at most SHOWN_KEYS of them: a results file may hold a key of megabytes, or millions.
+ */
+function shownKeys(keys: readonly string[], prefix: string): string {
+  const shown = keys.slice(0, SHOWN_KEYS).map((k) => {
+    const cut = k.length > SHOWN_KEY_CHARS ? `${k.slice(0, SHOWN_KEY_CHARS)}… (${k.length} characters)` : k;
+    return `"${prefix}${cut}"`;
+  });
+  return `${shown.join(', ')}${keys.length > SHOWN_KEYS ? ` and ${keys.length - SHOWN_KEYS} more` : ''}`;
+}
+
 /** The zod schema of the config-file object (and of compare()'s options, minus runtime ones). */
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),
@@ -79,7 +95,7 @@ export const configSchema = z.strictObject({
               .replace(/\.(\d+)(?=\.|$)/g, '[$1]');
             const message =
               issue.code === 'unrecognized_keys'
-                ? `unknown setting ${issue.keys.map((k) => `"${at}.${k}"`).join(', ')} (expected name, requests or a scenario setting)`
+                ? `unknown setting ${shownKeys(issue.keys, `${at}.`)} (expected name, requests or a scenario setting)`
                 : issue.message.startsWith('invalid "')
                   ? issue.message
                   : `invalid "${at}": ${issue.message}`;
@@ -97,7 +113,7 @@ function configError(issue: z.core.$ZodIssue, where: string): HotpathCompareErro
   const message = /^(invalid "|unknown setting)/.test(issue.message)
     ? issue.message
     : issue.code === 'unrecognized_keys'
-      ? `unknown setting${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${path ? `${path}.` : ''}${k}"`).join(', ')} (expected one of the documented settings)`
+      ? `unknown setting${issue.keys.length > 1 ? 's' : ''} ${shownKeys(issue.keys, path ? `${path}.` : '')} (expected one of the documented settings)`
       : `invalid "${path}": ${issue.message}`;
   return new HotpathCompareError('HP_COMPARE_INVALID_SETTING', `${message} in ${where}`);
 }

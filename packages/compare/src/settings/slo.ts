@@ -32,15 +32,25 @@ export const DEFAULT_SLO_ERRORS = 1;
 /** The longest latency target (ms): an hour. */
 const MAX_LATENCY_MS = 3_600_000;
 
-const LATENCY = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(ms|s)?\s*$/;
-const PERCENT = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*%?\s*$/;
-const ENTRY = /^\s*([A-Za-z0-9]+)\s*(?:<=|≤|=|:|<)\s*(.+?)\s*$/;
+/**
+ * The longest SLO text read (the canonical form of all four targets is about 60 characters):
+ * longer text is no SLO, refused before any pattern sees it (a results file is hostile data).
+ */
+export const MAX_SLO_TEXT = 200;
+
+// Every pattern here is matched against trimmed text and is linear: no two neighbouring
+// quantifiers can take the same characters (a trailing `\s*` after an optional unit, once
+// quadratic on a long run of spaces, is gone with the trim).
+const LATENCY = /^(\d+(?:\.\d+)?|\.\d+)\s*(ms|s)?$/;
+const PERCENT = /^(\d+(?:\.\d+)?|\.\d+)\s*%?$/;
+/** An entry's name and operator; the value is the rest, trimmed. */
+const ENTRY_HEAD = /^([A-Za-z0-9]+)\s*(<=|≤|=|:|<)/;
 
 /** A latency target in ms from `50`, `50ms`, `50 ms` or `0.05s`; undefined when it is none. */
 function latencyMs(value: unknown): number | undefined {
   if (typeof value === 'number') return value > 0 && value <= MAX_LATENCY_MS ? value : undefined;
   if (typeof value !== 'string') return undefined;
-  const match = LATENCY.exec(value);
+  const match = LATENCY.exec(value.trim());
   if (!match) return undefined;
   const ms = Number(match[1]) * (match[2] === 's' ? 1000 : 1);
   return ms > 0 && ms <= MAX_LATENCY_MS ? ms : undefined;
@@ -51,21 +61,41 @@ function errorPercent(value: unknown): number | undefined {
   const n =
     typeof value === 'number'
       ? value
-      : typeof value === 'string' && PERCENT.test(value)
+      : typeof value === 'string' && PERCENT.test(value.trim())
         ? Number.parseFloat(value)
         : Number.NaN;
   return Number.isFinite(n) && n >= 0 && n <= 100 ? n : undefined;
 }
 
+/**
+ * The entries of a written SLO, each trimmed: separated by `,`, `;` or the word `and` between
+ * spaces. Words are found by one split on whitespace (linear), not by a pattern around `and`.
+ */
+function sloParts(text: string): string[] {
+  const parts: string[] = [];
+  for (const piece of text.split(/[,;]/)) {
+    let words: string[] = [];
+    for (const word of piece.trim().split(/\s+/)) {
+      if (word.toLowerCase() === 'and') {
+        parts.push(words.join(' '));
+        words = [];
+      } else if (word !== '') words.push(word);
+    }
+    parts.push(words.join(' '));
+  }
+  return parts.filter((p) => p !== '');
+}
+
 /** The entries of a written SLO as [name, value] pairs; undefined when the shape is wrong. */
 function entriesOf(value: unknown): [string, unknown][] | undefined {
   if (typeof value === 'string') {
-    const parts = value.split(/\s*[,;]\s*|\s+and\s+/i).filter((p) => p.trim() !== '');
+    if (value.length > MAX_SLO_TEXT) return undefined;
     const entries: [string, unknown][] = [];
-    for (const part of parts) {
-      const match = ENTRY.exec(part);
-      if (!match) return undefined;
-      entries.push([(match[1] as string).toLowerCase(), match[2]]);
+    for (const part of sloParts(value)) {
+      const match = ENTRY_HEAD.exec(part);
+      const rest = match ? part.slice(match[0].length).trim() : '';
+      if (!match || rest === '') return undefined;
+      entries.push([(match[1] as string).toLowerCase(), rest]);
     }
     return entries;
   }

@@ -1,21 +1,15 @@
-import {
-  type Dirent,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  type Stats,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { type Dirent, readdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import type { z } from 'zod';
 import { HotpathCompareError } from '../errors.js';
 import { checkShardBounds, limitError, RESULTS_LIMITS } from '../limits.js';
 import type { AllocationProfile, Profile, RoundResult, Shard, Side } from '../model.js';
+import { makeOutputFolder, writeOutputFile } from '../output-file.js';
 import { printable } from '../printable.js';
 import { resolveRecordedSettings, type Settings } from '../settings/schema.js';
 import { shardFolder } from './id.js';
+import { fileSize, parseJson } from './read-file.js';
 import { allocationProfileSchema, profileSchema, type ResultsFile, resultsSchema } from './schema.js';
 
 /** The name of a shard's results file; the report finds every one below a folder. */
@@ -28,8 +22,8 @@ export const RESULTS_FILE = 'hotpath-results.json';
  * file, one allocation profile file and one of the survivors (the first round's). Returns the shard's folder.
  */
 export function writeShard(dir: string, results: Shard): string {
-  const folder = join(resolve(dir), shardFolder(results.shard));
-  mkdirSync(join(folder, 'profiles'), { recursive: true });
+  const folder = makeOutputFolder(join(resolve(dir), shardFolder(results.shard)), 'results folder');
+  makeOutputFolder(join(folder, 'profiles'), 'results folder');
   const rounds = (side: Side) =>
     results.measurements[side].map((r) => ({
       ...r,
@@ -37,7 +31,7 @@ export function writeShard(dir: string, results: Shard): string {
         const written = (data: unknown, kind: string): string | undefined => {
           if (!data) return undefined;
           const path = `profiles/${side}-${r.round}-${i + 1}${kind}.json`;
-          writeFileSync(join(folder, path), JSON.stringify(data));
+          writeOutputFile(join(folder, path), JSON.stringify(data));
           return path;
         };
         return {
@@ -71,7 +65,7 @@ export function writeShard(dir: string, results: Shard): string {
     base: rounds('base') as ResultsFile['base'],
     head: rounds('head') as ResultsFile['head'],
   };
-  writeFileSync(join(folder, RESULTS_FILE), `${JSON.stringify(file)}\n`);
+  writeOutputFile(join(folder, RESULTS_FILE), `${JSON.stringify(file)}\n`);
   return folder;
 }
 
@@ -101,39 +95,6 @@ export function findShards(dir: string, depth = 8): string[] {
   };
   walk(resolve(dir), 0);
   return found.sort();
-}
-
-/** The size of a regular file, checked against the per-file limit before anything reads it. */
-function fileSize(path: string, what: string): number {
-  let stat: Stats;
-  try {
-    stat = statSync(path);
-  } catch (err) {
-    throw new HotpathCompareError(
-      'HP_COMPARE_RESULTS',
-      `${what} ${printable(path)} cannot be read: ${printable((err as Error).message)}`,
-    );
-  }
-  if (!stat.isFile())
-    throw new HotpathCompareError('HP_COMPARE_RESULTS', `${what} ${printable(path)} is not a regular file`);
-  if (stat.size > RESULTS_LIMITS.fileBytes)
-    throw limitError(
-      `the size of ${what} ${path}`,
-      `${stat.size} bytes`,
-      `${RESULTS_LIMITS.fileBytes} bytes`,
-    );
-  return stat.size;
-}
-
-function parseJson(path: string, what: string): unknown {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new HotpathCompareError(
-      'HP_COMPARE_RESULTS',
-      `${what} ${printable(path)} is not valid JSON: ${printable((err as Error).message)}`,
-    );
-  }
 }
 
 /**
@@ -253,7 +214,7 @@ function countProfiles(all: readonly ParsedResults[], budget: ByteBudget): void 
           if (!full) continue;
           let size = sizes.get(full);
           if (size === undefined) {
-            size = fileSize(full, 'profile');
+            size = fileSize(full, 'profile', folder);
             sizes.set(full, size);
             budget.add(size, `profile ${full}`);
           }
