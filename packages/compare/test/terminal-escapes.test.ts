@@ -46,11 +46,15 @@ describe('hotpath report: a results file with hostile profiler names', () => {
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it('prints the profiler names (--verbose) with every escape and bidi control made a space', () => {
-    const r = spawnSync(process.execPath, [CLI_BIN, 'report', results, '--out', join(root, 'out')], {
-      encoding: 'utf8',
-      timeout: 60_000,
-      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
-    });
+    const r = spawnSync(
+      process.execPath,
+      [CLI_BIN, 'report', results, '--verbose', '--out', join(root, 'out')],
+      {
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+      },
+    );
     expect(r.status, r.stderr).toBe(0);
     const both = `${r.stdout}${r.stderr}`;
     expect(both).toContain('profiler: base');
