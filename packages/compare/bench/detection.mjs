@@ -3,7 +3,8 @@
 // and a head whose handler costs 11 % more CPU (about −10 % req/s: detection)?
 //
 //   node bench/detection.mjs [--runs N] [--shards 1,2,4] [--factor 1.11] [--rounds N|auto] [--duration S]
-//                            [--change cpu|pbkdf2|leak|buffer|alloc|cache|stall] [--rate N|N%] [--slo TEXT]
+//                            [--change cpu|pbkdf2|leak|buffer|alloc|cache|stall|nplus1|serial|keepalive|cache-miss]
+//                            [--rate N|N%] [--slo TEXT]
 //                            [--neighbour off|unpinned|server-core]
 //                            [--memory on|off] [--profiler auto|inspector|prof|none]
 //                            [--only both|aa|ab] [--threshold PCT] [--via api|action [--node BIN]] [--out FILE]
@@ -22,7 +23,11 @@
 // 'p99<=50ms'): each round also searches each side's capacity at that SLO, and a capacity table
 // follows (with --change cpu, the truth is 1/factor − 1: --factor 1.25 is −20 %). --neighbour runs a CPU hog during a random half of
 // the rounds (decided per round, as a shared runner's neighbours come and go): unpinned, or on the
-// server's core.
+// server's core. The waiting stories, on a JSON route that calls a local HTTP service (a child
+// process of the bench answering after 3 ms): nplus1 (base asks once for 10 items, head once per
+// item), serial (base awaits 3 calls together, head one after another), keepalive (head's agent
+// opens a new connection per call), cache-miss (base serves 95 % of requests from an in-process
+// cache, head's cache never hits); a waiting table follows.
 //
 // Each run is a whole comparison as a user runs it: base and head checked out with git worktree
 // from a temp repository, interleaved rounds at the default settings (unless overridden), the
@@ -80,9 +85,10 @@ if (!['both', 'aa', 'ab'].includes(values.only)) {
   process.exit(2);
 }
 const MEMORY_CHANGES = ['leak', 'buffer', 'alloc', 'cache'];
-if (!['cpu', 'pbkdf2', 'stall', ...MEMORY_CHANGES].includes(values.change)) {
+const WAITING_CHANGES = ['nplus1', 'serial', 'keepalive', 'cache-miss'];
+if (!['cpu', 'pbkdf2', 'stall', ...MEMORY_CHANGES, ...WAITING_CHANGES].includes(values.change)) {
   console.error(
-    `--change: expected cpu, pbkdf2, leak, buffer, alloc, cache or stall, got ${JSON.stringify(values.change)}`,
+    `--change: expected cpu, pbkdf2, leak, buffer, alloc, cache, stall, nplus1, serial, keepalive or cache-miss, got ${JSON.stringify(values.change)}`,
   );
   process.exit(2);
 }
@@ -130,6 +136,73 @@ require('node:http').createServer((req, res) => {
   ${sync ? "res.end(crypto.pbkdf2Sync('secret', 'salt', 10000, 32, 'sha256').toString('hex'));" : "crypto.pbkdf2('secret', 'salt', 10000, 32, 'sha256', (err, key) => res.end(key.toString('hex')));"}
 }).listen(Number(process.env.PORT), '127.0.0.1');
 `;
+
+// The waiting stories' route: it calls the local service at `port` (answering after 3 ms); `head`
+// tells which side of the story this is.
+const waitingServer = (
+  change,
+  head,
+  port,
+) => `// a JSON route that calls a service${head ? `: head's ${change}` : ''}
+const http = require('node:http');
+const agent = new http.Agent({ keepAlive: ${!(head && change === 'keepalive')}, maxSockets: 64 });
+function ask(path) {
+  return new Promise((resolve, reject) => {
+    const request = http.get({ host: '127.0.0.1', port: ${port}, path, agent }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => (body += chunk));
+      response.on('end', () => resolve(body));
+    });
+    request.on('error', reject);
+  });
+}
+const cache = new Map();
+let served = 0;
+async function loadItems() {
+  ${
+    change === 'nplus1'
+      ? head
+        ? "const items = [];\n  for (let id = 1; id <= 10; id++) items.push(JSON.parse(await ask('/item?id=' + id)));\n  return items;"
+        : "return JSON.parse(await ask('/items?n=10'));"
+      : change === 'serial'
+        ? head
+          ? "const out = [];\n  for (const part of ['a', 'b', 'c']) out.push(await ask('/part?p=' + part));\n  return out;"
+          : "return Promise.all(['a', 'b', 'c'].map((part) => ask('/part?p=' + part)));"
+        : change === 'cache-miss'
+          ? `const key = served++ % 20;\n  const hit = ${head ? 'undefined' : 'served % 20 === 0 ? undefined : cache.get(key)'};\n  if (hit) return hit;\n  const value = JSON.parse(await ask('/items?n=10'));\n  cache.set(key, value);\n  return value;`
+          : "return JSON.parse(await ask('/items?n=10'));"
+  }
+}
+http.createServer(async (req, res) => {
+  try {
+    const items = await loadItems();
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ items }));
+  } catch (err) {
+    res.statusCode = 500;
+    res.end(String(err));
+  }
+}).listen(Number(process.env.PORT), '127.0.0.1');
+`;
+
+// The local service the waiting stories call: every answer after 3 ms, from a child process.
+const serviceSource = `require('node:http').createServer((req, res) => {
+  setTimeout(() => {
+    const n = /n=(\\d+)/.exec(req.url)?.[1];
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify(n ? Array.from({ length: Number(n) }, (_, i) => ({ id: i + 1 })) : { id: 1 }));
+  }, 3);
+}).listen(0, '127.0.0.1', function () { process.stdout.write(String(this.address().port) + '\\n'); });`;
+async function startService() {
+  const child = spawn(process.execPath, ['-e', serviceSource], { stdio: ['ignore', 'pipe', 'inherit'] });
+  process.once('exit', () => child.kill('SIGKILL'));
+  const port = await new Promise((resolve, reject) => {
+    child.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim())));
+    child.once('exit', () => reject(new Error('the local service exited')));
+  });
+  return { port, stop: () => child.kill('SIGKILL') };
+}
 
 // The memory stories' JSON route; `change` adds what head does on top of base.
 const memoryServer = (change) => `// a JSON route${change ? `: head ${change}` : ''}
@@ -197,8 +270,16 @@ const commit = (text, message) => {
 git('init', '-q', '-b', 'main');
 const work = Number(values.work);
 const memoryStory = MEMORY_CHANGES.includes(values.change);
+const waitingStory = WAITING_CHANGES.includes(values.change);
+const service = waitingStory ? await startService() : undefined;
 const baseText =
-  values.change === 'pbkdf2' ? hashServer(false) : memoryStory ? memoryServer(undefined) : server(work);
+  values.change === 'pbkdf2'
+    ? hashServer(false)
+    : memoryStory
+      ? memoryServer(undefined)
+      : waitingStory
+        ? waitingServer(values.change, false, service?.port)
+        : server(work);
 const base = commit(baseText, 'base');
 const aa = commit(`${baseText}// a comment: nothing else changed\n`, 'A/A head');
 git('checkout', '-q', base);
@@ -207,9 +288,11 @@ const ab = commit(
     ? hashServer(true)
     : memoryStory
       ? memoryServer(values.change)
-      : values.change === 'stall'
-        ? server(work, { ms: Number(values['stall-ms']), every: Number(values['stall-every']) })
-        : server(Math.round(work * Number(values.factor))),
+      : waitingStory
+        ? waitingServer(values.change, true, service?.port)
+        : values.change === 'stall'
+          ? server(work, { ms: Number(values['stall-ms']), every: Number(values['stall-every']) })
+          : server(Math.round(work * Number(values.factor))),
   'A/B head',
 );
 
@@ -259,7 +342,7 @@ const overrides = {
 };
 for (const key of ['rounds', 'duration', 'warmup', 'threshold', 'rate', 'slo', 'memory', 'profiler'])
   if (values[key]) overrides[key] = values[key];
-if (values.change === 'pbkdf2' || memoryStory) overrides.url = '/';
+if (values.change === 'pbkdf2' || memoryStory || waitingStory) overrides.url = '/';
 const settings = resolveSettings({ overrides });
 
 process.once('SIGINT', () => process.exit(130));
@@ -334,6 +417,22 @@ async function comparison(headSha, shards) {
     // that keeps, what head adds named?)
     allocations: tableHead(s.allocations),
     survivors: tableHead(s.survivors),
+    // The waiting stories: the endpoint and the function named first, and "awaited in series"
+    waiting: s.downstream
+      ? {
+          endpoint: s.downstream.endpoints[0]?.endpoint,
+          calls: s.downstream.endpoints[0] && [
+            s.downstream.endpoints[0].base.calls,
+            s.downstream.endpoints[0].head.calls,
+          ],
+          connections: s.downstream.endpoints[0] && [
+            s.downstream.endpoints[0].base.connections,
+            s.downstream.endpoints[0].head.connections,
+          ],
+          function: s.downstream.functions[0]?.name,
+          inSeries: s.downstream.inSeries?.name,
+        }
+      : undefined,
     // Every shown function's cost per request (µs) and the interval of its change: to decide
     // from measurements whether a cost growth should regress a scenario by default.
     functionCosts: (s.hotFunctions?.rows ?? []).map(({ name, baseCost, headCost, costCi }) => ({
@@ -373,6 +472,7 @@ try {
     }
   }
 } finally {
+  service?.stop();
   rmSync(dir, { recursive: true, force: true });
 }
 
@@ -382,9 +482,11 @@ const story =
     ? 'head pbkdf2Sync vs base pbkdf2'
     : memoryStory
       ? `memory: head ${values.change}`
-      : values.change === 'stall'
-        ? `head holds its event loop ${values['stall-ms']} ms every ${values['stall-every']} ms`
-        : `head ×${values.factor} CPU per request`;
+      : waitingStory
+        ? `waiting: head ${values.change}`
+        : values.change === 'stall'
+          ? `head holds its event loop ${values['stall-ms']} ms every ${values['stall-every']} ms`
+          : `head ×${values.factor} CPU per request`;
 console.log(
   `hotpath detection bench${values.via === 'action' ? ' through the Action (mode all, action.yml defaults)' : ''}: ${values.only === 'ab' ? 0 : runs} A/A and ${values.only === 'aa' ? 0 : runs} A/B runs per shard count, threshold ${settings.threshold} %, rounds ${settings.rounds}${settings.rounds === 'auto' ? ` (max-time ${settings.maxTime} s)` : ''} × ${settings.duration} s (+${settings.warmup} s warm-up) per side and shard, ${story}, neighbour ${values.neighbour}${values.neighbour === 'off' ? '' : ` (on in ${hogRounds} of ${allRounds} rounds)`}, ${benchPinning ? `--bench-pinning (servers taskset -c 0, load generator on core 1, ${settings.scenarios[0]?.connections} connections, product placement off)` : `connections ${settings.scenarios[0]?.connections}, placement ${settings.placement}`}`,
 );
@@ -452,6 +554,39 @@ if (values.rate) {
     );
   }
 }
+// The waiting metrics of every run (the waiting stories): outcomes A/A and A/B, what was named.
+if (waitingStory) {
+  console.log(
+    '\n| shards | calls/req outcomes A/A · A/B | calls/req base → head (A/B median) | waiting/req outcomes A/A · A/B | waiting/req, A/B change (median) | new conn/req base → head (A/B median) | endpoint named first (A/B) | function named first (A/B) | "awaited in series" (A/B) |',
+  );
+  console.log('|---:|---|---|---|---:|---|---|---|---|');
+  for (const shards of shardCounts) {
+    const { aa: a, ab: b } = results[shards];
+    const count = (list, pick) => {
+      const seen = {};
+      for (const r of list) {
+        const v = pick(r) ?? 'none';
+        seen[v] = (seen[v] ?? 0) + 1;
+      }
+      return (
+        Object.entries(seen)
+          .map(([k, v]) => `${k} ${v}/${list.length}`)
+          .join(', ') || '—'
+      );
+    };
+    const pair = (pick) => {
+      const values = b.map(pick).filter(Boolean);
+      return values.length
+        ? `${median(values.map((x) => x[0])).toFixed(2)} → ${median(values.map((x) => x[1])).toFixed(2)}`
+        : '—';
+    };
+    const waitingChange = median(b.map((r) => r.metrics.waitingPerRequest?.change ?? Number.NaN));
+    console.log(
+      `| ${shards} | ${metricOutcomes(a, 'downstreamCallsPerRequest')} · ${metricOutcomes(b, 'downstreamCallsPerRequest')} | ${pair((r) => r.waiting?.calls)} | ${metricOutcomes(a, 'waitingPerRequest')} · ${metricOutcomes(b, 'waitingPerRequest')} | ${b.length ? pct(waitingChange) : '—'} | ${pair((r) => r.waiting?.connections)} | ${count(b, (r) => r.waiting?.endpoint)} | ${count(b, (r) => r.waiting?.function)} | ${count(b, (r) => r.waiting?.inSeries)} |`,
+    );
+  }
+}
+
 // Capacity at the SLO: what each run's paired capacity showed, against the truth for --change cpu.
 if (values.slo) {
   const truth = values.change === 'cpu' ? 1 / Number(values.factor) - 1 : undefined;
