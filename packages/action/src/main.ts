@@ -1,4 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as core from '@actions/core';
@@ -14,7 +13,8 @@ import {
 } from '@hotpath/compare';
 import { printable } from '@hotpath/compare/internal';
 import { uploadReportArtifact } from './artifact-upload.js';
-import { runDriftMode } from './drift.js';
+import { type CodeRuntime, withCodeRuntime } from './code-runtime.js';
+import { runDriftMeasureMode, runDriftMode, runDriftRecordMode } from './drift.js';
 import { HotpathActionError } from './errors.js';
 import { gitHead } from './git.js';
 import {
@@ -24,18 +24,15 @@ import {
   triggeringRunFromEvent,
 } from './github.js';
 import { type ActionOptions, readActionOptions } from './inputs.js';
-import { logSafe, withCommandsStopped } from './log.js';
+import { logSafe } from './log.js';
 import { publish, serverUrl } from './publish.js';
 import { measureSettings, reportRules } from './settings.js';
-import { installV8Profiler } from './v8-profiler.js';
 
 export { V8_PROFILER_VERSION } from './v8-profiler.js';
 
-const log = (line: string) => process.stdout.write(`${line}\n`);
-
 /**
- * Runs PR code (modes measure and all): the profiler's install, then `run` with the runtime the
- * PR's servers get — no API call, and everything the PR's code prints is inert in the log.
+ * Runs PR code (modes measure and all): the code runtime, and base and head as the pull request
+ * names them — no API call, and everything the PR's code prints is inert in the log.
  */
 async function withPullRequestRuntime<T>(
   workspace: string,
@@ -46,37 +43,16 @@ async function withPullRequestRuntime<T>(
 ): Promise<T> {
   // Head is what the workflow checked out (for pull_request: the merge of head into base).
   const headSha = await gitHead(workspace);
-  // Not below RUNNER_TEMP: the profiler's path is handed to the PR's server, and RUNNER_TEMP holds
-  // the runner's command files (the allowlist does not pass it either).
-  const work = mkdtempSync(join(tmpdir(), 'hotpath-'));
-  try {
-    const extraEnv: Record<string, string> = {};
-    const warnings: string[] = [];
-    if (settings.profiler === 'cpuprofile') {
-      const path = await installV8Profiler(join(work, 'v8-profiler'), process.env, warnings, signal);
-      if (path) extraEnv.HOTPATH_V8_PROFILER_PATH = path;
-    }
-    log(`hotpath: base ${pr.baseSha.slice(0, 12)} vs head ${headSha.slice(0, 12)}`);
-    return await withCommandsStopped(log, () =>
-      run({
-        baseDir: workspace,
-        allowlistEnv: true,
-        refs: { base: { ref: pr.baseRef, sha: pr.baseSha }, head: { ref: pr.headRef, sha: headSha } },
-        extraEnv,
-        signal,
-        warnings,
-        // One line per step and measured window; the per-second ticks are for live displays.
-        onProgress: (e) => {
-          if (e.phase !== 'tick') log(logSafe(e.message));
-        },
-      }),
-    );
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  const heading = `hotpath: base ${pr.baseSha.slice(0, 12)} vs head ${headSha.slice(0, 12)}`;
+  return withCodeRuntime(workspace, settings, heading, signal, (runtime) =>
+    run({
+      ...runtime,
+      refs: { base: { ref: pr.baseRef, sha: pr.baseSha }, head: { ref: pr.headRef, sha: headSha } },
+    }),
+  );
 }
 
-type PullRequestRuntime = Omit<Parameters<typeof runMeasure>[1], 'shard' | 'results'>;
+type PullRequestRuntime = CodeRuntime & Pick<Parameters<typeof runMeasure>[1], 'refs'>;
 
 function refuseUnsafeEvent(options: ActionOptions): void {
   if (github.context.eventName === 'pull_request_target' && !options['allow-pull-request-target']) {
@@ -195,6 +171,14 @@ export async function run(): Promise<void> {
 
     if (options.mode === 'drift') {
       await runDriftMode(workspace, options, stop.signal);
+      return;
+    }
+    if (options.mode === 'drift-measure') {
+      await runDriftMeasureMode(workspace, options, resultsDir, stop.signal);
+      return;
+    }
+    if (options.mode === 'drift-record') {
+      await runDriftRecordMode(workspace, options, resultsDir);
       return;
     }
 

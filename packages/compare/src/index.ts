@@ -59,11 +59,15 @@ export {
   runReport,
 } from './run/compare.js';
 export {
+  type DriftMeasureOptions,
+  type DriftRecordOptions,
   type DriftResult,
   type DriftRunOptions,
   type HistoryStore,
   historyFile,
   runDrift,
+  runDriftMeasure,
+  runDriftRecord,
   runHistory,
 } from './run/drift.js';
 export type { RunOutputs, RunResult } from './run/outputs.js';
