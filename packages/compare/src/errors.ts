@@ -25,6 +25,8 @@ export const ERROR_CODES = {
     'the results to report exceed a limit of the report stage (files, bytes, shards, rounds per shard): the message names the limit and the value',
   HP_COMPARE_INIT_UNSAFE_PATH:
     'hotpath init refuses to write a file that is a symbolic link (dangling or not), or not a regular file, or whose path has a link in it: the message names the path; nothing is written',
+  HP_COMPARE_BISECT_RANGE:
+    'hotpath bisect: --good and --bad do not make a range to search (bad not after good, good not on the first-parent history of bad, or too many commits)',
   HP_COMPARE_HISTORY:
     'a drift history (file or branch) cannot be read, does not match its schema, or cannot be written',
 } as const;

@@ -1,0 +1,99 @@
+// One bisect step: a paired comparison of a probe against the good side through the usual
+// measure → report path (real worktrees, installs, rounds: auto with its sequential stop); an
+// inconclusive step measured once more and merged (more pairs, the same verdict rule); a probe
+// that cannot be installed, built or started reported as unbuildable, not thrown.
+import { HotpathCompareError } from '../errors.js';
+import { type MeasureRuntime, measure } from '../measure/measure.js';
+import type { Report, Shard } from '../model.js';
+import { report } from '../report/report.js';
+import type { Settings } from '../settings/schema.js';
+import type { StepChange } from './model.js';
+
+/** Errors of the head side that mean "this commit cannot run", as `git bisect skip` means. */
+const UNBUILDABLE = ['HP_COMPARE_COMMAND_FAILED', 'HP_COMPARE_SERVER_EXITED', 'HP_COMPARE_SERVER_NOT_READY'];
+
+export type StepMeasurement =
+  | { state: 'measured'; report: Report; shards: Shard[]; seconds: number }
+  | { state: 'unbuildable'; reason: string; seconds: number };
+
+export interface StepRuntime extends Omit<MeasureRuntime, 'refs' | 'autoRounds' | 'shard'> {
+  /** Seconds left of the search's budget: no comparison's rounds run past it. */
+  remaining: () => number;
+  /** Measurements of one step at most (1 + the times an inconclusive step is measured again). */
+  measurements: number;
+}
+
+/** The worst verdict metric of a report: what decided it, or came nearest to. */
+export function decidingChange(result: Report): StepChange | null {
+  let best: (StepChange & { badness: number }) | null = null;
+  for (const s of result.scenarios)
+    for (const m of s.metrics) {
+      if (!m.inVerdict || !Number.isFinite(m.change)) continue;
+      const badness = (m.outcome === 'regressed' ? 1e9 : 0) + (m.better === 'lower' ? m.change : -m.change);
+      if (!best || badness > best.badness)
+        best = {
+          scenario: s.name,
+          metric: m.metric,
+          unit: m.unit,
+          better: m.better,
+          change: m.change,
+          ci: m.ci,
+          badness,
+        };
+    }
+  if (!best) return null;
+  const { badness: _, ...change } = best;
+  return change;
+}
+
+/** Measures `probe` against `good`; again (merged) while inconclusive and the budget allows. */
+export async function measureStep(
+  settings: Settings,
+  good: string,
+  probe: string,
+  runtime: StepRuntime,
+): Promise<StepMeasurement> {
+  const { remaining, measurements, ...measureRuntime } = runtime;
+  const started = Date.now();
+  const seconds = () => (Date.now() - started) / 1000;
+  const shards: Shard[] = [];
+  let result: Report | undefined;
+  for (let attempt = 1; attempt <= measurements; attempt++) {
+    if (attempt > 1 && remaining() < 1) break;
+    let shard: Shard;
+    try {
+      shard = await measure(
+        {
+          ...settings,
+          base: undefined,
+          head: undefined,
+          baseStart: undefined,
+          headStart: undefined,
+          maxTime: Math.max(1, Math.min(settings.maxTime, Math.floor(remaining()))),
+        },
+        {
+          ...measureRuntime,
+          refs: {
+            base: { ref: good.slice(0, 12), sha: good },
+            head: { ref: probe.slice(0, 12), sha: probe },
+          },
+        },
+      );
+    } catch (err) {
+      if (err instanceof HotpathCompareError && err.side === 'head' && UNBUILDABLE.includes(err.code))
+        return {
+          state: 'unbuildable',
+          reason: `${err.code}: ${err.message.split('\n')[0] ?? ''}`,
+          seconds: seconds(),
+        };
+      throw err;
+    }
+    shards.push(shard);
+    // Each measurement is a shard of the step: pairs stay within it, the report merges them.
+    const numbered = shards.map((s, i) => ({ ...s, shard: { index: i + 1, total: shards.length } }));
+    result = report(numbered);
+    if (result.outcome !== 'inconclusive') break;
+  }
+  if (!result) throw new HotpathCompareError('HP_COMPARE_ABORTED', 'no time was left for a comparison');
+  return { state: 'measured', report: result, shards, seconds: seconds() };
+}
