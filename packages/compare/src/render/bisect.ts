@@ -31,10 +31,7 @@ export function renderBisectStep(
     step.outcome === 'unbuildable'
       ? `unbuildable, skipped: ${step.reason ?? ''}`
       : `${step.outcome}${step.verdict === 'undecided' ? ' (undecided)' : ''}, ${changeText(step.change)}, ${step.pairs} pairs${step.measurements > 1 ? ` in ${step.measurements} measurements` : ''}, ${duration(step.seconds)}`;
-  const eta =
-    mean > 0 || step.seconds > 0
-      ? `; about ${left} left (~${duration(left * Math.max(mean, step.seconds))})`
-      : '';
+  const eta = left > 0 ? `; at most ${left} left (~${duration(left * Math.max(mean, 1))})` : '';
   return `${head}: ${result}${eta}`;
 }
 

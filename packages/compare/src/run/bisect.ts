@@ -138,7 +138,13 @@ export async function runBisect(settings: Settings, options: BisectRunOptions): 
           };
     if (measured.state === 'measured') p.reports.set(key(goodIndex, probeIndex), measured.report);
     p.steps.push(s);
-    say(renderBisectStep(s, commits, stepsLeft(p.state), mean));
+    // What is left once this step's verdict is applied, at the mean time of the steps so far.
+    const after =
+      s.verdict === 'undecided' || culpritCheck ? undefined : applyVerdict(p.state, probeIndex, s.verdict);
+    const left = after ? stepsLeft(after) : 0;
+    const measuredSteps = p.steps.filter((x) => x.outcome !== 'unbuildable');
+    const meanNow = measuredSteps.reduce((n, x) => n + x.seconds, 0) / Math.max(1, measuredSteps.length);
+    say(renderBisectStep(s, commits, left, meanNow));
     return s;
   };
 
