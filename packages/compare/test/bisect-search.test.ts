@@ -7,6 +7,8 @@ import {
   stepsLeft,
   suspects,
 } from '../src/bisect/search.js';
+import { decidingChange } from '../src/bisect/step.js';
+import type { Report } from '../src/model.js';
 
 // The bisect search's state machine, table-driven: which commit it probes, where the range goes.
 
@@ -44,5 +46,42 @@ describe('bisect search', () => {
     expect(stepsLeft(startSearch(33))).toBe(6);
     expect(stepsLeft(startSearch(9))).toBe(4);
     expect(stepsLeft(startSearch(2))).toBe(1);
+  });
+});
+
+describe("a step's deciding change", () => {
+  const metric = (metric: string, outcome: string, change: number, margin: number, unit = 'µs') => ({
+    metric,
+    unit,
+    better: 'lower',
+    outcome,
+    change,
+    ci: [change - 0.1, change + 0.1],
+    margin,
+    inVerdict: true,
+  });
+  const reportOf = (...metrics: ReturnType<typeof metric>[]) =>
+    ({ scenarios: [{ name: 'GET /', metrics }] }) as unknown as Report;
+
+  it('is a regressed metric before an inconclusive one, and that before the rest', () => {
+    const r = reportOf(
+      metric('retainedBytesPerRequest', 'inconclusive', 64, 1024, 'B'),
+      metric('cpuPerRequest', 'regressed', 0.15, 0.05),
+      metric('p50', 'unchanged', 0.3, 0.05),
+    );
+    expect(decidingChange(r)?.metric).toBe('cpuPerRequest');
+    expect(
+      decidingChange(
+        reportOf(metric('p50', 'unchanged', 0.3, 0.05), metric('p99', 'inconclusive', 0.01, 0.05)),
+      )?.metric,
+    ).toBe('p99');
+  });
+
+  it('weighs changes of different units by their margins (64 B of 1 KiB is less than 4 % of 5 %)', () => {
+    const r = reportOf(
+      metric('retainedBytesPerRequest', 'unchanged', 64, 1024, 'B'),
+      metric('cpuPerRequest', 'unchanged', 0.04, 0.05),
+    );
+    expect(decidingChange(r)?.metric).toBe('cpuPerRequest');
   });
 });

@@ -23,14 +23,22 @@ export interface StepRuntime extends Omit<MeasureRuntime, 'refs' | 'autoRounds' 
   measurements: number;
 }
 
-/** The worst verdict metric of a report: what decided it, or came nearest to. */
+const RANK: Record<string, number> = { regressed: 3, inconclusive: 2 };
+
+/**
+ * The verdict metric that decided a report: a regressed one, else one that left it inconclusive,
+ * else any — the worst of its class by its change in units of its own margin (a rate's points,
+ * retained bytes and relative changes are not comparable as numbers).
+ */
 export function decidingChange(result: Report): StepChange | null {
-  let best: (StepChange & { badness: number }) | null = null;
+  let best: (StepChange & { rank: number; badness: number }) | null = null;
   for (const s of result.scenarios)
     for (const m of s.metrics) {
       if (!m.inVerdict || !Number.isFinite(m.change)) continue;
-      const badness = (m.outcome === 'regressed' ? 1e9 : 0) + (m.better === 'lower' ? m.change : -m.change);
-      if (!best || badness > best.badness)
+      const rank = RANK[m.outcome] ?? 1;
+      const worse = m.better === 'lower' ? m.change : -m.change;
+      const badness = worse / (m.margin && m.margin > 0 ? m.margin : 1);
+      if (!best || rank > best.rank || (rank === best.rank && badness > best.badness))
         best = {
           scenario: s.name,
           metric: m.metric,
@@ -38,11 +46,12 @@ export function decidingChange(result: Report): StepChange | null {
           better: m.better,
           change: m.change,
           ci: m.ci,
+          rank,
           badness,
         };
     }
   if (!best) return null;
-  const { badness: _, ...change } = best;
+  const { rank: _rank, badness: _badness, ...change } = best;
   return change;
 }
 

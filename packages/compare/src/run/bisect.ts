@@ -154,6 +154,8 @@ export async function runBisect(settings: Settings, options: BisectRunOptions): 
     if (!s) break;
     if (s.verdict === 'undecided') {
       p.undecided = s;
+      // Its pairs were cut short by the budget rather than by the step's own noise.
+      p.budgetSpent = remaining() < 10;
       break;
     }
     if (s.verdict === 'bad') p.badAgainst = p.state.good;
@@ -230,7 +232,7 @@ async function conclude(
   const open = nextProbe(state) !== undefined;
   if (p.undecided || (open && p.budgetSpent)) {
     const why = p.undecided
-      ? `step ${p.undecided.step} (${sha(p.undecided.probeIndex).slice(0, 12)} against ${sha(p.undecided.goodIndex).slice(0, 12)}) could not be decided in ${p.undecided.pairs} pairs (${p.undecided.measurements} measurements): the change there is near the threshold or the machine too noisy`
+      ? `step ${p.undecided.step} (${sha(p.undecided.probeIndex).slice(0, 12)} against ${sha(p.undecided.goodIndex).slice(0, 12)}) could not be decided in ${p.undecided.pairs} pairs (${p.undecided.measurements} measurements)${p.budgetSpent ? ' before the time budget ran out (--max-time)' : ': the change there is near the threshold, or the machine too noisy'}`
       : 'the time budget was spent before the search could narrow the range further';
     return done({ conclusion: 'range', culprit: null, range: range(state.good, state.bad), why });
   }
