@@ -7,7 +7,7 @@ import {
   stepsLeft,
   suspects,
 } from '../src/bisect/search.js';
-import { decidingChange } from '../src/bisect/step.js';
+import { decidingChange, sideOfHalfStep } from '../src/bisect/step.js';
 import type { Report } from '../src/model.js';
 
 // The bisect search's state machine, table-driven: which commit it probes, where the range goes.
@@ -83,5 +83,54 @@ describe("a step's deciding change", () => {
       metric('cpuPerRequest', 'unchanged', 0.04, 0.05),
     );
     expect(decidingChange(r)?.metric).toBe('cpuPerRequest');
+  });
+});
+
+describe('an inconclusive probe placed by half the step', () => {
+  const known = [
+    {
+      scenario: 'GET /',
+      metric: 'cpuPerRequest',
+      unit: 'µs',
+      better: 'lower' as const,
+      change: 0.16,
+      ci: null,
+    },
+    {
+      scenario: 'GET /',
+      metric: 'cpuPerRequest',
+      unit: 'µs',
+      better: 'lower' as const,
+      change: 0.14,
+      ci: null,
+    },
+  ];
+  const probe = (ci: [number, number], better = 'lower', metric = 'cpuPerRequest') =>
+    ({
+      scenarios: [{ name: 'GET /', metrics: [{ metric, better, change: (ci[0] + ci[1]) / 2, ci }] }],
+    }) as unknown as Report;
+
+  it.each([
+    [[-0.06, 0.07], 'good'], // within ±threshold not shown, but surely below 7.5 %
+    [[0.09, 0.22], 'bad'],
+    [[0.02, 0.12], undefined], // straddles half the step: undecided
+  ] as const)('interval %j: %s', (ci, side) => {
+    expect(sideOfHalfStep(probe([ci[0], ci[1]]), known)).toBe(side);
+  });
+
+  it('nothing known, or the metric missing: undecided', () => {
+    expect(sideOfHalfStep(probe([-0.01, 0.01]), [])).toBeUndefined();
+    expect(sideOfHalfStep(probe([-0.01, 0.01], 'lower', 'p50'), known)).toBeUndefined();
+  });
+
+  it('a higher-is-better metric counts its drop as the step', () => {
+    const rps = known.map((k) => ({
+      ...k,
+      metric: 'requestsPerSecond',
+      better: 'higher' as const,
+      change: -k.change,
+    }));
+    expect(sideOfHalfStep(probe([-0.2, -0.1], 'higher', 'requestsPerSecond'), rps)).toBe('bad');
+    expect(sideOfHalfStep(probe([-0.03, 0.04], 'higher', 'requestsPerSecond'), rps)).toBe('good');
   });
 });

@@ -42,6 +42,11 @@ export interface BisectStep {
   culpritCheck: boolean;
   /** Why the probe was skipped (the install, build or start error), printable. */
   reason?: string;
+  /**
+   * `half-step`: the verdict was inconclusive after every measurement, and the probe's interval
+   * lay wholly on one side of half the step the earlier regressed steps measured.
+   */
+  decidedBy?: 'half-step';
 }
 
 export type BisectConclusion = 'culprit' | 'no-culprit' | 'range';

@@ -55,6 +55,29 @@ export function decidingChange(result: Report): StepChange | null {
   return change;
 }
 
+/**
+ * The side of an inconclusive probe, from the step the search has already measured: the regressed
+ * steps against good measured the whole step S on their deciding metric; a probe whose interval
+ * of that metric lies below S/2 is on the good side, above it on the bad side (which of the two
+ * levels, 0 or S, it sits at — not whether it is within the threshold of good, which a probe at 0
+ * needs many more pairs to show). Undefined when the interval straddles S/2 or nothing is known.
+ */
+export function sideOfHalfStep(result: Report, known: readonly StepChange[]): 'bad' | 'good' | undefined {
+  const first = known[0];
+  if (!first) return undefined;
+  const same = known.filter((k) => k.metric === first.metric && k.scenario === first.scenario);
+  const worse = (k: Pick<StepChange, 'better'>, x: number) => (k.better === 'lower' ? x : -x);
+  const half = same.reduce((n, k) => n + worse(k, k.change), 0) / same.length / 2;
+  const m = result.scenarios
+    .find((sc) => sc.name === first.scenario)
+    ?.metrics.find((x) => x.metric === first.metric);
+  if (!m?.ci || !(half > 0)) return undefined;
+  const [lo, hi] = [worse(m, m.ci[0]), worse(m, m.ci[1])].sort((a, b) => a - b) as [number, number];
+  if (hi < half) return 'good';
+  if (lo > half) return 'bad';
+  return undefined;
+}
+
 /** Measures `probe` against `good`; again (merged) while inconclusive and the budget allows. */
 export async function measureStep(
   settings: Settings,

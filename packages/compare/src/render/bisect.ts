@@ -30,7 +30,7 @@ export function renderBisectStep(
   const result =
     step.outcome === 'unbuildable'
       ? `unbuildable, skipped: ${step.reason ?? ''}`
-      : `${step.outcome}${step.verdict === 'undecided' ? ' (undecided)' : ''}, ${changeText(step.change)}, ${step.pairs} pairs${step.measurements > 1 ? ` in ${step.measurements} measurements` : ''}, ${duration(step.seconds)}`;
+      : `${step.outcome}${step.verdict === 'undecided' ? ' (undecided)' : step.decidedBy ? ` (${step.verdict} side of half the step)` : ''}, ${changeText(step.change)}, ${step.pairs} pairs${step.measurements > 1 ? ` in ${step.measurements} measurements` : ''}, ${duration(step.seconds)}`;
   const eta = left > 0 ? `; at most ${left} left (~${duration(left * Math.max(mean, 1))})` : '';
   return `${head}: ${result}${eta}`;
 }

@@ -17,7 +17,7 @@ import {
   stepsLeft,
   suspects,
 } from '../bisect/search.js';
-import { decidingChange, measureStep } from '../bisect/step.js';
+import { decidingChange, measureStep, sideOfHalfStep } from '../bisect/step.js';
 import { pointFromReport } from '../drift/point.js';
 import { gitRoot } from '../measure/checkout.js';
 import type { MeasureRuntime } from '../measure/measure.js';
@@ -136,7 +136,14 @@ export async function runBisect(settings: Settings, options: BisectRunOptions): 
             change: decidingChange(measured.report),
             seconds: measured.seconds,
           };
-    if (measured.state === 'measured') p.reports.set(key(goodIndex, probeIndex), measured.report);
+    if (measured.state === 'measured') {
+      p.reports.set(key(goodIndex, probeIndex), measured.report);
+      if (s.verdict === 'undecided') {
+        const known = p.steps.flatMap((x) => (x.verdict === 'bad' && x.change ? [x.change] : []));
+        const side = sideOfHalfStep(measured.report, known);
+        if (side) Object.assign(s, { verdict: side, decidedBy: 'half-step' });
+      }
+    }
     p.steps.push(s);
     // What is left once this step's verdict is applied, at the mean time of the steps so far.
     const after =
