@@ -232,7 +232,8 @@ const HELP: Record<CommandName, CommandHelp> = {
     flags: ['good', 'bad', 'config', 'json', 'quiet'],
     notes: [
       'Each step compares the midpoint of the range with the good side (rounds: auto, stopping when clear);',
-      'an inconclusive step is measured once more, then left undecided; an unbuildable commit is skipped.',
+      'an inconclusive step is measured once more, then placed by half the measured step or left undecided;',
+      'an unbuildable commit is skipped.',
       "--max-time is the whole search's budget here (default 30 min), not one comparison's.",
       "report.json in --out is the search; culprit/ the culprit's own comparison.",
       ...PROGRESS,

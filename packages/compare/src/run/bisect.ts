@@ -67,6 +67,40 @@ interface Progress {
   badAgainst?: number;
   undecided?: BisectStep;
   budgetSpent?: boolean;
+  /** --bad against --good, when measured, said unchanged or improved: no change to find. */
+  noChange?: BisectStep;
+}
+
+type StepFn = (good: number, probe: number, check: boolean) => Promise<BisectStep | undefined>;
+
+/**
+ * An undecided probe before any step regressed: nothing tells yet how big the step is. Measure
+ * --bad against --good once (the whole step S), then place the probe by S/2. When bad is not
+ * beyond the threshold of good, there is no change to find.
+ */
+async function settleByWholeStep(
+  p: Progress,
+  s: BisectStep,
+  step: StepFn,
+  say: (line: string) => void,
+): Promise<'placed' | 'no-change' | 'undecided'> {
+  const last = p.commits.length - 1;
+  const known = () => p.steps.flatMap((x) => (x.verdict === 'bad' && x.change ? [x.change] : []));
+  if (known().length === 0 && !p.steps.some((x) => x.goodIndex === 0 && x.probeIndex === last)) {
+    const whole = await step(0, last, false);
+    if (whole && whole.verdict === 'good') {
+      p.noChange = whole;
+      return 'no-change';
+    }
+  }
+  const report = p.reports.get(key(s.goodIndex, s.probeIndex));
+  const side = report ? sideOfHalfStep(report, known()) : undefined;
+  if (!side) return 'undecided';
+  Object.assign(s, { verdict: side, decidedBy: 'half-step' });
+  say(
+    `step ${s.step}: placed on the ${side} side (its interval is wholly ${side === 'good' ? 'below' : 'above'} half the step --bad measured against --good)`,
+  );
+  return 'placed';
 }
 
 const key = (good: number, probe: number) => `${good}:${probe}`;
@@ -160,6 +194,10 @@ export async function runBisect(settings: Settings, options: BisectRunOptions): 
     const s = await step(p.state.good, probe, false);
     if (!s) break;
     if (s.verdict === 'undecided') {
+      const settled = await settleByWholeStep(p, s, step, say);
+      if (settled === 'no-change') break;
+    }
+    if (s.verdict === 'undecided') {
       p.undecided = s;
       // Its pairs were cut short by the budget rather than by the step's own noise.
       p.budgetSpent = remaining() < 10;
@@ -208,10 +246,7 @@ export async function runBisect(settings: Settings, options: BisectRunOptions): 
 }
 
 /** How the search ends: the culprit confirmed by its own comparison, no culprit, or a range. */
-async function conclude(
-  p: Progress,
-  step: (good: number, probe: number, check: boolean) => Promise<BisectStep | undefined>,
-): Promise<BisectSearch> {
+async function conclude(p: Progress, step: StepFn): Promise<BisectSearch> {
   const { commits, state } = p;
   const sha = (i: number) => commits[i]?.sha ?? '';
   const skipped = p.steps
@@ -236,6 +271,13 @@ async function conclude(
     comparisons: p.steps.filter((s) => s.outcome !== 'unbuildable').length,
     pairs: p.steps.reduce((n, s) => n + s.pairs, 0),
   });
+  if (p.noChange)
+    return done({
+      conclusion: 'no-culprit',
+      culprit: null,
+      range: range(0, commits.length - 1),
+      why: `--bad against --good is ${p.noChange.outcome} (${p.noChange.pairs} pairs): no change beyond the threshold to find in the range`,
+    });
   const open = nextProbe(state) !== undefined;
   if (p.undecided || (open && p.budgetSpent)) {
     const why = p.undecided
