@@ -94,15 +94,18 @@ module.exports = {
       name: 'the-run-layer-is-on-top',
       severity: 'error',
       comment: 'run/ puts the stages together; no stage reaches up into it.',
-      from: { path: `${compare}(measure|report|render|verdict|settings|shard|drift)/|${compare}model\\.ts$` },
+      from: {
+        path: `${compare}(measure|report|render|verdict|settings|shard|drift|bisect)/|${compare}model\\.ts$`,
+      },
       to: { path: `${compare}run/` },
     },
     {
       name: 'drift-writes-no-words',
       severity: 'error',
-      comment: "drift/ analyses histories; their trend and issue texts are render's.",
-      from: { path: `${compare}drift/` },
-      to: { path: `${compare}render/` },
+      comment:
+        "drift/ analyses histories and bisect/ searches; their texts (trend, issue, steps) are render's.",
+      from: { path: `${compare}(drift|bisect)/` },
+      to: { path: `${compare}(render|cli)/` },
     },
     {
       name: 'render-does-no-file-io',

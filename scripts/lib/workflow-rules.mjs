@@ -36,6 +36,17 @@
 //    `yarn`, `bun install|add`) unless it says `--ignore-scripts`: an install runs every
 //    dependency's install scripts with the job's token within reach. Build and test in a job with
 //    a read-only token, hand the publish job its tarballs as an artifact.
+// 5. code next to a write token: a job that holds a write permission builds or starts no code —
+//    a. no `run:` line runs a package script or a package's binary (`npm|pnpm|yarn|bun` `run`,
+//       `run-script`, `test`, `start`, `exec`, `build`, `dlx`, `x`; `npx`, `pnpx`, `bunx`) or
+//       `node` on a file (`node server.js`, `node --flag scripts/x.mjs`; `node -e`/`-p` with
+//       inline code and `node --version` are the workflow's own text, not the repository's);
+//    b. no step uses hotpath's Action (`hotpath-dev/hotpath@…` or `./`) in a mode that runs the
+//       repository's code: `all` (the default when `mode` is unset), `measure`, `drift-measure`,
+//       `drift`, or a mode given by an expression. `report` and `drift-record` run none.
+//    Any process started there can read the token from its parent's environment
+//    (/proc/<ppid>/environ), whatever environment it was given. Other local actions
+//    (`./.github/actions/…`) and `bash script.sh` are not detected.
 import yaml from 'js-yaml';
 
 export const OWN_ACTION = 'hotpath-dev/hotpath';
@@ -180,6 +191,37 @@ export function installSteps(job) {
   return out;
 }
 
+const PACKAGE_SCRIPT =
+  /(?:^|[\s;&|(])(?:(?:npm|pnpm|yarn|bun)\s+(?:-[-\w=]*\s+)*(?:run|run-script|test|t|start|exec|build|dlx|x)(?=\s|$|[;&|)])|(?:npx|pnpx|bunx)\s)/;
+/** `node` as a command with a first argument that is a file (not -e/-p/--eval/--print/-v/--version). */
+const NODE_FILE =
+  /(?:^|[;&|(])\s*(?:\w+=\S*\s+)*node(?:\s+--?(?!e\b|p\b|eval\b|print\b|v\b|version\b|check\b|c\b)[\w-]+(?:=\S*)?)*\s+(?!-)[^\s;&|)]+/;
+/** Modes of hotpath's Action that run no code of the repository. */
+const SAFE_MODES = ['report', 'drift-record'];
+
+const isOwnAction = (step) =>
+  typeof step?.uses === 'string' && (step.uses === './' || step.uses.split('@')[0] === OWN_ACTION);
+
+/** Steps that build or start code (rule 5): [step, what]. */
+export function codeSteps(job) {
+  const steps = Array.isArray(job?.steps) ? job.steps : [];
+  const out = [];
+  for (const [index, step] of steps.entries()) {
+    if (isOwnAction(step)) {
+      const mode = step.with?.mode ?? 'all';
+      if (!SAFE_MODES.includes(String(mode).trim()))
+        out.push([index + 1, `uses ${step.uses} with mode ${mode}, which runs the repository's code`]);
+      continue;
+    }
+    if (!isRun(step)) continue;
+    for (const line of String(step.run).split('\n')) {
+      const code = line.replace(/(^|\s)#.*$/, '');
+      if (PACKAGE_SCRIPT.test(code) || NODE_FILE.test(code)) out.push([index + 1, `runs ${line.trim()}`]);
+    }
+  }
+  return out;
+}
+
 /** The 1-based line of a job's key under `jobs:`, else 1. */
 function jobLine(text, id) {
   const lines = text.split('\n');
@@ -190,7 +232,7 @@ function jobLine(text, id) {
   return at >= 0 ? at + 1 : 1;
 }
 
-/** Rules 2 and 3 on a parsed workflow; `text` only places the problems on lines. */
+/** Rules 2 to 5 on a parsed workflow; `text` only places the problems on lines. */
 export function jobProblems(workflow, text = '') {
   const problems = [];
   const jobs = workflow?.jobs && typeof workflow.jobs === 'object' ? workflow.jobs : {};
@@ -210,6 +252,11 @@ export function jobProblems(workflow, text = '') {
       problems.push({
         line,
         message: `job "${id}" holds ${writes.join(', ')} and its step ${step} installs packages, running their install scripts (${install}): install and build in a job with a read-only token`,
+      });
+    for (const [step, what] of codeSteps(job))
+      problems.push({
+        line,
+        message: `job "${id}" holds ${writes.join(', ')} and its step ${step} ${what}: any process it starts can read the token from its parent's environment; build and run code in a job with a read-only token, and write from a job that runs none`,
       });
     for (const step of persistedCheckouts(job))
       problems.push({

@@ -1,101 +1,34 @@
-// mode drift: on a push to the default branch or a schedule, the branch head against a fixed
-// reference (the highest release tag, or a pinned ref), with the same paired rounds as a pull
-// request; the run's point is appended to the history branch, the trend goes to the job summary,
-// and one issue says when the drift exceeds the threshold. The code measured is the repository's
-// own (never a pull request's): the event is refused otherwise. The token is used only after
-// every process the measurement started has stopped, and never written to .git/config.
-import { mkdtempSync, rmSync } from 'node:fs';
+// The drift modes: on a push to the default branch or a schedule, the branch head against a
+// fixed reference (the highest release tag, or a pinned ref), with the same paired rounds as a
+// pull request; the run's point is appended to the history branch, the trend goes to the job
+// summary, and one issue says when the drift exceeds the threshold.
+//
+// Like a pull request's, a drift run is split in two jobs: `drift-measure` runs the repository's
+// code (installs, builds, servers — and every dependency's scripts) in a job with a read-only
+// token and writes the results; `drift-record`, in a job holding contents: write and issues:
+// write, reads those results (validated, as mode report reads a pull request's), pushes the
+// history and writes the issue, and runs no code of the repository. Any process started next to
+// a token can read it (/proc/<ppid>/environ), whatever environment it was given. `drift` does
+// both in one step, for a job that holds no write token or accepts the risk (it warns).
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as core from '@actions/core';
 import * as github from '@actions/github';
-import { type DriftResult, runDrift } from '@hotpath/compare';
-import {
-  type DriftAnalysis,
-  driftIssueMarker,
-  driftSummaryMarkdown,
-  failureText,
-  historyBranch,
-  issueAction,
-  renderDriftIssue,
-} from '@hotpath/compare/internal';
+import { type DriftResult, runDrift, runDriftMeasure, runDriftRecord } from '@hotpath/compare';
+import { driftSummaryMarkdown, failureText, historyBranch } from '@hotpath/compare/internal';
+import { withCodeRuntime } from './code-runtime.js';
+import { driftIssue } from './drift-issue.js';
 import { HotpathActionError } from './errors.js';
 import { gitHead } from './git.js';
-import { tokenIdentity } from './github.js';
 import type { ActionOptions } from './inputs.js';
-import { logSafe, withCommandsStopped } from './log.js';
+import { logSafe } from './log.js';
 import { serverUrl } from './publish.js';
-import { measureSettings } from './settings.js';
-import { installV8Profiler } from './v8-profiler.js';
-
-const log = (line: string) => process.stdout.write(`${line}\n`);
+import { measureSettings, reportRules } from './settings.js';
 
 /** Events whose code is the repository's own: drift never measures a pull request's code. */
 const DRIFT_EVENTS = ['push', 'schedule', 'workflow_dispatch'];
 
-/** The REST calls the drift issue needs (a subset of Octokit's). */
-export interface IssuesApi {
-  listOpen(page: number): Promise<
-    {
-      number: number;
-      body?: string | null;
-      html_url: string;
-      user?: { login: string } | null;
-      pull_request?: unknown;
-    }[]
-  >;
-  create(title: string, body: string): Promise<{ number: number; html_url: string }>;
-  update(
-    number: number,
-    fields: { title: string; body: string; state?: 'closed' },
-  ): Promise<{ number: number; html_url: string }>;
-}
-
-/** hotpath's open drift issue of this key: the first open issue by the token's identity whose first line is the marker. */
-export async function findDriftIssue(api: IssuesApi, marker: string, author: string) {
-  for (let page = 1; page <= 20; page++) {
-    const issues = await api.listOpen(page);
-    const found = issues.find(
-      (i) => !i.pull_request && i.user?.login === author && (i.body ?? '').split('\n', 1)[0] === marker,
-    );
-    if (found) return found;
-    if (issues.length < 100) break;
-  }
-  return undefined;
-}
-
-/** Opens, updates or closes the drift issue; returns what it did and the issue's URL. */
-export async function syncDriftIssue(
-  api: IssuesApi,
-  author: string,
-  analysis: DriftAnalysis,
-  options: { key?: string; runUrl?: string },
-): Promise<{ action: string; url: string }> {
-  const marker = driftIssueMarker(options.key);
-  const open = await findDriftIssue(api, marker, author);
-  const action = issueAction(analysis, open !== undefined);
-  const { title, body } = renderDriftIssue(analysis, options);
-  if (action === 'create') return { action, url: (await api.create(title, body)).html_url };
-  if (action === 'update' && open)
-    return { action, url: (await api.update(open.number, { title, body })).html_url };
-  if (action === 'close' && open)
-    return { action, url: (await api.update(open.number, { title, body, state: 'closed' })).html_url };
-  return { action: 'none', url: '' };
-}
-
-function octokitIssues(
-  octokit: ReturnType<typeof github.getOctokit>,
-  owner: string,
-  repo: string,
-): IssuesApi {
-  return {
-    listOpen: async (page) =>
-      (await octokit.rest.issues.listForRepo({ owner, repo, state: 'open', per_page: 100, page })).data,
-    create: async (title, body) => (await octokit.rest.issues.create({ owner, repo, title, body })).data,
-    update: async (number, fields) =>
-      (await octokit.rest.issues.update({ owner, repo, issue_number: number, ...fields })).data,
-  };
-}
+const reportDir = () => join(process.env.RUNNER_TEMP ?? tmpdir(), 'hotpath-report');
 
 /**
  * git configuration (as environment, never on disk or in argv) that lets the push use the token,
@@ -142,58 +75,13 @@ export function refuseOtherBranch(
     );
 }
 
-/** Measures (PR-free code only), with the profiler installed if needed; then the token is used. */
-async function measureDriftRun(
-  workspace: string,
-  options: ActionOptions,
-  signal: AbortSignal,
-): Promise<DriftResult> {
-  const settings = await measureSettings(workspace, options, signal);
-  const temp = process.env.RUNNER_TEMP ?? tmpdir();
-  const work = mkdtempSync(join(temp, 'hotpath-drift-'));
-  const headSha = process.env.GITHUB_SHA || (await gitHead(workspace));
-  const token = options['github-token'];
-  try {
-    const extraEnv: Record<string, string> = {};
-    const warnings: string[] = [];
-    if (settings.profiler === 'cpuprofile') {
-      const path = await installV8Profiler(join(work, 'v8-profiler'), process.env, warnings, signal);
-      if (path) extraEnv.HOTPATH_V8_PROFILER_PATH = path;
-    }
-    // Git's push credentials (environment for git only, never the servers'), made before the log
-    // stops workflow commands: their mask must reach the runner.
-    const pushEnv = await pushCredentials(workspace, token);
-    log(`hotpath: drift of ${headSha.slice(0, 12)} against ${logSafe(options.reference)}`);
-    return await withCommandsStopped(log, () =>
-      runDrift(settings, {
-        reference: options.reference,
-        head: headSha,
-        // The push runs after every process the measurement started has stopped.
-        history: historyBranch({ repo: workspace, branch: options['history-branch'], env: pushEnv }),
-        out: join(temp, 'hotpath-report'),
-        baseDir: workspace,
-        allowlistEnv: true,
-        extraEnv,
-        signal,
-        warnings,
-        onProgress: (e) => log(logSafe(e.message)),
-      }),
-    );
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
-}
-
-export async function runDriftMode(
-  workspace: string,
-  options: ActionOptions,
-  signal: AbortSignal,
-): Promise<void> {
+/** The event and branch every drift mode requires (the repository's own default branch). */
+function refuseOtherEvent(mode: string): void {
   const { eventName, payload } = github.context;
   if (!DRIFT_EVENTS.includes(eventName))
     throw new HotpathActionError(
       'HP_ACTION_INVALID_INPUT',
-      `mode drift measures the branch's own code and writes the history branch: run it on push, schedule or workflow_dispatch, not on ${JSON.stringify(eventName)}`,
+      `mode ${mode} measures the branch's own code and writes the history branch: run it on push, schedule or workflow_dispatch, not on ${JSON.stringify(eventName)}`,
     );
   const repository = payload.repository as { default_branch?: unknown } | undefined;
   refuseOtherBranch(
@@ -201,44 +89,102 @@ export async function runDriftMode(
     process.env.GITHUB_REF,
     typeof repository?.default_branch === 'string' ? repository.default_branch : undefined,
   );
-  const result = await measureDriftRun(workspace, options, signal);
+}
+
+/**
+ * mode drift-measure: head against the reference into the results folder — the repository's code
+ * runs here, so the job holds a read-only token and the Action warns when github-token is set.
+ */
+export async function runDriftMeasureMode(
+  workspace: string,
+  options: ActionOptions,
+  resultsDir: string,
+  signal: AbortSignal,
+): Promise<void> {
+  refuseOtherEvent('drift-measure');
+  if (options['github-token'] !== '')
+    core.warning(
+      "hotpath: mode drift-measure calls no GitHub API, but github-token is set: the token stays in this step's environment, where the repository's servers and their dependencies can read it (/proc/<pid>/environ). Set github-token: '' in the measure job.",
+    );
+  const settings = await measureSettings(workspace, options, signal);
+  const headSha = process.env.GITHUB_SHA || (await gitHead(workspace));
+  const heading = `hotpath: drift of ${headSha.slice(0, 12)} against ${logSafe(options.reference)}`;
+  const measured = await withCodeRuntime(workspace, settings, heading, signal, (runtime) =>
+    runDriftMeasure(settings, {
+      ...runtime,
+      reference: options.reference,
+      head: headSha,
+      results: resultsDir,
+    }),
+  );
+  core.setOutput('results', measured.results);
+  core.info(
+    `hotpath: drift results of ${headSha.slice(0, 12)} against ${logSafe(measured.reference.ref)} written to ${logSafe(measured.results)}; upload ${logSafe(options.results)} as an artifact for the drift-record job`,
+  );
+}
+
+/**
+ * mode drift-record: the measure job's results → report → point → the history branch, the
+ * summary and the issue. Runs no code of the repository (a JSON config only, as mode report).
+ */
+export async function runDriftRecordMode(
+  workspace: string,
+  options: ActionOptions,
+  resultsDir: string,
+): Promise<void> {
+  refuseOtherEvent('drift-record');
+  const rules = reportRules(workspace, options);
+  const pushEnv = await pushCredentials(workspace, options['github-token']);
+  const result = await runDriftRecord([resultsDir], {
+    history: historyBranch({ repo: workspace, branch: options['history-branch'], env: pushEnv }),
+    out: reportDir(),
+    rules,
+    ...(process.env.GITHUB_SHA ? { head: process.env.GITHUB_SHA } : {}),
+  });
+  await publishDrift(result, options);
+}
+
+/**
+ * mode drift: both halves in one step. The repository's code runs next to github-token, so the
+ * Action warns when one is set; the push uses it after every process the measurement started has
+ * stopped, and never writes it to .git/config.
+ */
+export async function runDriftMode(
+  workspace: string,
+  options: ActionOptions,
+  signal: AbortSignal,
+): Promise<void> {
+  refuseOtherEvent('drift');
+  const token = options['github-token'];
+  if (token !== '')
+    core.warning(
+      "hotpath: mode drift runs the repository's code (installs, builds, servers) in the step that holds github-token, where any of those processes can read it (/proc/<pid>/environ): split the job into mode drift-measure (read-only token) and mode drift-record (contents: write, issues: write), see the README",
+    );
+  const settings = await measureSettings(workspace, options, signal);
+  const headSha = process.env.GITHUB_SHA || (await gitHead(workspace));
+  // Git's push credentials (environment for git only, never the servers'), made before the log
+  // stops workflow commands: their mask must reach the runner.
+  const pushEnv = await pushCredentials(workspace, token);
+  const heading = `hotpath: drift of ${headSha.slice(0, 12)} against ${logSafe(options.reference)}`;
+  const result = await withCodeRuntime(workspace, settings, heading, signal, (runtime) =>
+    runDrift(settings, {
+      ...runtime,
+      reference: options.reference,
+      head: headSha,
+      // The push runs after every process the measurement started has stopped.
+      history: historyBranch({ repo: workspace, branch: options['history-branch'], env: pushEnv }),
+      out: reportDir(),
+    }),
+  );
+  await publishDrift(result, options);
+}
+
+/** A recorded drift run's outputs, note, summary, issue and step status. */
+async function publishDrift(result: DriftResult, options: ActionOptions): Promise<void> {
   for (const [name, value] of Object.entries(result.outputs)) core.setOutput(name, value);
   core.info(`hotpath: ${logSafe(result.note)}`);
   if (process.env.GITHUB_STEP_SUMMARY)
     await core.summary.addRaw(driftSummaryMarkdown(result.analysis, result.history, result.report)).write();
   await driftIssue(options, result.analysis);
   if (result.failed.failed) core.setFailed(failureText(result.failed));
-}
-
-/** Opens, updates or closes the drift issue (drift-issue: true, with a token). */
-async function driftIssue(options: ActionOptions, analysis: DriftAnalysis): Promise<void> {
-  const token = options['github-token'];
-  if (!options['drift-issue']) return;
-  if (!token) {
-    core.warning('hotpath: no github-token, so no drift issue (the job summary has the trend)');
-    return;
-  }
-  const octokit = github.getOctokit(token);
-  const { owner, repo } = github.context.repo;
-  const runUrl = process.env.GITHUB_RUN_ID
-    ? `${serverUrl()}/${owner}/${repo}/actions/runs/${process.env.GITHUB_RUN_ID}`
-    : undefined;
-  try {
-    const result = await syncDriftIssue(
-      octokitIssues(octokit, owner, repo),
-      await tokenIdentity(octokit),
-      analysis,
-      { key: options['comment-key'], runUrl },
-    );
-    core.setOutput('issue-url', result.url);
-    core.info(`hotpath: drift issue: ${result.action}${result.url ? ` ${result.url}` : ''}`);
-  } catch (err) {
-    throw new HotpathActionError(
-      'HP_ACTION_GITHUB_API',
-      `writing the drift issue failed: ${(err as Error).message}`,
-      {
-        cause: err,
-      },
-    );
-  }
 }

@@ -40,9 +40,9 @@ const frontDoorInput = (name: FrontDoorName) => ({
  */
 export const ACTION_INPUTS = {
   mode: {
-    text: 'all (measure and report in one step), measure (run base and head, write raw results; no GitHub API call, no token needed), report (merge results, comment, summary, outputs; runs no code from the pull request) or drift (on push or schedule: the branch head against a fixed reference, appended to the history branch, trend in the summary, one drift issue).',
+    text: "all (measure and report in one step), measure (run base and head, write raw results; no GitHub API call, no token needed), report (merge results, comment, summary, outputs; runs no code from the pull request), drift-measure (on push or schedule: the branch head against a fixed reference, raw results written; no GitHub API call, no token needed), drift-record (the drift-measure job's results appended to the history branch, trend in the summary, one drift issue; runs no code of the repository) or drift (both in one step, next to the token: warns when one is set).",
     default: "'all'",
-    schema: z.enum(['all', 'measure', 'report', 'drift']),
+    schema: z.enum(['all', 'measure', 'report', 'drift-measure', 'drift-record', 'drift']),
   },
   results: frontDoorInput('results'),
   shard: frontDoorInput('shard'),
@@ -69,19 +69,19 @@ export const ACTION_INPUTS = {
   },
   reference: frontDoorInput('reference'),
   'history-branch': {
-    text: 'mode drift: the branch the history is kept on (history.json; created on the first run). Needs contents: write.',
+    text: 'modes drift-record and drift: the branch the history is kept on (history.json; created on the first run). Needs contents: write.',
     default: "'hotpath-history'",
     schema: z
       .string()
       .regex(/^\w[\w./-]{0,99}$/, 'expected a branch name (letters, digits, ".", "_", "/", "-")'),
   },
   'drift-issue': {
-    text: 'mode drift: open one issue when a drift beyond the threshold is confirmed (the same metric beyond it after 2 of the last 3 runs, or surely beyond it after one), keep it up to date, and close it when the drift is back within. Needs issues: write.',
+    text: 'modes drift-record and drift: open one issue when a drift beyond the threshold is confirmed (the same metric beyond it after 2 of the last 3 runs, or surely beyond it after one), keep it up to date, and close it when the drift is back within. Needs issues: write.',
     default: "'true'",
     schema: flag('drift-issue'),
   },
   'github-token': {
-    text: "Token used to write the pull-request comment (mode report and all), and in mode drift to push the history branch and write the drift issue. Set it to '' in a measure job: it calls no API, and the pull request's code could read the token from the Action's environment.",
+    text: "Token used to write the pull-request comment (mode report and all), and in modes drift-record and drift to push the history branch and write the drift issue. Set it to '' in a measure or drift-measure job: it calls no API, and the pull request's code could read the token from the Action's environment.",
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, written into action.yml as is
     default: '${{ github.token }}',
     schema: z.string(),

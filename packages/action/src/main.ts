@@ -1,4 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as core from '@actions/core';
@@ -14,7 +13,8 @@ import {
 } from '@hotpath/compare';
 import { printable } from '@hotpath/compare/internal';
 import { uploadReportArtifact } from './artifact-upload.js';
-import { runDriftMode } from './drift.js';
+import { type CodeRuntime, withCodeRuntime } from './code-runtime.js';
+import { runDriftMeasureMode, runDriftMode, runDriftRecordMode } from './drift.js';
 import { HotpathActionError } from './errors.js';
 import { gitHead } from './git.js';
 import {
@@ -24,18 +24,15 @@ import {
   triggeringRunFromEvent,
 } from './github.js';
 import { type ActionOptions, readActionOptions } from './inputs.js';
-import { logSafe, withCommandsStopped } from './log.js';
+import { logSafe } from './log.js';
 import { publish, serverUrl } from './publish.js';
 import { measureSettings, reportRules } from './settings.js';
-import { installV8Profiler } from './v8-profiler.js';
 
 export { V8_PROFILER_VERSION } from './v8-profiler.js';
 
-const log = (line: string) => process.stdout.write(`${line}\n`);
-
 /**
- * Runs PR code (modes measure and all): the profiler's install, then `run` with the runtime the
- * PR's servers get — no API call, and everything the PR's code prints is inert in the log.
+ * Runs PR code (modes measure and all): the code runtime, and base and head as the pull request
+ * names them — no API call, and everything the PR's code prints is inert in the log.
  */
 async function withPullRequestRuntime<T>(
   workspace: string,
@@ -46,37 +43,16 @@ async function withPullRequestRuntime<T>(
 ): Promise<T> {
   // Head is what the workflow checked out (for pull_request: the merge of head into base).
   const headSha = await gitHead(workspace);
-  // Not below RUNNER_TEMP: the profiler's path is handed to the PR's server, and RUNNER_TEMP holds
-  // the runner's command files (the allowlist does not pass it either).
-  const work = mkdtempSync(join(tmpdir(), 'hotpath-'));
-  try {
-    const extraEnv: Record<string, string> = {};
-    const warnings: string[] = [];
-    if (settings.profiler === 'cpuprofile') {
-      const path = await installV8Profiler(join(work, 'v8-profiler'), process.env, warnings, signal);
-      if (path) extraEnv.HOTPATH_V8_PROFILER_PATH = path;
-    }
-    log(`hotpath: base ${pr.baseSha.slice(0, 12)} vs head ${headSha.slice(0, 12)}`);
-    return await withCommandsStopped(log, () =>
-      run({
-        baseDir: workspace,
-        allowlistEnv: true,
-        refs: { base: { ref: pr.baseRef, sha: pr.baseSha }, head: { ref: pr.headRef, sha: headSha } },
-        extraEnv,
-        signal,
-        warnings,
-        // One line per step and measured window; the per-second ticks are for live displays.
-        onProgress: (e) => {
-          if (e.phase !== 'tick') log(logSafe(e.message));
-        },
-      }),
-    );
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  const heading = `hotpath: base ${pr.baseSha.slice(0, 12)} vs head ${headSha.slice(0, 12)}`;
+  return withCodeRuntime(workspace, settings, heading, signal, (runtime) =>
+    run({
+      ...runtime,
+      refs: { base: { ref: pr.baseRef, sha: pr.baseSha }, head: { ref: pr.headRef, sha: headSha } },
+    }),
+  );
 }
 
-type PullRequestRuntime = Omit<Parameters<typeof runMeasure>[1], 'shard' | 'results'>;
+type PullRequestRuntime = CodeRuntime & Pick<Parameters<typeof runMeasure>[1], 'refs'>;
 
 function refuseUnsafeEvent(options: ActionOptions): void {
   if (github.context.eventName === 'pull_request_target' && !options['allow-pull-request-target']) {
@@ -157,6 +133,29 @@ async function finish(
   });
 }
 
+/** Mode measure: the pull request's rounds, raw results written for the report job; no API call. */
+async function runMeasureMode(
+  workspace: string,
+  options: ActionOptions,
+  resultsDir: string,
+  signal: AbortSignal,
+): Promise<void> {
+  refuseUnsafeEvent(options);
+  if (options['github-token'] !== '')
+    core.warning(
+      "hotpath: mode measure calls no GitHub API, but github-token is set: the token stays in this step's environment, where the pull request's code can read it (/proc/<pid>/environ). Set github-token: '' in the measure job.",
+    );
+  const settings = await measureSettings(workspace, options, signal);
+  const pr = pullRequestFromEvent(github.context.eventName, github.context.payload);
+  const measured = await withPullRequestRuntime(workspace, settings, pr, signal, (runtime) =>
+    runMeasure(settings, { ...runtime, shard: options.shard, results: resultsDir }),
+  );
+  core.setOutput('results', measured.results ?? resultsDir);
+  core.info(
+    `hotpath: shard ${measured.shard.shard.index}/${measured.shard.shard.total} wrote its results to ${measured.results}; upload ${options.results} as an artifact for the report job`,
+  );
+}
+
 /** The Action: modes measure, report and all — the GitHub edge around measure → report → render. */
 export async function run(): Promise<void> {
   // A cancelled job sends SIGINT, then SIGTERM: stop every server, install and worktree, then
@@ -176,25 +175,20 @@ export async function run(): Promise<void> {
     const resultsDir = resolve(workspace, options.results);
 
     if (options.mode === 'measure') {
-      refuseUnsafeEvent(options);
-      if (options['github-token'] !== '')
-        core.warning(
-          "hotpath: mode measure calls no GitHub API, but github-token is set: the token stays in this step's environment, where the pull request's code can read it (/proc/<pid>/environ). Set github-token: '' in the measure job.",
-        );
-      const settings = await measureSettings(workspace, options, stop.signal);
-      const pr = pullRequestFromEvent(github.context.eventName, github.context.payload);
-      const measured = await withPullRequestRuntime(workspace, settings, pr, stop.signal, (runtime) =>
-        runMeasure(settings, { ...runtime, shard: options.shard, results: resultsDir }),
-      );
-      core.setOutput('results', measured.results ?? resultsDir);
-      core.info(
-        `hotpath: shard ${measured.shard.shard.index}/${measured.shard.shard.total} wrote its results to ${measured.results}; upload ${options.results} as an artifact for the report job`,
-      );
+      await runMeasureMode(workspace, options, resultsDir, stop.signal);
       return;
     }
 
     if (options.mode === 'drift') {
       await runDriftMode(workspace, options, stop.signal);
+      return;
+    }
+    if (options.mode === 'drift-measure') {
+      await runDriftMeasureMode(workspace, options, resultsDir, stop.signal);
+      return;
+    }
+    if (options.mode === 'drift-record') {
+      await runDriftRecordMode(workspace, options, resultsDir);
       return;
     }
 

@@ -209,7 +209,7 @@ describe('rule: write permission next to pull-request code', () => {
     [
       'pull_request_target: the default checkout is the base',
       'pull_request_target',
-      `${CHECKOUT_SAFE}\n- uses: ./\n- run: echo`,
+      `${CHECKOUT_SAFE}\n- uses: ./\n  with: { mode: report }\n- run: echo`,
       '{ pull-requests: write }',
     ],
     [
@@ -221,7 +221,7 @@ describe('rule: write permission next to pull-request code', () => {
     [
       'the base checked out before uses: ./',
       'pull_request',
-      `- uses: ${CHECKOUT}\n  with: { ref: '\${{ github.event.pull_request.base.sha }}', persist-credentials: false }\n- uses: ./`,
+      `- uses: ${CHECKOUT}\n  with: { ref: '\${{ github.event.pull_request.base.sha }}', persist-credentials: false }\n- uses: ./\n  with: { mode: report }`,
       '{ pull-requests: write }',
     ],
     [
@@ -278,15 +278,83 @@ describe('rule: installs in a job with a write permission', () => {
     'npm run build',
     'yarn build',
     'pnpm run ci',
-  ])('not %s', (run) => {
+  ])('not %s (as an install)', (run) => {
     const text = workflow('push', `${CHECKOUT_SAFE}\n- run: ${run}`, { job: '{ contents: write }' });
-    expect(messages(text)).toEqual([]);
+    expect(messages(text).filter((m) => m.includes('installs packages'))).toEqual([]);
   });
 
   it('not in a read-only job', () => {
     expect(
       messages(workflow('push', `${CHECKOUT_SAFE}\n- run: npm ci`, { job: '{ contents: read }' })),
     ).toEqual([]);
+  });
+});
+
+describe('rule: code built or started in a job with a write permission', () => {
+  const problem = (what: string) =>
+    `job "one" holds contents: write, issues: write and its step 2 ${what}: any process it starts can read the token from its parent's environment; build and run code in a job with a read-only token, and write from a job that runs none`;
+  const writes = { job: '{ contents: write, issues: write }' };
+
+  it.each([
+    'npm run build',
+    'npm test',
+    'pnpm run ci',
+    'pnpm exec tsc',
+    'pnpm build',
+    'yarn build',
+    'npx some-tool',
+    'cd app && npm start',
+    'node server.js',
+    'node --max-old-space-size=512 scripts/x.mjs',
+    'NODE_ENV=production node dist/index.js &',
+  ])('flags run: %s', (run) => {
+    expect(messages(workflow('push', `${CHECKOUT_SAFE}\n- run: ${run}`, writes))).toEqual([
+      problem(`runs ${run}`),
+    ]);
+  });
+
+  it.each([
+    'node -e "console.log(1)"',
+    "node -p 'require(1)'",
+    'node --version',
+    'npm publish x.tgz --provenance --ignore-scripts',
+    'git push origin HEAD',
+    'echo node is fine # node server.js in a comment',
+    'gh pr create --title x',
+  ])('not run: %s', (run) => {
+    expect(messages(workflow('push', `${CHECKOUT_SAFE}\n- run: ${run}`, writes))).toEqual([]);
+  });
+
+  it.each([
+    ['hotpath-dev/hotpath@v0', '{ mode: drift }', 'drift'],
+    ['hotpath-dev/hotpath@v0', '{ mode: drift-measure }', 'drift-measure'],
+    ['hotpath-dev/hotpath@v0', '{ mode: measure }', 'measure'],
+    ['hotpath-dev/hotpath@v0', '{ config: x.json }', 'all'],
+    ['./', '{ mode: all }', 'all'],
+    ['./', "{ mode: '${{ inputs.mode }}' }", '${{ inputs.mode }}'],
+  ])('flags uses: %s with %s', (uses, withBlock, mode) => {
+    const text = workflow('push', `${CHECKOUT_SAFE}\n- uses: ${uses}\n  with: ${withBlock}`, writes);
+    expect(messages(text)).toEqual([
+      problem(`uses ${uses} with mode ${mode}, which runs the repository's code`),
+    ]);
+  });
+
+  it.each([
+    ['hotpath-dev/hotpath@v0', 'drift-record'],
+    ['./', 'report'],
+  ])('not uses: %s in mode %s', (uses, mode) => {
+    const text = workflow('push', `${CHECKOUT_SAFE}\n- uses: ${uses}\n  with: { mode: ${mode} }`, writes);
+    expect(messages(text)).toEqual([]);
+  });
+
+  it('the old one-job drift workflow is flagged; the two-job one is not', () => {
+    const job = (perms: string, mode: string) =>
+      workflow('push', `${CHECKOUT_SAFE}\n- uses: hotpath-dev/hotpath@v0\n  with: { mode: ${mode} }`, {
+        job: perms,
+      });
+    expect(messages(job('{ contents: write, issues: write }', 'drift'))).toHaveLength(1);
+    expect(messages(job('{ contents: read }', 'drift-measure'))).toEqual([]);
+    expect(messages(job('{ contents: write, issues: write }', 'drift-record'))).toEqual([]);
   });
 });
 

@@ -1,5 +1,6 @@
 import type { MeasureRuntime } from './measure/measure.js';
 import type { Report } from './model.js';
+import { type BisectResult, type BisectRunOptions, runBisect } from './run/bisect.js';
 import { runCompare } from './run/compare.js';
 import type { CompareConfig } from './settings/schema.js';
 import { resolveSettings } from './settings/schema.js';
@@ -21,4 +22,22 @@ export async function compare(options: CompareOptions): Promise<Report> {
   const { signal, onProgress, env, ...config } = options;
   const settings = resolveSettings({ config, configName: 'compare() options' });
   return (await runCompare(settings, { signal, onProgress, env })).report;
+}
+
+/** Options of bisect(): the config-file object, the range, and the search's budget. */
+export interface BisectOptions
+  extends CompareConfig,
+    Pick<BisectRunOptions, 'good' | 'bad' | 'budget' | 'measurementsPerStep' | 'onStep'>,
+    Pick<MeasureRuntime, 'signal' | 'onProgress' | 'env'> {}
+
+/**
+ * Finds the commit between `good` and `bad` (bad's first-parent history) that made the change:
+ * a binary search, each step a paired comparison at the settings given — the run layer's
+ * runBisect, as `hotpath bisect` calls it. Returns the whole result (the search, the culprit's
+ * report, the files in `out`, the text); throws HotpathCompareError as compare() does.
+ */
+export async function bisect(options: BisectOptions): Promise<BisectResult> {
+  const { signal, onProgress, env, good, bad, budget, measurementsPerStep, onStep, ...config } = options;
+  const settings = resolveSettings({ config, configName: 'bisect() options' });
+  return runBisect(settings, { signal, onProgress, env, good, bad, budget, measurementsPerStep, onStep });
 }

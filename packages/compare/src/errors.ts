@@ -27,6 +27,8 @@ export const ERROR_CODES = {
     'hotpath init refuses to write a file that is a symbolic link (dangling or not), or not a regular file, or whose path has a link in it: the message names the path; nothing is written',
   HP_COMPARE_UNSAFE_OUTPUT:
     'an output folder or file hotpath is to write is a symbolic link where a link is refused (the output folder, a file named by a flag), or a folder where a file goes: the message names the path; nothing is written through it',
+  HP_COMPARE_BISECT_RANGE:
+    'hotpath bisect: --good and --bad do not make a range to search (bad not after good, good not on the first-parent history of bad, or too many commits)',
   HP_COMPARE_HISTORY:
     'a drift history (file or branch) cannot be read, does not match its schema, or cannot be written',
 } as const;

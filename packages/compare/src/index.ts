@@ -9,7 +9,8 @@
 //   render(report)              → text forms   summary, terminal, markdown, JSON (pure)
 // Everything else is internal; what only the Action needs is in '@hotpath/compare/internal'.
 
-export { type CompareOptions, compare } from './compare.js';
+export type { BisectSearch, BisectStep, StepChange } from './bisect/model.js';
+export { type BisectOptions, bisect, type CompareOptions, compare } from './compare.js';
 export { ERROR_CODES, type ErrorCode, HotpathCompareError } from './errors.js';
 export { type MeasureRuntime, measure, type ProgressEvent } from './measure/measure.js';
 export type {
@@ -49,6 +50,7 @@ export type { MarkdownOptions } from './render/markdown.js';
 export { type RenderOptions, render } from './render/render.js';
 export { report } from './report/report.js';
 export type { ReportRules } from './report/shards.js';
+export { type BisectResult, type BisectRunOptions, runBisect } from './run/bisect.js';
 export {
   type CompareRunOptions,
   type MeasureOptions,
@@ -59,11 +61,15 @@ export {
   runReport,
 } from './run/compare.js';
 export {
+  type DriftMeasureOptions,
+  type DriftRecordOptions,
   type DriftResult,
   type DriftRunOptions,
   type HistoryStore,
   historyFile,
   runDrift,
+  runDriftMeasure,
+  runDriftRecord,
   runHistory,
 } from './run/drift.js';
 export type { RunOutputs, RunResult } from './run/outputs.js';

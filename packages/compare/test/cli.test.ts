@@ -30,7 +30,7 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
     ],
     [
       ['frobnicate'],
-      /^hotpath: unknown command "frobnicate": expected compare, profile, report, drift, history, schema or init/,
+      /^hotpath: unknown command "frobnicate": expected compare, profile, report, drift, history, bisect, schema or init/,
     ],
     [
       ['compare', '--config', 'nope.json'],

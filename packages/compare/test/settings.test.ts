@@ -258,7 +258,7 @@ describe('the CLI flags come from the same table', () => {
     [['compare', 'extra'], 'unexpected argument "extra" (see --help)'],
     [
       ['bench'],
-      'unknown command "bench": expected compare, profile, report, drift, history, schema or init (see --help)',
+      'unknown command "bench": expected compare, profile, report, drift, history, bisect, schema or init (see --help)',
     ],
   ])('%j → one line', (argv, message) => {
     expect(() => parseCommandLine(argv)).toThrow(message);

@@ -61,6 +61,9 @@ export interface ParsedCommandLine {
   reference?: string;
   /** drift: the history file. */
   history?: string;
+  /** bisect: the range. */
+  good?: string;
+  bad?: string;
   /** Setting values from flags, keyed by setting key (strings, string[] for headers, booleans). */
   overrides: Record<string, unknown>;
   config?: string;
@@ -110,10 +113,10 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   if (!command) {
     if (first.startsWith('-'))
       throw new UsageError(
-        `expected a command before ${first}: hotpath compare|profile|report|drift|history|schema|init (see --help)`,
+        `expected a command before ${first}: hotpath compare|profile|report|drift|history|bisect|schema|init (see --help)`,
       );
     throw new UsageError(
-      `unknown command ${JSON.stringify(first)}: expected compare, profile, report, drift, history, schema or init (see --help)`,
+      `unknown command ${JSON.stringify(first)}: expected compare, profile, report, drift, history, bisect, schema or init (see --help)`,
     );
   }
   // Help before anything else: no check of the other arguments, and nothing run.
@@ -156,6 +159,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     shard: (values.shard as string | undefined) ?? cliDefault('shard'),
     reference: values.reference as string | undefined,
     history: values.history as string | undefined,
+    good: values.good as string | undefined,
+    bad: values.bad as string | undefined,
     config: values.config as string | undefined,
     json: Boolean(values.json),
     quiet: Boolean(values.quiet),
@@ -181,6 +186,26 @@ function checkCommandArguments(
     throw new UsageError(
       `${values.history !== undefined ? '--history' : '--reference'} belongs to hotpath drift${values.history !== undefined ? '' : ' and hotpath history'} (see --help)`,
     );
+  if ((values.good !== undefined || values.bad !== undefined) && command !== 'bisect')
+    throw new UsageError(
+      `--${values.good !== undefined ? 'good' : 'bad'} belongs to hotpath bisect (see --help)`,
+    );
+  if (command === 'bisect') {
+    for (const flag of ['good', 'bad'] as const) {
+      const value = values[flag];
+      if (typeof value !== 'string' || value.trim() === '')
+        throw new UsageError(
+          'hotpath bisect needs --good REF and --bad REF (commits, tags or branches; see --help)',
+        );
+      if (value.startsWith('-') || /[\s\u0000-\u001f]/.test(value))
+        throw new UsageError(`invalid --${flag} ${JSON.stringify(value)}: expected a commit, tag or branch`);
+    }
+    for (const flag of ['base', 'head', 'base-start', 'head-start'])
+      if (values[flag] !== undefined)
+        throw new UsageError(
+          `hotpath bisect compares commits of --good..--bad; --${flag} does not apply (see --help)`,
+        );
+  }
   if (command === 'history' && positionals.length !== 1)
     throw new UsageError('hotpath history needs exactly one history file (see --help)');
   if (command === 'drift' && (typeof values.reference !== 'string' || typeof values.history !== 'string'))

@@ -28,6 +28,7 @@ import {
   writeOutputFile,
 } from '../internal.js';
 import { type ParsedCommandLine, parseCommandLine, UsageError, usage } from './args.js';
+import { bisectCommand } from './bisect.js';
 import { DEFAULT_OUT, driftCommand, historyCommand } from './drift.js';
 import { runInit } from './init.js';
 import { openFile } from './open.js';
@@ -178,12 +179,18 @@ export async function main(argv: string[], signal?: AbortSignal): Promise<number
   if (parsed.command === 'history') return historyCommand(parsed);
   const configPath = parsed.config ?? findConfig(process.cwd());
   const loaded = configPath ? await loadConfig(configPath) : undefined;
+  // hotpath bisect: --max-time is the whole search's budget; each comparison keeps the config's.
+  const { maxTime: budgetFlag, ...bisectOverrides } = parsed.overrides;
   const settings = resolveSettings({
     config: loaded?.config,
     configName: loaded?.path,
-    overrides: parsed.overrides,
+    overrides: parsed.command === 'bisect' ? bisectOverrides : parsed.overrides,
     overridesSource: 'flag',
   });
+  const budget =
+    parsed.command === 'bisect' && budgetFlag !== undefined
+      ? resolveSettings({ overrides: { maxTime: budgetFlag }, overridesSource: 'flag' }).maxTime
+      : undefined;
   if (configPath === undefined && !['start', 'baseStart', 'headStart'].some((k) => k in parsed.overrides))
     throw new UsageError(
       `no hotpath.config.json (or .mjs, .js) in ${process.cwd()}: run "npx -p @hotpath/compare hotpath init" to write one, or pass --start CMD (or --base-start and --head-start) and --url PATH (see --help)`,
@@ -194,6 +201,7 @@ export async function main(argv: string[], signal?: AbortSignal): Promise<number
   const ui = new ProgressReporter(process.stderr, parsed.quiet);
   if (parsed.command === 'profile') return profileCommand(parsed, settings, baseDir, ui, signal);
   if (parsed.command === 'drift') return driftCommand(parsed, settings, baseDir, ui, signal);
+  if (parsed.command === 'bisect') return bisectCommand(parsed, settings, budget, baseDir, ui, signal);
   return compareCommand(parsed, settings, baseDir, ui, signal);
 }
 
@@ -221,8 +229,13 @@ export function runCli(argv: string[] = process.argv.slice(2)): void {
         process.exitCode = 2;
       } else if (err instanceof HotpathCompareError) {
         process.stderr.write(`hotpath: ${err.code}: ${err.message}\n`);
-        process.exitCode =
-          err.code === 'HP_COMPARE_INVALID_SETTING' || err.code === 'HP_COMPARE_CONFIG' ? 2 : 1;
+        process.exitCode = [
+          'HP_COMPARE_INVALID_SETTING',
+          'HP_COMPARE_CONFIG',
+          'HP_COMPARE_BISECT_RANGE',
+        ].includes(err.code)
+          ? 2
+          : 1;
       } else {
         process.stderr.write(
           `hotpath: unexpected failure: ${printable((err as Error)?.stack ?? String(err), { newlines: true })}\n`,

@@ -15,7 +15,16 @@ import {
 export type OptionConfig = { type: 'string' | 'boolean'; short?: string; multiple?: boolean };
 
 /** The subcommands, in the order the usage lists them. */
-export const COMMANDS = ['compare', 'profile', 'report', 'drift', 'history', 'schema', 'init'] as const;
+export const COMMANDS = [
+  'compare',
+  'profile',
+  'report',
+  'drift',
+  'history',
+  'bisect',
+  'schema',
+  'init',
+] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 interface CliOption extends OptionConfig {
@@ -45,6 +54,12 @@ const CLI_OPTIONS = {
   quiet: { type: 'boolean', short: 'q', description: 'no progress on stderr' },
   reference: frontDoorFlag('reference'),
   history: { type: 'string', arg: 'FILE', description: 'drift: the history file to append the run to' },
+  good: { type: 'string', arg: 'REF', description: 'bisect: a commit without the change (older)' },
+  bad: {
+    type: 'string',
+    arg: 'REF',
+    description: 'bisect: a commit with the change (newer; its first-parent history is searched)',
+  },
   help: { type: 'boolean', short: 'h', description: 'this text' },
   version: { type: 'boolean', short: 'v', description: 'print the version' },
 } satisfies Record<string, CliOption>;
@@ -130,6 +145,7 @@ export function generalUsage(): string {
     '  hotpath report DIR [DIR ...] [verdict options]   merge raw results (shards) and report',
     '  hotpath drift --reference REF --history FILE [options]   HEAD vs a fixed reference, appended to FILE',
     '  hotpath history FILE [--reference REF] [--markdown FILE] [--json]   the trend of a drift history',
+    '  hotpath bisect --good REF --bad REF [--max-time TIME] [options]   the commit that made the change',
     '  hotpath schema                 print the JSON Schema of hotpath.config.json',
     '  hotpath init [--start CMD] [--url PATH ...] [--slo TEXT] [--no-install] [--force]',
     '                                 write hotpath.config.json and the GitHub workflows for this project',
@@ -211,6 +227,22 @@ const HELP: Record<CommandName, CommandHelp> = {
     settings: (spec) => spec.key === 'threshold',
     flags: ['reference', 'markdown', 'json'],
     notes: [],
+  },
+  bisect: {
+    summary:
+      'the commit between --good and --bad that made the change: a binary search of paired comparisons',
+    synopsis: ['hotpath bisect --good REF --bad REF [--max-time TIME] [options]'],
+    settings: (spec) => !['base', 'head', 'baseStart', 'headStart'].includes(spec.key),
+    flags: ['good', 'bad', 'config', 'json', 'quiet'],
+    notes: [
+      'Each step compares the midpoint of the range with the good side (rounds: auto, stopping when clear);',
+      'an inconclusive step is measured once more, then placed by half the measured step or left undecided;',
+      'an unbuildable commit is skipped.',
+      "--max-time is the whole search's budget here (default 30 min), not one comparison's.",
+      "report.json in --out is the search; culprit/ the culprit's own comparison.",
+      ...PROGRESS,
+      ...EXIT,
+    ],
   },
   schema: {
     summary: 'print the JSON Schema of hotpath.config.json',

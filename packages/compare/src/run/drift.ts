@@ -4,7 +4,13 @@
 // history`'s reading of a history file.
 import { resolve } from 'node:path';
 import { analyseSeries, type DriftAnalysis } from '../drift/analysis.js';
-import { type DriftRun, measureDrift } from '../drift/drift.js';
+import {
+  type DriftRun,
+  type DriftShard,
+  driftRunOf,
+  measureDrift,
+  measureDriftShard,
+} from '../drift/drift.js';
 import {
   appendPoint,
   currentSeries,
@@ -20,7 +26,9 @@ import {
 } from '../drift/store.js';
 import { HotpathCompareError } from '../errors.js';
 import type { MeasureRuntime } from '../measure/measure.js';
+import type { ReportRules } from '../report/shards.js';
 import type { Settings } from '../settings/schema.js';
+import { readShards, writeShard } from '../shard/file.js';
 import { driftFailDecision, verdictPolicy } from '../verdict/policy.js';
 import { writeClaimed } from './out-dir.js';
 import { driftOutputs, type RunResult } from './outputs.js';
@@ -87,15 +95,68 @@ export interface DriftResult extends RunResult {
   note: string;
 }
 
-/** One drift run, stored and analysed. */
+/** One drift run, measured, stored and analysed in one process (`hotpath drift`). */
 export async function runDrift(settings: Settings, options: DriftRunOptions): Promise<DriftResult> {
   const { reference, head, history: store, out, ...runtime } = options;
   await store.check();
   const run = await measureDrift(settings, reference, { ...runtime, head: head ?? settings.head });
-  const { written: files, removed } = writeClaimed(
-    resolve(out ?? resolve(runtime.baseDir ?? process.cwd(), settings.out)),
-    (dir) => writeReport(dir, run.report),
+  return recordDriftRun(run, store, resolve(out ?? resolve(runtime.baseDir ?? process.cwd(), settings.out)));
+}
+
+export interface DriftMeasureOptions extends Omit<DriftRunOptions, 'history' | 'out'> {
+  /** The folder the shard is written to (what the record job reads back). */
+  results: string;
+}
+
+/**
+ * The measuring half of a drift run (the Action's mode drift-measure): head against the reference
+ * into a results folder, nothing stored, no report — the job that runs the repository's code
+ * holds no write token, and hands its results to a job that records them.
+ */
+export async function runDriftMeasure(
+  settings: Settings,
+  options: DriftMeasureOptions,
+): Promise<DriftShard & { results: string }> {
+  const { reference, head, results, ...runtime } = options;
+  const measured = await measureDriftShard(settings, reference, { ...runtime, head: head ?? settings.head });
+  return { ...measured, results: writeShard(resolve(results), measured.shard) };
+}
+
+export interface DriftRecordOptions {
+  history: HistoryStore;
+  /** Where the report files go: the recorder's choice, never a folder the results name. */
+  out: string;
+  /** The reporter's rules (its config and inputs), as for `runReport`. */
+  rules?: ReportRules;
+  /** The commit the results must be of (the run's own: a results folder naming another is refused). */
+  head?: string;
+}
+
+/**
+ * The recording half (the Action's mode drift-record): the results a measure job wrote → report →
+ * point → history → analysis. It runs no code of the repository; the results are read as the
+ * report mode reads them (validated, bounded).
+ */
+export async function runDriftRecord(
+  folders: readonly string[],
+  options: DriftRecordOptions,
+): Promise<DriftResult> {
+  await options.history.check();
+  const run = driftRunOf(
+    readShards(folders.map((dir) => resolve(dir))),
+    options.rules ? { rules: options.rules } : {},
   );
+  if (options.head && run.point.commit !== options.head)
+    throw new HotpathCompareError(
+      'HP_COMPARE_RESULTS',
+      `the results measured ${run.point.commit.slice(0, 12)}, not this run's commit ${options.head.slice(0, 12)}: only a point of the commit being recorded joins the history`,
+    );
+  return recordDriftRun(run, options.history, resolve(options.out));
+}
+
+/** A measured drift run's report files, its point appended to the store, the trend analysed. */
+async function recordDriftRun(run: DriftRun, store: HistoryStore, out: string): Promise<DriftResult> {
+  const { written: files, removed } = writeClaimed(out, (dir) => writeReport(dir, run.report));
   const stored = await store.append(run.reference, run.point);
   const series = stored.history.series.find((s) => s.reference.sha === run.reference.sha);
   if (!series)

@@ -82,7 +82,7 @@ export const FRONT_DOOR_OPTIONS = [
       action: '',
       why: 'On a terminal, the config in the folder you run hotpath in is the one you mean. The Action reads a config only when the workflow names it: which file a job reads (and, in modes measure, all and drift, runs) is written in the workflow, not decided by a file turning up in the checkout.',
     },
-    cli: { commands: 'compare, profile, drift' },
+    cli: { commands: 'compare, profile, drift, bisect' },
     action: {
       note: 'A path in the repository. Modes measure, all and drift evaluate a .mjs/.js config in a child process with the allowlisted environment; mode report reads a JSON config only.',
     },
