@@ -14,7 +14,7 @@ describe('action.yml agrees with the settings table', () => {
 
   it('declares every input the Action reads, and no other', () => {
     const inputs = committed.slice(committed.indexOf('\ninputs:\n'), committed.indexOf('\noutputs:\n'));
-    const declared = [...inputs.matchAll(/^ {2}([a-z-]+):$/gm)].map((m) => m[1]);
+    const declared = [...inputs.matchAll(/^ {2}([a-z0-9-]+):$/gm)].map((m) => m[1]);
     expect(declared.sort()).toEqual(allInputNames().sort());
   });
 
