@@ -6,21 +6,12 @@
 // ends the server and removes its directory; a failed start stops what it started.
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './lib/checks.mjs';
 
 /** A free TCP port on 127.0.0.1 (the OS's choice; closed again before it is used). */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 function onPath(command) {
   for (const dir of (process.env.PATH ?? '').split(':'))
