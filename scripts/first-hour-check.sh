@@ -130,9 +130,10 @@ grep '^hotpath init' "$work/init.err" | sed 's/^/  /'
 sed 's/^/  /' "$work/init.out"
 for expected in 'package manager: npm (package-lock.json)' 'framework: express' \
   'start: node index.js (from package.json "main")' 'port: the server reads $PORT' \
-  'routes found: /, /token' 'left out (path parameters): /users/:id' \
+  'GET routes found: 3' 'routes written: /token, /' 'left out: /users/:id — a path parameter' \
   'wrote hotpath.config.json' 'wrote .github/workflows/hotpath.yml' \
-  'wrote .github/workflows/hotpath-report.yml' 'installed @hotpath/compare as a devDependency' \
+  'wrote .github/workflows/hotpath-report.yml' \
+  'added @hotpath/compare' \
   'added hotpath-report/ (where runs write) to .gitignore'; do
   grep -qF "hotpath init: $expected" "$work/init.err" || fail "hotpath init did not say \"$expected\""
 done
@@ -140,6 +141,8 @@ grep -q '^Next: npx hotpath compare --base HEAD~1 ' "$work/init.out" ||
   fail "hotpath init's next command is not --base HEAD~1 on main: $(cat "$work/init.out")"
 node -e 'const p=require("./package.json"); if (!p.devDependencies?.["@hotpath/compare"]) process.exit(1)' ||
   fail "package.json has no devDependency on @hotpath/compare"
+# init runs no package manager (it would run the repository's code): the user installs, as it says.
+npm install --no-audit --no-fund --loglevel=error >/dev/null || fail "npm install after hotpath init failed"
 [ -x node_modules/.bin/hotpath ] || fail "node_modules/.bin/hotpath is not installed"
 
 # 4. The first comparison, on a terminal: 6 pairs (this check runs beside the typecheck and two
