@@ -53,7 +53,8 @@ async function output(result: RunResult, parsed: ParsedCommandLine): Promise<num
   process.stderr.write(removedText(files.dir, result.removed));
   const text = render(made, {
     color: process.stdout.isTTY && !process.env.NO_COLOR,
-    width: process.stdout.isTTY ? process.stdout.columns : undefined,
+    // a pseudo-terminal without a size (script(1), some CI runners) says 0 columns: 120 then
+    width: process.stdout.isTTY && process.stdout.columns > 0 ? process.stdout.columns : undefined,
     verbose: parsed.verbose,
     markdown: { maxLength: Number.POSITIVE_INFINITY },
   });

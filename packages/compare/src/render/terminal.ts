@@ -81,7 +81,9 @@ export function renderTerminal(report: Report, options: TerminalOptions = {}): s
   );
   const many = report.scenarios.length > 1;
   if (many) {
-    const nameWidth = Math.max(12, Math.min(26, width - 40));
+    // as wide as the longest name (within 8–26 columns): the rest of the line is the hotter functions'
+    const longest = Math.max(...report.scenarios.map((s) => length(plain(s.name))));
+    const nameWidth = Math.max(8, Math.min(26, longest, width - 40));
     lines.push(
       paint(
         'dim',
