@@ -219,3 +219,14 @@ export function downstreamPerRequest(window: DownstreamWindow | undefined): Down
     endpoints,
   };
 }
+
+/**
+ * One round's record: its processes' windows merged, or undefined unless every process has one (a
+ * partial sum would understate the calls). What the round's metrics and its waiting table read.
+ */
+export function roundDownstream(
+  monitors: readonly { downstream?: DownstreamWindow }[],
+): DownstreamWindow | undefined {
+  if (monitors.length === 0 || !monitors.every((m) => m.downstream)) return undefined;
+  return mergeDownstream(monitors.map((m) => m.downstream));
+}

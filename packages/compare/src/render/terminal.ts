@@ -346,8 +346,8 @@ function hotLines(s: ScenarioReport, { width, verbose, paint }: Context): string
     const at = f.file ? f : f.caller;
     const where = at ? plain(shortLocation(at.file, at.line)) : '';
     const numbers = `${pad(`${share(f.baseShare)} → ${share(f.headShare)}`, 17, true)} ${pad(points(f.delta), 10, true)} ${pad(costText(f), 18, true)}`;
-    const prefix = `  ${f.flagged ? (f.reason === 'new-in-top-10' ? 'new' : '  ▲') : '   '} ${numbers}  `;
-    const room = Math.max(10, width - length(prefix));
+    // the flag is 3 columns wide, painted or not: two spaces, it, a space, the numbers, two spaces
+    const room = Math.max(10, width - (2 + 3 + 1 + length(numbers) + 2));
     const name = cut(plain(displayName(f)), room);
     const place = where && length(name) + 2 + length(where) <= room ? `  ${where}` : '';
     lines.push(`  ${flag} ${numbers}  ${name}${place ? paint('dim', place) : ''}`);

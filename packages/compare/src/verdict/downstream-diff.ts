@@ -5,7 +5,7 @@
 // verdict, whose metrics are calls and waiting per request over every endpoint. Pure.
 import { crossProfileKey } from '@hotpath/tick-parser';
 import { OTHER } from '../downstream-model.js';
-import { mergeDownstream } from '../downstream-summary.js';
+import { roundDownstream } from '../downstream-summary.js';
 import type {
   DownstreamDiff,
   DownstreamEndpointRow,
@@ -42,8 +42,7 @@ interface RoundWaiting {
 
 /** A round's processes' records merged, per request; undefined unless every process has one. */
 export function roundWaiting(round: ScenarioRound): RoundWaiting | undefined {
-  if (round.monitors.length === 0 || !round.monitors.every((m) => m.downstream)) return undefined;
-  const merged = mergeDownstream(round.monitors.map((m) => m.downstream));
+  const merged = roundDownstream(round.monitors);
   if (!merged || merged.requests <= 0) return undefined;
   return perRequest(merged);
 }

@@ -1,4 +1,4 @@
-import { downstreamPerRequest, mergeDownstream } from '../downstream-summary.js';
+import { downstreamPerRequest, roundDownstream } from '../downstream-summary.js';
 import type { Measurements, MetricName, RoundData, RoundMetrics, ScenarioRound, Side } from '../model.js';
 import { memoryPerRequest } from '../round-data.js';
 import { METRICS } from '../settings/metrics.js';
@@ -17,11 +17,7 @@ export function roundMetrics(round: ScenarioRound): RoundMetrics {
   const requests = round.load.requests.total;
   const over = retainedOver(round);
   const memory = memoryPerRequest(round.monitors, requests, over);
-  // Every process's record, or none: a partial sum would understate the calls.
-  const downstream =
-    round.monitors.length > 0 && round.monitors.every((m) => m.downstream)
-      ? downstreamPerRequest(mergeDownstream(round.monitors.map((m) => m.downstream)))
-      : undefined;
+  const downstream = downstreamPerRequest(roundDownstream(round.monitors));
   const data: RoundData = {
     load: round.load,
     monitors: round.monitors,
