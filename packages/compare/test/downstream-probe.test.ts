@@ -171,8 +171,14 @@ describe.skipIf(missing)(
       expect(perItem.requestsWithCalls).toMatchObject({ withCalls: REQUESTS, calls: 10 * REQUESTS });
       // the functions' calls are estimates (a stack at most every 2 ms stands for the calls since the last)
       expect(perItem.functions[0]?.name).toBe('loadItemsOneByOne');
-      expect(perItem.functions[0]?.calls).toBeGreaterThan(0.9 * 10 * REQUESTS);
+      // (a sample that lands in the route's own frame gives its calls to that frame: on a busy
+      // runner 357 of 400 went to the named function, so the floor is three quarters)
+      expect(perItem.functions[0]?.calls).toBeGreaterThan(0.75 * 10 * REQUESTS);
       expect(perItem.functions[0]?.calls).toBeLessThanOrEqual(10 * REQUESTS);
+      // every call is given to some function: the estimates add up to the calls counted
+      const given = perItem.functions.reduce((sum, f) => sum + f.calls, 0);
+      expect(given).toBeGreaterThan(0.95 * 10 * REQUESTS);
+      expect(given).toBeLessThanOrEqual(10 * REQUESTS);
       expect(perItem.functions[0]?.file).toMatch(/downstream-server\.mjs$/);
       expect(one.functions[0]?.name).toBe('loadItemsAtOnce');
       // the flame graph's stacks end at the endpoint the calls went to
