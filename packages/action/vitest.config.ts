@@ -3,7 +3,7 @@ import { sideBySideWorkers, splitProjects } from '../../scripts/vitest-projects.
 
 // Files that start no server under load and time nothing (the workflow linter, inputs, the
 // outputs, a recorded shard through the three doors). The end-to-end runs of the Action start
-// real servers under real load: after these, one file at a time.
+// real servers under real load: after these, two files at a time (scripts/vitest-projects.mjs).
 const SIDE_BY_SIDE = [
   'action-yml',
   'artifact-upload',

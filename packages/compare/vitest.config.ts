@@ -3,7 +3,7 @@ import { sideBySideWorkers, splitProjects } from '../../scripts/vitest-projects.
 
 // Files that start no server under load and time nothing: pure functions, the CLI's help and
 // refusals, files on disk, git, a child under a small heap. Every other file (real servers under
-// real load, or a reading of time or CPU) runs after them, one at a time.
+// real load, or a reading of time or CPU) runs after them, two at a time (scripts/vitest-projects.mjs).
 const SIDE_BY_SIDE = [
   'capacity',
   'capacity-chart',
