@@ -58,6 +58,13 @@ export const DownstreamFunctionSchema = z.object({
   column: count,
   calls: count,
   waitingMicros: micros,
+  /**
+   * The calls it made as the function that resumed from an await (the outermost user frame of
+   * the call's synchronous stack), and their waiting: the code that awaits them, where `calls`
+   * names the helper that issued them. Estimates as `calls`; absent in records before 2026-12.
+   */
+  resumedCalls: count.optional(),
+  resumedMicros: micros.optional(),
 });
 
 /** A distinct stack of user frames (outermost first) and the endpoint its calls went to (estimates, as functions'). */

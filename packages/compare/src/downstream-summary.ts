@@ -106,10 +106,14 @@ function addRows(
       file,
       calls: 0,
       waitingMicros: 0,
+      resumedCalls: 0,
+      resumedMicros: 0,
     }));
     const row = rows.functions.rows[at] as DownstreamFunction;
     row.calls += f.calls;
     row.waitingMicros += f.waitingMicros;
+    row.resumedCalls = (row.resumedCalls ?? 0) + (f.resumedCalls ?? 0);
+    row.resumedMicros = (row.resumedMicros ?? 0) + (f.resumedMicros ?? 0);
     return at;
   });
   for (const s of window.stacks) {

@@ -322,6 +322,11 @@ export interface ScenarioReport {
    * per request (the allocation flame graphs). Not part of report.json either.
    */
   allocationProfiles: { base?: Profile; head?: Profile };
+  /**
+   * Each side's downstream stacks merged over its rounds, a stack's count its waiting in µs per
+   * request, its leaf the endpoint (the waiting flame graphs). Not part of report.json either.
+   */
+  waitingProfiles?: { base?: Profile; head?: Profile };
 }
 
 /** Settings as the report echoes them: in the table's units, headers by name, body as a flag. */

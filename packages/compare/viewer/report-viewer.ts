@@ -16,8 +16,8 @@ interface FlameData {
   base?: FlameNode;
   head?: FlameNode;
   diff?: FlameNode;
-  /** CPU samples, or bytes allocated per request (the allocation graphs). */
-  unit?: 'samples' | 'bytes';
+  /** CPU samples, bytes allocated per request (allocation graphs), µs waited per request (waiting graphs). */
+  unit?: 'samples' | 'bytes' | 'micros';
 }
 type Graph = 'base' | 'head' | 'diff';
 
@@ -28,6 +28,7 @@ const bytes = (x: number) =>
     : x >= 1024
       ? `${(x / 1024).toFixed(1)} KB`
       : `${x.toFixed(1)} B`;
+const micros = (x: number) => (x >= 1000 ? `${(x / 1000).toFixed(2)} ms` : `${x.toFixed(1)} µs`);
 const sign = (x: number) => (x > 0 ? '+' : x < 0 ? '−' : '±');
 
 function draw(
@@ -50,10 +51,12 @@ function draw(
     .setDetailsElement(details)
     .label((d) => {
       const delta = d.data.d ?? 0;
-      if (data.unit === 'bytes') {
-        const line = `${name(d)}: ${bytes(d.data.v)} per request (${percent(d.data.v / total)})`;
+      if (data.unit === 'bytes' || data.unit === 'micros') {
+        const amount = data.unit === 'bytes' ? bytes : micros;
+        const what = data.unit === 'bytes' ? '' : ' waited';
+        const line = `${name(d)}: ${amount(d.data.v)}${what} per request (${percent(d.data.v / total)})`;
         return graph === 'diff'
-          ? `${line}; self vs base: ${sign(delta)}${bytes(Math.abs(delta))} per request`
+          ? `${line}; self vs base: ${sign(delta)}${amount(Math.abs(delta))} per request`
           : line;
       }
       const line = `${name(d)}: ${d.data.v} samples (${percent(d.data.v / total)})`;

@@ -22,6 +22,8 @@ const PG_ENTRY = /[\\/]node_modules[\\/]pg[\\/]lib[\\/]index\.js$/;
  */
 export interface Origin {
   frames: number[] | undefined;
+  /** The function that resumed from an await to make the call (a function index; -1: none). */
+  resumed: number;
   context: RequestContext | undefined;
 }
 

@@ -32,6 +32,21 @@ interface CallSiteLike {
   getColumnNumber(): number | null;
   getEnclosingLineNumber?(): number | null;
   getEnclosingColumnNumber?(): number | null;
+  /** An async frame: a function awaiting the one above it (below every synchronous frame). */
+  isAsync?(): boolean;
+}
+
+/** A call's user frames, and the function among them that resumed from an await to make it. */
+export interface UserFrames {
+  /** Function indices, outermost first. */
+  frames: number[];
+  /**
+   * The outermost user frame of the call's synchronous stack (-1: none): after an `await`, the
+   * function that resumed and made the call — in `for (…) await ask(id)` the loop's function, not
+   * `ask`. A request's first call, made before any await, names the function the request started
+   * in (its handler).
+   */
+  resumed: number;
 }
 
 function rawCallSites(_error: Error, sites: CallSiteLike[]): CallSiteLike[] {
@@ -45,6 +60,8 @@ export class WaitingCode {
   private readonly functions: { name: string; file: string; line: number; column: number }[] = [];
   private fnCalls: number[] = [];
   private fnWaiting: number[] = [];
+  private resumedCalls: number[] = [];
+  private resumedWaiting: number[] = [];
   /** Stacks by a hash of their frames and endpoint; each hash's stacks listed. */
   private readonly stackIndex = new Map<number, number[]>();
   private readonly stacks: { frames: number[]; endpoint: Endpoint }[] = [];
@@ -60,16 +77,25 @@ export class WaitingCode {
   reset(): void {
     this.fnCalls = [];
     this.fnWaiting = [];
+    this.resumedCalls = [];
+    this.resumedWaiting = [];
     this.stackCalls = [];
     this.stackWaiting = [];
     this.stackAt = Number.NEGATIVE_INFINITY;
   }
 
-  /** A call that ended in the window: `weight` calls of `micros` each for its function and stack. */
-  add(fn: number, stack: number, weight: number, micros: number): void {
+  /**
+   * A call that ended in the window: `weight` calls of `micros` each for the function that issued
+   * it, the function that resumed to make it, and its stack.
+   */
+  add(fn: number, resumed: number, stack: number, weight: number, micros: number): void {
     if (fn >= 0) {
       this.fnCalls[fn] = (this.fnCalls[fn] ?? 0) + weight;
       this.fnWaiting[fn] = (this.fnWaiting[fn] ?? 0) + micros * weight;
+    }
+    if (resumed >= 0) {
+      this.resumedCalls[resumed] = (this.resumedCalls[resumed] ?? 0) + weight;
+      this.resumedWaiting[resumed] = (this.resumedWaiting[resumed] ?? 0) + micros * weight;
     }
     this.stackCalls[stack] = (this.stackCalls[stack] ?? 0) + weight;
     this.stackWaiting[stack] = (this.stackWaiting[stack] ?? 0) + micros * weight;
@@ -91,6 +117,8 @@ export class WaitingCode {
       ...(this.functions[fn] as { name: string; file: string; line: number; column: number }),
       calls: this.fnCalls[fn] ?? 0,
       waitingMicros: Math.round(this.fnWaiting[fn] ?? 0),
+      resumedCalls: this.resumedCalls[fn] ?? 0,
+      resumedMicros: Math.round(this.resumedWaiting[fn] ?? 0),
     }));
     const stacks: DownstreamStack[] = stackRows
       .sort((a, b) => b.waiting - a.waiting)
@@ -113,7 +141,7 @@ export class WaitingCode {
     return true;
   }
 
-  userFrames(below: (...args: never[]) => unknown): number[] {
+  userFrames(below: (...args: never[]) => unknown): UserFrames {
     const prepare = Error.prepareStackTrace;
     const limit = Error.stackTraceLimit;
     let sites: CallSiteLike[] | undefined;
@@ -130,15 +158,26 @@ export class WaitingCode {
       Error.stackTraceLimit = limit;
     }
     const frames: number[] = [];
-    if (!Array.isArray(sites)) return frames;
+    let resumed = -1;
+    if (!Array.isArray(sites)) return { frames, resumed };
+    // the synchronous frames come first (innermost first), then the async ones
+    let outermostSync = -1;
+    for (let i = 0; i < sites.length; i++) {
+      const site = sites[i] as CallSiteLike;
+      if (site.isAsync?.()) break;
+      const file = site.getFileName();
+      if (file && this.isUserFile(file)) outermostSync = i;
+    }
     // innermost first on the stack; the record keeps them outermost first
     for (let i = sites.length - 1; i >= 0 && frames.length < DOWNSTREAM_LIMITS.frames; i--) {
       const site = sites[i] as CallSiteLike;
       const file = site.getFileName();
       if (!file || !this.isUserFile(file)) continue;
-      frames.push(this.functionOf(site, file));
+      const fn = this.functionOf(site, file);
+      frames.push(fn);
+      if (i === outermostSync) resumed = fn;
     }
-    return frames;
+    return { frames, resumed };
   }
 
   /** The function that issued a call: the innermost named user frame (else the innermost). */

@@ -39,6 +39,8 @@ class Tracked {
   /** The window the call started in (0: none open). */
   window = 0;
   fn = -1;
+  /** The function that resumed from an await to make the call. */
+  resumed = -1;
   stack = -1;
   /** The calls to the endpoint this call's stack stands for (0: no stack taken). */
   weight = 0;
@@ -177,10 +179,12 @@ export class DownstreamRecorder implements OriginSource {
       state.weight = endpoint.sinceStack;
       endpoint.sinceStack = 0;
       state.fn = this.code.issuing(frames);
+      state.resumed = origin.resumed;
       state.stack = this.code.stackOf(frames, endpoint);
     } else {
       state.weight = 0;
       state.fn = -1;
+      state.resumed = -1;
       state.stack = -1;
     }
     const context = origin.context ?? this.waiting.store?.getStore();
@@ -213,7 +217,7 @@ export class DownstreamRecorder implements OriginSource {
     const micros = (state.last - state.start) * 1000;
     state.endpoint.calls++;
     state.endpoint.waitingMicros += micros;
-    if (state.weight) this.code.add(state.fn, state.stack, state.weight, micros);
+    if (state.weight) this.code.add(state.fn, state.resumed, state.stack, state.weight, micros);
   }
 
   /** The socket's bytes since they were last counted, added to its endpoint's (with `count`). */
@@ -231,10 +235,10 @@ export class DownstreamRecorder implements OriginSource {
 
   /** Who issues a call now: the request, and with `withStack` the user's frames (async ones included). */
   origin(below: (...args: never[]) => unknown, withStack: boolean): Origin {
-    return {
-      frames: withStack ? this.code.userFrames(below) : undefined,
-      context: this.waiting.store?.getStore(),
-    };
+    const context = this.waiting.store?.getStore();
+    if (!withStack) return { frames: undefined, resumed: -1, context };
+    const { frames, resumed } = this.code.userFrames(below);
+    return { frames, resumed, context };
   }
 
   /** Opens a window: every counter from zero; calls under way when it opens are not its calls. */

@@ -32,10 +32,11 @@ export interface FlameData {
   /** `(idle)` samples left out of each side's graphs (they are no cost; see the report's shares). */
   idle: { base: number; head: number };
   /**
-   * What `v` and `d` count: CPU samples, or bytes allocated per request (the allocation graphs,
-   * whose differential is not scaled: `d` is the change in bytes per request).
+   * What `v` and `d` count: CPU samples, bytes allocated per request (the allocation graphs) or
+   * µs waited on downstream calls per request (the waiting graphs); per request, the differential
+   * is not scaled: `d` is the change per request.
    */
-  unit: 'samples' | 'bytes';
+  unit: 'samples' | 'bytes' | 'micros';
 }
 
 /** Default fold: a frame under 1/2000 of the samples is under a pixel at any page width. */
@@ -153,7 +154,7 @@ export function flameData(
       names,
       minSamples: min(head),
       counter: { folded: 0 },
-      base: { self: selfByPath(base), scale: unit === 'bytes' ? 1 : head.totalTicks / base.totalTicks },
+      base: { self: selfByPath(base), scale: unit === 'samples' ? head.totalTicks / base.totalTicks : 1 },
     });
   data.folded = counter.folded;
   return data;

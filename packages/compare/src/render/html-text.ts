@@ -15,3 +15,25 @@ export function scriptJson(value: unknown): string {
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 }
+
+/** One column of a table: its title and how a row fills its cell (already HTML). */
+export interface Column<T> {
+  title: string;
+  numeric?: boolean;
+  cell: (row: T) => string;
+}
+
+/** A table of `rows`, each cell already HTML (the columns escape what they take from the report). */
+export function table<T>(
+  columns: readonly Column<T>[],
+  rows: readonly T[],
+  rowClass?: (row: T) => string,
+): string {
+  const th = columns.map((c) => `<th${c.numeric ? ' class="num"' : ''}>${escapeHtml(c.title)}</th>`).join('');
+  const body = rows.map((row) => {
+    const cls = rowClass?.(row);
+    const cells = columns.map((c) => `<td${c.numeric ? ' class="num"' : ''}>${c.cell(row)}</td>`).join('');
+    return `<tr${cls ? ` class="${escapeHtml(cls)}"` : ''}>${cells}</tr>`;
+  });
+  return `<table><thead><tr>${th}</tr></thead><tbody>${body.join('')}</tbody></table>`;
+}

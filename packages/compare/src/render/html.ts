@@ -30,7 +30,8 @@ import {
 } from './format.js';
 import { CAPACITY_STYLE, capacityChart } from './html-capacity.js';
 import { flameSection } from './html-flames.js';
-import { escapeHtml, scriptJson } from './html-text.js';
+import { type Column, escapeHtml, scriptJson, table } from './html-text.js';
+import { waitingSection } from './html-waiting.js';
 import { sourceLink } from './markdown-text.js';
 import { memoryRows, noFindingsText } from './memory-rows.js';
 import { metricLabel } from './metric-labels.js';
@@ -39,23 +40,6 @@ import { interleaveText, loadLevelText, runSummary, scenarioSummary } from './wo
 export { escapeHtml, scriptJson };
 
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
-
-/** One column of a table: its title and how a row fills its cell (already HTML). */
-interface Column<T> {
-  title: string;
-  numeric?: boolean;
-  cell: (row: T) => string;
-}
-
-function table<T>(columns: readonly Column<T>[], rows: readonly T[], rowClass?: (row: T) => string): string {
-  const th = columns.map((c) => `<th${c.numeric ? ' class="num"' : ''}>${escapeHtml(c.title)}</th>`).join('');
-  const body = rows.map((row) => {
-    const cls = rowClass?.(row);
-    const cells = columns.map((c) => `<td${c.numeric ? ' class="num"' : ''}>${c.cell(row)}</td>`).join('');
-    return `<tr${cls ? ` class="${escapeHtml(cls)}"` : ''}>${cells}</tr>`;
-  });
-  return `<table><thead><tr>${th}</tr></thead><tbody>${body.join('')}</tbody></table>`;
-}
 
 const e = escapeHtml;
 
@@ -247,6 +231,7 @@ function scenarioSection(
   index: number,
   flames: FlameData,
   allocationFlames: FlameData,
+  waitingFlames: { data: FlameData; at: number },
 ): string {
   const hot = s.hotFunctions;
   const hotRows = hot ? [...hot.rows, ...hot.flagged.filter((f) => !hot.rows.includes(f))] : [];
@@ -277,6 +262,7 @@ function scenarioSection(
     ...(allocationFlames.base || allocationFlames.head
       ? ['<h3>Allocation flame graphs</h3>', flameSection(report.scenarios.length + index, allocationFlames)]
       : []),
+    waitingSection(report, s, waitingFlames),
     '</section>',
   ].join('\n');
 }
@@ -315,7 +301,7 @@ h1{font-size:22px;margin:8px 0}h2{font-size:18px;margin:28px 0 4px}h3{font-size:
 code{font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f6f8fa;padding:1px 4px;border-radius:4px;word-break:break-all}
 table{border-collapse:collapse;margin:6px 0}th,td{border:1px solid var(--line);padding:4px 10px;text-align:left;vertical-align:top}th{background:#f6f8fa}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}tr.bad td{color:var(--bad)}
-.dim{color:var(--dim)}.summary{font-weight:600}
+.dim{color:var(--dim)}.summary{font-weight:600}p.bad{color:var(--bad)}
 .badge{font-size:12px;border-radius:10px;padding:2px 8px;color:#fff;background:#6e7781;vertical-align:2px}
 .badge.regressed{background:var(--bad)}.badge.improved{background:var(--good)}.badge.inconclusive{background:#b08800}
 header .verdict.regressed{color:var(--bad)}header .verdict.improved{color:var(--good)}header .verdict.inconclusive{color:#b08800}
@@ -342,12 +328,13 @@ export interface ViewerAssets {
  * with `<` escaped, and a Content-Security-Policy lets only this page's own script and style run.
  */
 export function renderHtml(report: Report, viewer: ViewerAssets): string {
-  // CPU flame graphs of scenario i at i, its allocation flame graphs at scenarios + i
   const cpu = report.scenarios.map((s) => flameData(s.profiles));
   const allocations = report.scenarios.map((s) =>
     flameData(s.allocationProfiles ?? {}, MIN_FRAME_SHARE, 'bytes'),
   );
-  const data = { schema: 'hotpath-report-html/1', flames: [...cpu, ...allocations] };
+  const waiting = report.scenarios.map((s) => flameData(s.waitingProfiles ?? {}, MIN_FRAME_SHARE, 'micros'));
+  // CPU at i, allocations at scenarios + i, waiting at 2 × scenarios + i
+  const data = { schema: 'hotpath-report-html/1', flames: [...cpu, ...allocations, ...waiting] };
   const script = viewer.script.replace(/<\/(script)/gi, '<\\/$1');
   const style = `${viewer.style}\n${STYLE}\n${CAPACITY_STYLE}`;
   const csp = `default-src 'none'; script-src ${sha256(script)}; style-src ${sha256(style)}; img-src data:; base-uri 'none'; form-action 'none'`;
@@ -377,6 +364,7 @@ export function renderHtml(report: Report, viewer: ViewerAssets): string {
         i,
         cpu[i] ?? flameData({}),
         allocations[i] ?? flameData({}, MIN_FRAME_SHARE, 'bytes'),
+        { data: waiting[i] ?? flameData({}, MIN_FRAME_SHARE, 'micros'), at: 2 * report.scenarios.length + i },
       ),
     ),
     settingsSection(report),

@@ -17,11 +17,13 @@ export function reportJson(report: Report) {
     schema: REPORT_SCHEMA,
     summary: runSummary(report),
     ...report,
-    scenarios: report.scenarios.map(({ profiles: _profiles, allocationProfiles: _allocations, ...s }) => ({
-      summary: scenarioSummary(s, report.settings.threshold),
-      ...s,
-      metrics: s.metrics.map((m) => ({ ...m, label: metricLabel(m.metric) })),
-    })),
+    scenarios: report.scenarios.map(
+      ({ profiles: _profiles, allocationProfiles: _allocations, waitingProfiles: _waiting, ...s }) => ({
+        summary: scenarioSummary(s, report.settings.threshold),
+        ...s,
+        metrics: s.metrics.map((m) => ({ ...m, label: metricLabel(m.metric) })),
+      }),
+    ),
   };
 }
 

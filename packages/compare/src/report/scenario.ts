@@ -7,6 +7,7 @@ import { retainedOver, roundMetrics } from '../verdict/round-pairs.js';
 import { judgeScenario } from '../verdict/scenario-verdict.js';
 import { allocationFlameProfile } from './allocation-flames.js';
 import { capacityFindings, diagnose } from './diagnosis.js';
+import { waitingFlameProfile } from './waiting-flames.js';
 
 function describeTarget(scenario: Scenario): string {
   if (scenario.requests?.length) {
@@ -24,6 +25,15 @@ function allocationFlames(
 ): ScenarioReport['allocationProfiles'] {
   const base = allocationFlameProfile(rounds.base);
   const head = allocationFlameProfile(rounds.head);
+  return { ...(base ? { base } : {}), ...(head ? { head } : {}) };
+}
+
+/** Each side's downstream stacks merged for the waiting flame graphs (sides without none). */
+function waitingFlames(
+  rounds: Record<Side, Measurements['base'][number]['scenarios']>,
+): ScenarioReport['waitingProfiles'] {
+  const base = waitingFlameProfile(rounds.base);
+  const head = waitingFlameProfile(rounds.head);
   return { ...(base ? { base } : {}), ...(head ? { head } : {}) };
 }
 
@@ -102,5 +112,6 @@ export function analyseScenario(
     rounds: rows,
     profiles,
     allocationProfiles: allocationFlames(rounds),
+    waitingProfiles: waitingFlames(rounds),
   };
 }

@@ -34,7 +34,8 @@ interface RoundWaiting {
   requests: number;
   endpoints: Map<string, { calls: number; waiting: number; connections: number; bytes: number }>;
   endpointInfo: Map<string, Pick<DownstreamEndpointRow, 'endpoint' | 'protocol'>>;
-  functions: Map<string, { calls: number; waiting: number }>;
+  /** By function: the calls it issued and their waiting; `resumed`, the waiting of the calls it resumed to make. */
+  functions: Map<string, { calls: number; waiting: number; resumed: number }>;
   functionInfo: Map<string, { name: string; file: string; line: number }>;
   /** Union over sum of the requests' call times (1: in series); undefined without calls. */
   overlap?: number;
@@ -60,12 +61,16 @@ function perRequest(w: DownstreamWindow): RoundWaiting {
     });
     endpointInfo.set(e.endpoint, { endpoint: e.endpoint, ...(e.protocol ? { protocol: e.protocol } : {}) });
   }
-  const functions = new Map<string, { calls: number; waiting: number }>();
+  const functions = new Map<string, { calls: number; waiting: number; resumed: number }>();
   const functionInfo = new Map<string, { name: string; file: string; line: number }>();
   for (const f of w.functions) {
     const key = crossProfileKey(f);
-    const known = functions.get(key) ?? { calls: 0, waiting: 0 };
-    functions.set(key, { calls: known.calls + f.calls / n, waiting: known.waiting + f.waitingMicros / n });
+    const known = functions.get(key) ?? { calls: 0, waiting: 0, resumed: 0 };
+    functions.set(key, {
+      calls: known.calls + f.calls / n,
+      waiting: known.waiting + f.waitingMicros / n,
+      resumed: known.resumed + (f.resumedMicros ?? 0) / n,
+    });
     if (!functionInfo.has(key)) functionInfo.set(key, { name: f.name, file: f.file, line: f.line });
   }
   const { unionMicros, sumMicros } = w.requestsWithCalls;
@@ -132,7 +137,7 @@ export function diffDownstream(base: Rounds, head: Rounds, alpha: number): Downs
     seriality.head !== undefined &&
     seriality.base <= OVERLAPPED &&
     seriality.head >= seriality.base * SERIES_RATIO
-      ? [...functions].sort((x, y) => y.head.waiting - x.head.waiting)[0]
+      ? (awaitingMost(b, h) ?? [...functions].sort((x, y) => y.head.waiting - x.head.waiting)[0])
       : undefined;
   return {
     endpoints: endpoints.slice(0, TOP_ENDPOINTS),
@@ -142,6 +147,31 @@ export function diffDownstream(base: Rounds, head: Rounds, alpha: number): Downs
     pairs: pairs.length,
     rounds: { base: b.length, head: h.length },
   };
+}
+
+/**
+ * The function that awaits head's calls in series: the one whose waiting as the function that
+ * resumed from an await to make calls grew most, base → head (the loop's function in `for (…)
+ * await ask()`, where the functions' table names `ask`, which issued them). Undefined in records
+ * without it.
+ */
+function awaitingMost(
+  b: readonly RoundWaiting[],
+  h: readonly RoundWaiting[],
+): { name: string; file: string; line: number } | undefined {
+  let best: { key: string; growth: number } | undefined;
+  for (const key of new Set(h.flatMap((r) => [...r.functions.keys()]))) {
+    const resumed = (list: readonly RoundWaiting[]) =>
+      meanOf(
+        list,
+        (r) => r.functions.get(key),
+        (f) => f.resumed,
+      );
+    const growth = resumed(h) - resumed(b);
+    if (growth > 0 && (!best || growth > best.growth)) best = { key, growth };
+  }
+  const info = best && h.find((r) => r.functionInfo.has(best.key))?.functionInfo.get(best.key);
+  return info && info.name !== OTHER ? info : undefined;
 }
 
 /** A paired interval of a per-round figure over the pairs (undefined under two pairs). */
