@@ -85,13 +85,14 @@ describe('hotpath bisect', () => {
   }, 120_000);
 
   it('a range with no step ends "no culprit" and names no commit', async () => {
-    const { dir, shas } = repo('flat', [BASE, BASE, BASE, BASE, BASE]);
+    // three commits: two probes, each a whole comparison that must find nothing
+    const { dir, shas } = repo('flat', [BASE, BASE, BASE]);
     const result = await bisect({
       ...FAST,
       cwd: dir,
       out: join(dir, 'out'),
       good: shas[0] as string,
-      bad: shas[4] as string,
+      bad: shas[2] as string,
     });
     expect(result.search.conclusion, result.text).toBe('no-culprit');
     expect(result.search.culprit).toBeNull();
