@@ -74,7 +74,16 @@ const settings: Omit<PolicySettings, 'scenarios'> & Pick<Settings, 'scenarios' |
   maxRounds: 30,
   maxTime: 180,
   scenarios: [
-    { name: 's', url: '/', method: 'GET', headers: {}, connections: 4, pipelining: 1, http2: false },
+    {
+      name: 's',
+      url: '/',
+      method: 'GET',
+      headers: {},
+      connections: 4,
+      pipelining: 1,
+      http2: false,
+      grpc: false,
+    },
   ],
 };
 

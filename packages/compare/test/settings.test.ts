@@ -57,7 +57,16 @@ describe('resolveSettings (one table for flags, inputs, config and API)', () => 
       out: 'hotpath-report',
     });
     expect(s.scenarios).toEqual([
-      { name: 'GET /', url: '/', method: 'GET', headers: {}, connections: 50, pipelining: 1, http2: false },
+      {
+        name: 'GET /',
+        url: '/',
+        method: 'GET',
+        headers: {},
+        connections: 50,
+        pipelining: 1,
+        http2: false,
+        grpc: false,
+      },
     ]);
   });
 

@@ -295,6 +295,7 @@ async function searchLevel(run: RoundRun, scenario: Scenario, settings: Settings
     url: targetUrl(scenario.url, run.server.port),
     pipelining: scenario.pipelining,
     http2: scenario.http2,
+    grpc: scenario.grpc,
     method: scenario.method,
     headers: scenario.headers,
     body: scenario.body,

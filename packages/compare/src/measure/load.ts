@@ -1,6 +1,7 @@
 import { createRun } from '@hotpath/load-client';
 import { HotpathCompareError } from '../errors.js';
 import type { LoadResult } from '../model.js';
+import { grpcMessage } from '../settings/grpc.js';
 
 export interface LoadOptions {
   url: string;
@@ -11,6 +12,8 @@ export interface LoadOptions {
   pipelining: number;
   /** HTTP/2 (h2c over http://, ALPN h2 over https://, a self-signed certificate accepted). */
   http2?: boolean;
+  /** gRPC unary calls: the url's path is the method, `body` the message in base64 (settings/grpc.ts). */
+  grpc?: boolean;
   rate?: number;
   method: string;
   headers: Record<string, string>;
@@ -40,18 +43,19 @@ export interface LoadOptions {
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   try {
+    const target = options.grpc ? new URL(options.url) : undefined;
     const loadRun = createRun({
-      url: options.url,
+      url: target ? target.origin : options.url,
       connections: options.connections,
       duration: options.duration,
       ...(options.warmup ? { warmup: options.warmup } : {}),
       pipelining: options.pipelining,
-      ...(options.http2 ? { http2: true } : {}),
+      ...(options.http2 || target ? { http2: true } : {}),
       rate: options.rate,
-      method: options.method,
       headers: options.headers,
-      body: options.body,
-      requests: options.requests,
+      ...(target
+        ? { grpc: { method: target.pathname, message: grpcMessage(options.body) } }
+        : { method: options.method, body: options.body, requests: options.requests }),
       signal: options.signal,
       drain: true,
       connectFirst: true,

@@ -145,6 +145,7 @@ export function scenarioLoad(run: RoundRun, scenario: Scenario): ScenarioLoad {
     connections: scenario.connections,
     pipelining: scenario.pipelining,
     http2: scenario.http2,
+    grpc: scenario.grpc,
     rate: scenario.rate,
     method: scenario.method,
     headers: scenario.headers,

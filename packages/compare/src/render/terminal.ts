@@ -149,7 +149,11 @@ function footer(report: Report, { width, verbose, paint }: Context): string[] {
     );
   } else {
     const connections = [...new Set(report.settings.scenarios.map((x) => String(x.connections)))].join('/');
-    const http2 = report.settings.scenarios.some((x) => x.http2) ? ' HTTP/2' : '';
+    const http2 = report.settings.scenarios.some((x) => x.grpc)
+      ? ' gRPC'
+      : report.settings.scenarios.some((x) => x.http2)
+        ? ' HTTP/2'
+        : '';
     lines.push(
       ...dim(
         `${rounds} · ${connections}${http2} connections${report.shards > 1 ? ` · ${report.shards} shards` : ''} · ${machines}`,

@@ -142,12 +142,13 @@ export function loadLevelText(
     rate?: number | string;
     slo?: string;
     http2?: boolean;
+    grpc?: boolean;
   },
   levels: readonly LoadLevel[] | undefined,
   rates?: readonly RateLevel[],
 ): string {
   const level = levels?.find((l) => l.scenario === scenario.name);
-  const count = `${scenario.connections} ${scenario.http2 ? 'HTTP/2 ' : ''}connection${scenario.connections === 1 ? '' : 's'}`;
+  const count = `${scenario.connections} ${scenario.grpc ? 'gRPC ' : scenario.http2 ? 'HTTP/2 ' : ''}connection${scenario.connections === 1 ? '' : 's'}`;
   const rate = rateText(scenario, rates) + sloText(scenario.slo);
   if (!level) return `${count}${rate}`;
   if (level.reason === 'fixed-rate') return `${count} (auto, for the fixed rate)${rate}`;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { HotpathCompareError } from '../errors.js';
 import { coerce, HEADER_NAME, SCENARIO_NAME, type Source, show } from './coerce.js';
+import { checkGrpc } from './grpc.js';
 import type { MetricName } from './metrics.js';
 import { SCENARIO_KEYS, SCENARIO_SPECS, SETTINGS, type SettingSpec } from './table.js';
 
@@ -172,6 +173,7 @@ export function resolveSettings(sources: SettingsSources): Settings {
     connections: values.connections as number,
     pipelining: values.pipelining as number,
     http2: values.http2 as boolean,
+    grpc: values.grpc as boolean,
     rate: values.rate as Scenario['rate'],
     slo: values.slo as string | undefined,
   };
@@ -195,6 +197,7 @@ export function resolveSettings(sources: SettingsSources): Settings {
       return scenario;
     });
   }
+  for (const scenario of scenarios) checkGrpc(scenario, sources.configName ?? 'the settings');
   const settings = { ...values, scenarios } as unknown as Settings & Record<string, unknown>;
   for (const key of SCENARIO_KEYS) delete settings[key];
   return settings;

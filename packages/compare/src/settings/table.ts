@@ -203,6 +203,15 @@ export const SETTINGS = [
       'Speak HTTP/2 to the server (gRPC servers, node:http2, fastify with http2): prior knowledge over http:// (h2c), ALPN h2 over https://, whose certificate may be self-signed; one stream per pipelined request.',
   },
   {
+    key: 'grpc',
+    kind: 'boolean',
+    group: 'load',
+    default: false,
+    scenario: true,
+    description:
+      'gRPC unary calls over HTTP/2 (implies http2): url is the method, /package.Service/Method; body is the request message, its encoded (protobuf) bytes in base64 (none: an empty message); a non-zero grpc-status counts as an error.',
+  },
+  {
     key: 'rate',
     kind: 'rate',
     group: 'load',
