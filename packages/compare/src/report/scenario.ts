@@ -1,3 +1,4 @@
+import type { Profile } from '@hotpath/tick-parser';
 import type { Measurements, RoundRow, ScenarioReport, Side } from '../model.js';
 import type { Scenario } from '../settings/schema.js';
 import { diffAllocations, diffSurvivors } from '../verdict/allocation-diff.js';
@@ -19,21 +20,13 @@ function describeTarget(scenario: Scenario): string {
   return `${scenario.method} ${scenario.url}`;
 }
 
-/** Each side's allocation profiles merged for the allocation flame graphs (sides without none). */
-function allocationFlames(
+/** A profile of each side built from its rounds (sides without one left out): the flame graphs'. */
+function bothSides(
   rounds: Record<Side, Measurements['base'][number]['scenarios']>,
-): ScenarioReport['allocationProfiles'] {
-  const base = allocationFlameProfile(rounds.base);
-  const head = allocationFlameProfile(rounds.head);
-  return { ...(base ? { base } : {}), ...(head ? { head } : {}) };
-}
-
-/** Each side's downstream stacks merged for the waiting flame graphs (sides without none). */
-function waitingFlames(
-  rounds: Record<Side, Measurements['base'][number]['scenarios']>,
-): ScenarioReport['waitingProfiles'] {
-  const base = waitingFlameProfile(rounds.base);
-  const head = waitingFlameProfile(rounds.head);
+  build: (side: Measurements['base'][number]['scenarios']) => Profile | undefined,
+): { base?: Profile; head?: Profile } {
+  const base = build(rounds.base);
+  const head = build(rounds.head);
   return { ...(base ? { base } : {}), ...(head ? { head } : {}) };
 }
 
@@ -111,7 +104,7 @@ export function analyseScenario(
     diagnosis,
     rounds: rows,
     profiles,
-    allocationProfiles: allocationFlames(rounds),
-    waitingProfiles: waitingFlames(rounds),
+    allocationProfiles: bothSides(rounds, allocationFlameProfile),
+    waitingProfiles: bothSides(rounds, waitingFlameProfile),
   };
 }
