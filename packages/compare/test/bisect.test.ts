@@ -72,7 +72,7 @@ describe('hotpath bisect', () => {
     expect(change?.metric).toBe('cpuPerRequest');
     expect(change?.ci?.[0]).toBeGreaterThan(0.2);
     expect(result.text).toMatch(new RegExp(`^culprit: ${shas[5]?.slice(0, 12)} "work 600000 at 5"`, 'm'));
-    expect(lines[1]).toMatch(/^step 1: .* against .*: unchanged.*at most \d+ left/);
+    expect(lines[1]).toMatch(/^step 1: .* against .*: (unchanged|not-worse), .*at most \d+ left/);
     // report.json is the whole search; culprit/ the culprit's own comparison
     const written: BisectSearch = JSON.parse(readFileSync(join(dir, 'out', 'report.json'), 'utf8'));
     expect(written.schema).toBe('hotpath-bisect/1');

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Profile } from '@hotpath/tick-parser';
 import { PNG } from 'pngjs';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import type { Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compare } from '../src/compare.js';
 import type { Measurements, Report, RoundResult } from '../src/model.js';
@@ -17,7 +17,7 @@ import { report as makeReport } from '../src/report/report.js';
 import { writeReport } from '../src/run/report-files.js';
 import { viewerAssets } from '../src/run/viewer-assets.js';
 import { resolveSettings } from '../src/settings/schema.js';
-import { findChromium } from './helpers/chromium.js';
+import { findChromium, launchChromium, openReport } from './helpers/chromium.js';
 import { shardOf } from './helpers/shards.js';
 
 const FIXTURES = new URL('./fixtures/', import.meta.url).pathname;
@@ -198,41 +198,17 @@ describe('report.html in headless Chromium', () => {
   let dir = '';
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'hotpath-html-browser-'));
-    if (chromium)
-      browser = await puppeteer.launch({
-        executablePath: chromium,
-        args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-      });
+    if (chromium) browser = await launchChromium(chromium);
   });
   afterAll(async () => {
     await browser?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** Opens a page; what it logged as an error and what it threw. */
-  async function open(file: string) {
+  const open = (file: string) => {
     if (!browser) throw new Error('no browser');
-    const page = await browser.newPage();
-    await page.setViewport({ width: 1280, height: 900 });
-    const errors: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warn') errors.push(`${m.type()}: ${m.text()}`);
-    });
-    page.on('pageerror', (err) => errors.push(`pageerror: ${(err as Error).message}`));
-    page.on('requestfailed', (r) => errors.push(`request: ${r.url()}`));
-    await page.goto(`file://${file}`, { waitUntil: 'load' });
-    await page.waitForFunction(() => document.documentElement.dataset.flameGraphs !== undefined);
-    // d3's transitions grow the frames from zero width and write the labels after a delay: wait
-    // until every graph has wide frames and labels.
-    await page.waitForFunction(() =>
-      [...document.querySelectorAll('[data-graph]')].every(
-        (g) =>
-          [...g.querySelectorAll('rect')].some((r) => Number(r.getAttribute('width')) > 100) &&
-          [...g.querySelectorAll('.d3-flame-graph-label')].some((l) => l.textContent),
-      ),
-    );
-    return { page, errors };
-  }
+    return openReport(browser, file);
+  };
 
   it.skipIf(!chromium)(
     'a real run’s report.html shows three CPU and three allocation flame graphs, with no console error, not blank (needs Chromium: on the PATH or HOTPATH_CHROMIUM)',

@@ -6,7 +6,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compare } from '../src/compare.js';
 import { type DownstreamWindow, DownstreamWindowSchema } from '../src/downstream-model.js';
@@ -14,7 +13,7 @@ import type { ScenarioRound } from '../src/model.js';
 import { flameData, MIN_FRAME_SHARE } from '../src/render/flame-data.js';
 import { waitingSection } from '../src/render/html-waiting.js';
 import { endpointFrameName, waitingFlameProfile } from '../src/report/waiting-flames.js';
-import { findChromium } from './helpers/chromium.js';
+import { findChromium, launchChromium, openReport } from './helpers/chromium.js';
 
 const recorded = JSON.parse(
   readFileSync(new URL('./fixtures/downstream/round-windows.json', import.meta.url), 'utf8'),
@@ -160,24 +159,9 @@ http.createServer((req, res) => {
       expect(scenario?.downstream?.inSeries?.name).toBe('loadInSeries');
       const json = readFileSync(join(out, 'report.json'), 'utf8');
       expect(json).not.toContain('waitingProfiles');
-      const browser = await puppeteer.launch({
-        executablePath: chromium,
-        args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-      });
+      const browser = await launchChromium(chromium as string);
       try {
-        const page = await browser.newPage();
-        await page.setViewport({ width: 1280, height: 900 });
-        const errors: string[] = [];
-        page.on('console', (m) => {
-          if (m.type() === 'error' || m.type() === 'warn') errors.push(`${m.type()}: ${m.text()}`);
-        });
-        page.on('pageerror', (err) => errors.push(`pageerror: ${(err as Error).message}`));
-        await page.goto(`file://${join(out, 'report.html')}`, { waitUntil: 'load' });
-        await page.waitForFunction(() =>
-          [...document.querySelectorAll('[data-graph]')].every((g) =>
-            [...g.querySelectorAll('.d3-flame-graph-label')].some((l) => l.textContent),
-          ),
-        );
+        const { page, errors } = await openReport(browser, join(out, 'report.html'));
         const graphs = await page.evaluate(() =>
           [...document.querySelectorAll<HTMLElement>('[data-graph]')].map((g) => ({
             graph: g.dataset.graph,
