@@ -22,7 +22,7 @@ describe('restify-etag story: hashing the payload per request (base) vs cached E
 });
 
 describe('restify-etag story: overload at twice the capacity, without (base) and with overload-guard (head)', () => {
-  it('the guarded server sheds with 503s and keeps its goodput; the unguarded one queues and loses it', async () => {
+  it('the guarded server sheds with 503s and keeps its goodput; the unguarded one queues and loses it (tolerates: one more measurement when a slow spell of the machine left twice base’s capacity within what base serves)', async () => {
     const measure = () =>
       compareBriefly({
         cwd,

@@ -40,7 +40,7 @@ describe.each([
   // twenty times the requests of the unguarded one and takes a larger share of the cores from its
   // server (fastify measured 0.64-0.92x across CI rehearsals on a busy day). A guard whose
   // shedding collapses goodput (@fastify/under-pressure: 0.34x in the bench) still fails it.
-  it('sheds with Retry-After, halves the accepted p99 and keeps >= 0.6x the goodput', {
+  it("sheds with Retry-After, halves the accepted p99 and keeps >= 0.6x the goodput (tolerates: 0.6x, not the pinned bench's 0.95x, as four processes share two cores; two retries, as a busy machine only makes the guarded side look worse)", {
     retry: 2,
   }, async () => {
     const unguarded: LoadResult[] = [];
