@@ -160,22 +160,15 @@ export class WaitingCode {
     const frames: number[] = [];
     let resumed = -1;
     if (!Array.isArray(sites)) return { frames, resumed };
-    // the synchronous frames come first (innermost first), then the async ones
-    let outermostSync = -1;
-    for (let i = 0; i < sites.length; i++) {
-      const site = sites[i] as CallSiteLike;
-      if (site.isAsync?.()) break;
-      const file = site.getFileName();
-      if (file && this.isUserFile(file)) outermostSync = i;
-    }
-    // innermost first on the stack; the record keeps them outermost first
+    // innermost first on the stack, the async frames after every synchronous one; the record
+    // keeps them outermost first, so the first synchronous user frame met is the outermost one
     for (let i = sites.length - 1; i >= 0 && frames.length < DOWNSTREAM_LIMITS.frames; i--) {
       const site = sites[i] as CallSiteLike;
       const file = site.getFileName();
       if (!file || !this.isUserFile(file)) continue;
       const fn = this.functionOf(site, file);
       frames.push(fn);
-      if (i === outermostSync) resumed = fn;
+      if (resumed < 0 && !site.isAsync?.()) resumed = fn;
     }
     return { frames, resumed };
   }
