@@ -89,3 +89,4 @@ export {
 } from './settings/schema.js';
 export { readShards, writeShard } from './shard/file.js';
 export { parseShard } from './shard/id.js';
+export type { StopQuestion } from './verdict/sequential.js';

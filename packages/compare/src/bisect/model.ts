@@ -40,11 +40,13 @@ export interface BisectStep {
   seconds: number;
   /** The culprit's own comparison (the culprit against its first parent). */
   culpritCheck: boolean;
+  /** --bad against --good, measured first: the step S the probes are placed by (its `change`). */
+  wholeStep?: boolean;
   /** Why the probe was skipped (the install, build or start error), printable. */
   reason?: string;
   /**
-   * `half-step`: the verdict was inconclusive after every measurement, and the probe's interval
-   * lay wholly on one side of half the step the earlier regressed steps measured.
+   * `half-step`: the probe's interval of the step's metric lay wholly on one side of half the
+   * step --bad showed against --good (each side a one-sided bound at 2.5 %, times the look's share).
    */
   decidedBy?: 'half-step';
 }

@@ -1,12 +1,14 @@
 // One bisect step: a paired comparison of a probe against the good side through the usual
-// measure → report path (real worktrees, installs, rounds: auto with its sequential stop); an
-// inconclusive step measured once more and merged (more pairs, the same verdict rule); a probe
+// measure → report path (real worktrees, installs, rounds: auto stopping when the step's question
+// is answered, see half-step.ts); a step left unanswered measured once more and merged; a probe
 // that cannot be installed, built or started reported as unbuildable, not thrown.
 import { HotpathCompareError } from '../errors.js';
 import { type MeasureRuntime, measure } from '../measure/measure.js';
-import type { Report, Shard } from '../model.js';
+import type { Measurements, Report, Shard, Side } from '../model.js';
 import { report } from '../report/report.js';
 import type { Settings } from '../settings/schema.js';
+import { decidingShare } from '../verdict/policy.js';
+import type { StopQuestion } from '../verdict/sequential.js';
 import type { StepChange } from './model.js';
 
 /** Errors of the head side that mean "this commit cannot run", as `git bisect skip` means. */
@@ -55,35 +57,26 @@ export function decidingChange(result: Report): StepChange | null {
   return change;
 }
 
-/**
- * The side of an inconclusive probe, from the step the search has already measured: the regressed
- * steps against good measured the whole step S on their deciding metric; a probe whose interval
- * of that metric lies below S/2 is on the good side, above it on the bad side (which of the two
- * levels, 0 or S, it sits at — not whether it is within the threshold of good, which a probe at 0
- * needs many more pairs to show). Undefined when the interval straddles S/2 or nothing is known.
- */
-export function sideOfHalfStep(result: Report, known: readonly StepChange[]): 'bad' | 'good' | undefined {
-  const first = known[0];
-  if (!first) return undefined;
-  const same = known.filter((k) => k.metric === first.metric && k.scenario === first.scenario);
-  const worse = (k: Pick<StepChange, 'better'>, x: number) => (k.better === 'lower' ? x : -x);
-  const half = same.reduce((n, k) => n + worse(k, k.change), 0) / same.length / 2;
-  const m = result.scenarios
-    .find((sc) => sc.name === first.scenario)
-    ?.metrics.find((x) => x.metric === first.metric);
-  if (!m?.ci || !(half > 0)) return undefined;
-  const [lo, hi] = [worse(m, m.ci[0]), worse(m, m.ci[1])].sort((a, b) => a - b) as [number, number];
-  if (hi < half) return 'good';
-  if (lo > half) return 'bad';
-  return undefined;
+/** The step's measurements as one, each keeping its shard (rounds pair within a measurement). */
+export function mergedMeasurements(list: readonly Pick<Measurements, Side>[]): Pick<Measurements, Side> {
+  const tag = (side: Side) => list.flatMap((m, i) => m[side].map((r) => ({ ...r, shard: i + 1 })));
+  return { base: tag('base'), head: tag('head') };
 }
 
-/** Measures `probe` against `good`; again (merged) while inconclusive and the budget allows. */
+/** The share of alpha the deciding look of each measurement spent: the smallest (report.ts's rule). */
+export const stepShare = (shards: readonly Shard[]) => decidingShare(shards.map((s) => s.measurements.stop));
+
+/**
+ * Measures `probe` against `good`; again (merged) while its question is unanswered and the budget
+ * allows. `question` is asked of every measurement so far merged (see half-step.ts); without one,
+ * the verdict's own outcome is the question.
+ */
 export async function measureStep(
   settings: Settings,
   good: string,
   probe: string,
   runtime: StepRuntime,
+  question?: StopQuestion,
 ): Promise<StepMeasurement> {
   const { remaining, measurements, ...measureRuntime } = runtime;
   const started = Date.now();
@@ -109,6 +102,12 @@ export async function measureStep(
             base: { ref: good.slice(0, 12), sha: good },
             head: { ref: probe.slice(0, 12), sha: probe },
           },
+          ...(question
+            ? {
+                autoRounds: (m, share) =>
+                  question(mergedMeasurements([...shards.map((x) => x.measurements), m]), share),
+              }
+            : {}),
         },
       );
     } catch (err) {
@@ -124,7 +123,10 @@ export async function measureStep(
     // Each measurement is a shard of the step: pairs stay within it, the report merges them.
     const numbered = shards.map((s, i) => ({ ...s, shard: { index: i + 1, total: shards.length } }));
     result = report(numbered);
-    if (result.outcome !== 'inconclusive') break;
+    const answered = question
+      ? question(mergedMeasurements(shards.map((x) => x.measurements)), stepShare(shards))
+      : result.outcome !== 'inconclusive';
+    if (answered) break;
   }
   if (!result) throw new HotpathCompareError('HP_COMPARE_ABORTED', 'no time was left for a comparison');
   return { state: 'measured', report: result, shards, seconds: seconds() };

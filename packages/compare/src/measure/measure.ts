@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { HotpathCompareError } from '../errors.js';
 import type { Shard, ShardId, Side, SideInfo } from '../model.js';
 import type { Settings } from '../settings/schema.js';
+import type { StopQuestion } from '../verdict/sequential.js';
 import { throwIfAborted } from './abort.js';
 import {
   addWorktree,
@@ -52,9 +53,10 @@ export interface MeasureRuntime {
   /**
    * With `rounds: auto`, what ends the rounds: `verdict` (default) stops once the outcome is
    * clear; `budget` measures until `maxTime` or `maxRounds`, without looking, for a measurement
-   * whose precision matters more than a quick answer (a drift point).
+   * whose precision matters more than a quick answer (a drift point); a function is a question of
+   * the caller's own asked at each look in place of the outcome (a bisect step's side).
    */
-  autoRounds?: 'verdict' | 'budget';
+  autoRounds?: 'verdict' | 'budget' | StopQuestion;
 }
 
 /**

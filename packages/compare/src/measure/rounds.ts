@@ -1,6 +1,6 @@
 import type { Look, Measurements, RoundResult, RoundsStop, Side } from '../model.js';
 import type { Settings } from '../settings/schema.js';
-import { decideAfterPair } from '../verdict/sequential.js';
+import { decideAfterPair, type StopQuestion } from '../verdict/sequential.js';
 import { chooseLoadLevels, type LevelledSettings } from './load-level.js';
 import { roundWindows, widening, widenServers } from './placement.js';
 import { roundProgress } from './progress.js';
@@ -11,8 +11,11 @@ export interface ComparisonPlan {
   head: ServerSpec;
   /** With every scenario's connections decided (see load-level.ts). */
   settings: LevelledSettings;
-  /** rounds: auto — stop on a clear verdict (default), or measure the whole budget (see MeasureRuntime). */
-  until?: 'verdict' | 'budget';
+  /**
+   * rounds: auto — stop on a clear verdict (default), measure the whole budget, or stop once the
+   * caller's own question is answered (see MeasureRuntime).
+   */
+  until?: 'verdict' | 'budget' | StopQuestion;
 }
 
 /**
@@ -78,6 +81,7 @@ export async function measureRounds(plan: ComparisonPlan, context: RoundContext)
       pairs: pair,
       elapsedMs: Date.now() - started,
       spent,
+      ...(typeof plan.until === 'function' ? { question: plan.until } : {}),
     });
     if (decision.look) {
       looks.push(decision.look);

@@ -17,6 +17,13 @@ export function changeText(change: StepChange | null): string {
 const duration = (seconds: number) =>
   seconds >= 90 ? `${Math.round(seconds / 60)} min` : `${Math.round(seconds)} s`;
 
+/** What the search took from a measured step, beside the comparison's own outcome. */
+function verdictWords(step: BisectStep): string {
+  if (step.verdict === 'undecided') return ' (undecided)';
+  if (step.wholeStep) return step.verdict === 'bad' ? ' (the step to find)' : ' (no step to find)';
+  return step.decidedBy ? ` (${step.verdict} side of half the step)` : '';
+}
+
 /** One decided step, and the estimate of the comparisons left. */
 export function renderBisectStep(
   step: BisectStep,
@@ -25,12 +32,16 @@ export function renderBisectStep(
   mean: number,
 ): string {
   const probe = commits[step.probeIndex];
-  const what = step.culpritCheck ? "culprit's own comparison" : `step ${step.step}`;
+  const what = step.culpritCheck
+    ? "culprit's own comparison"
+    : step.wholeStep
+      ? `step ${step.step} (the whole range)`
+      : `step ${step.step}`;
   const head = `${what}: ${short(step.probe)} (#${step.probeIndex}/${commits.length - 1} "${probe?.subject ?? ''}") against ${short(step.good)}`;
   const result =
     step.outcome === 'unbuildable'
       ? `unbuildable, skipped: ${step.reason ?? ''}`
-      : `${step.outcome}${step.verdict === 'undecided' ? ' (undecided)' : step.decidedBy ? ` (${step.verdict} side of half the step)` : ''}, ${changeText(step.change)}, ${step.pairs} pairs${step.measurements > 1 ? ` in ${step.measurements} measurements` : ''}, ${duration(step.seconds)}`;
+      : `${step.outcome}${verdictWords(step)}, ${changeText(step.change)}, ${step.pairs} pairs${step.measurements > 1 ? ` in ${step.measurements} measurements` : ''}, ${duration(step.seconds)}`;
   const eta = left > 0 ? `; at most ${left} left (~${duration(left * Math.max(mean, 1))})` : '';
   return `${head}: ${result}${eta}`;
 }

@@ -7,6 +7,7 @@
 
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { placeStep, stepQuestions } from '../bisect/half-step.js';
 import { BISECT_SCHEMA, type BisectSearch, type BisectStep } from '../bisect/model.js';
 import { firstParentRange, type RangeCommit } from '../bisect/range.js';
 import {
@@ -17,7 +18,7 @@ import {
   stepsLeft,
   suspects,
 } from '../bisect/search.js';
-import { decidingChange, measureStep, sideOfHalfStep } from '../bisect/step.js';
+import { decidingChange, measureStep, mergedMeasurements, stepShare } from '../bisect/step.js';
 import { pointFromReport } from '../drift/point.js';
 import { gitRoot } from '../measure/checkout.js';
 import type { MeasureRuntime } from '../measure/measure.js';
@@ -67,41 +68,12 @@ interface Progress {
   badAgainst?: number;
   undecided?: BisectStep;
   budgetSpent?: boolean;
-  /** --bad against --good, when measured, said unchanged or improved: no change to find. */
-  noChange?: BisectStep;
+  /** --bad against --good: the whole step S the probes are placed by (its `change`). */
+  whole?: BisectStep;
 }
 
-type StepFn = (good: number, probe: number, check: boolean) => Promise<BisectStep | undefined>;
-
-/**
- * An undecided probe before any step regressed: nothing tells yet how big the step is. Measure
- * --bad against --good once (the whole step S), then place the probe by S/2. When bad is not
- * beyond the threshold of good, there is no change to find.
- */
-async function settleByWholeStep(
-  p: Progress,
-  s: BisectStep,
-  step: StepFn,
-  say: (line: string) => void,
-): Promise<'placed' | 'no-change' | 'undecided'> {
-  const last = p.commits.length - 1;
-  const known = () => p.steps.flatMap((x) => (x.verdict === 'bad' && x.change ? [x.change] : []));
-  if (known().length === 0 && !p.steps.some((x) => x.goodIndex === 0 && x.probeIndex === last)) {
-    const whole = await step(0, last, false);
-    if (whole && whole.verdict === 'good') {
-      p.noChange = whole;
-      return 'no-change';
-    }
-  }
-  const report = p.reports.get(key(s.goodIndex, s.probeIndex));
-  const side = report ? sideOfHalfStep(report, known()) : undefined;
-  if (!side) return 'undecided';
-  Object.assign(s, { verdict: side, decidedBy: 'half-step' });
-  say(
-    `step ${s.step}: placed on the ${side} side (its interval is wholly ${side === 'good' ? 'below' : 'above'} half the step --bad measured against --good)`,
-  );
-  return 'placed';
-}
+type StepKind = 'whole' | 'probe' | 'culprit';
+type StepFn = (good: number, probe: number, kind: StepKind) => Promise<BisectStep | undefined>;
 
 const key = (good: number, probe: number) => `${good}:${probe}`;
 
@@ -115,19 +87,20 @@ export async function runBisect(settings: Settings, options: BisectRunOptions): 
   const p: Progress = { commits, state: startSearch(commits.length), steps: [], reports: new Map() };
   const say = (line: string) => onStep?.(line);
   say(
-    `bisect: ${commits.length - 1} commits after ${commits[0]?.sha.slice(0, 12)}, about ${stepsLeft(p.state)} comparisons`,
+    `bisect: ${commits.length - 1} commits after ${commits[0]?.sha.slice(0, 12)}, about ${stepsLeft(p.state) + 1} comparisons`,
   );
 
   const step = stepper(p, settings, { ...runtime, measurementsPerStep, remaining, say });
 
+  // The whole step first: whether there is a change to find, and its size S on the metric that
+  // shows it most clearly — every probe is then placed by which side of S/2 it lies on.
+  p.whole = await step(0, commits.length - 1, 'whole');
+  const searching = p.whole?.verdict === 'bad';
+  if (p.whole?.verdict === 'undecided') p.budgetSpent = remaining() < 10;
   // The search: probes against the current good commit until no candidate is open.
-  for (let probe = nextProbe(p.state); probe !== undefined; probe = nextProbe(p.state)) {
-    const s = await step(p.state.good, probe, false);
+  for (let probe = nextProbe(p.state); searching && probe !== undefined; probe = nextProbe(p.state)) {
+    const s = await step(p.state.good, probe, 'probe');
     if (!s) break;
-    if (s.verdict === 'undecided') {
-      const settled = await settleByWholeStep(p, s, step, say);
-      if (settled === 'no-change') break;
-    }
     if (s.verdict === 'undecided') {
       p.undecided = s;
       // Its pairs were cut short by the budget rather than by the step's own noise.
@@ -176,12 +149,31 @@ async function conclude(p: Progress, step: StepFn): Promise<BisectSearch> {
     comparisons: p.steps.filter((s) => s.outcome !== 'unbuildable').length,
     pairs: p.steps.reduce((n, s) => n + s.pairs, 0),
   });
-  if (p.noChange)
+  const whole = p.whole;
+  const all = range(0, commits.length - 1);
+  if (!whole)
+    return done({
+      conclusion: 'range',
+      culprit: null,
+      range: all,
+      why: 'the time budget was spent before --bad could be compared with --good',
+    });
+  if (whole.verdict === 'good')
     return done({
       conclusion: 'no-culprit',
       culprit: null,
-      range: range(0, commits.length - 1),
-      why: `--bad against --good is ${p.noChange.outcome} (${p.noChange.pairs} pairs): no change beyond the threshold to find in the range`,
+      range: all,
+      why: `--bad against --good is ${whole.outcome} (${whole.pairs} pairs): no change beyond the threshold to find in the range`,
+    });
+  if (whole.verdict !== 'bad')
+    return done({
+      conclusion: 'range',
+      culprit: null,
+      range: all,
+      why:
+        whole.verdict === 'skip'
+          ? `--bad could not be measured: ${whole.reason ?? ''}`
+          : `--bad against --good could not be decided in ${whole.pairs} pairs (${whole.measurements} measurements)${p.budgetSpent ? ' before the time budget ran out (--max-time)' : ': neither a step nor "within the threshold" was shown; the machine may be too noisy for it'}`,
     });
   const open = nextProbe(state) !== undefined;
   if (p.undecided || (open && p.budgetSpent)) {
@@ -208,15 +200,15 @@ type StepRuntime = Omit<BisectRunOptions, 'good' | 'bad' | 'budget' | 'out' | 'o
   say: (line: string) => void;
 };
 
+/** The step the probes are placed by: what --bad against --good showed. */
+const stepSize = (p: Progress) => (p.whole?.verdict === 'bad' ? (p.whole.change ?? undefined) : undefined);
+
 /** Measures one step (undefined when the budget ends the search), recording it in `p`. */
 function stepper(p: Progress, settings: Settings, options: StepRuntime): StepFn {
   const { measurementsPerStep, remaining, say, ...runtime } = options;
   const { commits } = p;
-  return async (
-    goodIndex: number,
-    probeIndex: number,
-    culpritCheck: boolean,
-  ): Promise<BisectStep | undefined> => {
+  const questions = stepQuestions(settings);
+  return async (goodIndex: number, probeIndex: number, kind: StepKind): Promise<BisectStep | undefined> => {
     const mean = p.steps.length ? p.steps.reduce((n, s) => n + s.seconds, 0) / p.steps.length : 0;
     if (remaining() < Math.max(5, mean / 2)) {
       p.budgetSpent = true;
@@ -224,18 +216,22 @@ function stepper(p: Progress, settings: Settings, options: StepRuntime): StepFn 
     }
     const goodSha = commits[goodIndex]?.sha ?? '';
     const probeSha = commits[probeIndex]?.sha ?? '';
-    const measured = await measureStep(settings, goodSha, probeSha, {
-      ...runtime,
-      remaining,
-      measurements: measurementsPerStep,
-    });
+    const size = kind === 'whole' ? undefined : stepSize(p);
+    const measured = await measureStep(
+      settings,
+      goodSha,
+      probeSha,
+      { ...runtime, remaining, measurements: measurementsPerStep },
+      size ? questions.probe(size) : questions.whole,
+    );
     const base = {
       step: p.steps.length + 1,
       good: goodSha,
       probe: probeSha,
       goodIndex,
       probeIndex,
-      culpritCheck,
+      culpritCheck: kind === 'culprit',
+      ...(kind === 'whole' ? { wholeStep: true } : {}),
     };
     const s: BisectStep =
       measured.state === 'unbuildable'
@@ -252,29 +248,28 @@ function stepper(p: Progress, settings: Settings, options: StepRuntime): StepFn 
         : {
             ...base,
             outcome: measured.report.outcome,
-            verdict:
-              measured.report.outcome === 'regressed'
-                ? 'bad'
-                : measured.report.outcome === 'inconclusive'
-                  ? 'undecided'
-                  : 'good',
+            ...placeStep(
+              mergedMeasurements(measured.shards.map((x) => x.measurements)),
+              measured.report.outcome,
+              settings.scenarios,
+              questions.policy,
+              stepShare(measured.shards),
+              size,
+            ),
             pairs: Math.min(...measured.report.scenarios.map((sc) => sc.pairs)),
             measurements: measured.shards.length,
-            change: decidingChange(measured.report),
             seconds: measured.seconds,
           };
-    if (measured.state === 'measured') {
-      p.reports.set(key(goodIndex, probeIndex), measured.report);
-      if (s.verdict === 'undecided') {
-        const known = p.steps.flatMap((x) => (x.verdict === 'bad' && x.change ? [x.change] : []));
-        const side = sideOfHalfStep(measured.report, known);
-        if (side) Object.assign(s, { verdict: side, decidedBy: 'half-step' });
-      }
-    }
+    if (s.change === null && measured.state === 'measured') s.change = decidingChange(measured.report);
+    if (measured.state === 'measured') p.reports.set(key(goodIndex, probeIndex), measured.report);
     p.steps.push(s);
     // What is left once this step's verdict is applied, at the mean time of the steps so far.
     const after =
-      s.verdict === 'undecided' || culpritCheck ? undefined : applyVerdict(p.state, probeIndex, s.verdict);
+      s.verdict !== 'undecided' && kind === 'probe'
+        ? applyVerdict(p.state, probeIndex, s.verdict)
+        : kind === 'whole' && s.verdict === 'bad'
+          ? p.state
+          : undefined;
     const left = after ? stepsLeft(after) : 0;
     const measuredSteps = p.steps.filter((x) => x.outcome !== 'unbuildable');
     const meanNow = measuredSteps.reduce((n, x) => n + x.seconds, 0) / Math.max(1, measuredSteps.length);
@@ -331,7 +326,7 @@ async function culpritOrRange(p: Progress, step: StepFn, done: Done, range: Rang
     (s) => s.goodIndex === state.bad - 1 && s.probeIndex === state.bad && s.verdict !== 'skip',
   );
   if (!own) {
-    own = await step(state.bad - 1, state.bad, true);
+    own = await step(state.bad - 1, state.bad, 'culprit');
     if (!own)
       return done({
         conclusion: 'range',
@@ -340,14 +335,13 @@ async function culpritOrRange(p: Progress, step: StepFn, done: Done, range: Rang
         why: `the time budget was spent before the culprit's own comparison (${sha(state.bad).slice(0, 12)} against its parent)`,
       });
   }
-  const moved = state.bad < commits.length - 1;
   if (own.verdict === 'bad') {
     const commit = commits[state.bad] as RangeCommit;
     return done({
       conclusion: 'culprit',
       culprit: { ...commit, change: own.change, pairs: own.pairs, scenarios: [] },
       range: range(state.bad - 1, state.bad),
-      why: `${commit.sha.slice(0, 12)} against its parent ${sha(state.bad - 1).slice(0, 12)}: regressed`,
+      why: `${commit.sha.slice(0, 12)} against its parent ${sha(state.bad - 1).slice(0, 12)}: ${own.decidedBy === 'half-step' ? 'above half the step --bad showed against --good' : own.outcome}`,
     });
   }
   if (own.verdict === 'undecided')
@@ -357,17 +351,10 @@ async function culpritOrRange(p: Progress, step: StepFn, done: Done, range: Rang
       range: range(state.bad - 1, state.bad),
       why: `the culprit's own comparison (${sha(state.bad).slice(0, 12)} against its parent) could not be decided in ${own.pairs} pairs: it is the likeliest commit, not a certain one`,
     });
-  if (!moved)
-    return done({
-      conclusion: 'no-culprit',
-      culprit: null,
-      range: range(0, commits.length - 1),
-      why: 'no commit in the range changed beyond the threshold: every probe was within it of the good side, and --bad within it of its parent',
-    });
   return done({
     conclusion: 'range',
     culprit: null,
     range: range(p.badAgainst ?? 0, state.bad),
-    why: `${sha(state.bad).slice(0, 12)} is beyond the threshold against ${sha(p.badAgainst ?? 0).slice(0, 12)} but not against its own parent: the change builds up over several commits`,
+    why: `${sha(state.bad).slice(0, 12)} shows the step against ${sha(p.badAgainst ?? 0).slice(0, 12)} but not against its own parent: the change builds up over several commits`,
   });
 }

@@ -64,6 +64,13 @@ export function outcomeSoFar(
   return { outcome: combineOutcomes(outcomes), ready };
 }
 
+/**
+ * A question of the caller's own that ends the rounds in place of the run's outcome (a bisect
+ * step asks which side of half the step a probe sits): given the pairs so far and the share of
+ * alpha this look spends, whether it is answered.
+ */
+export type StopQuestion = (measurements: Pick<Measurements, Side>, share: number) => boolean;
+
 /** What the round loop needs to decide after each pair. */
 export interface LookDecision {
   look?: Look;
@@ -82,6 +89,8 @@ export function decideAfterPair(options: {
   pairs: number;
   elapsedMs: number;
   spent: number;
+  /** Asked at each look instead of the run's outcome (the outcome is then not judged). */
+  question?: StopQuestion;
 }): LookDecision {
   const { pairs, elapsedMs, settings } = options;
   const perPair = elapsedMs / pairs;
@@ -94,6 +103,10 @@ export function decideAfterPair(options: {
   const share = alphaShare(pairs, planned, options.spent, final);
   if (share <= 0 && !final) return {};
   const look: Look = { pairs, alphaShare: share };
+  if (options.question) {
+    if (share > 0 && options.question(options.measurements, share)) return { look, stop: 'conclusive' };
+    return final ? { look, stop: atMax ? 'max-rounds' : 'max-time' } : { look };
+  }
   const { outcome, ready } =
     share > 0
       ? outcomeSoFar(options.measurements, settings.scenarios, verdictPolicy(settings), share)

@@ -1,0 +1,172 @@
+// The questions a bisect step asks of its pairs, at each look of rounds: auto and at its end.
+// The whole step (--bad against --good) asks: is bad worse than good, and by how much (the step
+// S, on the verdict metric that shows it most clearly)? Each probe then asks which of the two
+// levels it sits at — below S/2 (good side) or above it (bad side) — a question that needs far
+// fewer pairs than "within the threshold of good" when S is well above the noise.
+import type { Measurements, MetricVerdict, Side } from '../model.js';
+import type { Settings } from '../settings/schema.js';
+import { judgeMetrics } from '../verdict/judge.js';
+import { lookLevels, type VerdictPolicy, verdictMetricsOf, verdictPolicy } from '../verdict/policy.js';
+import { metricPairs } from '../verdict/round-pairs.js';
+import { outcomeSoFar, type StopQuestion } from '../verdict/sequential.js';
+import type { StepChange } from './model.js';
+
+/**
+ * One-sided level of each half-step decision (times the look's share of it, as the verdict's
+ * intervals): placing a probe at level 0 on the bad side, or one at level S on the good side.
+ * A wrong placement narrows the search to a range without the step, whose own comparison then
+ * shows no step: the search ends on a range, never on a wrong commit named as certain.
+ */
+export const HALF_STEP_ALPHA = 0.05;
+
+const worse = (better: 'higher' | 'lower', x: number) => (better === 'lower' ? x : -x);
+
+/**
+ * Which side of half the step an interval of the step's metric lies on: wholly below S/2 (as
+ * "how much worse") is the good side, wholly above it the bad side; across it, undefined.
+ */
+export function sideOfInterval(
+  ci: readonly [number, number] | null,
+  step: StepChange,
+): 'bad' | 'good' | undefined {
+  const half = worse(step.better, step.change) / 2;
+  if (!ci || !(half > 0)) return undefined;
+  const [lo, hi] = [worse(step.better, ci[0]), worse(step.better, ci[1])].sort((a, b) => a - b) as [
+    number,
+    number,
+  ];
+  if (hi < half) return 'good';
+  if (lo > half) return 'bad';
+  return undefined;
+}
+
+/** The metrics of one scenario judged at an interval level of `alpha`. */
+function judged(
+  measurements: Pick<Measurements, Side>,
+  scenario: string,
+  policy: VerdictPolicy,
+  alpha: number,
+): MetricVerdict[] {
+  return judgeMetrics(metricPairs(measurements, scenario), {
+    threshold: policy.threshold,
+    retainedThreshold: policy.retainedThreshold,
+    metrics: verdictMetricsOf(policy, scenario),
+    alpha,
+    equivalenceAlpha: policy.familyAlpha,
+  });
+}
+
+/** The step's metric on a probe, its interval as two one-sided bounds at HALF_STEP_ALPHA each. */
+const halfStepMetric = (
+  measurements: Pick<Measurements, Side>,
+  step: StepChange,
+  policy: VerdictPolicy,
+  share: number,
+) =>
+  judged(measurements, step.scenario, policy, 2 * HALF_STEP_ALPHA * share).find(
+    (x) => x.metric === step.metric,
+  );
+
+/** A probe's side of half the step, from its pairs, at a look spending `share`. */
+export function halfStepSide(
+  measurements: Pick<Measurements, Side>,
+  step: StepChange,
+  policy: VerdictPolicy,
+  share: number,
+): 'bad' | 'good' | undefined {
+  const m = halfStepMetric(measurements, step, policy, share);
+  return m ? sideOfInterval(m.ci, step) : undefined;
+}
+
+const toChange = (scenario: string, m: MetricVerdict): StepChange => ({
+  scenario,
+  metric: m.metric,
+  unit: m.unit,
+  better: m.better,
+  change: m.change,
+  ci: m.ci,
+});
+
+/**
+ * The step --bad made over --good, when its pairs show one: of the verdict metrics whose interval
+ * (at the verdict's level for the look) lies wholly on the worse side and whose change is at least
+ * half the margin, the one furthest from zero in units of its interval's half-width — the metric
+ * the probes can be placed by in the fewest pairs. Undefined when none does.
+ */
+export function wholeStep(
+  measurements: Pick<Measurements, Side>,
+  scenarios: readonly { name: string }[],
+  policy: VerdictPolicy,
+  share: number,
+): StepChange | undefined {
+  const { alpha } = lookLevels(policy, share);
+  let best: { change: StepChange; z: number } | undefined;
+  for (const { name } of scenarios)
+    for (const m of judged(measurements, name, policy, alpha)) {
+      if (!m.inVerdict || !m.ci || !Number.isFinite(m.change)) continue;
+      const margin = m.unit === 'B' ? policy.retainedThreshold : policy.threshold;
+      const lo = Math.min(worse(m.better, m.ci[0]), worse(m.better, m.ci[1]));
+      const width = Math.abs(m.ci[1] - m.ci[0]) / 2;
+      const size = worse(m.better, m.change);
+      if (!(lo > 0) || size < margin / 2 || !(width > 0)) continue;
+      const z = size / width;
+      if (!best || z > best.z) best = { change: toChange(name, m), z };
+    }
+  return best?.change;
+}
+
+/** The questions of one search: both take the settings' policy once. */
+export function stepQuestions(settings: Settings) {
+  const policy = verdictPolicy(settings);
+  const outcome = (m: Pick<Measurements, Side>, share: number) =>
+    outcomeSoFar(m, settings.scenarios, policy, share);
+  return {
+    policy,
+    /** --bad against --good: answered by a clear outcome, or by a step shown (wholeStep). */
+    whole: ((m, share) => {
+      const so = outcome(m, share);
+      return (
+        (so.outcome !== 'inconclusive' && so.ready) ||
+        wholeStep(m, settings.scenarios, policy, share) !== undefined
+      );
+    }) satisfies StopQuestion as StopQuestion,
+    /** A probe: answered by its side of half the step, or by the verdict's own regression. */
+    probe:
+      (step: StepChange): StopQuestion =>
+      (m, share) =>
+        halfStepSide(m, step, policy, share) !== undefined || outcome(m, share).outcome === 'regressed',
+  };
+}
+
+/** What a measured step says: the whole step's size, or a probe's side, and the change shown. */
+export interface Placement {
+  verdict: 'bad' | 'good' | 'undecided';
+  change: StepChange | null;
+  decidedBy?: 'half-step';
+}
+
+/**
+ * The whole step (no `step` yet): bad with the step it shows, good when the verdict's outcome
+ * says no change beyond the threshold, else undecided. A probe: its side of half the step when
+ * its interval shows one, else bad when the verdict regressed, else undecided.
+ */
+export function placeStep(
+  measurements: Pick<Measurements, Side>,
+  outcome: string,
+  scenarios: readonly { name: string }[],
+  policy: VerdictPolicy,
+  share: number,
+  step?: StepChange,
+): Placement {
+  if (!step) {
+    if (outcome === 'unchanged' || outcome === 'not-worse' || outcome === 'improved')
+      return { verdict: 'good', change: null };
+    const shown = wholeStep(measurements, scenarios, policy, share);
+    return shown ? { verdict: 'bad', change: shown } : { verdict: 'undecided', change: null };
+  }
+  const m = halfStepMetric(measurements, step, policy, share);
+  const change = m ? toChange(step.scenario, m) : null;
+  const side = m ? sideOfInterval(m.ci, step) : undefined;
+  if (side) return { verdict: side, change, decidedBy: 'half-step' };
+  return { verdict: outcome === 'regressed' ? 'bad' : 'undecided', change };
+}
