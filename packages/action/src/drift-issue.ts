@@ -64,7 +64,8 @@ export async function syncDriftIssue(
   return { action: 'none', url: '' };
 }
 
-function octokitIssues(
+/** The drift issue's calls through Octokit (honours GITHUB_API_URL). */
+export function octokitIssues(
   octokit: ReturnType<typeof github.getOctokit>,
   owner: string,
   repo: string,

@@ -6,6 +6,7 @@ import {
   frontDoorOption,
   frontDoorText,
   inputOf,
+  parseDuration,
   SETTINGS,
   type SettingSpec,
 } from '@hotpath/compare/internal';
@@ -40,9 +41,18 @@ const frontDoorInput = (name: FrontDoorName) => ({
  */
 export const ACTION_INPUTS = {
   mode: {
-    text: "all (measure and report in one step), measure (run base and head, write raw results; no GitHub API call, no token needed), report (merge results, comment, summary, outputs; runs no code from the pull request), drift-measure (on push or schedule: the branch head against a fixed reference, raw results written; no GitHub API call, no token needed), drift-record (the drift-measure job's results appended to the history branch, trend in the summary, one drift issue; runs no code of the repository) or drift (both in one step, next to the token: warns when one is set).",
+    text: "all (measure and report in one step), measure (run base and head, write raw results; no GitHub API call, no token needed), report (merge results, comment, summary, outputs; runs no code from the pull request), drift-measure (on push or schedule: the branch head against a fixed reference, raw results written; no GitHub API call, no token needed), drift-record (the drift-measure job's results appended to the history branch, trend in the summary, one drift issue; runs no code of the repository), drift (both in one step, next to the token: warns when one is set), bisect-measure (the commit between good and bad that made the change, searched by paired comparisons, the search written to results; no GitHub API call, no token needed) or bisect-record (the bisect-measure job's search in the summary and, with the commit's pull request, on the open drift issue; runs no code of the repository).",
     default: "'all'",
-    schema: z.enum(['all', 'measure', 'report', 'drift-measure', 'drift-record', 'drift']),
+    schema: z.enum([
+      'all',
+      'measure',
+      'report',
+      'drift-measure',
+      'drift-record',
+      'drift',
+      'bisect-measure',
+      'bisect-record',
+    ]),
   },
   results: frontDoorInput('results'),
   shard: frontDoorInput('shard'),
@@ -80,6 +90,24 @@ export const ACTION_INPUTS = {
     default: "'true'",
     schema: flag('drift-issue'),
   },
+  good: {
+    text: "mode bisect-measure: a commit without the change (older), on bad's first-parent history — a drift-record job's drift-step-good output.",
+    default: "''",
+    schema: gitRef('good'),
+  },
+  bad: {
+    text: "mode bisect-measure: a commit with the change (newer) — a drift-record job's drift-step-bad output.",
+    default: "''",
+    schema: gitRef('bad'),
+  },
+  'bisect-budget': {
+    text: "mode bisect-measure: the whole search's time budget (each comparison keeps max-time); the search ends on a range when it is spent. Seconds (or 500ms, 2m).",
+    default: "'30m'",
+    schema: z.string().refine((v) => {
+      const seconds = parseDuration(v);
+      return seconds !== undefined && seconds >= 60 && seconds <= 6 * 3600;
+    }, 'expected a duration from 1m to 6h (e.g. 30m, 1800)'),
+  },
   'github-token': {
     text: "Token used to write the pull-request comment (mode report and all), and in modes drift-record and drift to push the history branch and write the drift issue. Set it to '' in a measure or drift-measure job: it calls no API, and the pull request's code could read the token from the Action's environment.",
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, written into action.yml as is
@@ -87,6 +115,16 @@ export const ACTION_INPUTS = {
     schema: z.string(),
   },
 } as const satisfies Record<string, { text: string; default: string; schema: z.ZodType }>;
+
+/** A commit id, tag or branch name: no option (leading dash), no spaces or control characters. */
+function gitRef(name: string) {
+  return z
+    .string()
+    .regex(
+      /^$|^[\w][\w./^~@{}-]{0,199}$/,
+      `expected a commit, tag or branch for ${name} (letters, digits, ".", "/", "-", "_")`,
+    );
+}
 
 /** Input name → setting key, for every setting the Action takes as an input. */
 export function settingInputs(): [input: string, key: string][] {

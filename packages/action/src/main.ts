@@ -13,6 +13,7 @@ import {
 } from '@hotpath/compare';
 import { printable } from '@hotpath/compare/internal';
 import { uploadReportArtifact } from './artifact-upload.js';
+import { runBisectMeasureMode, runBisectRecordMode } from './bisect.js';
 import { type CodeRuntime, withCodeRuntime } from './code-runtime.js';
 import { runDriftMeasureMode, runDriftMode, runDriftRecordMode } from './drift.js';
 import { HotpathActionError } from './errors.js';
@@ -189,6 +190,14 @@ export async function run(): Promise<void> {
     }
     if (options.mode === 'drift-record') {
       await runDriftRecordMode(workspace, options, resultsDir);
+      return;
+    }
+    if (options.mode === 'bisect-measure') {
+      await runBisectMeasureMode(workspace, options, resultsDir, stop.signal);
+      return;
+    }
+    if (options.mode === 'bisect-record') {
+      await runBisectRecordMode(options, resultsDir);
       return;
     }
 

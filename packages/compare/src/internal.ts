@@ -2,6 +2,8 @@
 // GitHub Action (packages/action) and the repository's own scripts need from the engine's
 // insides. Anything here may change in any release.
 
+// The bisect modes: a search read back from another job's artifact, and as Markdown.
+export { BISECT_FILE, type BisectSummary, readBisectSearch } from './bisect/read.js';
 // The drift mode (history, change points, trend, issue): the Action's drift mode.
 export { analyseSeries, type DriftAnalysis, type DriftStatus } from './drift/analysis.js';
 export { type DriftRun, measureDrift } from './drift/drift.js';
@@ -18,6 +20,7 @@ export { runCommand } from './measure/process-group.js';
 export { writeOutputFile } from './output-file.js';
 // Text from a file, a server or git, with its control characters escaped for the log.
 export { inert, printable } from './printable.js';
+export { bisectCommentMarker, renderBisectMarkdown } from './render/bisect-markdown.js';
 export { driftIssueMarker, renderDriftIssue } from './render/drift-issue.js';
 export { renderTrendMarkdown, renderTrendTerminal } from './render/drift-trend.js';
 export { codeSpan, commentMarker, escapeText, MAX_COMMENT_LENGTH } from './render/markdown-text.js';
@@ -36,7 +39,7 @@ export { isReporterKey, REPORTER_KEYS } from './report/shards.js';
 export { historyBranch } from './run/drift.js';
 export { METRIC_OUTPUTS, metricOutput, throughputOutput } from './run/outputs.js';
 export { isModuleConfig, readJsonConfig } from './settings/config-file.js';
-export { formatDuration } from './settings/duration.js';
+export { formatDuration, parseDuration } from './settings/duration.js';
 // The options both front doors take beside the settings (config, results, shard, reference).
 export {
   actionDefault,

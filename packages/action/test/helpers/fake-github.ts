@@ -32,6 +32,8 @@ export interface FakeGitHub {
   issues: FakeIssue[];
   /** Open pull requests served by GET /repos/:o/:r/pulls. */
   pulls: unknown[];
+  /** Pull requests served by GET /repos/:o/:r/commits/:sha/pulls, by commit. */
+  commitPulls: Record<string, unknown[]>;
   /** Artifacts served by GET /repos/:o/:r/actions/runs/:id/artifacts, by run id. */
   artifacts: Record<number, { id: number; name: string }[]>;
   /**
@@ -74,6 +76,7 @@ export async function startFakeGitHub(
   let nextIssue = 1;
   const pulls: unknown[] = [];
   const artifacts: Record<number, { id: number; name: string }[]> = {};
+  const commitPulls: Record<string, unknown[]> = {};
   const unsafe: string[] = [];
   // An installation token (GITHUB_TOKEN) cannot read /user; its comments are the bot's.
   const identity = options.identity ?? 'github-actions[bot]';
@@ -105,6 +108,8 @@ export async function startFakeGitHub(
       });
       return send(200, matching.slice((page - 1) * 100, page * 100));
     }
+    const ofCommit = /^\/repos\/[^/]+\/[^/]+\/commits\/([0-9a-f]{40})\/pulls$/.exec(url.pathname);
+    if (ofCommit && req.method === 'GET') return send(200, commitPulls[ofCommit[1] ?? ''] ?? []);
     const runArtifacts = /^\/repos\/[^/]+\/[^/]+\/actions\/runs\/(\d+)\/artifacts$/.exec(url.pathname);
     if (runArtifacts && req.method === 'GET') {
       const list = artifacts[Number(runArtifacts[1])] ?? [];
@@ -181,6 +186,7 @@ export async function startFakeGitHub(
     comments,
     issues,
     pulls,
+    commitPulls,
     artifacts,
     unsafe,
     close: async () => {

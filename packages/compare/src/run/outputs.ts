@@ -70,5 +70,22 @@ export function driftOutputs(report: Report, files: Pick<WrittenFiles, 'report'>
     'drift-exceeded': String(analysis.exceeded.length > 0),
     'drift-confirmed': String(analysis.confirmed),
     'drift-status': analysis.status,
+    ...driftStepOutputs(analysis),
   };
+}
+
+/**
+ * The range of the step a bisect should search (`drift-step-good`..`drift-step-bad`): of the
+ * confirmed drift's surest metric, its latest step in the worse direction — after its last commit
+ * surely before the step, up to the last commit that may be the first at the new level. Empty
+ * when the drift is not confirmed or no step was located.
+ */
+export function driftStepOutputs(analysis: DriftAnalysis): {
+  'drift-step-good': string;
+  'drift-step-bad': string;
+} {
+  const worst = analysis.confirmed ? analysis.exceeded[0] : undefined;
+  const worse = (worst?.steps ?? []).filter((s) => (worst?.better === 'lower' ? s.change > 0 : s.change < 0));
+  const step = worse.at(-1);
+  return { 'drift-step-good': step?.after ?? '', 'drift-step-bad': step?.upTo ?? '' };
 }

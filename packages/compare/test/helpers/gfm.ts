@@ -82,7 +82,7 @@ export function markdownProblems(markdown: string, own: OwnLinks = {}): string[]
       )
     : undefined;
   for (const m of html.matchAll(/<!--([\s\S]*?)-->/g))
-    if (!/^ hotpath-report(:[\w.-]+)? $/.test(m[1] ?? '')) problems.push(`HTML comment: ${m[0]}`);
+    if (!/^ hotpath-(report|bisect)(:[\w.-]+)? $/.test(m[1] ?? '')) problems.push(`HTML comment: ${m[0]}`);
   const withoutComments = html.replace(/<!--[\s\S]*?-->/g, '');
   for (const m of withoutComments.matchAll(/<\/?([a-zA-Z][\w-]*)([^>]*)>/g)) {
     const [tag, name = '', attributes = ''] = m;
