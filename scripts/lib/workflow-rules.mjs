@@ -43,7 +43,8 @@
 //       inline code and `node --version` are the workflow's own text, not the repository's);
 //    b. no step uses hotpath's Action (`hotpath-dev/hotpath@…` or `./`) in a mode that runs the
 //       repository's code: `all` (the default when `mode` is unset), `measure`, `drift-measure`,
-//       `drift`, or a mode given by an expression. `report` and `drift-record` run none.
+//       `drift`, `bisect-measure`, or a mode given by an expression. `report`, `drift-record` and
+//       `bisect-record` run none.
 //    Any process started there can read the token from its parent's environment
 //    (/proc/<ppid>/environ), whatever environment it was given. Other local actions
 //    (`./.github/actions/…`) and `bash script.sh` are not detected.
@@ -197,7 +198,7 @@ const PACKAGE_SCRIPT =
 const NODE_FILE =
   /(?:^|[;&|(])\s*(?:\w+=\S*\s+)*node(?:\s+--?(?!e\b|p\b|eval\b|print\b|v\b|version\b|check\b|c\b)[\w-]+(?:=\S*)?)*\s+(?!-)[^\s;&|)]+/;
 /** Modes of hotpath's Action that run no code of the repository. */
-const SAFE_MODES = ['report', 'drift-record'];
+const SAFE_MODES = ['report', 'drift-record', 'bisect-record'];
 
 const isOwnAction = (step) =>
   typeof step?.uses === 'string' && (step.uses === './' || step.uses.split('@')[0] === OWN_ACTION);

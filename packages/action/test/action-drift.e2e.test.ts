@@ -121,6 +121,11 @@ describe('mode drift: head vs the highest release tag, history branch, drift iss
     // 3× the PBKDF2 work: surely beyond 5 % after one run, so the issue opens at once
     expect(first.outputs['drift-confirmed']).toBe('true');
     expect(first.outputs['drift-status']).toBe('beyond');
+    // the step's range for a bisect job: the reference, up to the one point measured
+    expect([first.outputs['drift-step-good'], first.outputs['drift-step-bad']]).toEqual([
+      repo.baseSha,
+      repo.headSha,
+    ]);
     expect(github.issues).toHaveLength(1);
     const issue = github.issues[0];
     expect(issue?.body.split('\n')[0]).toBe('<!-- hotpath-drift -->');
