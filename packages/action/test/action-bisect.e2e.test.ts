@@ -49,9 +49,10 @@ describe('modes bisect-measure and bisect-record: the drift issue names the comm
     root = mkdtempSync(join(tmpdir(), 'hotpath-bisect-action-'));
     const dir = join(root, 'repo');
     mkdirSync(dir);
-    // commits 0..5: the step is at 4
-    shas = makeBisectRepo(dir, [BASE, BASE, BASE, BASE, 3 * BASE, 3 * BASE]);
-    repo = { dir, baseSha: shas[0] as string, headSha: shas[5] as string };
+    // commits 0..2, the step at 1: the whole step (2 against 0), then 1 against 0 — the culprit's
+    // own comparison (two comparisons keep the test short; bisect.test.ts searches longer ranges)
+    shas = makeBisectRepo(dir, [BASE, 3 * BASE, 3 * BASE]);
+    repo = { dir, baseSha: shas[0] as string, headSha: shas[2] as string };
     results = join(root, 'results');
     github = await startFakeGitHub();
     github.issues.push({
@@ -62,7 +63,7 @@ describe('modes bisect-measure and bisect-record: the drift issue names the comm
       html_url: 'https://github.example/o/r/issues/1',
       user: { login: 'github-actions[bot]' },
     });
-    github.commitPulls[shas[4] as string] = [{ number: 12, merged_at: '2026-12-01T00:00:00Z' }];
+    github.commitPulls[shas[1] as string] = [{ number: 12, merged_at: '2026-12-01T00:00:00Z' }];
   });
 
   afterAll(async () => {
@@ -77,7 +78,7 @@ describe('modes bisect-measure and bisect-record: the drift issue names the comm
         ...FAST,
         mode: 'bisect-measure',
         good: shas[0] as string,
-        bad: shas[5] as string,
+        bad: shas[2] as string,
         results,
         'github-token': '',
       },
@@ -87,7 +88,7 @@ describe('modes bisect-measure and bisect-record: the drift issue names the comm
     });
     expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
     expect(run.outputs['bisect-conclusion']).toBe('culprit');
-    expect(run.outputs.culprit).toBe(shas[4]);
+    expect(run.outputs.culprit).toBe(shas[1]);
     expect(run.stdout).toMatch(/step 1 \(the whole range\): .*regressed \(the step to find\)/);
     const search = JSON.parse(readFileSync(join(results, 'report.json'), 'utf8'));
     expect(search.schema).toBe('hotpath-bisect/1');
@@ -107,16 +108,16 @@ describe('modes bisect-measure and bisect-record: the drift issue names the comm
     expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
     expect(run.outputs).toMatchObject({
       'bisect-conclusion': 'culprit',
-      culprit: shas[4],
+      culprit: shas[1],
       'culprit-pull-request': '12',
       'issue-url': 'https://github.example/o/r/issues/1',
     });
     expect(github.comments).toHaveLength(1);
     const body = github.comments[0]?.body ?? '';
     expect(body.split('\n')[0]).toBe('<!-- hotpath-bisect -->');
-    expect(body).toContain(`**hotpath bisect: the step is \`${shas[4]?.slice(0, 12)}\`** (PR #12)`);
+    expect(body).toContain(`**hotpath bisect: the step is \`${shas[1]?.slice(0, 12)}\`** (PR #12)`);
     expect(body).toMatch(/its own comparison against its parent: cpuPerRequest \+\d/);
-    expect(run.summary).toContain(`\`${shas[4]?.slice(0, 12)}\``);
+    expect(run.summary).toContain(`\`${shas[1]?.slice(0, 12)}\``);
     // a second record edits the same comment
     expect((await record()).code).toBe(0);
     expect(github.comments).toHaveLength(1);
@@ -173,7 +174,7 @@ describe('modes bisect-measure and bisect-record: the drift issue names the comm
     );
     const onPr = await runAction({
       repo,
-      inputs: { ...FAST, mode: 'bisect-measure', good: shas[0] as string, bad: shas[5] as string },
+      inputs: { ...FAST, mode: 'bisect-measure', good: shas[0] as string, bad: shas[2] as string },
       apiUrl: github.url,
     });
     expect(onPr.stdout).toMatch(
@@ -181,7 +182,7 @@ describe('modes bisect-measure and bisect-record: the drift issue names the comm
     );
     const option = await runAction({
       repo,
-      inputs: { ...FAST, mode: 'bisect-measure', good: '--upload-pack=x', bad: shas[5] as string },
+      inputs: { ...FAST, mode: 'bisect-measure', good: '--upload-pack=x', bad: shas[2] as string },
       apiUrl: github.url,
       event: pushEvent,
       eventName: 'push',
