@@ -69,6 +69,7 @@ export function describeProject(project: Project): string[] {
       ? [`left out: ${choice.leftOut.length - LEFT_OUT_SHOWN} more`]
       : []),
   ];
+  lines.push(...describeProtocol(project));
   if (data.stores.length > 0) {
     lines.push(
       `database and cache: ${data.stores.map((s) => `${s.kind} (${s.evidence.map(p).join('; ')})`).join(', ')}`,
@@ -92,6 +93,30 @@ export function describeProject(project: Project): string[] {
   return lines;
 }
 
+/** What init found the server speaks beside HTTP/1.1, and what it writes for it. */
+function describeProtocol(project: Project): string[] {
+  const p = (text: string) => printable(text);
+  const { http2, grpc } = project.protocol;
+  if (grpc) {
+    const shown = grpc.methods.slice(0, 5);
+    return [
+      grpc.methods.length > 0
+        ? `gRPC (${p(grpc.evidence)}): ${grpc.methods.length} unary method(s) in .proto files; written: ${shown.map((m) => `${p(m.path)} (${p(m.file)})`).join(', ')}, each with an empty request message: set a scenario's "body" to a real message's bytes in base64`
+        : `gRPC (${p(grpc.evidence)}), but no .proto service found: add a scenario with url "/package.Service/Method", "grpc": true and its message's bytes in base64 as "body"`,
+      ...(grpc.streaming.length > 0
+        ? [
+            `left out: ${grpc.streaming.slice(0, 5).map(p).join(', ')} — streaming methods (hotpath measures unary calls)`,
+          ]
+        : []),
+    ];
+  }
+  if (http2)
+    return [
+      `protocol: HTTP/2 ${http2.tls ? 'over TLS (ALPN h2; a self-signed certificate is accepted), routes written as https:// URLs' : '(h2c, prior knowledge)'} — ${p(http2.evidence)}; the config sets "http2": true`,
+    ];
+  return [];
+}
+
 const cleanInstallHint = (project: Project): string =>
   project.packageManager === 'npm' ? 'npm install' : `${project.packageManager} install`;
 
@@ -109,7 +134,9 @@ export async function runInit(options: InitOptions, dir: string = process.cwd())
     );
   let routes = options.urls;
   if (routes.length === 0) {
-    const guess = project.routeChoice.chosen.length > 0 ? project.routeChoice.chosen.join(',') : '/';
+    const methods = (project.protocol.grpc?.methods ?? []).slice(0, 5).map((m) => m.path);
+    const chosen = methods.length > 0 ? methods : project.routeChoice.chosen;
+    const guess = chosen.length > 0 ? chosen.join(',') : '/';
     routes = (await ask('Routes to measure (comma separated):', guess))
       .split(',')
       .map((r) => r.trim())

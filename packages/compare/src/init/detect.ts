@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectEnvReads } from '../source/env-reads.js';
 import { listSourceFiles, readSource } from '../source/files.js';
+import { detectProtocol, type Protocol } from './protocol.js';
 import { chooseRoutes, type RouteChoice } from './route-choice.js';
 import { discoverRoutes, type FoundRoute } from './routes.js';
 import { type DataNeeds, detectDataNeeds } from './stores.js';
@@ -30,6 +31,8 @@ export interface Project {
   routeChoice: RouteChoice;
   /** The databases and caches the server needs, the variables set for them, migrate and seed. */
   data: DataNeeds;
+  /** HTTP/2 or gRPC, when the server speaks it (see protocol.ts). */
+  protocol: Protocol;
   /** The start script's development-server command (`nx serve`, `nodemon`, `--watch`), when it is one. */
   devServer?: string;
   /** The build command (`<pm> run build`) when package.json has a build script. */
@@ -148,6 +151,7 @@ export function detectProject(dir: string): Project {
       (file) => !/\.[cm]?tsx?$/.test(file) && /\.listen\(/.test(readSource(dir, file) ?? ''),
     );
   const routes = discoverRoutes(dir, files);
+  const protocol = detectProtocol(dir, files, deps);
   const run = (name: string) => `${packageManager === 'yarn' ? 'yarn' : `${packageManager} run`} ${name}`;
   const data = detectDataNeeds(dir, pkg, reads, run);
   const build = typeof scripts.build === 'string' ? run('build') : undefined;
@@ -164,6 +168,7 @@ export function detectProject(dir: string): Project {
     routes,
     routeChoice: chooseRoutes(routes, data.seedValues),
     data,
+    protocol,
     ...(build ? { build } : {}),
     ...(devServer ? { devServer } : {}),
     packageJson,

@@ -106,7 +106,10 @@ export function withDevDependency(text: string, range: string): string | undefin
  */
 export async function initProject(project: Project, choices: InitChoices): Promise<InitResult> {
   const files: [string, string][] = [
-    ['hotpath.config.json', configFile(choices.start, choices.routes, choices.slo, project.build)],
+    [
+      'hotpath.config.json',
+      configFile(choices.start, choices.routes, choices.slo, project.build, project.protocol),
+    ],
     [
       '.github/workflows/hotpath.yml',
       measureWorkflow(project.packageManager, project.data, project.lockfile !== undefined),

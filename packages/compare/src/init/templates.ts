@@ -1,17 +1,33 @@
 import type { PackageManager } from './detect.js';
+import type { Protocol } from './protocol.js';
 import type { DataNeeds, StoreKind } from './stores.js';
 
 /**
  * hotpath.config.json: the start command, one scenario per route and, when given, the SLO every
- * scenario's capacity is searched at (its canonical text); every other setting default.
+ * scenario's capacity is searched at (its canonical text); every other setting default. A route
+ * that is one of the server's gRPC methods is a gRPC scenario (an empty request message); an
+ * HTTP/2 server gets `http2: true`, over TLS each route as an https:// URL.
  */
-export function configFile(start: string, routes: readonly string[], slo?: string, build?: string): string {
+export function configFile(
+  start: string,
+  routes: readonly string[],
+  slo?: string,
+  build?: string,
+  protocol: Protocol = {},
+): string {
+  const grpc = new Set((protocol.grpc?.methods ?? []).map((m) => m.path));
+  const tls = protocol.http2?.tls === true;
   const config = {
     $schema: './node_modules/@hotpath/compare/hotpath.config.schema.json',
     start,
     ...(build ? { build } : {}),
     ...(slo ? { slo } : {}),
-    scenarios: routes.map((url) => ({ name: url, url })),
+    ...(protocol.http2 ? { http2: true } : {}),
+    scenarios: routes.map((url) =>
+      grpc.has(url)
+        ? { name: url, url, grpc: true }
+        : { name: url, url: tls ? `https://127.0.0.1:$PORT${url}` : url },
+    ),
   };
   return `${JSON.stringify(config, null, 2)}\n`;
 }

@@ -30,8 +30,11 @@ const SKIPPED_FOLDERS = new Set([
 const SOURCE = /\.(?:[cm]?js|[cm]?ts|jsx|tsx)$/;
 const NOT_SOURCE = /\.(?:test|spec|d|min)\.[cm]?[jt]sx?$/;
 
-/** `dir`-relative, `/`-separated paths of the project's source files, sorted, entry first. */
-export function listSourceFiles(dir: string, entry?: string): string[] {
+/**
+ * `dir`-relative, `/`-separated paths of the project's source files, sorted, entry first;
+ * `pattern` picks other files by name with the same bounds (`.proto` definitions).
+ */
+export function listSourceFiles(dir: string, entry?: string, pattern: RegExp = SOURCE): string[] {
   const files: string[] = [];
   const walk = (folder: string, depth: number) => {
     let names: string[];
@@ -54,7 +57,7 @@ export function listSourceFiles(dir: string, entry?: string): string[] {
         if (depth < MAX_DEPTH) walk(path, depth + 1);
       } else if (
         stat.isFile() &&
-        SOURCE.test(name) &&
+        pattern.test(name) &&
         !NOT_SOURCE.test(name) &&
         stat.size <= MAX_SOURCE_BYTES
       )
