@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeBisectRepo } from '../../compare/test/helpers/bisect-repo.js';
-import { runAction, type TempRepo } from './helpers/action-run.js';
+import { pushEvent, runAction, type TempRepo } from './helpers/action-run.js';
 import { type FakeGitHub, startFakeGitHub } from './helpers/fake-github.js';
 
 // The bisect modes as a drift workflow runs them: bisect-measure searches a step range on real
@@ -26,16 +26,6 @@ const FAST = {
   memory: 'off',
   waiting: 'off',
   metrics: 'cpuPerRequest',
-};
-
-const pushEvent = {
-  ref: 'refs/heads/main',
-  repository: {
-    name: 'r',
-    owner: { login: 'o' },
-    html_url: 'https://github.example/o/r',
-    default_branch: 'main',
-  },
 };
 
 describe('modes bisect-measure and bisect-record: the drift issue names the commit', () => {
@@ -65,6 +55,16 @@ describe('modes bisect-measure and bisect-record: the drift issue names the comm
     });
     github.commitPulls[shas[1] as string] = [{ number: 12, merged_at: '2026-12-01T00:00:00Z' }];
   });
+
+  /** A bisect-record run on a push, reading the results folder the measure job wrote. */
+  const record = () =>
+    runAction({
+      repo,
+      inputs: { mode: 'bisect-record', results },
+      apiUrl: github.url,
+      event: pushEvent,
+      eventName: 'push',
+    });
 
   afterAll(async () => {
     await github.close();
@@ -96,14 +96,6 @@ describe('modes bisect-measure and bisect-record: the drift issue names the comm
   }, 180_000);
 
   it('bisect-record names the culprit and its pull request on the drift issue, once', async () => {
-    const record = () =>
-      runAction({
-        repo,
-        inputs: { mode: 'bisect-record', results },
-        apiUrl: github.url,
-        event: pushEvent,
-        eventName: 'push',
-      });
     const run = await record();
     expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
     expect(run.outputs).toMatchObject({
@@ -132,13 +124,7 @@ describe('modes bisect-measure and bisect-record: the drift issue names the comm
     search.why = hostile;
     writeFileSync(file, JSON.stringify(search));
     const before = github.comments[0]?.body;
-    const ok = await runAction({
-      repo,
-      inputs: { mode: 'bisect-record', results },
-      apiUrl: github.url,
-      event: pushEvent,
-      eventName: 'push',
-    });
+    const ok = await record();
     expect(ok.code, ok.stdout).toBe(0);
     // fake-github checks every comment renders no link, mention, reference or HTML (close() fails)
     expect(github.comments[0]?.body).not.toBe(before);
@@ -147,13 +133,7 @@ describe('modes bisect-measure and bisect-record: the drift issue names the comm
     search.culprit.sha = 'not-a-commit';
     writeFileSync(file, JSON.stringify(search));
     const writes = github.requests.filter((r) => r.method !== 'GET').length;
-    const bad = await runAction({
-      repo,
-      inputs: { mode: 'bisect-record', results },
-      apiUrl: github.url,
-      event: pushEvent,
-      eventName: 'push',
-    });
+    const bad = await record();
     expect(bad.code).not.toBe(0);
     const errors = bad.stdout.split('\n').filter((l) => l.startsWith('::error::'));
     expect(errors).toHaveLength(1);

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRepo, runAction, type TempRepo } from './helpers/action-run.js';
+import { makeRepo, pushEvent, runAction, type TempRepo } from './helpers/action-run.js';
 import { type FakeGitHub, startFakeGitHub } from './helpers/fake-github.js';
 
 // Issue 67's High item: drift split like the pull-request flow. The measure job (mode
@@ -55,16 +55,6 @@ const git = (cwd: string, ...args: string[]) =>
       GIT_COMMITTER_EMAIL: 't@e',
     },
   }).trim();
-
-const pushEvent = {
-  ref: 'refs/heads/main',
-  repository: {
-    name: 'r',
-    owner: { login: 'o' },
-    html_url: 'https://github.example/o/r',
-    default_branch: 'main',
-  },
-};
 
 const onPush = { eventName: 'push', event: pushEvent, env: { GITHUB_REF: 'refs/heads/main' } };
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../compare/test/helpers/repo.js';
-import { makeRepo, runAction, type TempRepo } from './helpers/action-run.js';
+import { makeRepo, pushEvent, runAction, type TempRepo } from './helpers/action-run.js';
 import { type FakeGitHub, startFakeGitHub } from './helpers/fake-github.js';
 
 /** The reference hashes 2 000 PBKDF2 iterations per request, the branch 6 000: a clear drift. */
@@ -38,16 +38,6 @@ const git = (cwd: string, ...args: string[]) =>
       GIT_COMMITTER_EMAIL: 't@e',
     },
   }).trim();
-
-const pushEvent = {
-  ref: 'refs/heads/main',
-  repository: {
-    name: 'r',
-    owner: { login: 'o' },
-    html_url: 'https://github.example/o/r',
-    default_branch: 'main',
-  },
-};
 
 describe('mode drift: head vs the highest release tag, history branch, drift issue', () => {
   let root: string;

@@ -49,6 +49,17 @@ function parseOutputs(text: string): Record<string, string> {
   return out;
 }
 
+/** A push to the default branch of o/r: the event of the drift and bisect modes. */
+export const pushEvent = {
+  ref: 'refs/heads/main',
+  repository: {
+    name: 'r',
+    owner: { login: 'o' },
+    html_url: 'https://github.example/o/r',
+    default_branch: 'main',
+  },
+};
+
 /** Runs the bundled Action the way GitHub does: node dist/index.js with INPUT_* and GITHUB_*. */
 export async function runAction(options: {
   repo: TempRepo;
