@@ -119,7 +119,7 @@ describe('what the server speaks', () => {
     expect(
       JSON.parse(configFile('node s.js', ['/a.B/C', '/health'], undefined, undefined, { grpc })).scenarios,
     ).toEqual([
-      { name: '/a.B/C', url: '/a.B/C', grpc: true },
+      { name: '/a.B/C', url: '/a.B/C', grpc: true, proto: 'x.proto', message: {} },
       { name: '/health', url: '/health' },
     ]);
     const tls = JSON.parse(
@@ -139,7 +139,7 @@ describe('hotpath init on a @grpc/grpc-js server, then hotpath compare with what
         dependencies: { '@grpc/grpc-js': '^1' },
       }),
       'proto/work.proto':
-        'syntax = "proto3";\npackage hotpath.test;\nservice Work { rpc Hash (R) returns (R); rpc Tail (R) returns (stream R); }\n',
+        'syntax = "proto3";\npackage hotpath.test;\nmessage R { string name = 1; }\nservice Work { rpc Hash (R) returns (R); rpc Tail (R) returns (stream R); }\n',
     });
     copyFileSync(
       fileURLToPath(new URL('./fixtures/grpc-work-server.cjs', import.meta.url)),
@@ -159,12 +159,18 @@ describe('hotpath init on a @grpc/grpc-js server, then hotpath compare with what
     });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toContain(
-      'hotpath init: gRPC (@grpc/grpc-js in package.json): 1 unary method(s) in .proto files; written: /hotpath.test.Work/Hash (proto/work.proto)',
+      'hotpath init: gRPC (@grpc/grpc-js in package.json): 1 unary method(s) in .proto files; written: /hotpath.test.Work/Hash (proto/work.proto), each with its .proto and an empty request message',
     );
     expect(r.stderr).toContain('hotpath init: left out: /hotpath.test.Work/Tail — streaming methods');
     const config = JSON.parse(readFileSync(join(dir, 'hotpath.config.json'), 'utf8'));
     expect(config.scenarios).toEqual([
-      { name: '/hotpath.test.Work/Hash', url: '/hotpath.test.Work/Hash', grpc: true },
+      {
+        name: '/hotpath.test.Work/Hash',
+        url: '/hotpath.test.Work/Hash',
+        grpc: true,
+        proto: 'proto/work.proto',
+        message: {},
+      },
     ]);
     const report = await compare({
       baseStart: config.start,

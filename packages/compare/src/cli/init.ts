@@ -101,7 +101,7 @@ function describeProtocol(project: Project): string[] {
     const shown = grpc.methods.slice(0, 5);
     return [
       grpc.methods.length > 0
-        ? `gRPC (${p(grpc.evidence)}): ${grpc.methods.length} unary method(s) in .proto files; written: ${shown.map((m) => `${p(m.path)} (${p(m.file)})`).join(', ')}, each with an empty request message: set a scenario's "body" to a real message's bytes in base64`
+        ? `gRPC (${p(grpc.evidence)}): ${grpc.methods.length} unary method(s) in .proto files; written: ${shown.map((m) => `${p(m.path)} (${p(m.file)})`).join(', ')}, each with its .proto and an empty request message: fill a scenario's "message" (JSON) with a real request`
         : `gRPC (${p(grpc.evidence)}), but no .proto service found: add a scenario with url "/package.Service/Method", "grpc": true and its message's bytes in base64 as "body"`,
       ...(grpc.streaming.length > 0
         ? [

@@ -1,8 +1,9 @@
 // What the server speaks, as `hotpath init` reads it: HTTP/2 (node:http2's createServer or
 // createSecureServer, fastify's `http2: true`) and gRPC (@grpc/grpc-js with .proto service
 // definitions: each unary method is a scenario, /package.Service/Method). Read from the project's
-// own files with the bounds of source/files.ts; a .proto is read by a one-pass tokenizer.
+// own files with the bounds of source/files.ts; a .proto by source/proto.ts.
 import { listSourceFiles, readSource } from '../source/files.js';
+import { parseProto } from '../source/proto.js';
 
 export interface GrpcMethod {
   /** `/package.Service/Method`: the path a unary call is POSTed to. */
@@ -21,65 +22,9 @@ export interface Protocol {
 const GRPC_PACKAGES = ['@grpc/grpc-js', 'grpc'];
 const MAX_METHODS = 50;
 
-/** The tokens of a .proto file: identifiers (dotted), punctuation; comments and strings skipped. */
-export function protoTokens(text: string): string[] {
-  const tokens: string[] = [];
-  let i = 0;
-  const n = Math.min(text.length, 512 * 1024);
-  while (i < n) {
-    const c = text[i] as string;
-    if (c === '/' && text[i + 1] === '/') {
-      while (i < n && text[i] !== '\n') i++;
-    } else if (c === '/' && text[i + 1] === '*') {
-      const end = text.indexOf('*/', i + 2);
-      i = end < 0 ? n : end + 2;
-    } else if (c === '"' || c === "'") {
-      const end = text.indexOf(c, i + 1);
-      i = end < 0 ? n : end + 1;
-    } else if (/[A-Za-z_]/.test(c)) {
-      let j = i + 1;
-      while (j < n && /[\w.]/.test(text[j] as string)) j++;
-      tokens.push(text.slice(i, j));
-      i = j;
-    } else {
-      if ('{}();'.includes(c)) tokens.push(c);
-      i++;
-    }
-  }
-  return tokens;
-}
-
-/** The methods of a .proto's services: `rpc M ( [stream] A ) returns ( [stream] B )`. */
+/** The methods of a .proto's services, `/package.Service/Method`, streaming ones marked. */
 export function protoMethods(text: string): { path: string; streaming: boolean }[] {
-  const t = protoTokens(text);
-  let pkg = '';
-  const out: { path: string; streaming: boolean }[] = [];
-  let service: string | undefined;
-  let depth = 0;
-  let serviceDepth = -1;
-  for (let i = 0; i < t.length; i++) {
-    const w = t[i];
-    if (w === '{') depth++;
-    else if (w === '}') {
-      depth--;
-      if (depth === serviceDepth) service = undefined;
-    } else if (w === 'package' && depth === 0) pkg = t[i + 1] ?? '';
-    else if (w === 'service' && depth === 0 && t[i + 2] === '{') {
-      service = t[i + 1];
-      serviceDepth = depth;
-    } else if (w === 'rpc' && service && t[i + 2] === '(') {
-      const name = t[i + 1] ?? '';
-      // ( [stream] Req ) returns ( [stream] Res )
-      const close = t.indexOf(')', i + 2);
-      const reqStream = t.slice(i + 3, close).includes('stream');
-      const open2 = t.indexOf('(', close);
-      const close2 = t.indexOf(')', open2);
-      const resStream = open2 > 0 && close2 > 0 && t.slice(open2 + 1, close2).includes('stream');
-      if (/^\w+$/.test(name) && /^\w+$/.test(service))
-        out.push({ path: `/${pkg ? `${pkg}.` : ''}${service}/${name}`, streaming: reqStream || resStream });
-    }
-  }
-  return out;
+  return parseProto(text).methods.map((m) => ({ path: m.path, streaming: m.streaming }));
 }
 
 /** What the project's server speaks beside HTTP/1.1, from its dependencies and files. */

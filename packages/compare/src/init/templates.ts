@@ -5,7 +5,8 @@ import type { DataNeeds, StoreKind } from './stores.js';
 /**
  * hotpath.config.json: the start command, one scenario per route and, when given, the SLO every
  * scenario's capacity is searched at (its canonical text); every other setting default. A route
- * that is one of the server's gRPC methods is a gRPC scenario (an empty request message); an
+ * that is one of the server's gRPC methods is a gRPC scenario (its .proto, an empty message to
+ * fill); an
  * HTTP/2 server gets `http2: true`, over TLS each route as an https:// URL.
  */
 export function configFile(
@@ -15,7 +16,7 @@ export function configFile(
   build?: string,
   protocol: Protocol = {},
 ): string {
-  const grpc = new Set((protocol.grpc?.methods ?? []).map((m) => m.path));
+  const grpc = new Map((protocol.grpc?.methods ?? []).map((m) => [m.path, m.file]));
   const tls = protocol.http2?.tls === true;
   const config = {
     $schema: './node_modules/@hotpath/compare/hotpath.config.schema.json',
@@ -25,7 +26,7 @@ export function configFile(
     ...(protocol.http2 ? { http2: true } : {}),
     scenarios: routes.map((url) =>
       grpc.has(url)
-        ? { name: url, url, grpc: true }
+        ? { name: url, url, grpc: true, proto: grpc.get(url), message: {} }
         : { name: url, url: tls ? `https://127.0.0.1:$PORT${url}` : url },
     ),
   };

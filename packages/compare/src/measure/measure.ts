@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { HotpathCompareError } from '../errors.js';
 import type { Shard, ShardId, Side, SideInfo } from '../model.js';
+import { withGrpcMessages } from '../settings/grpc.js';
 import type { Settings } from '../settings/schema.js';
 import type { StopQuestion } from '../verdict/sequential.js';
 import { throwIfAborted } from './abort.js';
@@ -65,11 +66,12 @@ export interface MeasureRuntime {
  * ran, the settings and the machine that measured; no statistics. Leaves no process, worktree or
  * temp dir behind, on success, error or abort.
  */
-export async function measure(settings: Settings, runtime: MeasureRuntime = {}): Promise<Shard> {
+export async function measure(given: Settings, runtime: MeasureRuntime = {}): Promise<Shard> {
+  const cwd = resolve(runtime.baseDir ?? process.cwd(), given.cwd);
+  const settings = withGrpcMessages(given, cwd);
   const env = runtime.allowlistEnv
     ? allowlistedEnvironment(runtime.env ?? process.env, settings.passEnv)
     : (runtime.env ?? process.env);
-  const cwd = resolve(runtime.baseDir ?? process.cwd(), settings.cwd);
   const envWarnings = passEnvWarnings(settings.passEnv ?? [], runtime.env ?? process.env);
   const cleanups: (() => Promise<void> | void)[] = [];
   try {

@@ -5,6 +5,7 @@ import type { ProgressEvent } from '../measure/progress.js';
 import { measureOne } from '../measure/rounds.js';
 import { profileReport } from '../report/profile.js';
 import type { ProfileReport } from '../run-artifacts.js';
+import { withGrpcMessages } from '../settings/grpc.js';
 import type { Settings } from '../settings/schema.js';
 import { writeClaimed } from './out-dir.js';
 import { writeProfileReport } from './report-files.js';
@@ -27,9 +28,10 @@ export async function runProfile(
 ): Promise<{ profile: ProfileReport; dir: string; removed: string[] }> {
   const baseDir = options.baseDir ?? process.cwd();
   const onProgress = options.onProgress ?? (() => {});
+  const cwd = resolve(baseDir, settings.cwd);
   const rounds = await measureOne(
-    { side: 'head', command: options.start, cwd: resolve(baseDir, settings.cwd) },
-    settings,
+    { side: 'head', command: options.start, cwd },
+    withGrpcMessages(settings, cwd),
     {
       probePath: probePath(),
       env: options.env ?? process.env,

@@ -34,6 +34,8 @@ function expected(spec: SettingSpec): string {
       return range(`a number${spec.unit ? ` (${spec.unit})` : ''}`);
     case 'rate':
       return `requests per second (a number > 0) or a share of base's measured capacity such as "70%" (> 0 and <= ${MAX_RATE_SHARE} %)`;
+    case 'json':
+      return 'a JSON object (in a config, the object itself; on the command line or as an input, its JSON text)';
     case 'slo':
       return 'an SLO such as p99<=50ms,errors<=1% (p50, p90, p99 in ms or s; errors in percent) or an object such as {"p99": "50 ms"}';
     case 'duration':
@@ -82,7 +84,7 @@ export const show = (value: unknown) => {
  */
 export const MAX_VALUE_TEXT = 2048;
 /** Kinds whose text is free (a command line, headers, a list of names): not capped here. */
-const FREE_TEXT_KINDS: ReadonlySet<string> = new Set(['command', 'headers', 'list', 'path', 'text']);
+const FREE_TEXT_KINDS: ReadonlySet<string> = new Set(['command', 'headers', 'list', 'path', 'text', 'json']);
 
 /** Matched against trimmed text: linear (no quantifiers that can take the same characters). */
 const NUMERIC = /^[+-]?(\d+(?:\.\d*)?|\.\d+)\s*%?$/;
@@ -138,6 +140,8 @@ export function coerce(spec: SettingSpec, value: unknown, source: Source, path: 
     }
     case 'slo':
       return canonicalSlo(value) ?? fail();
+    case 'json':
+      return canonicalJsonObject(value) ?? fail();
     case 'duration': {
       const n = typeof value === 'number' || typeof value === 'string' ? parseDuration(value) : undefined;
       if (n === undefined || !inRange(n) || n > MAX_TIMER_SECONDS) return fail();
@@ -174,6 +178,21 @@ export function coerce(spec: SettingSpec, value: unknown, source: Source, path: 
     default:
       return typeof value === 'string' ? value : fail();
   }
+}
+
+/** A JSON object (or its text) as canonical JSON text; undefined for anything else. */
+function canonicalJsonObject(value: unknown): string | undefined {
+  let parsed = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      return undefined;
+    }
+  }
+  return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+    ? JSON.stringify(parsed)
+    : undefined;
 }
 
 /** Words of a comma/space separated text or an array of strings; undefined for anything else. */

@@ -59,6 +59,8 @@ function valueSchema(spec: SettingSpec): JsonSchema {
       };
     case 'boolean':
       return { type: 'boolean' };
+    case 'json':
+      return { anyOf: [{ type: 'object' }, { type: 'string', minLength: 2 }] };
     case 'enum':
       return { enum: [...(spec.values ?? [])] };
     case 'headers':

@@ -174,6 +174,8 @@ export function resolveSettings(sources: SettingsSources): Settings {
     pipelining: values.pipelining as number,
     http2: values.http2 as boolean,
     grpc: values.grpc as boolean,
+    ...(values.proto !== undefined ? { proto: values.proto as string } : {}),
+    ...(values.message !== undefined ? { message: values.message as string } : {}),
     rate: values.rate as Scenario['rate'],
     slo: values.slo as string | undefined,
   };

@@ -13,6 +13,7 @@ export type SettingKind =
   | 'number'
   | 'rate'
   | 'slo'
+  | 'json'
   | 'duration'
   | 'percent'
   | 'boolean'

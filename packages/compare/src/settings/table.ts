@@ -212,6 +212,24 @@ export const SETTINGS = [
       'gRPC unary calls over HTTP/2 (implies http2): url is the method, /package.Service/Method; body is the request message, its encoded (protobuf) bytes in base64 (none: an empty message); a non-zero grpc-status counts as an error.',
   },
   {
+    key: 'proto',
+    kind: 'path',
+    group: 'load',
+    arg: 'FILE',
+    scenario: true,
+    description:
+      'gRPC: the .proto file (relative to cwd) that defines the method url names; with message, the request is encoded from it.',
+  },
+  {
+    key: 'message',
+    kind: 'json',
+    group: 'load',
+    arg: 'JSON',
+    scenario: true,
+    description:
+      'gRPC: the request message as JSON (field names as in the .proto or lowerCamelCase; 64-bit integers as numbers or text, bytes as base64, enums by name), encoded with proto into the body sent to both sides.',
+  },
+  {
     key: 'rate',
     kind: 'rate',
     group: 'load',

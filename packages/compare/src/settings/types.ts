@@ -23,6 +23,8 @@ interface ResolvedKind {
   rate: number | RateShare;
   /** A service-level objective, as its canonical text (settings/slo.ts): "p99<=50ms,errors<=1%". */
   slo: string;
+  /** A JSON value, as its canonical text (JSON.stringify of what was written). */
+  json: string;
   duration: number;
   percent: number;
   boolean: boolean;
@@ -31,7 +33,9 @@ interface ResolvedKind {
 }
 
 /** What a config file may write by kind (a duration also as text: "500ms", "2m"). */
-interface WrittenKind extends Omit<ResolvedKind, 'duration' | 'text' | 'slo'> {
+interface WrittenKind extends Omit<ResolvedKind, 'duration' | 'text' | 'slo' | 'json'> {
+  /** JSON text, or the value itself in a config (an object, for a gRPC message). */
+  json: string | Record<string, unknown>;
   duration: number | string;
   /** Text, or an object of targets: { p99: "50 ms", errors: "1%" }. */
   slo:
