@@ -87,6 +87,10 @@ describe('hotpath bisect', () => {
     expect(written.schema).toBe('hotpath-bisect/1');
     expect(written.culprit?.sha).toBe(shas[5]);
     expect(written.steps).toHaveLength(4);
+    // report.html draws the search and links the culprit's own report
+    const html = readFileSync(result.files.html, 'utf8');
+    expect(html).toContain(`culprit ${shas[5]?.slice(0, 12)}`);
+    expect(html).toContain('<a href="culprit/report.html">');
     const culpritReport = JSON.parse(readFileSync(join(dir, 'out', 'culprit', 'report.json'), 'utf8'));
     expect(culpritReport.sides.head.sha).toBe(shas[5]);
     expect(culpritReport.sides.base.sha).toBe(shas[4]);

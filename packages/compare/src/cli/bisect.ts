@@ -24,7 +24,7 @@ export async function bisectCommand(
       if (!parsed.quiet) process.stderr.write(`${line}\n`);
     },
   }).finally(() => ui.done());
-  process.stderr.write(`report: ${result.files.search}\n`);
+  process.stderr.write(`report: ${result.files.search} (the steps drawn: ${result.files.html})\n`);
   if (parsed.json) process.stdout.write(`${JSON.stringify(result.search, null, 2)}\n`);
   else process.stdout.write(result.text);
   if (result.failed.failed) process.stderr.write(`${failureText(result.failed)}\n`);

@@ -24,6 +24,7 @@ import { gitRoot } from '../measure/checkout.js';
 import type { MeasureRuntime } from '../measure/measure.js';
 import type { Report } from '../model.js';
 import { renderBisectConclusion, renderBisectStep } from '../render/bisect.js';
+import { renderBisectHtml } from '../render/bisect-html.js';
 import { renderTerminal } from '../render/terminal.js';
 import type { FailDecision, WrittenFiles } from '../run-artifacts.js';
 import type { Settings } from '../settings/schema.js';
@@ -49,7 +50,8 @@ export interface BisectResult {
   search: BisectSearch;
   /** The culprit's own comparison (or the last step's, when the search ended on a range). */
   report?: Report;
-  files: { dir: string; search: string; culprit?: WrittenFiles };
+  /** The search (report.json), its page (report.html), the culprit's own comparison's files. */
+  files: { dir: string; search: string; html: string; culprit?: WrittenFiles };
   removed: string[];
   /** The terminal text of the whole search, rendered once. */
   text: string;
@@ -290,7 +292,9 @@ function bisectResult(
     writeFileSync(searchFile, `${JSON.stringify(search, null, 2)}\n`);
     const culprit =
       search.culprit && culpritReport ? writeReport(join(claimed, 'culprit'), culpritReport) : undefined;
-    return { dir: claimed, search: searchFile, ...(culprit ? { culprit } : {}) };
+    const html = join(claimed, 'report.html');
+    writeFileSync(html, renderBisectHtml(search, culprit ? 'culprit/report.html' : undefined));
+    return { dir: claimed, search: searchFile, html, ...(culprit ? { culprit } : {}) };
   });
   const text = `${renderBisectConclusion(search)}${search.culprit && culpritReport ? `\nThe culprit's own comparison:\n${renderTerminal(culpritReport)}` : ''}`;
   const outcome =
