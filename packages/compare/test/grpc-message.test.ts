@@ -11,6 +11,8 @@ import { compare } from '../src/index.js';
 import { withGrpcMessages } from '../src/settings/grpc.js';
 import { encodeRequest } from '../src/settings/protobuf.js';
 import { resolveSettings } from '../src/settings/schema.js';
+import { parseProto } from '../src/source/proto.js';
+import { seeded } from './helpers/random.js';
 
 const PROTO = `syntax = "proto3";
 package shop.v1;
@@ -98,6 +100,53 @@ describe('a message from JSON and its .proto', () => {
     ['{"price":{"units":true}}', /message\.price\.units: expected an integer \(int64\), got true/],
   ])('refuses %s naming the field', (json, why) => {
     expect(() => encodeRequest(PROTO, '/shop.v1.Shop/Place', json, 'the gRPC scenario "place"')).toThrow(why);
+  });
+
+  it('reads any text without throwing: token soup, unclosed blocks, a flood of braces', () => {
+    const random = seeded(5);
+    const words = [
+      'message',
+      'service',
+      'rpc',
+      'enum',
+      'map',
+      '<',
+      '>',
+      '{',
+      '}',
+      '(',
+      ')',
+      ';',
+      '=',
+      'stream',
+      'returns',
+      'oneof',
+      '1',
+      '-',
+      'x',
+      '"s',
+      '/*',
+      '//',
+      '\n',
+    ];
+    for (let k = 0; k < 300; k++) {
+      const text = Array.from(
+        { length: 1 + Math.floor(random() * 60) },
+        () => words[Math.floor(random() * words.length)],
+      ).join(' ');
+      expect(() => parseProto(text)).not.toThrow();
+    }
+    const flood = parseProto(`message M { ${'{'.repeat(200_000)}`);
+    expect(flood.messages.get('M')).toEqual([]);
+    // nesting past 32 levels is passed over, not recursed into
+    const deep = parseProto(`${'message a { '.repeat(50_000)}`);
+    expect(deep.messages.size).toBe(33);
+  });
+
+  it('refuses a message nested deeper than 64', () => {
+    const proto = 'package p; message N { N n = 1; } service S { rpc M (N) returns (N); }';
+    const json = `${'{"n":'.repeat(5000)}{}${'}'.repeat(5000)}`;
+    expect(() => encodeRequest(proto, '/p.S/M', json, 'x')).toThrow(/nested more than 64 messages deep/);
   });
 
   it('refuses a method the .proto does not define', () => {

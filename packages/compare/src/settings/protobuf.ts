@@ -31,6 +31,9 @@ const INTEGER_RANGE: Record<string, [bigint, bigint]> = {
 
 class Refused extends Error {}
 
+/** Messages nested at most this deep in a request. */
+const MAX_DEPTH = 64;
+
 function varint(value: bigint): number[] {
   let v = value < 0n ? value + 2n ** 64n : value;
   const out: number[] = [];
@@ -174,6 +177,9 @@ function encodeField(file: ProtoFile, field: ProtoField, value: unknown, path: s
 
 /** The message `name` (an empty one for ''), encoded from the JSON object `value`. */
 function message(file: ProtoFile, name: string, value: unknown, path: string): number[] {
+  // a path's dots count the messages it is in: a message nested deeper is refused, not recursed
+  if (path.split('.').length > MAX_DEPTH)
+    throw new Refused(`${path}: nested more than ${MAX_DEPTH} messages deep`);
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     throw new Refused(
       `${path}: expected an object (message ${name || 'google.protobuf.Empty'}), got ${show(value)}`,

@@ -36,6 +36,8 @@ export interface ProtoFile {
 
 const MAX_TEXT = 512 * 1024;
 const PUNCTUATION = '{}();=<>,[]-';
+/** Nested messages read at most this deep. */
+const MAX_NESTING = 32;
 
 /** The tokens of a .proto file: names (dotted), numbers, punctuation; comments and strings skipped. */
 export function protoTokens(text: string): string[] {
@@ -66,49 +68,79 @@ export function protoTokens(text: string): string[] {
   return tokens;
 }
 
-/** Reads the tokens into a ProtoFile (lenient: what it cannot read it passes over). */
-export function parseProto(text: string): ProtoFile {
-  const t = protoTokens(text);
-  const file: ProtoFile = { package: '', messages: new Map(), enums: new Map(), methods: [] };
-  let i = 0;
-  const at = (k = 0) => t[i + k] ?? '';
-  const skipStatement = () => {
+/** The reader over one file's tokens: a cursor and one method per kind of block. */
+class ProtoReader {
+  private i = 0;
+  /** Messages open around the cursor: deeper ones are passed over (no recursion without end). */
+  private depth = 0;
+  readonly file: ProtoFile = { package: '', messages: new Map(), enums: new Map(), methods: [] };
+
+  constructor(private readonly t: string[]) {}
+
+  private at(k = 0): string {
+    return this.t[this.i + k] ?? '';
+  }
+
+  private get more(): boolean {
+    return this.i < this.t.length && this.at() !== '}';
+  }
+
+  /** Past the statement or block that starts here (`;`, or its `{ … }`). */
+  private skipStatement(): void {
     let depth = 0;
-    while (i < t.length) {
-      const w = t[i++];
+    while (this.i < this.t.length) {
+      const w = this.t[this.i++];
       if (w === '{') depth++;
       else if (w === '}' && --depth <= 0) return;
       else if (w === ';' && depth === 0) return;
     }
-  };
-  const full = (scope: string, name: string) => (scope ? `${scope}.${name}` : name);
-  const readEnum = (name: string) => {
-    const values = new Map<string, number>();
-    file.enums.set(name, values);
-    i++; // {
-    while (i < t.length && at() !== '}') {
-      if (/^[A-Za-z_]\w*$/.test(at()) && at(1) === '=' && at() !== 'option' && at() !== 'reserved') {
-        const negative = at(2) === '-';
-        const number = Number(at(negative ? 3 : 2));
-        if (Number.isInteger(number)) values.set(at(), negative ? -number : number);
-      }
-      skipStatement();
+  }
+
+  read(): ProtoFile {
+    while (this.i < this.t.length) {
+      const w = this.at();
+      if (w === 'package') {
+        this.file.package = this.at(1);
+        this.skipStatement();
+      } else if ((w === 'message' || w === 'enum' || w === 'service') && this.at(2) === '{') {
+        const name = this.file.package ? `${this.file.package}.${this.at(1)}` : this.at(1);
+        this.i += 2;
+        if (w === 'message') this.message(name);
+        else if (w === 'enum') this.enumeration(name);
+        else this.service(name);
+      } else this.skipStatement();
     }
-    i++; // }
-  };
-  const readField = (scope: string, fields: ProtoField[]) => {
-    const repeated = at() === 'repeated';
-    if (repeated || at() === 'optional' || at() === 'required') i++;
+    return this.file;
+  }
+
+  private enumeration(name: string): void {
+    const values = new Map<string, number>();
+    this.file.enums.set(name, values);
+    this.i++; // {
+    while (this.more) {
+      if (/^[A-Za-z_]\w*$/.test(this.at()) && this.at(1) === '=') {
+        const negative = this.at(2) === '-';
+        const number = Number(this.at(negative ? 3 : 2));
+        if (Number.isInteger(number)) values.set(this.at(), negative ? -number : number);
+      }
+      this.skipStatement();
+    }
+    this.i++; // }
+  }
+
+  private field(scope: string, fields: ProtoField[]): void {
+    const repeated = this.at() === 'repeated';
+    if (repeated || this.at() === 'optional' || this.at() === 'required') this.i++;
     let type = 'map';
     let map: ProtoField['map'];
-    if (at() === 'map' && at(1) === '<') {
-      map = { key: at(2), value: at(4) };
-      i += 6; // map < K , V >
+    if (this.at() === 'map' && this.at(1) === '<') {
+      map = { key: this.at(2), value: this.at(4) };
+      this.i += 6; // map < K , V >
     } else {
-      type = at();
-      i++;
+      type = this.at();
+      this.i++;
     }
-    const [name, eq, num] = [at(), at(1), at(2)];
+    const [name, eq, num] = [this.at(), this.at(1), this.at(2)];
     if (eq === '=' && /^\d+$/.test(num) && /^[A-Za-z_]\w*$/.test(name))
       fields.push({
         name,
@@ -118,72 +150,77 @@ export function parseProto(text: string): ProtoFile {
         scope,
         ...(map ? { map } : {}),
       });
-    skipStatement();
-  };
-  const readMessage = (name: string) => {
-    const fields: ProtoField[] = [];
-    file.messages.set(name, fields);
-    i++; // {
-    while (i < t.length && at() !== '}') {
-      const w = at();
-      if ((w === 'message' || w === 'enum') && at(2) === '{') {
-        const inner = full(name, at(1));
-        i += 2;
-        if (w === 'message') readMessage(inner);
-        else readEnum(inner);
-      } else if (w === 'oneof' && at(2) === '{') {
-        i += 3;
-        while (i < t.length && at() !== '}') readField(name, fields);
-        i++;
-      } else if (['option', 'reserved', 'extensions', 'extend', 'group', ';'].includes(w)) skipStatement();
-      else readField(name, fields);
-    }
-    i++; // }
-  };
-  const readService = (name: string) => {
-    i++; // {
-    while (i < t.length && at() !== '}') {
-      if (at() === 'rpc' && at(2) === '(') {
-        const method = at(1);
-        i += 3;
-        const inStream = at() === 'stream';
-        if (inStream) i++;
-        const input = at();
-        while (i < t.length && at() !== '(') i++;
-        i++;
-        const outStream = at() === 'stream';
-        if (outStream) i++;
-        const output = at();
-        if (/^\w+$/.test(method))
-          file.methods.push({
-            path: `/${name}/${method}`,
-            input,
-            output,
-            streaming: inStream || outStream,
-            scope: name,
-          });
-        while (i < t.length && at() !== ')') i++;
-        i++;
-        if (at() === '{') skipStatement();
-        else if (at() === ';') i++;
-      } else skipStatement();
-    }
-    i++; // }
-  };
-  while (i < t.length) {
-    const w = at();
-    if (w === 'package') {
-      file.package = at(1);
-      skipStatement();
-    } else if ((w === 'message' || w === 'enum' || w === 'service') && at(2) === '{') {
-      const name = full(file.package, at(1));
-      i += 2;
-      if (w === 'message') readMessage(name);
-      else if (w === 'enum') readEnum(name);
-      else readService(name);
-    } else skipStatement();
+    this.skipStatement();
   }
-  return file;
+
+  private message(name: string): void {
+    const fields: ProtoField[] = [];
+    this.file.messages.set(name, fields);
+    this.i++; // {
+    while (this.more) {
+      const w = this.at();
+      if ((w === 'message' || w === 'enum') && this.at(2) === '{' && this.depth >= MAX_NESTING)
+        this.skipStatement();
+      else if ((w === 'message' || w === 'enum') && this.at(2) === '{') {
+        const inner = `${name}.${this.at(1)}`;
+        this.i += 2;
+        this.depth++;
+        if (w === 'message') this.message(inner);
+        else this.enumeration(inner);
+        this.depth--;
+      } else if (w === 'oneof' && this.at(2) === '{') {
+        this.i += 3;
+        while (this.more) this.field(name, fields);
+        this.i++;
+      } else if (['option', 'reserved', 'extensions', 'extend', 'group', ';'].includes(w))
+        this.skipStatement();
+      else this.field(name, fields);
+    }
+    this.i++; // }
+  }
+
+  /** After `(`: the type, and whether `stream` came before it; the cursor past the `)`. */
+  private argument(): { type: string; stream: boolean } {
+    const stream = this.at() === 'stream';
+    if (stream) this.i++;
+    const type = this.at();
+    while (this.i < this.t.length && this.at() !== ')') this.i++;
+    this.i++;
+    return { type, stream };
+  }
+
+  private service(name: string): void {
+    this.i++; // {
+    while (this.more) {
+      if (this.at() !== 'rpc' || this.at(2) !== '(') {
+        this.skipStatement();
+        continue;
+      }
+      const method = this.at(1);
+      this.i += 3;
+      const input = this.argument();
+      while (this.i < this.t.length && this.at() !== '(' && this.at() !== ';' && this.at() !== '}') this.i++;
+      if (this.at() !== '(') continue;
+      this.i++;
+      const output = this.argument();
+      if (/^\w+$/.test(method))
+        this.file.methods.push({
+          path: `/${name}/${method}`,
+          input: input.type,
+          output: output.type,
+          streaming: input.stream || output.stream,
+          scope: name,
+        });
+      if (this.at() === '{') this.skipStatement();
+      else if (this.at() === ';') this.i++;
+    }
+    this.i++; // }
+  }
+}
+
+/** Reads a .proto's text into a ProtoFile (lenient: what it cannot read it passes over). */
+export function parseProto(text: string): ProtoFile {
+  return new ProtoReader(protoTokens(text)).read();
 }
 
 /**
