@@ -8,7 +8,7 @@ import type { Settings } from '../settings/schema.js';
 import { judgeMetrics } from '../verdict/judge.js';
 import { lookLevels, type VerdictPolicy, verdictMetricsOf, verdictPolicy } from '../verdict/policy.js';
 import { metricPairs } from '../verdict/round-pairs.js';
-import { outcomeSoFar, type StopQuestion } from '../verdict/sequential.js';
+import { FIRST_LOOK_PAIRS, outcomeSoFar, type StopQuestion } from '../verdict/sequential.js';
 import type { StepChange } from './model.js';
 
 /**
@@ -87,6 +87,13 @@ const toChange = (scenario: string, m: MetricVerdict): StepChange => ({
   ci: m.ci,
 });
 
+/**
+ * Pairs the whole step goes on for when only a wall-clock metric shows the step: every probe is
+ * then placed by a CPU metric when one shows it too (a step CPU does not show, such as waiting on
+ * a database, still ends two pairs later).
+ */
+const WALL_CLOCK_WAIT = 2;
+
 /** Counted by the probe from each process's own CPU clock: the least noisy metrics here. */
 const CPU_METRICS = new Set(['cpuPerRequest', 'mainThreadCpuPerRequest']);
 
@@ -128,12 +135,19 @@ export function stepQuestions(settings: Settings) {
     outcomeSoFar(m, settings.scenarios, policy, share);
   return {
     policy,
-    /** --bad against --good: answered by a clear outcome, or by a step shown (wholeStep). */
+    /**
+     * --bad against --good: answered by an outcome that shows no change beyond the threshold, or by
+     * a step shown (wholeStep) on a CPU metric — on another metric alone, WALL_CLOCK_WAIT pairs later.
+     */
     whole: ((m, share) => {
       const so = outcome(m, share);
+      if (so.ready && (so.outcome === 'unchanged' || so.outcome === 'not-worse' || so.outcome === 'improved'))
+        return true;
+      const shown = wholeStep(m, settings.scenarios, policy, share);
+      // a wall-clock metric alone waits WALL_CLOCK_WAIT more pairs for a CPU metric to show it
       return (
-        (so.outcome !== 'inconclusive' && so.ready) ||
-        wholeStep(m, settings.scenarios, policy, share) !== undefined
+        shown !== undefined &&
+        (CPU_METRICS.has(shown.metric) || m.base.length >= FIRST_LOOK_PAIRS + WALL_CLOCK_WAIT)
       );
     }) satisfies StopQuestion as StopQuestion,
     /** A probe: answered by its side of half the step, or by the verdict's own regression. */
@@ -154,7 +168,8 @@ export interface Placement {
 /**
  * The whole step (no `step` yet): bad with the step it shows, good when the verdict's outcome
  * says no change beyond the threshold, else undecided. A probe: its side of half the step when
- * its interval shows one, else bad when the verdict regressed, else undecided.
+ * its interval shows one, else bad when the verdict regressed (change null: the regressed
+ * metric is the caller's to name), else undecided.
  */
 export function placeStep(
   measurements: Pick<Measurements, Side>,
@@ -174,5 +189,7 @@ export function placeStep(
   const change = m ? toChange(step.scenario, m) : null;
   const side = m ? sideOfInterval(m.ci, step) : undefined;
   if (side) return { verdict: side, change, decidedBy: 'half-step' };
-  return { verdict: outcome === 'regressed' ? 'bad' : 'undecided', change };
+  // regressed by the verdict: the change shown is the metric that regressed (the caller's
+  // decidingChange), not S's metric, whose interval did not decide
+  return outcome === 'regressed' ? { verdict: 'bad', change: null } : { verdict: 'undecided', change };
 }
