@@ -72,7 +72,7 @@ describe('what the server speaks', () => {
     const dir = project('grpc', {
       'package.json': pkg({ '@grpc/grpc-js': '^1' }),
       'proto/work.proto': PROTO,
-      'server.js': '',
+      'server.js': 'server.addService(def.Work.service, handlers);',
     });
     const { grpc, http2 } = detectProject(dir).protocol;
     expect(http2).toBeUndefined();
@@ -83,6 +83,16 @@ describe('what the server speaks', () => {
     ]);
     expect(grpc?.methods[0]?.file).toBe('proto/work.proto');
     expect(grpc?.streaming).toEqual(['/hotpath.test.Work/Watch', '/hotpath.test.Work/Upload']);
+  });
+
+  it('a REST server that only calls a gRPC service: no gRPC scenarios', () => {
+    const dir = project('grpc-client', {
+      'package.json': pkg({ '@grpc/grpc-js': '^1', express: '^4' }),
+      'proto/work.proto': PROTO,
+      'server.js':
+        "const client = new Work('localhost:50051', creds);\nrequire('express')().get('/a', h).listen(1);",
+    });
+    expect(detectProject(dir).protocol.grpc).toBeUndefined();
   });
 
   it.each([
@@ -159,7 +169,7 @@ describe('hotpath init on a @grpc/grpc-js server, then hotpath compare with what
     });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toContain(
-      'hotpath init: gRPC (@grpc/grpc-js in package.json): 1 unary method(s) in .proto files; written: /hotpath.test.Work/Hash (proto/work.proto), each with its .proto and an empty request message',
+      'hotpath init: gRPC (@grpc/grpc-js in package.json, addService in server.js): 1 unary method(s) in .proto files; written: /hotpath.test.Work/Hash (proto/work.proto), each with its .proto and an empty request message',
     );
     expect(r.stderr).toContain('hotpath init: left out: /hotpath.test.Work/Tail — streaming methods');
     const config = JSON.parse(readFileSync(join(dir, 'hotpath.config.json'), 'utf8'));

@@ -35,7 +35,9 @@ export function detectProtocol(
 ): Protocol {
   const protocol: Protocol = {};
   const grpcPackage = GRPC_PACKAGES.find((name) => name in deps);
-  if (grpcPackage) {
+  // a gRPC server adds its services; a REST server that calls one only makes clients
+  const serves = sources.find((file) => (readSource(dir, file) ?? '').includes('.addService('));
+  if (grpcPackage && serves) {
     const methods: GrpcMethod[] = [];
     const streaming: string[] = [];
     for (const file of listSourceFiles(dir, undefined, /\.proto$/)) {
@@ -44,7 +46,11 @@ export function detectProtocol(
         else if (methods.length < MAX_METHODS && !methods.some((x) => x.path === m.path))
           methods.push({ path: m.path, file });
     }
-    protocol.grpc = { methods, streaming, evidence: `${grpcPackage} in package.json` };
+    protocol.grpc = {
+      methods,
+      streaming,
+      evidence: `${grpcPackage} in package.json, addService in ${serves}`,
+    };
     return protocol;
   }
   for (const file of sources) {
