@@ -8,13 +8,13 @@
 //   node bench/drift-to-culprit.mjs [--commits 16] [--step 15] [--seed N] [--budget 900]
 //
 // Every input at action.yml's default (GitHub sets INPUT_* for each) unless named here.
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { runActionStep } from './via-action.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -24,7 +24,6 @@ const { values } = parseArgs({
     budget: { type: 'string', default: '900' },
   },
 });
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const commits = Number(values.commits);
 let seed = Number(values.seed ?? Date.now() % 2 ** 31);
 const random = () => {
@@ -36,14 +35,6 @@ const random = () => {
 };
 const at = 1 + Math.floor(random() * commits);
 const WORK = 200_000;
-
-const yml = readFileSync(join(ROOT, 'action.yml'), 'utf8');
-const defaults = {};
-for (const [, name, value] of yml
-  .slice(yml.indexOf('\ninputs:\n'), yml.indexOf('\noutputs:\n'))
-  .matchAll(/^ {2}([a-z-]+):\n(?: {4}.*\n)*? {4}default: '((?:[^']|'')*)'/gm))
-  defaults[name] = value.replace(/''/g, "'");
-const main = join(ROOT, /^ {2}main: (\S+)$/m.exec(yml)?.[1] ?? '');
 
 const work = mkdtempSync(join(tmpdir(), 'hotpath-drift-to-culprit-'));
 const dir = join(work, 'repo');
@@ -177,23 +168,12 @@ async function step(inputs, label) {
     RUNNER_TEMP: runner,
     HOTPATH_V8_PROFILER_INSTALL: 'false',
   };
-  for (const [name, value] of Object.entries({ ...defaults, 'github-token': 'ghs_bench', ...inputs }))
-    env[`INPUT_${name.toUpperCase()}`] = value;
   const started = Date.now();
-  const child = spawn(process.execPath, [main], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  child.stdout.on('data', (c) => {
-    log += c;
+  const { code, outputs, log } = await runActionStep({
+    dir,
+    env,
+    inputs: { 'github-token': 'ghs_bench', ...inputs },
   });
-  child.stderr.on('data', (c) => {
-    log += c;
-  });
-  const code = await new Promise((resolve) => child.on('exit', resolve));
-  const outputs = {};
-  for (const [, name, value] of readFileSync(files.output, 'utf8').matchAll(
-    /^([^\n<]+)<<(\S+)\n([\s\S]*?)\n\2$/gm,
-  ))
-    outputs[name] = value;
   const seconds = Math.round((Date.now() - started) / 1000);
   console.error(`  ${label}: exit ${code}, ${seconds} s`);
   if (code !== 0)

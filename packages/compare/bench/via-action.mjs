@@ -80,6 +80,37 @@ const INPUT_OF = {
  * checked out, as actions/checkout leaves a workspace) and returns { report, comment, outputs }.
  * `overrides` are settings by key (start, url, rounds, …), passed as the matching inputs.
  */
+/**
+ * The bundled Action once, as a runner runs one step: every input at action.yml's default unless
+ * `inputs` names it, the runner's variables in `env` (GITHUB_OUTPUT among them). Returns its exit
+ * code, the outputs it wrote and its log.
+ */
+export async function runActionStep({ dir, env, inputs, node = process.execPath }) {
+  const actionYml = readFileSync(join(ROOT, 'action.yml'), 'utf8');
+  const full = { ...env };
+  for (const [name, value] of Object.entries({ ...actionDefaults(actionYml), ...inputs }))
+    full[`INPUT_${name.toUpperCase()}`] = String(value);
+  const child = spawn(node, [actionMain(actionYml)], {
+    cwd: dir,
+    env: full,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  child.stdout.on('data', (c) => {
+    log += c;
+  });
+  child.stderr.on('data', (c) => {
+    log += c;
+  });
+  const code = await new Promise((resolve) => child.on('exit', resolve));
+  const outputs = {};
+  for (const [, name, , value] of readFileSync(env.GITHUB_OUTPUT, 'utf8').matchAll(
+    /^([^\n<]+)<<(\S+)\n([\s\S]*?)\n\2$/gm,
+  ))
+    outputs[name] = value;
+  return { code, outputs, log };
+}
+
 export async function compareThroughAction({ dir, base, head, overrides, git, node = process.execPath }) {
   git('checkout', '-q', '--detach', head);
   const work = mkdtempSync(join(tmpdir(), 'hotpath-bench-action-'));
@@ -127,24 +158,9 @@ export async function compareThroughAction({ dir, base, head, overrides, git, no
       RUNNER_TEMP: join(work, 'runner-temp'),
       HOTPATH_V8_PROFILER_INSTALL: process.env.HOTPATH_V8_PROFILER_INSTALL ?? 'false',
     };
-    const actionYml = readFileSync(join(ROOT, 'action.yml'), 'utf8');
-    const inputs = { ...actionDefaults(actionYml), 'github-token': 'ghs_bench_token' };
+    const inputs = { 'github-token': 'ghs_bench_token' };
     for (const [key, value] of Object.entries(overrides)) inputs[INPUT_OF[key] ?? key] = String(value);
-    for (const [name, value] of Object.entries(inputs)) env[`INPUT_${name.toUpperCase()}`] = value;
-    const child = spawn(node, [actionMain(actionYml)], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let log = '';
-    child.stdout.on('data', (c) => {
-      log += c;
-    });
-    child.stderr.on('data', (c) => {
-      log += c;
-    });
-    const code = await new Promise((resolve) => child.on('exit', resolve));
-    const outputs = {};
-    for (const [, name, , value] of readFileSync(files.output, 'utf8').matchAll(
-      /^([^\n<]+)<<(\S+)\n([\s\S]*?)\n\2$/gm,
-    ))
-      outputs[name] = value;
+    const { code, outputs, log } = await runActionStep({ dir, env, inputs, node });
     if (!outputs.report) throw new Error(`the Action exited ${code} without a report:\n${log.slice(-3000)}`);
     const report = JSON.parse(readFileSync(outputs.report, 'utf8'));
     const posted = api.requests.filter((r) => r.method === 'POST' || r.method === 'PATCH');
