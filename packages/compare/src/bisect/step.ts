@@ -68,15 +68,14 @@ export const stepShare = (shards: readonly Shard[]) => decidingShare(shards.map(
 
 /**
  * Measures `probe` against `good`; again (merged) while its question is unanswered and the budget
- * allows. `question` is asked of every measurement so far merged (see half-step.ts); without one,
- * the verdict's own outcome is the question.
+ * allows. `question` is asked of every measurement so far merged (see half-step.ts).
  */
 export async function measureStep(
   settings: Settings,
   good: string,
   probe: string,
   runtime: StepRuntime,
-  question?: StopQuestion,
+  question: StopQuestion,
 ): Promise<StepMeasurement> {
   const { remaining, measurements, ...measureRuntime } = runtime;
   const started = Date.now();
@@ -102,12 +101,8 @@ export async function measureStep(
             base: { ref: good.slice(0, 12), sha: good },
             head: { ref: probe.slice(0, 12), sha: probe },
           },
-          ...(question
-            ? {
-                autoRounds: (m, share) =>
-                  question(mergedMeasurements([...shards.map((x) => x.measurements), m]), share),
-              }
-            : {}),
+          autoRounds: (m, share) =>
+            question(mergedMeasurements([...shards.map((x) => x.measurements), m]), share),
         },
       );
     } catch (err) {
@@ -123,10 +118,7 @@ export async function measureStep(
     // Each measurement is a shard of the step: pairs stay within it, the report merges them.
     const numbered = shards.map((s, i) => ({ ...s, shard: { index: i + 1, total: shards.length } }));
     result = report(numbered);
-    const answered = question
-      ? question(mergedMeasurements(shards.map((x) => x.measurements)), stepShare(shards))
-      : result.outcome !== 'inconclusive';
-    if (answered) break;
+    if (question(mergedMeasurements(shards.map((x) => x.measurements)), stepShare(shards))) break;
   }
   if (!result) throw new HotpathCompareError('HP_COMPARE_ABORTED', 'no time was left for a comparison');
   return { state: 'measured', report: result, shards, seconds: seconds() };

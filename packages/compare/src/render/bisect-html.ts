@@ -3,10 +3,9 @@
 // numbered; each step's change with its interval against 0, half the step and the step; the
 // steps as a table. No script; every text from the repository (subjects, scenario names, the
 // reason) is HTML-escaped, and a Content-Security-Policy lets only the page's own style apply.
-import { createHash } from 'node:crypto';
 import type { BisectSearch, BisectStep } from '../bisect/model.js';
 import { changeText } from './bisect.js';
-import { escapeHtml as e } from './html-text.js';
+import { cspHash, escapeHtml as e } from './html-text.js';
 
 const STYLE = `body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;color:#1f2328;margin:24px auto;max-width:1100px;padding:0 16px}
 h1{font-size:22px;margin:8px 0}h2{font-size:17px;margin:26px 0 6px}code{font:12px ui-monospace,Menlo,Consolas,monospace;background:#f6f8fa;padding:1px 4px;border-radius:4px}
@@ -16,7 +15,6 @@ svg text{font-size:11px;fill:#656d76}svg .good{fill:#1a7f37}svg .bad{fill:#cf222
 svg .bar.good{stroke:#1a7f37}svg .bar.bad{stroke:#cf222e}svg .bar.undecided{stroke:#9a6700}svg .rule{stroke:#d0d7de}svg .half{stroke:#9a6700;stroke-dasharray:4 3}
 `;
 
-const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
 const short = (sha: string) => sha.slice(0, 12);
 const worse = (better: 'higher' | 'lower', x: number) => (better === 'lower' ? x : -x);
 
@@ -106,7 +104,7 @@ function conclusionText(search: BisectSearch): string {
 
 /** report.html of a bisect search. `culpritReport`: the relative path of the culprit's own report.html. */
 export function renderBisectHtml(search: BisectSearch, culpritReport?: string): string {
-  const csp = `default-src 'none'; style-src ${sha256(STYLE)}; img-src data:; base-uri 'none'; form-action 'none'`;
+  const csp = `default-src 'none'; style-src ${cspHash(STYLE)}; img-src data:; base-uri 'none'; form-action 'none'`;
   const minutes =
     search.seconds >= 90 ? `${Math.round(search.seconds / 60)} min` : `${Math.round(search.seconds)} s`;
   return [

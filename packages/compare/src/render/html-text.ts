@@ -1,4 +1,9 @@
+import { createHash } from 'node:crypto';
+
 // Text as report.html carries it: escaped for HTML, or as JSON inside a script element.
+
+/** A script's or style's hash as a Content-Security-Policy source: `'sha256-…'`. */
+export const cspHash = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
 
 /** Text as HTML text or attribute value: nothing in it can become markup. */
 export function escapeHtml(text: string): string {

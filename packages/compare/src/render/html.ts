@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type {
   AllocationRow,
   HotFunction,
@@ -30,7 +29,7 @@ import {
 } from './format.js';
 import { CAPACITY_STYLE, capacityChart } from './html-capacity.js';
 import { flameSection } from './html-flames.js';
-import { type Column, escapeHtml, scriptJson, table } from './html-text.js';
+import { type Column, cspHash, escapeHtml, scriptJson, table } from './html-text.js';
 import { waitingSection } from './html-waiting.js';
 import { sourceLink } from './markdown-text.js';
 import { memoryRows, noFindingsText } from './memory-rows.js';
@@ -38,8 +37,6 @@ import { metricLabel } from './metric-labels.js';
 import { interleaveText, loadLevelText, runSummary, scenarioSummary } from './words.js';
 
 export { escapeHtml, scriptJson };
-
-const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
 
 const e = escapeHtml;
 
@@ -337,7 +334,7 @@ export function renderHtml(report: Report, viewer: ViewerAssets): string {
   const data = { schema: 'hotpath-report-html/1', flames: [...cpu, ...allocations, ...waiting] };
   const script = viewer.script.replace(/<\/(script)/gi, '<\\/$1');
   const style = `${viewer.style}\n${STYLE}\n${CAPACITY_STYLE}`;
-  const csp = `default-src 'none'; script-src ${sha256(script)}; style-src ${sha256(style)}; img-src data:; base-uri 'none'; form-action 'none'`;
+  const csp = `default-src 'none'; script-src ${cspHash(script)}; style-src ${cspHash(style)}; img-src data:; base-uri 'none'; form-action 'none'`;
   const title = runSummary(report);
   const sides = report.sides;
   const rev = (info: Report['sides']['base']) =>
