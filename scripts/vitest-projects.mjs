@@ -2,9 +2,9 @@
 // files listed as `parallel` (they start no server under load and time nothing) run side by
 // side first; every other file runs after them. vitest's pool is shared by the projects, so
 // `fileParallelism: false` below does not hold the measured files to one at a time: they run
-// two at a time on a 2-CPU runner (a worker per CPU), each beside another's load, and their
-// margins are set for that (seen 2026-12-06: capacity-slo and cli side by side for 100 s).
-// Truly one at a time would double their 370 s in compare.
+// two at a time on a 2-CPU runner (a worker per CPU), each pinned to a CPU of its own with
+// every process it starts (scripts/vitest-pin.mjs), so that neither file's servers share a CPU
+// with the other's. Truly one at a time would double their 370 s in compare.
 // The listed files get a worker per CPU (vitest's default leaves one CPU free, which on a 2-CPU
 // runner is one worker: no gain).
 import { availableParallelism } from 'node:os';
@@ -31,6 +31,7 @@ export function splitProjects(parallel) {
         include: ['test/**/*.test.ts'],
         exclude: files,
         fileParallelism: false,
+        setupFiles: [new URL('./vitest-pin.mjs', import.meta.url).pathname],
         sequence: { groupOrder: 1 },
       },
     },

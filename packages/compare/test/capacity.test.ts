@@ -5,7 +5,7 @@ import {
   nextBracketRate,
   nextCapacityRate,
   overloadStep,
-  startRate,
+  startRates,
   stepConnections,
   stepMeets,
   stepSeconds,
@@ -162,7 +162,11 @@ describe('the capacity search', () => {
     expect(stepConnections({ connections: 10 }, targets, 100)).toBe(50);
     expect(stepConnections({ connections: 200 }, targets, 100)).toBe(200);
     expect(stepConnections({ connections: 10 }, targets, 1e6)).toBe(1000);
-    expect(startRate([load(2000, 10), load(3000, 10)])).toBe(1500);
+    expect(startRates([load(2000, 10), load(3000, 10)])).toEqual([1500, 1500]);
+    // a side slower than half the other's throughput starts at half its own
+    expect(startRates([load(3000, 10), load(400, 10)])).toEqual([1500, 200]);
+    expect(startRates([load(Number.NaN, 10), load(400, 10)])).toEqual([200, 200]);
+    expect(startRates([load(0, 10), load(400, 10)])).toEqual([1, 200]);
   });
 });
 

@@ -1,3 +1,4 @@
+// @hotpath-test every-cpu: it tests the placement itself (scripts/vitest-pin.mjs)
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -2,7 +2,7 @@ import { mergeHistograms, summarizeHistogram } from '@hotpath/load-client';
 import type { LoadResult } from '../model.js';
 import type { MeasuredScenario as Scenario } from '../settings/schema.js';
 import { throwIfAborted } from './abort.js';
-import { searchCapacities, startRate } from './capacity.js';
+import { searchCapacities, startRates } from './capacity.js';
 import { runLoad } from './load.js';
 import { markLoad } from './machine-load.js';
 import type { RoundRun } from './round-server.js';
@@ -203,7 +203,7 @@ async function measureSlicedScenario(
   const capacities =
     scenario.slo === undefined
       ? []
-      : await searchCapacities(runs, loads, scenario, startRate(windows.map((w) => w.load)));
+      : await searchCapacities(runs, loads, scenario, startRates(windows.map((w) => w.load)));
   const measured: MeasuredWindow[] = [];
   for (const [i, w] of windows.entries()) {
     const survived = await survivorsPass(runs[i] as RoundRun, loads[i] as ScenarioLoad, index + 1, w.reports);

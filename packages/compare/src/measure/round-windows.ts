@@ -2,7 +2,7 @@ import { formatTail, HotpathCompareError } from '../errors.js';
 import type { CapacitySearch, LoadResult } from '../model.js';
 import type { MeasuredScenario as Scenario } from '../settings/schema.js';
 import { throwIfAborted } from './abort.js';
-import { searchCapacities, startRate } from './capacity.js';
+import { searchCapacities, startRates } from './capacity.js';
 import { type LoadOptions, runLoad } from './load.js';
 import { type LoadMark, markLoad } from './machine-load.js';
 import type { ProbeReport } from './probe-control.js';
@@ -101,7 +101,7 @@ async function measureScenario(run: RoundRun, index: number, scenario: Scenario)
   throwIfAborted(signal);
   checkWindow(run, load, result);
   const [capacity] =
-    scenario.slo === undefined ? [] : await searchCapacities([run], [load], scenario, startRate([result]));
+    scenario.slo === undefined ? [] : await searchCapacities([run], [load], scenario, startRates([result]));
   const survived = await survivorsPass(run, load, index + 1, reports);
   return {
     scenario,

@@ -163,7 +163,7 @@ export function loadLevelText(
 function sloText(slo: string | undefined): string {
   const targets = slo === undefined ? undefined : parseSlo(slo);
   if (!targets) return '';
-  return `; then, in each round, each side's capacity at ${describeSlo(targets)}: the highest arrival rate that met it, in open-model steps of ${STEP_SECONDS.min}–${STEP_SECONDS.max} s from half the round's throughput, up by 25 % then bisected to within ${Math.round((CAPACITY_PRECISION - 1) * 100)} %`;
+  return `; then, in each round, each side's capacity at ${describeSlo(targets)}: the highest arrival rate that met it, in open-model steps of ${STEP_SECONDS.min}–${STEP_SECONDS.max} s from half the round's throughput (a side below that, half its own), up by 25 % then bisected to within ${Math.round((CAPACITY_PRECISION - 1) * 100)} %`;
 }
 
 /** ", at N req/s fixed rate (S % of base's capacity, C req/s)": empty for a closed model. */

@@ -22,7 +22,7 @@ export const SLO_LATENCIES: readonly SloLatency[] = ['p50', 'p90', 'p99'];
 export const CAPACITY_STEPS = 12;
 /** The search ends once the lowest rate missed is within this ratio of the highest met (5 %). */
 export const CAPACITY_PRECISION = 1.05;
-/** The first step's rate, as a share of the round's throughput (the higher side's). */
+/** The first step's rate, as a share of the round's throughput (the higher side's; a side below that rate, its own). */
 export const CAPACITY_START = 0.5;
 /** A step's measured seconds: long enough for the requests a step aims for, within these bounds. */
 export const STEP_SECONDS = { min: 1, max: 3 } as const;
