@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { slowestFirst } from '../../scripts/vitest-projects.mjs';
 
 export default defineConfig({
   test: {
@@ -11,6 +12,8 @@ export default defineConfig({
     // overload, two capacity searches at some 130 req/s) is not followed by another in its file.
     maxWorkers: 2,
     setupFiles: ['../../scripts/vitest-pin.mjs'],
+    // longest first: restify's overload beside the other four
+    ...slowestFirst(['restify-etag-overload', 'express-auth-audit', 'express-auth', 'nodecached']),
     minWorkers: 1,
     reporters: [
       'default',

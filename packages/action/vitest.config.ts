@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { sideBySideWorkers, splitProjects } from '../../scripts/vitest-projects.mjs';
+import { sideBySideWorkers, slowestFirst, splitProjects } from '../../scripts/vitest-projects.mjs';
 
 // Files that start no server under load and time nothing (the workflow linter, inputs, the
 // outputs, a recorded shard through the three doors). The end-to-end runs of the Action start
@@ -16,6 +16,16 @@ const SIDE_BY_SIDE = [
   'v8-profiler-install',
 ];
 
+// The longest measured files, longest first (the slowest-files list of `pnpm test`): they start
+// first, so that none is left to run alone at the end.
+const SLOWEST = [
+  'action.e2e',
+  'action-drift.e2e',
+  'action-modes.e2e',
+  'action-drift-split.e2e',
+  'action-bisect.e2e',
+];
+
 export default defineConfig({
   test: {
     testTimeout: 120_000,
@@ -27,6 +37,7 @@ export default defineConfig({
       '../../scripts/vitest-failures.mjs',
     ],
     ...sideBySideWorkers,
+    ...slowestFirst(SLOWEST),
     projects: splitProjects(SIDE_BY_SIDE),
   },
 });

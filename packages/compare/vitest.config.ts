@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { sideBySideWorkers, splitProjects } from '../../scripts/vitest-projects.mjs';
+import { sideBySideWorkers, slowestFirst, splitProjects } from '../../scripts/vitest-projects.mjs';
 
 // Files that start no server under load and time nothing: pure functions, the CLI's help and
 // refusals, files on disk, git, a child under a small heap. Every other file (real servers under
@@ -42,6 +42,21 @@ const SIDE_BY_SIDE = [
   'verdict',
 ];
 
+// The longest measured files, longest first (the slowest-files list of `pnpm test`): they start
+// first, so that none is left to run alone at the end.
+const SLOWEST = [
+  'capacity-slo',
+  'cli',
+  'bisect',
+  'rate',
+  'cli-front-door',
+  'drift-cli',
+  'placement',
+  'memory',
+  'engine',
+  'auto-rounds',
+];
+
 export default defineConfig({
   test: {
     testTimeout: 120_000,
@@ -53,6 +68,7 @@ export default defineConfig({
       '../../scripts/vitest-failures.mjs',
     ],
     ...sideBySideWorkers,
+    ...slowestFirst(SLOWEST),
     projects: splitProjects(SIDE_BY_SIDE),
   },
 });
