@@ -1,5 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const serverScript = fileURLToPath(new URL('./servers/cpu-server.mjs', import.meta.url));
@@ -35,9 +36,32 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/**
+ * The CPUs a run is pinned to: the server on the first this process may use, the load generator
+ * on the second, as in bench/run.mjs (Linux with taskset and two CPUs; elsewhere undefined, and
+ * nothing is pinned).
+ */
+export const PINNED: { server: number; load: number } | undefined = (() => {
+  if (spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status !== 0) return undefined;
+  const list = /^Cpus_allowed_list:\s*(.+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '';
+  const cpus = list.split(',').flatMap((part) => {
+    const [from, to = from] = part.split('-').map(Number);
+    return Array.from({ length: (to as number) - (from as number) + 1 }, (_, i) => (from as number) + i);
+  });
+  const [server, load] = cpus;
+  return server === undefined || load === undefined || !Number.isInteger(server) || !Number.isInteger(load)
+    ? undefined
+    : { server, load };
+})();
+
+/** `command args`, on one CPU when given (taskset execs the command: same process, same fds). */
+const onCpu = (cpu: number | undefined, command: string, args: string[]): [string, string[]] =>
+  cpu === undefined ? [command, args] : ['taskset', ['-c', String(cpu), command, ...args]];
+
 /** Starts test/servers/cpu-server.mjs in its own process (it imports the built package by name). */
-export async function startServer(args: string[]): Promise<RunningServer> {
-  const child: ChildProcess = spawn(process.execPath, [serverScript, ...args], {
+export async function startServer(args: string[], cpu?: number): Promise<RunningServer> {
+  const [command, argv] = onCpu(cpu, process.execPath, [serverScript, ...args]);
+  const child: ChildProcess = spawn(command, argv, {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const stop = async () => {
@@ -68,26 +92,24 @@ export async function startServer(args: string[]): Promise<RunningServer> {
 export async function runLoad(
   port: number,
   options: { connections: number; duration: number; warmup?: number },
+  cpu?: number,
 ): Promise<LoadResult> {
-  const child = spawn(
-    process.execPath,
-    [
-      loadScript,
-      '--port',
-      String(port),
-      '--connections',
-      String(options.connections),
-      '--duration',
-      String(options.duration),
-      '--warmup',
-      String(options.warmup ?? 1),
-      '--grace',
-      '4',
-      '--prime',
-      '/ping',
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+  const [command, argv] = onCpu(cpu, process.execPath, [
+    loadScript,
+    '--port',
+    String(port),
+    '--connections',
+    String(options.connections),
+    '--duration',
+    String(options.duration),
+    '--warmup',
+    String(options.warmup ?? 1),
+    '--grace',
+    '4',
+    '--prime',
+    '/ping',
+  ]);
+  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => {
     out += chunk.toString();
@@ -102,14 +124,16 @@ export async function runLoad(
   return JSON.parse(out) as LoadResult;
 }
 
-/** Starts a server, loads it, stops it. */
+/** Starts a server, loads it, stops it; `pinned`: the server and the load on a CPU each (PINNED). */
 export async function measure(
   serverArgs: string[],
   load: { connections: number; duration: number; warmup?: number },
+  pinned = false,
 ): Promise<LoadResult> {
-  const server = await startServer(serverArgs);
+  const cpus = pinned ? PINNED : undefined;
+  const server = await startServer(serverArgs, cpus?.server);
   try {
-    return await runLoad(server.port, load);
+    return await runLoad(server.port, load, cpus?.load);
   } finally {
     await server.stop();
   }
