@@ -9,16 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { beforeAll } from 'vitest';
-
-const allowed = () => {
-  const line = /^Cpus_allowed_list:\s*(.+)$/m.exec(readFileSync('/proc/self/status', 'utf8'));
-  const cpus = [];
-  for (const part of (line?.[1] ?? '').trim().split(',')) {
-    const [from, to = from] = part.split('-').map(Number);
-    for (let c = from; c <= to; c++) if (Number.isInteger(c)) cpus.push(c);
-  }
-  return cpus;
-};
+import { allowedCpus } from './cpus.mjs';
 
 beforeAll((suite) => {
   // biome-ignore lint/suspicious/noUndeclaredEnvVars: set by vitest in each worker
@@ -26,12 +17,7 @@ beforeAll((suite) => {
   if (process.platform !== 'linux' || !(slot >= 1)) return;
   const file = suite.file?.filepath ?? suite.filepath;
   if (file && readFileSync(file, 'utf8').slice(0, 2000).includes('@hotpath-test every-cpu')) return;
-  let cpus;
-  try {
-    cpus = allowed();
-  } catch {
-    return;
-  }
+  const cpus = allowedCpus();
   if (cpus.length < 2) return;
   const cpu = cpus[(slot - 1) % cpus.length];
   spawnSync('taskset', ['-a', '-p', '-c', String(cpu), String(process.pid)], { stdio: 'ignore' });

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { allowedCpus } from '../../../scripts/cpus.mjs';
 
 const serverScript = fileURLToPath(new URL('./servers/cpu-server.mjs', import.meta.url));
 const loadScript = fileURLToPath(new URL('../bench/http-load.mjs', import.meta.url));
@@ -43,15 +43,9 @@ export interface RunningServer {
  */
 export const PINNED: { server: number; load: number } | undefined = (() => {
   if (spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status !== 0) return undefined;
-  const list = /^Cpus_allowed_list:\s*(.+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '';
-  const cpus = list.split(',').flatMap((part) => {
-    const [from, to = from] = part.split('-').map(Number);
-    return Array.from({ length: (to as number) - (from as number) + 1 }, (_, i) => (from as number) + i);
-  });
+  const cpus = allowedCpus();
   const [server, load] = cpus;
-  return server === undefined || load === undefined || !Number.isInteger(server) || !Number.isInteger(load)
-    ? undefined
-    : { server, load };
+  return server === undefined || load === undefined ? undefined : { server, load };
 })();
 
 /** `command args`, on one CPU when given (taskset execs the command: same process, same fds). */

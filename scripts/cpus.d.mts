@@ -1,0 +1,2 @@
+// Types of cpus.mjs (imported by overload-guard's tests).
+export function allowedCpus(): number[];
