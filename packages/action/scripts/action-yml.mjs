@@ -7,9 +7,13 @@ import { ACTION_INPUTS } from '../dist/lib/inputs.js';
 
 const yamlString = (text) => `'${String(text).replace(/'/g, "''")}'`;
 
-function defaultOf(spec) {
-  if (spec.default === undefined) return "''";
-  return yamlString(spec.default);
+// A setting input's `default:` is empty, and its default is said in its description instead:
+// GitHub sets INPUT_<NAME> to the declared default for every input a workflow leaves out, so a
+// declared default would override the same setting in the config file (duration 5 over a config's
+// 1, seen on a real repository's run). Unset, a setting is the config file's, else hotpath's own.
+function defaultNote(spec) {
+  if (spec.default === undefined || spec.default === '') return '';
+  return ` Unset: the config file's value, else ${String(spec.default)}.`;
 }
 
 function unitNote(spec) {
@@ -34,8 +38,11 @@ export function renderActionYml() {
   for (const spec of SETTINGS) {
     const input = inputOf(spec);
     if (!input) continue;
-    lines.push(`  ${input}:`, `    description: ${yamlString(spec.description + unitNote(spec))}`);
-    lines.push(`    default: ${defaultOf(spec)}`);
+    lines.push(
+      `  ${input}:`,
+      `    description: ${yamlString(spec.description + unitNote(spec) + defaultNote(spec))}`,
+      "    default: ''",
+    );
   }
   for (const [input, description] of Object.entries(ACTION_INPUTS)) {
     lines.push(

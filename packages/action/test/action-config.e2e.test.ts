@@ -102,6 +102,40 @@ describe('config files in the Action', () => {
     expect(github.requests).toEqual([]);
   });
 
+  it("measure: a config file's settings hold where the step sets no input, under GitHub's declared defaults", async () => {
+    // runAction sets INPUT_<NAME> for every input the step leaves out at action.yml's default, as
+    // GitHub does: a setting input declaring a default there (duration 5) would override the file
+    const config = {
+      start: 'node server.js',
+      url: '/',
+      duration: 0.5,
+      warmup: 0,
+      rounds: 2,
+      connections: 1,
+      threshold: 40,
+      readyTimeout: 5,
+    };
+    const repo = makeRepo(
+      join(root, 'settings'),
+      { 'server.js': SERVER, 'hotpath.config.json': JSON.stringify(config) },
+      {},
+    );
+    const run = await runAction({
+      repo,
+      apiUrl: github.url,
+      noToken: true,
+      inputs: { mode: 'measure', config: 'hotpath.config.json', results: join(root, 'settings-results') },
+    });
+    expect(run.stdout.match(/::error::.*/)?.[0], run.stdout).toBeUndefined();
+    expect(run.code).toBe(0);
+    const shard = JSON.parse(
+      readFileSync(join(defined(run.outputs.results, 'the results output'), 'hotpath-results.json'), 'utf8'),
+    ) as { settings: Record<string, unknown> };
+    expect(shard.settings).toMatchObject({ duration: 0.5, warmup: 0, rounds: 2, threshold: 40 });
+    expect(JSON.stringify(shard.settings)).toContain('"connections":1');
+    expect(run.stdout).toMatch(/measuring 0\.5 s/);
+  });
+
   it('measure: a JavaScript config that fails names the file and shows its last lines', async () => {
     const repo = makeRepo(
       join(root, 'broken'),

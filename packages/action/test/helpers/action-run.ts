@@ -9,6 +9,22 @@ import { OWN_LINKS } from './fake-github.js';
 
 export const ACTION_BUNDLE = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
 
+/**
+ * action.yml's inputs with their declared defaults (quoted literals; an expression such as
+ * `${{ github.token }}` is GitHub's to fill and left out): GitHub sets INPUT_<NAME> to these for
+ * every input a step leaves out, so the runs here do too.
+ */
+export const ACTION_DEFAULTS: Record<string, string> = (() => {
+  const text = readFileSync(fileURLToPath(new URL('../../../../action.yml', import.meta.url)), 'utf8');
+  const inputs = text.slice(text.indexOf('\ninputs:\n'), text.indexOf('\noutputs:\n'));
+  const defaults: Record<string, string> = {};
+  for (const [, name, value] of inputs.matchAll(
+    /^ {2}([a-z0-9-]+):\n(?: {4}.*\n)*? {4}default: '((?:[^']|'')*)'$/gm,
+  ))
+    defaults[name as string] = (value as string).replace(/''/g, "'");
+  return defaults;
+})();
+
 import type { TempRepo } from '../../../compare/test/helpers/repo.js';
 
 // One temp-repo helper for both packages' end-to-end tests.
@@ -111,7 +127,9 @@ export async function runAction(options: {
     for (const name of Object.keys(env))
       if (/TOKEN/.test(name) || name.startsWith('ACTIONS_')) delete env[name];
   }
-  for (const [name, value] of Object.entries(options.inputs)) env[`INPUT_${name.toUpperCase()}`] = value;
+  // as GitHub does: every input the step leaves out at action.yml's default, then the step's own
+  for (const [name, value] of Object.entries({ ...ACTION_DEFAULTS, ...options.inputs }))
+    env[`INPUT_${name.toUpperCase()}`] = value;
   const child = spawn(options.node ?? process.execPath, [ACTION_BUNDLE], {
     cwd: options.repo.dir,
     env,
