@@ -3,7 +3,7 @@
 // there is no step?
 //
 //   node bench/bisect.mjs [--runs 10] [--commits 32] [--step 15] [--none] [--budget 600]
-//                         [--duration S] [--seed N] [--save FILE]
+//                         [--duration S] [--seed N] [--save FILE] [--second PCT]
 //
 // Each run: a temp git repository of `--commits` commits after the good one (0); every commit
 // edits a comment, except the one at a random index in 1..commits where the handler's CPU work
@@ -12,6 +12,11 @@
 // with `--budget` seconds for the whole search. Scored: the culprit named and right, a wrong
 // commit named as certain (never acceptable), or a range (honest, not a hit); comparisons, pairs
 // and seconds per search. The servers are pinned to core 0 when taskset exists.
+//
+// --second PCT: a second step of PCT percent at another random commit (two apart at least). The
+// search names one of them (or a range); then, as a user would, each side of the named commit is
+// bisected again — [good, culprit − 1] and [culprit, bad] — and the run is scored on whether both
+// steps were named.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -29,8 +34,10 @@ const { values } = parseArgs({
     duration: { type: 'string' },
     seed: { type: 'string' },
     save: { type: 'string' },
+    second: { type: 'string' },
   },
 });
+const second = values.second === undefined ? undefined : Number(values.second) / 100;
 const runs = Number(values.runs);
 const commits = Number(values.commits);
 const step = Number(values.step) / 100;
@@ -46,7 +53,7 @@ const random = () => {
 const WORK = 200_000;
 const hasTaskset = spawnSync('taskset', ['-V']).status === 0;
 
-function makeRepo(dir, at) {
+function makeRepo(dir, at, atSecond) {
   const git = (...args) =>
     execFileSync('git', args, {
       cwd: dir,
@@ -62,13 +69,26 @@ function makeRepo(dir, at) {
   git('init', '-q', '-b', 'main');
   const shas = [];
   for (let i = 0; i <= commits; i++) {
-    const work = at !== undefined && i >= at ? Math.round(WORK * (1 + step)) : WORK;
+    const work = Math.round(
+      WORK *
+        (at !== undefined && i >= at ? 1 + step : 1) *
+        (atSecond !== undefined && i >= atSecond ? 1 + second : 1),
+    );
     writeFileSync(
       join(dir, 'server.cjs'),
       `// revision ${i}\nconst http = require('node:http');\nfunction handle(res) {\n  let x = 0;\n  for (let i = 0; i < ${work}; i++) x += Math.sqrt(i) * 1e-9;\n  res.end(String(x));\n}\nhttp.createServer((_req, res) => handle(res)).listen(Number(process.env.PORT), '127.0.0.1');\n`,
     );
     git('add', '.');
-    git('commit', '-q', '-m', i === at ? `the step (+${values.step} %)` : `comment ${i}`);
+    git(
+      'commit',
+      '-q',
+      '-m',
+      i === at
+        ? `the step (+${values.step} %)`
+        : i === atSecond
+          ? `the second step (+${values.second} %)`
+          : `comment ${i}`,
+    );
     shas.push(git('rev-parse', 'HEAD'));
   }
   return shas;
@@ -80,20 +100,26 @@ for (let run = 1; run <= runs; run++) {
   const dir = mkdtempSync(join(tmpdir(), 'hotpath-bench-bisect-'));
   const load = loadavg()[0];
   try {
-    const shas = makeRepo(dir, at);
+    let atSecond;
+    if (second !== undefined)
+      do atSecond = 1 + Math.floor(random() * commits);
+      while (Math.abs(atSecond - at) < 2);
+    const shas = makeRepo(dir, at, atSecond);
     const started = Date.now();
-    const result = await bisect({
-      start: `${hasTaskset ? 'taskset -c 0 ' : ''}node server.cjs`,
-      url: '/',
-      install: 'none',
-      cwd: dir,
-      out: join(dir, 'out'),
-      ...(values.duration ? { duration: Number(values.duration) } : {}),
-      good: shas[0],
-      bad: shas[commits],
-      budget: Number(values.budget),
-      onStep: (line) => process.stderr.write(`  ${line}\n`),
-    });
+    const search = (good, bad) =>
+      bisect({
+        start: `${hasTaskset ? 'taskset -c 0 ' : ''}node server.cjs`,
+        url: '/',
+        install: 'none',
+        cwd: dir,
+        out: join(dir, 'out'),
+        ...(values.duration ? { duration: Number(values.duration) } : {}),
+        good,
+        bad,
+        budget: Number(values.budget),
+        onStep: (line) => process.stderr.write(`  ${line}\n`),
+      });
+    const result = await search(shas[0], shas[commits]);
     const s = result.search;
     const named = s.culprit?.sha;
     const kind =
@@ -121,6 +147,31 @@ for (let run = 1; run <= runs; run++) {
         : undefined,
       why: s.conclusion === 'culprit' ? undefined : s.why,
     };
+    if (atSecond !== undefined) {
+      line.second = atSecond;
+      const first = named ? shas.indexOf(named) : -1;
+      // each side of the named commit, as a user would bisect next
+      const sides =
+        first > 0
+          ? [
+              [0, first - 1],
+              [first, commits],
+            ].filter(([g, b]) => b > g)
+          : [];
+      line.again = [];
+      for (const [g, b] of sides) {
+        const again = (await search(shas[g], shas[b])).search;
+        line.again.push({
+          range: [g, b],
+          conclusion: again.conclusion,
+          named: again.culprit ? shas.indexOf(again.culprit.sha) : null,
+          comparisons: again.comparisons,
+        });
+      }
+      const found = new Set([first, ...line.again.map((a) => a.named)].filter((x) => x !== null && x >= 0));
+      line.both = found.has(at) && found.has(atSecond);
+      line.seconds = Math.round((Date.now() - started) / 1000);
+    }
     console.log(JSON.stringify(line));
     if (values.save) appendFileSync(values.save, `${JSON.stringify(line)}\n`);
   } finally {
