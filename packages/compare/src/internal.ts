@@ -12,7 +12,7 @@ export { issueAction } from './drift/issue-action.js';
 export { appendToHistoryBranch, readHistoryBranch } from './drift/store.js';
 // `hotpath init`: the project's detection and the files it writes.
 export { detectProject, initProject, type Project, startCommand } from './init/init.js';
-export { installCommand, serviceImage } from './init/templates.js';
+export { budgetNote, installCommand, serviceImage } from './init/templates.js';
 export { loadConfigInChild } from './measure/config-child.js';
 export { allowlistedEnvironment } from './measure/environment.js';
 export { runCommand } from './measure/process-group.js';

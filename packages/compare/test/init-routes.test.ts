@@ -83,4 +83,20 @@ describe('which routes init writes', () => {
     expect(choice.leftOut[0]?.why).toContain('behind auth.required');
     expect(choice.leftOut[1]?.why).toContain('url "/api/articles/<slug>"');
   });
+
+  it('names the plain routes over the cap first among those left out', () => {
+    const found = [
+      ...['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((x) => ({ path: `/api/${x}/:id`, file: 'r.js' })),
+      ...['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((x) => ({ path: `/api/${x}`, file: 'r.js' })),
+      { path: '/api/me', file: 'r.js', auth: 'requireUser' },
+    ];
+    const choice = chooseRoutes(found, new Map());
+    expect(choice.chosen).toEqual(['/api/a', '/api/b', '/api/c', '/api/d', '/api/e']);
+    expect(choice.leftOut.slice(0, 3).map((l) => [l.path, l.why])).toEqual([
+      ['/api/f', 'only 5 routes are written; add it to scenarios to measure it too'],
+      ['/api/g', 'only 5 routes are written; add it to scenarios to measure it too'],
+      ['/api/a/:id', 'a path parameter: add a scenario with a real value, url "/api/a/<id>"'],
+    ]);
+    expect(choice.leftOut.at(-1)?.path).toBe('/api/me');
+  });
 });

@@ -3,7 +3,7 @@
 // example workflows, read from the README itself.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { measureWorkflow, reportWorkflow } from '../src/init/templates.js';
+import { budgetFor, budgetNote, configFile, measureWorkflow, reportWorkflow } from '../src/init/templates.js';
 
 interface Step {
   uses: string;
@@ -91,5 +91,22 @@ describe("hotpath init's workflow templates match the Action README's examples",
     expect(template.steps).toEqual(example.steps);
     expect(template.conditions).toEqual(example.conditions);
     expect(template.conditions).toEqual(["github.event.workflow_run.event == 'pull_request'"]);
+  });
+});
+
+describe('the budget init writes for its scenarios', () => {
+  it('writes maxTime when the default 180 s would not hold six pairs of them, and says why', () => {
+    // 21 s a scenario and pair at the defaults (2 s warm-up, 5 s window, both sides, half again)
+    expect(budgetFor(1, false)).toBeUndefined();
+    expect(budgetFor(2, false)).toBe(300);
+    expect(budgetFor(5, false)).toBe(660);
+    // an SLO's capacity searches: some 40 s a scenario more
+    expect(budgetFor(1, true)).toBe(420);
+    expect(JSON.parse(configFile('node s.js', ['/a'])).maxTime).toBeUndefined();
+    expect(JSON.parse(configFile('node s.js', ['/a', '/b', '/c', '/d', '/e'])).maxTime).toBe(660);
+    expect(budgetNote(1, false)).toBeUndefined();
+    expect(budgetNote(5, false)).toBe(
+      'budget: maxTime 660 s in hotpath.config.json — 5 scenarios take some 105 s a pair of rounds at the defaults, a verdict 3 pairs or more, and the default 180 s holds 1; fewer scenarios, a shorter budget',
+    );
   });
 });

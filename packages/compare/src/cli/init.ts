@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline/promises';
 import {
+  budgetNote,
   detectProject,
   initProject,
   installCommand,
@@ -174,6 +175,8 @@ export async function runInit(options: InitOptions, dir: string = process.cwd())
     versionRange: `^${version}`,
   });
   for (const name of result.written) err(`hotpath init: wrote ${name}`);
+  const budget = budgetNote(routes.length, slo !== undefined);
+  if (budget !== undefined && result.written.includes('hotpath.config.json')) err(`hotpath init: ${budget}`);
   if (result.gitignore) err('hotpath init: added hotpath-report/ (where runs write) to .gitignore');
   for (const name of result.kept) err(`hotpath init: kept ${name} (it exists; --force overwrites it)`);
   let code = 0;

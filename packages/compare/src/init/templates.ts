@@ -1,10 +1,45 @@
+import { settingDefault } from '../settings/table.js';
 import type { PackageManager } from './detect.js';
 import type { Protocol } from './protocol.js';
 import type { DataNeeds, StoreKind } from './stores.js';
 
 /**
+ * One pair of rounds costs each scenario both sides' warm-up and window at the defaults, half as
+ * much again for the round's own work (starting servers, the survivors profile, the analysis):
+ * 21 s at 2 + 5 s, as a real repository's five routes read, 107 s a pair on a shared 2-core
+ * runner. An SLO adds each side's capacity search, some 40 s a scenario.
+ */
+export function pairSeconds(scenarios: number, slo: boolean): number {
+  const window = Number(settingDefault('warmup')) + Number(settingDefault('duration'));
+  return scenarios * (2 * window * 1.5 + (slo ? 40 : 0));
+}
+
+/** Pairs a budget init writes leaves room for: the first look is at 3, a change near the threshold takes more. */
+export const PAIRS_BUDGETED = 6;
+
+/**
+ * The `maxTime` init writes (seconds, whole minutes) when the default budget would not hold
+ * PAIRS_BUDGETED pairs of the written scenarios; undefined when it does. With five routes the
+ * default 180 s held one pair: every route inconclusive on every pull request.
+ */
+export function budgetFor(scenarios: number, slo: boolean): number | undefined {
+  const needed = Math.ceil((PAIRS_BUDGETED * pairSeconds(scenarios, slo)) / 60) * 60;
+  return needed > Number(settingDefault('maxTime')) ? needed : undefined;
+}
+
+/** What init says of the budget it wrote (undefined: it wrote none). */
+export function budgetNote(scenarios: number, slo: boolean): string | undefined {
+  const budget = budgetFor(scenarios, slo);
+  if (budget === undefined) return undefined;
+  const pair = pairSeconds(scenarios, slo);
+  const fallback = Number(settingDefault('maxTime'));
+  return `budget: maxTime ${budget} s in hotpath.config.json — ${scenarios} scenarios take some ${Math.round(pair)} s a pair of rounds at the defaults, a verdict 3 pairs or more, and the default ${fallback} s holds ${Math.floor(fallback / pair)}; fewer scenarios, a shorter budget`;
+}
+
+/**
  * hotpath.config.json: the start command, one scenario per route and, when given, the SLO every
- * scenario's capacity is searched at (its canonical text); every other setting default. A route
+ * scenario's capacity is searched at (its canonical text); a budget (`maxTime`) when the default
+ * would not hold enough pairs of them (budgetFor); every other setting default. A route
  * that is one of the server's gRPC methods is a gRPC scenario (its .proto, an empty message to
  * fill); an
  * HTTP/2 server gets `http2: true`, over TLS each route as an https:// URL.
@@ -18,11 +53,13 @@ export function configFile(
 ): string {
   const grpc = new Map((protocol.grpc?.methods ?? []).map((m) => [m.path, m.file]));
   const tls = protocol.http2?.tls === true;
+  const maxTime = budgetFor(routes.length, slo !== undefined);
   const config = {
     $schema: './node_modules/@hotpath/compare/hotpath.config.schema.json',
     start,
     ...(build ? { build } : {}),
     ...(slo ? { slo } : {}),
+    ...(maxTime ? { maxTime } : {}),
     ...(protocol.http2 ? { http2: true } : {}),
     scenarios: routes.map((url) =>
       grpc.has(url)
