@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectProject } from '../src/init/detect.js';
 import { measureWorkflow } from '../src/init/templates.js';
-import { envReadsOfConfigMap, envReadsOfSource } from '../src/source/env-reads.js';
+import { envFallbacksOfSource, envReadsOfConfigMap, envReadsOfSource } from '../src/source/env-reads.js';
 
 const fixture = (name: string) => join(import.meta.dirname, 'fixtures', 'init-apps', name);
 
@@ -101,6 +101,34 @@ describe('the database and cache a project needs', () => {
   });
 });
 
+it('a variable the code reads only with a fallback gets no stand-in; a store variable still gets the service', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hotpath-init-fallback-'));
+  try {
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ main: 'server.js', dependencies: { pg: '8' } }),
+    );
+    // as a real repository's src/config.js: JWT_SECRET with a value of its own
+    writeFileSync(
+      join(dir, 'server.js'),
+      [
+        "const secret = process.env.JWT_SECRET || 'tilikum-crossing';",
+        "const db = process.env.DATABASE_URL ?? 'postgresql://localhost/dev';",
+        "const { API_KEY = 'none', SESSION_KEY } = process.env;",
+        "const also = process.env['SESSION_KEY'] ?? 'x';",
+      ].join('\n'),
+    );
+    const project = detectProject(dir);
+    expect(project.data.variables.map((v) => [v.name, v.value])).toEqual([
+      ['DATABASE_URL', 'postgresql://hotpath:hotpath@localhost:5432/hotpath'],
+      // read bare once (the destructuring), so needed
+      ['SESSION_KEY', 'hotpath'],
+    ]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 it('a Prisma schema path from package.json that is not a plain relative path is not written into a shell step', () => {
   const dir = mkdtempSync(join(tmpdir(), 'hotpath-init-schema-'));
   try {
@@ -129,6 +157,14 @@ describe('the variables code reads', () => {
       "const s = 'process.env.IN_A_STRING';",
     ].join('\n');
     expect(envReadsOfSource(text)).toEqual(['DATABASE_URL', 'REDIS_URL', 'PGHOST', 'PGPORT']);
+    // PGPORT has a default in the destructuring; a read with `||` or `??` has one too, unless the
+    // same text also reads it bare
+    expect([...envFallbacksOfSource(text)]).toEqual(['PGPORT']);
+    expect([
+      ...envFallbacksOfSource(
+        "process.env.A || 'a'; process.env['B'] ?? 1; process.env.C?.trim(); process.env.D || 1; process.env.D;",
+      ),
+    ]).toEqual(['A', 'B']);
     expect(
       envReadsOfConfigMap('db:\n  client: DB_CLIENT\n  connection: DB_CONNECTION\nname: npm_package_name\n'),
     ).toEqual(['DB_CLIENT', 'DB_CONNECTION']);

@@ -252,7 +252,7 @@ const usableExample = (value: string | undefined): boolean =>
 export function detectDataNeeds(
   dir: string,
   pkg: Record<string, unknown>,
-  reads: EnvReads,
+  reads: EnvReads & { optional?: ReadonlySet<string> },
   run: (script: string) => string,
 ): DataNeeds {
   const deps = { ...record(pkg.devDependencies), ...record(pkg.dependencies) };
@@ -309,6 +309,9 @@ export function detectDataNeeds(
         value: examples.get(name) as string,
         because: `its example value in ${files.find((f) => DOTENV_EXAMPLES.includes(f)) ?? DOTENV_EXAMPLES.find((f) => existsSync(join(dir, f)))}`,
       });
+    // The code has a value of its own when it is unset (`|| 'x'`, `?? 'x'`): no stand-in, which
+    // would only pass a made-up value by name on every run.
+    else if (reads.optional?.has(name)) continue;
     else
       variables.push({
         name,

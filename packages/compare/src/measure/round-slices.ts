@@ -157,7 +157,7 @@ async function measureSlicedScenario(
       phase: 'measure',
       ...loads[i]?.where,
       seconds: settings.duration,
-      message: `${run.spec.side} round ${run.round}:${loads[i]?.label} measuring ${settings.duration} s in ${n} slice${n === 1 ? '' : 's'} of ${seconds} s, alternating with ${runs
+      message: `${run.spec.side} round ${run.round}:${loads[i]?.label} measuring ${settings.duration} s in ${n} slice${n === 1 ? '' : 's'} of ${Math.round(seconds * 1000) / 1000} s, alternating with ${runs
         .filter((r) => r !== run)
         .map((r) => r.spec.side)
         .join(', ')}`,

@@ -72,7 +72,7 @@ export function reproduceCommand(
     }
     for (const spec of specs)
       if (!spec.scenario && !SEPARATE.has(spec.key)) flag(spec.key, (s as Record<string, unknown>)[spec.key]);
-    if (s.scenarios.length > 1) missing.push(`${s.scenarios.length} scenarios (put them in a config file)`);
+    if (s.scenarios.length > 1) missing.push(`${s.scenarios.length} scenarios, in a config file`);
     const [scenario] = s.scenarios;
     if (scenario) {
       // A rate given as a share of base's capacity is repeated as that share, not the rate it made.

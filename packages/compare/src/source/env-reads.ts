@@ -18,19 +18,31 @@ const add = (reads: EnvReads, name: string, file: string) => {
   reads.set(name, files);
 };
 
-/** The variables one source text reads from process.env. */
-export function envReadsOfSource(text: string): string[] {
+/** One read of process.env: the name, and whether the code gives a value when it is unset. */
+interface EnvRead {
+  name: string;
+  /** `process.env.X || 'x'`, `process.env.X ?? 'x'`, `const { X = 'x' } = process.env`. */
+  fallback: boolean;
+}
+
+/** The reads of process.env in one source text. */
+function readsOfSource(text: string): EnvRead[] {
   const tokens = tokenize(text);
-  const names: string[] = [];
+  const reads: EnvRead[] = [];
   const isText = (i: number, text: string) => {
     const t = tokens[i];
     return t !== undefined && t.kind !== 'tpl' && t.text === text;
   };
+  // `||` and `??` are two punctuation tokens each
+  const fallbackAt = (i: number) =>
+    (isText(i, '|') && isText(i + 1, '|')) || (isText(i, '?') && isText(i + 1, '?'));
   for (let i = 0; i + 2 < tokens.length; i++) {
     if (!isText(i, 'process') || !isText(i + 1, '.') || !isText(i + 2, 'env')) continue;
     const next = tokens[i + 4];
-    if (isText(i + 3, '.') && next?.kind === 'id') names.push(next.text);
-    else if (isText(i + 3, '[') && next?.kind === 'str') names.push(next.text);
+    if (isText(i + 3, '.') && next?.kind === 'id')
+      reads.push({ name: next.text, fallback: fallbackAt(i + 5) });
+    else if (isText(i + 3, '[') && next?.kind === 'str' && isText(i + 5, ']'))
+      reads.push({ name: next.text, fallback: fallbackAt(i + 6) });
     else if (isText(i - 1, '=') && isText(i - 2, '}')) {
       // const { A, B: b, C = 'x' } = process.env
       const close = tokens[i - 2];
@@ -38,11 +50,27 @@ export function envReadsOfSource(text: string): string[] {
       if (open === undefined || i - open > 400) continue;
       for (let k = open + 1; k < i - 2; k++) {
         const t = tokens[k];
-        if (t?.kind === 'id' && (isText(k - 1, '{') || isText(k - 1, ','))) names.push(t.text);
+        if (t?.kind === 'id' && (isText(k - 1, '{') || isText(k - 1, ',')))
+          reads.push({
+            name: t.text,
+            fallback: isText(k + 1, '=') || (isText(k + 1, ':') && isText(k + 3, '=')),
+          });
       }
     }
   }
-  return names;
+  return reads;
+}
+
+/** The variables one source text reads from process.env. */
+export function envReadsOfSource(text: string): string[] {
+  return readsOfSource(text).map((r) => r.name);
+}
+
+/** The variables one source text reads only with a fallback (`|| 'x'`, `?? 'x'`, `= 'x'`). */
+export function envFallbacksOfSource(text: string): Set<string> {
+  const reads = readsOfSource(text);
+  const bare = new Set(reads.filter((r) => !r.fallback).map((r) => r.name));
+  return new Set(reads.filter((r) => r.fallback && !bare.has(r.name)).map((r) => r.name));
 }
 
 /** `env("NAME")` in a Prisma schema. */
@@ -101,17 +129,34 @@ export function envReadsOfConfigMap(text: string): string[] {
 }
 export const PRISMA_SCHEMAS = ['prisma/schema.prisma', 'schema.prisma', 'src/prisma/schema.prisma'];
 
-/** Every variable the project in `dir` reads (source files, Prisma schemas, dotenv examples). */
-export function projectEnvReads(dir: string, files: readonly string[] = listSourceFiles(dir)): EnvReads {
-  const reads: EnvReads = new Map();
+/**
+ * Every variable the project in `dir` reads (source files, Prisma schemas, dotenv examples). The
+ * map's `optional`: those the source reads only with a fallback, in every file that reads them
+ * (and that no schema or settings map needs): the server runs without them.
+ */
+export function projectEnvReads(
+  dir: string,
+  files: readonly string[] = listSourceFiles(dir),
+): EnvReads & { optional: Set<string> } {
+  const reads = Object.assign(new Map() as EnvReads, { optional: new Set<string>() });
+  const needed = new Set<string>();
   for (const file of files) {
     const text = readSource(dir, file);
     if (text === undefined || !text.includes('process')) continue;
-    for (const name of envReadsOfSource(text)) add(reads, name, file);
+    for (const { name, fallback } of readsOfSource(text)) {
+      add(reads, name, file);
+      if (fallback) reads.optional.add(name);
+      else needed.add(name);
+    }
   }
+  for (const name of needed) reads.optional.delete(name);
   for (const file of PRISMA_SCHEMAS) {
     const text = readSource(dir, file);
-    if (text !== undefined) for (const name of envReadsOfPrismaSchema(text)) add(reads, name, file);
+    if (text !== undefined)
+      for (const name of envReadsOfPrismaSchema(text)) {
+        add(reads, name, file);
+        reads.optional.delete(name);
+      }
   }
   for (const file of CONFIG_VARIABLE_MAPS) {
     const text = readSource(dir, file);
@@ -149,8 +194,10 @@ export function unsetVariables(dir: string, env: NodeJS.ProcessEnv): { name: str
   const missing: { name: string; file: string }[] = [];
   // A `.env` the server loads itself (dotenv) sets what it lists.
   const dotenv = dotenvEntries(readSource(dir, '.env') ?? '');
-  for (const [name, files] of projectEnvReads(dir)) {
+  const reads = projectEnvReads(dir);
+  for (const [name, files] of reads) {
     if (ORDINARY_VARIABLES.has(name) || RUNNER_VARIABLE.test(name) || dotenv.has(name)) continue;
+    if (reads.optional.has(name)) continue;
     if (env[name] === undefined || env[name] === '') missing.push({ name, file: files[0] ?? '.' });
   }
   return missing;
