@@ -85,6 +85,11 @@ export const monitorSchema = z.object({
   delayMax: finite,
   /** Mean event-loop utilisation, 0..1. */
   utilization: finite,
+  /**
+   * Wall time of the loaded intervals the utilisation is read over (ms): the window less the
+   * other side's slices; absent from older probes' readings.
+   */
+  loadedMs: finite.nonnegative().optional(),
   heapStart: finite,
   heapEnd: finite,
   heapMax: finite,

@@ -16,7 +16,7 @@ import { renderMarkdown } from '../src/render/markdown.js';
 import { COMMENT_MARKER, codeSpan, escapeText, sourceLink } from '../src/render/markdown-text.js';
 import { renderTerminal } from '../src/render/terminal.js';
 import { roundsWords, runSummary } from '../src/render/words.js';
-import { diagnose } from '../src/report/diagnosis.js';
+import { diagnose, runningShare } from '../src/report/diagnosis.js';
 import { report as makeReport } from '../src/report/report.js';
 import { resolveSettings } from '../src/settings/schema.js';
 import { readShards, writeShard } from '../src/shard/file.js';
@@ -134,6 +134,25 @@ describe('diagnose', () => {
   });
   it('is quiet for healthy servers', () => {
     expect(diagnose([monitor({})], [monitor({})]).findings).toEqual([]);
+  });
+  it('tells a busy loop waiting for a CPU from one running its own work', () => {
+    // busy 99 % of 1 000 loaded ms: 340 ms on a CPU (a real server beside PostgreSQL on its core)
+    // waited; 950 ms ran; without the loaded intervals' time (older probes) it reads as before
+    const [waiting, running, older] = [340_000, 950_000, 340_000].map(
+      (cpu, i) =>
+        diagnose(
+          [monitor({})],
+          [monitor({ utilization: 0.99, mainThreadCpuMicros: cpu, ...(i < 2 ? { loadedMs: 1000 } : {}) })],
+        ).findings[0]?.message,
+    );
+    expect(runningShare([monitor({ mainThreadCpuMicros: 340_000, loadedMs: 1000 })])).toBeCloseTo(0.34);
+    expect(waiting).toBe(
+      'the event loop was busy 99 % of the time, but its main thread ran on a CPU only 34 % of it: it waited for a CPU (other processes on its CPUs: a database, the load generator, other jobs), which slows it as its own work would',
+    );
+    expect(running).toBe(
+      'the event loop was busy 99 % of the time: the server is CPU-bound on its main thread',
+    );
+    expect(older).toBe(running);
   });
 });
 

@@ -83,6 +83,7 @@ export function summariseReadings(
     delayP99,
     delayMax,
     utilization,
+    ...(weighted && total > 0 ? { loadedMs: total } : {}),
     heapStart: samples[0]?.heapUsedBytes ?? 0,
     heapEnd: samples[n - 1]?.heapUsedBytes ?? 0,
     heapMax,

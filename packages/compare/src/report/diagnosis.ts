@@ -40,7 +40,29 @@ export function sideHealth(
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
-function findingsOf(side: 'base' | 'head', h: SideHealth): Omit<Finding, 'newInHead'>[] {
+/**
+ * Below this share of the loaded wall time on a CPU, a busy event loop was waiting for a CPU
+ * more than running: utilisation is the time the loop spent outside its wait for events, and a
+ * thread that is ready but not scheduled counts as busy too.
+ */
+export const RUNNING_SHARE = 0.6;
+
+/**
+ * The share of the loaded intervals' wall time the main thread spent on a CPU, over a side's
+ * processes; undefined when any lacks a reading (older probes, no per-thread time). Pure.
+ */
+export function runningShare(monitors: readonly MonitorSummary[]): number | undefined {
+  let cpu = 0;
+  let wall = 0;
+  for (const m of monitors) {
+    if (!Number.isFinite(m.mainThreadCpuMicros) || !(m.loadedMs && m.loadedMs > 0)) return undefined;
+    cpu += m.mainThreadCpuMicros / 1000;
+    wall += m.loadedMs;
+  }
+  return wall > 0 ? cpu / wall : undefined;
+}
+
+function findingsOf(side: 'base' | 'head', h: SideHealth, running?: number): Omit<Finding, 'newInHead'>[] {
   const out: Omit<Finding, 'newInHead'>[] = [];
   if (h.delayP99 >= BLOCKED_P99_MS) {
     out.push({
@@ -50,10 +72,14 @@ function findingsOf(side: 'base' | 'head', h: SideHealth): Omit<Finding, 'newInH
     });
   }
   if (h.utilization >= BUSY_UTILIZATION) {
+    const busy = `the event loop was busy ${(h.utilization * 100).toFixed(0)} % of the time`;
     out.push({
       kind: 'busy-loop',
       side,
-      message: `the event loop was busy ${(h.utilization * 100).toFixed(0)} % of the time: the server is CPU-bound on its main thread`,
+      message:
+        running !== undefined && running < RUNNING_SHARE
+          ? `${busy}, but its main thread ran on a CPU only ${(running * 100).toFixed(0)} % of it: it waited for a CPU (other processes on its CPUs: a database, the load generator, other jobs), which slows it as its own work would`
+          : `${busy}: the server is CPU-bound on its main thread`,
     });
   }
   // With memory edges, retained bytes per request say it (a verdict metric); the heap's growth
@@ -78,8 +104,8 @@ export function diagnose(
 ): Diagnosis {
   const b = sideHealth(base, requests.base, retainedOver.base);
   const h = sideHealth(head, requests.head, retainedOver.head);
-  const baseFindings = b ? findingsOf('base', b) : [];
-  const headFindings = h ? findingsOf('head', h) : [];
+  const baseFindings = b ? findingsOf('base', b, runningShare(base)) : [];
+  const headFindings = h ? findingsOf('head', h, runningShare(head)) : [];
   const findings: Finding[] = [
     ...headFindings.map((f) => ({ ...f, newInHead: !baseFindings.some((x) => x.kind === f.kind) })),
     ...baseFindings.map((f) => ({ ...f, newInHead: false })),
