@@ -9,19 +9,9 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { actionDefaults } from '../../../scripts/action-defaults.mjs';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-
-/** action.yml's inputs and their defaults (the file is rendered by a script: one shape). */
-function actionDefaults(text) {
-  const inputs = text.slice(text.indexOf('\ninputs:\n'), text.indexOf('\noutputs:\n'));
-  const defaults = {};
-  for (const [, name, value] of inputs.matchAll(
-    /^ {2}([a-z-]+):\n(?: {4}.*\n)*? {4}default: '((?:[^']|'')*)'/gm,
-  ))
-    defaults[name] = value.replace(/''/g, "'");
-  return defaults;
-}
 
 /** The Action's entry point, from action.yml's `runs.main`. */
 function actionMain(text) {
@@ -88,7 +78,7 @@ const INPUT_OF = {
 export async function runActionStep({ dir, env, inputs, node = process.execPath }) {
   const actionYml = readFileSync(join(ROOT, 'action.yml'), 'utf8');
   const full = { ...env };
-  for (const [name, value] of Object.entries({ ...actionDefaults(actionYml), ...inputs }))
+  for (const [name, value] of Object.entries({ ...actionDefaults(), ...inputs }))
     full[`INPUT_${name.toUpperCase()}`] = String(value);
   const child = spawn(node, [actionMain(actionYml)], {
     cwd: dir,

@@ -4,26 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onTestFinished } from 'vitest';
+import { actionDefaults } from '../../../../scripts/action-defaults.mjs';
 import { expectSafeMarkdown } from '../../../compare/test/helpers/gfm.js';
 import { OWN_LINKS } from './fake-github.js';
 
 export const ACTION_BUNDLE = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
 
-/**
- * action.yml's inputs with their declared defaults (quoted literals; an expression such as
- * `${{ github.token }}` is GitHub's to fill and left out): GitHub sets INPUT_<NAME> to these for
- * every input a step leaves out, so the runs here do too.
- */
-export const ACTION_DEFAULTS: Record<string, string> = (() => {
-  const text = readFileSync(fileURLToPath(new URL('../../../../action.yml', import.meta.url)), 'utf8');
-  const inputs = text.slice(text.indexOf('\ninputs:\n'), text.indexOf('\noutputs:\n'));
-  const defaults: Record<string, string> = {};
-  for (const [, name, value] of inputs.matchAll(
-    /^ {2}([a-z0-9-]+):\n(?: {4}.*\n)*? {4}default: '((?:[^']|'')*)'$/gm,
-  ))
-    defaults[name as string] = (value as string).replace(/''/g, "'");
-  return defaults;
-})();
+/** action.yml's declared defaults: GitHub sets INPUT_<NAME> to them for every input a step leaves out. */
+export const ACTION_DEFAULTS = actionDefaults();
 
 import type { TempRepo } from '../../../compare/test/helpers/repo.js';
 
