@@ -45,6 +45,22 @@ describe('passEnv and secret-looking names', () => {
       expect(env[name], name).toBeUndefined();
   });
 
+  it("keeps a runner's CA bundles, which npm needs behind a TLS-inspecting proxy", () => {
+    const env = allowlistedEnvironment({
+      PATH: '/usr/bin',
+      NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt',
+      SSL_CERT_FILE: '/etc/ssl/cert.pem',
+      SSL_CERT_DIR: '/etc/ssl/certs',
+      HTTPS_PROXY: 'http://user:pass@proxy:3128',
+    });
+    expect(env).toEqual({
+      PATH: '/usr/bin',
+      NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt',
+      SSL_CERT_FILE: '/etc/ssl/cert.pem',
+      SSL_CERT_DIR: '/etc/ssl/certs',
+    });
+  });
+
   it('warns about each listed secret-looking name that is passed, and each listed name never passed', () => {
     const warnings = passEnvWarnings(LISTED, ENV);
     expect(warnings).toHaveLength(2);

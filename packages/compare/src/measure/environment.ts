@@ -71,6 +71,11 @@ const ALLOWED_NAMES = new Set([
   'COREPACK_HOME',
   'XDG_CACHE_HOME',
   'XDG_CONFIG_HOME',
+  // the CA bundles a runner behind a TLS-inspecting proxy names (paths, no secret): without them
+  // npm, git and the server's own HTTPS calls fail there with SELF_SIGNED_CERT_IN_CHAIN
+  'NODE_EXTRA_CA_CERTS',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
 ]);
 /** Prefixes the allowlist keeps: locale, and the package managers' own settings. */
 const ALLOWED_PREFIXES = ['LC_', 'npm_config_', 'NPM_CONFIG_', 'PNPM_', 'YARN_', 'COREPACK_'];
@@ -78,7 +83,8 @@ const ALLOWED_PREFIXES = ['LC_', 'npm_config_', 'NPM_CONFIG_', 'PNPM_', 'YARN_',
 /**
  * The environment for code from a pull request where the job may hold secrets (the Action):
  * only an allowlist — PATH, HOME, locale, TMPDIR, CI, RUNNER_OS/ARCH/TOOL_CACHE, NODE_OPTIONS,
- * the npm/pnpm/yarn settings — plus the names in `pass`. Never a token, an input, ACTIONS_*,
+ * the CA bundles (NODE_EXTRA_CA_CERTS, SSL_CERT_FILE/DIR), the npm/pnpm/yarn settings — plus the
+ * names in `pass`. Never a token, an input, ACTIONS_*,
  * GITHUB_ENV/PATH/OUTPUT/STEP_SUMMARY (files that would let the code steer the workflow) or the
  * runner's temp folder that holds them, even when listed. A secret-looking name (DB_PASSWORD,
  * MY_API_KEY) passes only when listed in `pass`, and then with a warning (passEnvWarnings): a
