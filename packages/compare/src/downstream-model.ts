@@ -154,6 +154,12 @@ export interface DownstreamDiff {
    * (mean over rounds): 1 when a request's calls run one after another, 1/3 for three together.
    */
   seriality: { base?: number; head?: number };
+  /**
+   * Per side, the share of the calls made in an incoming request's async context (mean over
+   * rounds). Below a half, waiting per request is not measured and no "in series" is said: a
+   * promise library or pool ran the calls outside it. Absent in older reports.
+   */
+  onPath?: { base: number; head: number };
   /** Head's calls overlap clearly less than base's: awaited in series, by this function. */
   inSeries?: { name: string; file: string; line: number };
   pairs: number;

@@ -194,8 +194,24 @@ export interface DownstreamPerRequest {
   callMicros: number;
   /** waitingMicros / callMicros: 1 when every request's calls run in series, lower when they overlap. */
   seriality?: number;
+  /**
+   * The share of the calls made in an incoming request's async context (1 without calls): low
+   * when a promise library or a pool runs the calls outside it (bluebird under knex < 0.95), or
+   * when the process calls out on timers of its own. Below ON_PATH_MIN, waiting per request is
+   * not measured: it would count only the few calls it can place.
+   */
+  onPath: number;
   connections: number;
   endpoints: EndpointPerRequest[];
+}
+
+/** Below this share of calls on a request's path, waiting per request is not measured (onPath). */
+export const ON_PATH_MIN = 0.5;
+
+/** The share of a window's calls made in an incoming request's context; 1 without calls. */
+export function onPathShare(window: DownstreamWindow): number {
+  const calls = window.endpoints.reduce((sum, e) => sum + e.calls, 0);
+  return calls > 0 ? Math.min(1, window.requestsWithCalls.calls / calls) : 1;
 }
 
 /** Per-request figures of a (merged) window; undefined without requests to divide by. */
@@ -219,6 +235,7 @@ export function downstreamPerRequest(window: DownstreamWindow | undefined): Down
     waitingMicros: unionMicros / n,
     callMicros: sumMicros / n,
     ...(sumMicros > 0 ? { seriality: unionMicros / sumMicros } : {}),
+    onPath: onPathShare(window),
     connections: window.endpoints.reduce((sum, e) => sum + e.connections, 0) / n,
     endpoints,
   };

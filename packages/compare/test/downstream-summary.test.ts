@@ -6,8 +6,9 @@ import {
   DownstreamWindowSchema,
   OTHER,
 } from '../src/downstream-model.js';
-import { downstreamPerRequest, mergeDownstream } from '../src/downstream-summary.js';
+import { downstreamPerRequest, mergeDownstream, ON_PATH_MIN } from '../src/downstream-summary.js';
 import { relativeLocation } from '../src/measure/locations.js';
+import { metricSpec } from '../src/settings/metrics.js';
 
 // Windows the probe recorded (test/downstream-probe.test.ts, the fixture server's N+1 routes on
 // PostgreSQL and Redis and its Promise.all route), read as the processes of one round.
@@ -96,6 +97,10 @@ describe('mergeDownstream', () => {
   });
 });
 
+/** The verdict's waiting per request of a window, as the metric reads it. */
+const waitingPerRequest = (downstream: ReturnType<typeof downstreamPerRequest>) =>
+  (metricSpec('waitingPerRequest')?.value ?? (() => Number.NaN))({ downstream } as never);
+
 describe('downstreamPerRequest', () => {
   it('N+1: 10 calls per request; in series the waiting is the calls’ sum', () => {
     const n1 = downstreamPerRequest(pgPerItem);
@@ -111,6 +116,32 @@ describe('downstreamPerRequest', () => {
     expect(together?.waitingMicros).toBeCloseTo(270_710 / 40, 6);
     expect(together?.callMicros).toBeCloseTo(649_363 / 40, 6);
     expect(together?.seriality).toBeLessThan(0.5);
+  });
+
+  it("every call on a request's path: waiting per request is a metric", () => {
+    const n1 = downstreamPerRequest(pgPerItem);
+    expect(n1?.onPath).toBe(1);
+    expect(waitingPerRequest(n1)).toBeCloseTo(256_484 / 40, 6);
+  });
+
+  it("calls run outside the requests' contexts (bluebird under knex 0.19): waiting per request is not measured", () => {
+    // Seen on a Koa + knex 0.19 application: 2 calls of 3.6 ms per request, 278 µs "waiting per
+    // request" from the few calls whose context survived.
+    const lost: DownstreamWindow = {
+      ...pgPerItem,
+      requestsWithCalls: { withCalls: 4, calls: 4, unionMicros: 2_600, sumMicros: 2_600 },
+    };
+    const d = downstreamPerRequest(lost);
+    expect(d?.calls).toBe(10);
+    expect(d?.onPath).toBeCloseTo(4 / 400, 6);
+    expect(waitingPerRequest(d)).toBeNaN();
+    // half on the path is enough
+    const half = downstreamPerRequest({
+      ...pgPerItem,
+      requestsWithCalls: { ...pgPerItem.requestsWithCalls, calls: 200 },
+    });
+    expect(half?.onPath).toBe(ON_PATH_MIN);
+    expect(waitingPerRequest(half)).toBeGreaterThan(0);
   });
 
   it('no requests: nothing per request', () => {

@@ -3,6 +3,8 @@
 // whether head awaits in series what base awaited together. The verdict's metrics (calls and
 // waiting per request over every endpoint) are in the metrics table; these rows are shown only.
 // Endpoints, names and files come from the pull request's server: each rendering escapes them.
+
+import { ON_PATH_MIN } from '../downstream-summary.js';
 import type {
   DownstreamDiff,
   DownstreamEndpointRow,
@@ -71,6 +73,17 @@ export function inSeriesText(
   return `head awaits its downstream calls in series: a request's calls overlap less than in base (time with a call in flight over the calls' summed time ${seriality.base.toFixed(2)} → ${seriality.head.toFixed(2)}; 1 is one after another), in ${name(inSeries)}`;
 }
 
+/**
+ * The sentence when under half of a side's calls were made in a request's async context, so that
+ * waiting per request is not measured; undefined otherwise.
+ */
+export function offPathText(diff: DownstreamDiff): string | undefined {
+  const { onPath } = diff;
+  if (!onPath || (onPath.base >= ON_PATH_MIN && onPath.head >= ON_PATH_MIN)) return undefined;
+  const pct = (x: number) => `${Math.round(x * 100)} %`;
+  return `waiting per request is not measured: ${pct(onPath.base)} of base's and ${pct(onPath.head)} of head's calls were made in an incoming request's async context (a promise library or pool that runs them outside it, such as bluebird under knex before 0.95, or calls on timers); calls per request and waiting per call count every call`;
+}
+
 /** Headings (terminal, report.html) and column titles. */
 export const DOWNSTREAM_WORDS = {
   endpoints: 'downstream calls per request by endpoint (base → head; shown only)',
@@ -88,6 +101,8 @@ export function waitingMarkdown(report: Report, s: ScenarioReport, h: string): s
     return `${codeSpan(f.name, 120)}${where ? ` (${codeSpan(where)})` : ''}`;
   });
   if (series) out.push(`⚠️ ${series}`, '');
+  const offPath = offPathText(diff);
+  if (offPath) out.push(`ℹ️ ${offPath[0]?.toUpperCase()}${offPath.slice(1)}.`, '');
   const endpointRows = (rows: readonly DownstreamEndpointRow[]) => [
     '| | Endpoint | Calls base → head | Change | Interval | Waiting per call | New connections |',
     '|---|---|---:|---:|---|---:|---:|',

@@ -9,6 +9,7 @@ import {
   endpointName,
   functionCells,
   inSeriesText,
+  offPathText,
   waitingWhere,
 } from './downstream-rows.js';
 import type { FlameData } from './flame-data.js';
@@ -63,6 +64,8 @@ export function waitingSection(
       return `${f.name}${where ? ` (${where})` : ''}`;
     });
     if (series) parts.push(`<p class="bad">${e(series)}</p>`);
+    const offPath = offPathText(diff);
+    if (offPath) parts.push(`<p class="dim">${e(`${offPath}.`)}</p>`);
     if (diff.endpoints.length > 0)
       parts.push(
         `<p class="dim">${e(DOWNSTREAM_WORDS.endpoints)}</p>`,

@@ -16,6 +16,7 @@ import {
   endpointName,
   functionCells,
   inSeriesText,
+  offPathText,
   waitingWhere,
 } from './downstream-rows.js';
 import {
@@ -228,6 +229,8 @@ function waitingLines(s: ScenarioReport, { width, verbose, paint }: Context): st
     const [first, ...more] = wrap(series, width - 2, '  ');
     lines.push(`${paint('yellow', '!')} ${first ?? ''}`, ...more.map((l) => `  ${l}`), '');
   }
+  const offPath = offPathText(diff);
+  if (offPath) lines.push(...wrap(`${offPath}.`, width - 2, '  ').map((l) => `  ${l}`), '');
   const top = verbose ? Number.POSITIVE_INFINITY : TOP_ALLOCATION_ROWS;
   if (diff.endpoints.length > 0) {
     lines.push(...wrap(DOWNSTREAM_WORDS.endpoints, width, '  ').map((l) => paint('bold', l)));

@@ -4,6 +4,8 @@
 // Action output (run/outputs.ts, action.yml). The `metrics` setting's choices and the MetricName
 // type come from it too. A new metric is one entry here (and, when its data is new, its field in
 // round-data.ts and its probe).
+
+import { ON_PATH_MIN } from '../downstream-summary.js';
 import type { RoundData } from '../round-data.js';
 
 /**
@@ -251,8 +253,11 @@ export const METRICS = [
     scale: 'ratio',
     clock: 'wall',
     // The time at least one of a request's calls was in flight (their union), per request.
-    // NaN without the requests' contexts (waiting: calls), whose calls then count for no request.
-    value: ({ downstream: d }) => (d && d.calls > 0 && d.callMicros > 0 ? d.waitingMicros : Number.NaN),
+    // NaN without the requests' contexts (waiting: calls), whose calls then count for no request,
+    // and when under half the calls were made in one (a promise library that loses the context):
+    // the few calls it places would read as the requests' whole wait.
+    value: ({ downstream: d }) =>
+      d && d.calls > 0 && d.callMicros > 0 && d.onPath >= ON_PATH_MIN ? d.waitingMicros : Number.NaN,
     output: {
       name: 'waiting-change',
       worst: 'highest',

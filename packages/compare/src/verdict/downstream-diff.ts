@@ -5,7 +5,7 @@
 // verdict, whose metrics are calls and waiting per request over every endpoint. Pure.
 import { crossProfileKey } from '@hotpath/tick-parser';
 import { OTHER } from '../downstream-model.js';
-import { roundDownstream } from '../downstream-summary.js';
+import { ON_PATH_MIN, onPathShare, roundDownstream } from '../downstream-summary.js';
 import type {
   DownstreamDiff,
   DownstreamEndpointRow,
@@ -39,6 +39,8 @@ interface RoundWaiting {
   functionInfo: Map<string, { name: string; file: string; line: number }>;
   /** Union over sum of the requests' call times (1: in series); undefined without calls. */
   overlap?: number;
+  /** The share of the calls made in a request's context (downstream-summary.ts onPathShare). */
+  onPath: number;
 }
 
 /** A round's processes' records merged, per request; undefined unless every process has one. */
@@ -81,6 +83,7 @@ function perRequest(w: DownstreamWindow): RoundWaiting {
     functions,
     functionInfo,
     ...(sumMicros > 0 ? { overlap: unionMicros / sumMicros } : {}),
+    onPath: onPathShare(w),
   };
 }
 
@@ -132,7 +135,10 @@ export function diffDownstream(base: Rounds, head: Rounds, alpha: number): Downs
     return values.length > 0 ? mean(values) : undefined;
   };
   const seriality = { base: overlap(b), head: overlap(h) };
+  const onPath = { base: mean(b.map((r) => r.onPath)), head: mean(h.map((r) => r.onPath)) };
   const inSeries =
+    onPath.base >= ON_PATH_MIN &&
+    onPath.head >= ON_PATH_MIN &&
     seriality.base !== undefined &&
     seriality.head !== undefined &&
     seriality.base <= OVERLAPPED &&
@@ -143,6 +149,7 @@ export function diffDownstream(base: Rounds, head: Rounds, alpha: number): Downs
     endpoints: endpoints.slice(0, TOP_ENDPOINTS),
     functions: functions.slice(0, TOP_FUNCTIONS),
     seriality,
+    onPath,
     ...(inSeries ? { inSeries: { name: inSeries.name, file: inSeries.file, line: inSeries.line } } : {}),
     pairs: pairs.length,
     rounds: { base: b.length, head: h.length },
