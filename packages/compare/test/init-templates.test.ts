@@ -106,7 +106,7 @@ describe('the budget init writes for its scenarios', () => {
     expect(JSON.parse(configFile('node s.js', ['/a', '/b', '/c', '/d', '/e'])).maxTime).toBe(660);
     expect(budgetNote(1, false)).toBeUndefined();
     expect(budgetNote(5, false)).toBe(
-      'budget: maxTime 660 s in hotpath.config.json — 5 scenarios take some 105 s a pair of rounds at the defaults, a verdict 3 pairs or more, and the default 180 s holds 1; fewer scenarios, a shorter budget',
+      'budget: maxTime 660 s in hotpath.config.json — 5 scenarios take some 105 s a pair of rounds at the defaults; the first look is at 3 pairs, a change near the threshold takes up to 6, and the default 180 s holds 1; fewer scenarios, a shorter budget',
     );
   });
 });

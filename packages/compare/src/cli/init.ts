@@ -74,7 +74,7 @@ export function describeProject(project: Project): string[] {
   if (data.stores.length > 0) {
     lines.push(
       `database and cache: ${data.stores.map((s) => `${s.kind} (${s.evidence.map(p).join('; ')})`).join(', ')}`,
-      `the measure job starts ${data.stores.map((s) => serviceImage(s.kind)).join(', ')} as service containers, pinned by tag: TODO pin each by digest (docker buildx imagetools inspect IMAGE) in .github/workflows/hotpath.yml`,
+      `the measure job starts ${data.stores.map((s) => serviceImage(s.kind)).join(', ')} as ${data.stores.length === 1 ? 'a service container' : 'service containers'}, pinned by tag: TODO pin ${data.stores.length === 1 ? 'it' : 'each'} by digest (docker buildx imagetools inspect IMAGE) in .github/workflows/hotpath.yml`,
     );
   }
   for (const note of data.notes) lines.push(`database: ${p(note)}`);

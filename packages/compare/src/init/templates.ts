@@ -33,7 +33,7 @@ export function budgetNote(scenarios: number, slo: boolean): string | undefined 
   if (budget === undefined) return undefined;
   const pair = pairSeconds(scenarios, slo);
   const fallback = Number(settingDefault('maxTime'));
-  return `budget: maxTime ${budget} s in hotpath.config.json — ${scenarios} scenarios take some ${Math.round(pair)} s a pair of rounds at the defaults, a verdict 3 pairs or more, and the default ${fallback} s holds ${Math.floor(fallback / pair)}; fewer scenarios, a shorter budget`;
+  return `budget: maxTime ${budget} s in hotpath.config.json — ${scenarios} scenarios take some ${Math.round(pair)} s a pair of rounds at the defaults; the first look is at 3 pairs, a change near the threshold takes up to ${PAIRS_BUDGETED}, and the default ${fallback} s holds ${Math.floor(fallback / pair)}; fewer scenarios, a shorter budget`;
 }
 
 /**
