@@ -10,6 +10,8 @@ const root = new URL('..', import.meta.url).pathname;
 const results = (dir) => join(root, dir, '.vitest-result.json');
 // Failures outside tests (hooks, unhandled errors): scripts/vitest-failures.mjs writes them.
 const outside = (dir) => join(root, dir, '.vitest-failures.json');
+// When each test file of the measuring packages held which CPUs (scripts/vitest-pin.mjs).
+const leases = (dir) => join(root, dir, '.vitest-cpu-leases.jsonl');
 const hasTests = (dir) =>
   existsSync(join(root, dir, 'package.json')) &&
   JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')).scripts?.test !== undefined;
@@ -22,13 +24,17 @@ const packages = ['packages', 'examples'].flatMap((group) =>
 for (const dir of packages) {
   rmSync(results(dir), { force: true });
   rmSync(outside(dir), { force: true });
+  rmSync(leases(dir), { force: true });
 }
 
 // Two phases. First the libraries whose tests time nothing, side by side (each runs its own
 // servers and clients on loopback; none asserts a duration or a rate): tick-parser,
-// memcache-proto, load-client. Then, one package at a time, the rest: overload-guard (its tests
-// read event-loop delay, which a busy neighbour moves), compare, the Action and the examples
-// (real comparisons whose verdicts need the machine to themselves).
+// memcache-proto, load-client. Then the rest, whose tests measure: overload-guard (event-loop
+// delay, shedding under load), compare, the Action and the examples (real comparisons). Their
+// runs go side by side, but each test file holds a CPU of its own machine-wide while it runs and
+// runs pinned to it (scripts/vitest-pin.mjs): two files at a time on a 2-CPU runner, from any of
+// the four, so that no package's last long file leaves a CPU idle (one at a time, the tails of
+// the four left some 115 CPU-seconds idle).
 const SIDE_BY_SIDE = ['@hotpath/tick-parser', '@hotpath/memcache-proto', '@hotpath/load-client'];
 const turboRun = (args) =>
   spawnSync('pnpm', ['exec', 'turbo', 'run', 'test', '--continue', ...args, ...process.argv.slice(2)], {
@@ -48,7 +54,7 @@ if (quietFile && !existsSync(quietFile)) {
   console.log(`\ntests: the first phase is done; waiting for ${quietFile} before the rest`);
   while (!existsSync(quietFile)) await new Promise((resolve) => setTimeout(resolve, 500));
 }
-const turbo = turboRun(['--concurrency=1', ...SIDE_BY_SIDE.map((name) => `--filter=!${name}`)]);
+const turbo = turboRun(['--concurrency=4', ...SIDE_BY_SIDE.map((name) => `--filter=!${name}`)]);
 
 let passed = 0;
 let failed = 0;
@@ -57,12 +63,21 @@ const missing = [];
 const failures = [];
 /** Every test file's wall time, for the slowest-files list at the end. */
 const durations = [];
+/** The CPU leases the measuring packages' files held: no two may overlap on a CPU. */
+const allLeases = [];
 for (const dir of packages) {
   if (!existsSync(results(dir))) {
     missing.push(dir);
     continue;
   }
   const json = JSON.parse(readFileSync(results(dir), 'utf8'));
+  const held = new Map();
+  if (existsSync(leases(dir)))
+    for (const line of readFileSync(leases(dir), 'utf8').split('\n').filter(Boolean)) {
+      const lease = JSON.parse(line);
+      held.set(lease.file, lease.to - lease.from);
+      allLeases.push({ ...lease, name: `${dir}/${lease.file.slice(lease.file.indexOf('test/'))}` });
+    }
   passed += json.numPassedTests;
   failed += json.numFailedTests;
   skipped += json.numPendingTests + (json.numTodoTests ?? 0);
@@ -70,7 +85,7 @@ for (const dir of packages) {
     if (Number.isFinite(file.endTime - file.startTime))
       durations.push({
         file: `${dir}/${file.name.slice(file.name.indexOf('test/'))}`,
-        ms: file.endTime - file.startTime,
+        ms: held.get(file.name) ?? file.endTime - file.startTime,
       });
   for (const file of json.testResults ?? [])
     for (const test of file.assertionResults ?? [])
@@ -84,7 +99,16 @@ for (const dir of packages) {
 }
 if (missing.length)
   console.log(`no test results from: ${missing.join(', ')} (its build or its test run failed)`);
-// The slowest files: where the suite's time goes (the budget is ten minutes on a 2-core machine).
+// Two files that held a CPU at once would have disturbed each other's measurements: a failure.
+let overlaps = 0;
+for (const [i, a] of allLeases.entries())
+  for (const b of allLeases.slice(i + 1))
+    if (a.from < b.to && b.from < a.to && a.cpus.some((cpu) => b.cpus.includes(cpu))) {
+      overlaps++;
+      failures.push(`${a.name} and ${b.name} held CPU ${a.cpus.find((c) => b.cpus.includes(c))} at once`);
+    }
+// The slowest files: where the suite's time goes (the budget is ten minutes on a 2-core machine),
+// each as long as it held its CPU (not its wait for one).
 durations.sort((a, b) => b.ms - a.ms);
 console.log('\nslowest test files:');
 for (const { file, ms } of durations.slice(0, 12))
@@ -93,4 +117,4 @@ for (const { file, ms } of durations.slice(0, 12))
 for (const line of failures) console.log(`failed: ${line}`);
 const seconds = Math.round(performance.now() / 1000);
 console.log(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped (${seconds} s)`);
-process.exit(first.status === 0 && turbo.status === 0 ? 0 : 1);
+process.exit(first.status === 0 && turbo.status === 0 && overlaps === 0 ? 0 : 1);

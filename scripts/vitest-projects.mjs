@@ -2,9 +2,10 @@
 // files listed as `parallel` (they start no server under load and time nothing) run side by
 // side first; every other file runs after them. vitest's pool is shared by the projects, so
 // `fileParallelism: false` below does not hold the measured files to one at a time: they run
-// two at a time on a 2-CPU runner (a worker per CPU), each pinned to a CPU of its own with
-// every process it starts (scripts/vitest-pin.mjs), so that neither file's servers share a CPU
-// with the other's. Truly one at a time would double their 370 s in compare.
+// two at a time on a 2-CPU runner (a worker per CPU). Every file of both holds a CPU of its own
+// while it runs, machine-wide, pinned to it with every process it starts (scripts/vitest-pin.mjs):
+// so the packages' test runs go side by side (scripts/test.mjs) and no file's servers share a
+// CPU with another file's. Truly one at a time would double their 370 s in compare.
 // The listed files get a worker per CPU (vitest's default leaves one CPU free, which on a 2-CPU
 // runner is one worker: no gain).
 import { availableParallelism } from 'node:os';
@@ -23,6 +24,7 @@ export function splitProjects(parallel) {
       test: {
         name: 'side by side',
         include: files,
+        setupFiles: [new URL('./vitest-pin.mjs', import.meta.url).pathname],
         sequence: { groupOrder: 0 },
       },
     },

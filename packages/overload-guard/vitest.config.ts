@@ -7,6 +7,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     // the load tests saturate a core on purpose; other files must not share the machine with them
     fileParallelism: false,
+    // and each file holds a CPU machine-wide while it runs (the load test every CPU): the other
+    // packages' measured files run beside this package's (scripts/vitest-pin.mjs)
+    setupFiles: ['../../scripts/vitest-pin.mjs'],
     // The json file feeds the workspace-wide "N passed, N failed" line (scripts/test.mjs).
     reporters: [
       'default',

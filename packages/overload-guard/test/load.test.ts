@@ -1,3 +1,4 @@
+// @hotpath-test every-cpu: the harness pins a server and its load to a CPU each (scripts/vitest-pin.mjs)
 // Real servers (own processes, a route burning 10 ms of CPU) under real load (own process).
 // These assert behaviour with generous margins — shedding protects the latency of the requests
 // it accepts without giving up throughput — not micro-timings.
