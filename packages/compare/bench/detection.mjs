@@ -5,7 +5,7 @@
 //   node bench/detection.mjs [--runs N] [--shards 1,2,4] [--factor 1.11] [--rounds N|auto] [--duration S]
 //                            [--change cpu|pbkdf2|leak|buffer|alloc|cache|stall|nplus1|serial|keepalive|cache-miss]
 //                            [--rate N|N%] [--slo TEXT]
-//                            [--neighbour off|unpinned|server-core]
+//                            [--store http|postgres|redis] [--neighbour off|unpinned|server-core]
 //                            [--memory on|off] [--profiler auto|inspector|prof|none]
 //                            [--only both|aa|ab] [--threshold PCT] [--via api|action [--node BIN]] [--out FILE]
 //
@@ -27,7 +27,8 @@
 // process of the bench answering after 3 ms): nplus1 (base asks once for 10 items, head once per
 // item), serial (base awaits 3 calls together, head one after another), keepalive (head's agent
 // opens a new connection per call), cache-miss (base serves 95 % of requests from an in-process
-// cache, head's cache never hits); a waiting table follows.
+// cache, head's cache never hits); a waiting table follows. --store postgres|redis tells nplus1 and
+// serial on a real PostgreSQL (node-postgres) or Redis (ioredis) instead (bench/waiting-stores.mjs).
 //
 // Each run is a whole comparison as a user runs it: base and head checked out with git worktree
 // from a temp repository, interleaved rounds at the default settings (unless overridden), the
@@ -46,6 +47,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { report as makeReport, measure, resolveSettings } from '../dist/index.js';
 import { compareThroughAction } from './via-action.mjs';
+import { STORE_CHANGES, STORES, startDownstream, waitingServer } from './waiting-stores.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -74,6 +76,7 @@ const { values } = parseArgs({
     node: { type: 'string' },
     memory: { type: 'string' },
     profiler: { type: 'string' },
+    store: { type: 'string', default: 'http' },
   },
 });
 if (!['api', 'action'].includes(values.via) || (values.via === 'action' && values.shards !== '1')) {
@@ -89,6 +92,15 @@ const WAITING_CHANGES = ['nplus1', 'serial', 'keepalive', 'cache-miss'];
 if (!['cpu', 'pbkdf2', 'stall', ...MEMORY_CHANGES, ...WAITING_CHANGES].includes(values.change)) {
   console.error(
     `--change: expected cpu, pbkdf2, leak, buffer, alloc, cache, stall, nplus1, serial, keepalive or cache-miss, got ${JSON.stringify(values.change)}`,
+  );
+  process.exit(2);
+}
+if (
+  !STORES.includes(values.store) ||
+  (values.store !== 'http' && !STORE_CHANGES[values.store].includes(values.change))
+) {
+  console.error(
+    `--store: expected ${STORES.join(', ')} (postgres and redis with --change ${STORE_CHANGES.postgres.join(' or ')}), got ${JSON.stringify(values.store)} with --change ${values.change}`,
   );
   process.exit(2);
 }
@@ -136,73 +148,6 @@ require('node:http').createServer((req, res) => {
   ${sync ? "res.end(crypto.pbkdf2Sync('secret', 'salt', 10000, 32, 'sha256').toString('hex'));" : "crypto.pbkdf2('secret', 'salt', 10000, 32, 'sha256', (err, key) => res.end(key.toString('hex')));"}
 }).listen(Number(process.env.PORT), '127.0.0.1');
 `;
-
-// The waiting stories' route: it calls the local service at `port` (answering after 3 ms); `head`
-// tells which side of the story this is.
-const waitingServer = (
-  change,
-  head,
-  port,
-) => `// a JSON route that calls a service${head ? `: head's ${change}` : ''}
-const http = require('node:http');
-const agent = new http.Agent({ keepAlive: ${!(head && change === 'keepalive')}, maxSockets: 64 });
-function ask(path) {
-  return new Promise((resolve, reject) => {
-    const request = http.get({ host: '127.0.0.1', port: ${port}, path, agent }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk) => (body += chunk));
-      response.on('end', () => resolve(body));
-    });
-    request.on('error', reject);
-  });
-}
-const cache = new Map();
-let served = 0;
-async function loadItems() {
-  ${
-    change === 'nplus1'
-      ? head
-        ? "const items = [];\n  for (let id = 1; id <= 10; id++) items.push(JSON.parse(await ask('/item?id=' + id)));\n  return items;"
-        : "return JSON.parse(await ask('/items?n=10'));"
-      : change === 'serial'
-        ? head
-          ? "const out = [];\n  for (const part of ['a', 'b', 'c']) out.push(await ask('/part?p=' + part));\n  return out;"
-          : "return Promise.all(['a', 'b', 'c'].map((part) => ask('/part?p=' + part)));"
-        : change === 'cache-miss'
-          ? `const key = served++ % 20;\n  const hit = ${head ? 'undefined' : 'served % 20 === 0 ? undefined : cache.get(key)'};\n  if (hit) return hit;\n  const value = JSON.parse(await ask('/items?n=10'));\n  cache.set(key, value);\n  return value;`
-          : "return JSON.parse(await ask('/items?n=10'));"
-  }
-}
-http.createServer(async (req, res) => {
-  try {
-    const items = await loadItems();
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ items }));
-  } catch (err) {
-    res.statusCode = 500;
-    res.end(String(err));
-  }
-}).listen(Number(process.env.PORT), '127.0.0.1');
-`;
-
-// The local service the waiting stories call: every answer after 3 ms, from a child process.
-const serviceSource = `require('node:http').createServer((req, res) => {
-  setTimeout(() => {
-    const n = /n=(\\d+)/.exec(req.url)?.[1];
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify(n ? Array.from({ length: Number(n) }, (_, i) => ({ id: i + 1 })) : { id: 1 }));
-  }, 3);
-}).listen(0, '127.0.0.1', function () { process.stdout.write(String(this.address().port) + '\\n'); });`;
-async function startService() {
-  const child = spawn(process.execPath, ['-e', serviceSource], { stdio: ['ignore', 'pipe', 'inherit'] });
-  process.once('exit', () => child.kill('SIGKILL'));
-  const port = await new Promise((resolve, reject) => {
-    child.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim())));
-    child.once('exit', () => reject(new Error('the local service exited')));
-  });
-  return { port, stop: () => child.kill('SIGKILL') };
-}
 
 // The memory stories' JSON route; `change` adds what head does on top of base.
 const memoryServer = (change) => `// a JSON route${change ? `: head ${change}` : ''}
@@ -271,14 +216,14 @@ git('init', '-q', '-b', 'main');
 const work = Number(values.work);
 const memoryStory = MEMORY_CHANGES.includes(values.change);
 const waitingStory = WAITING_CHANGES.includes(values.change);
-const service = waitingStory ? await startService() : undefined;
+const service = waitingStory ? await startDownstream(values.store) : undefined;
 const baseText =
   values.change === 'pbkdf2'
     ? hashServer(false)
     : memoryStory
       ? memoryServer(undefined)
       : waitingStory
-        ? waitingServer(values.change, false, service?.port)
+        ? waitingServer(service, values.change, false)
         : server(work);
 const base = commit(baseText, 'base');
 const aa = commit(`${baseText}// a comment: nothing else changed\n`, 'A/A head');
@@ -289,7 +234,7 @@ const ab = commit(
     : memoryStory
       ? memoryServer(values.change)
       : waitingStory
-        ? waitingServer(values.change, true, service?.port)
+        ? waitingServer(service, values.change, true)
         : values.change === 'stall'
           ? server(work, { ms: Number(values['stall-ms']), every: Number(values['stall-every']) })
           : server(Math.round(work * Number(values.factor))),
@@ -472,7 +417,7 @@ try {
     }
   }
 } finally {
-  service?.stop();
+  await service?.stop();
   rmSync(dir, { recursive: true, force: true });
 }
 
@@ -483,7 +428,7 @@ const story =
     : memoryStory
       ? `memory: head ${values.change}`
       : waitingStory
-        ? `waiting: head ${values.change}`
+        ? `waiting on ${values.store === 'http' ? 'a local HTTP service' : values.store}: head ${values.change}`
         : values.change === 'stall'
           ? `head holds its event loop ${values['stall-ms']} ms every ${values['stall-every']} ms`
           : `head ×${values.factor} CPU per request`;
