@@ -2,7 +2,8 @@
 // packages' test runs, side by side, and another checkout's): a file holds one CPU while it runs
 // — at most one file per CPU machine-wide — or every CPU (a file that measures placement or pins
 // its own processes). A lease is a file `cpu-N` in a directory of the temp folder, created with
-// O_EXCL and holding the owner's pid; a lease whose owner is gone is taken over. A file that wants
+// O_EXCL and holding `pid:n` (the owner and its own count of leases taken); a lease whose owner
+// is gone is taken over. A file that wants
 // every CPU first takes the gate, then each CPU in order: while the gate is held by another live
 // process, a file wanting one CPU waits, so the gate's owner is not starved, and two such files
 // cannot deadlock (one gate, one order).
@@ -42,7 +43,6 @@ function ownerOf(path) {
 
 /** Takes `name`; true when taken (a dead owner's lease is taken over at the next poll). */
 function take(name) {
-  mkdirSync(DIR, { recursive: true });
   const path = join(DIR, name);
   const mark = `${process.pid}:${++taken}`;
   try {
@@ -89,6 +89,7 @@ process.once('exit', () => {
  * @returns {Promise<number[]>}
  */
 export async function leaseCpus(cpus, { every = false } = {}) {
+  mkdirSync(DIR, { recursive: true });
   if (every) {
     while (!take('gate')) await sleep(POLL_MS);
     for (const cpu of cpus) while (!take(`cpu-${cpu}`)) await sleep(POLL_MS);

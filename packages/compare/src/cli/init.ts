@@ -72,9 +72,10 @@ export function describeProject(project: Project): string[] {
   ];
   lines.push(...describeProtocol(project));
   if (data.stores.length > 0) {
+    const one = data.stores.length === 1;
     lines.push(
       `database and cache: ${data.stores.map((s) => `${s.kind} (${s.evidence.map(p).join('; ')})`).join(', ')}`,
-      `the measure job starts ${data.stores.map((s) => serviceImage(s.kind)).join(', ')} as ${data.stores.length === 1 ? 'a service container' : 'service containers'}, pinned by tag: TODO pin ${data.stores.length === 1 ? 'it' : 'each'} by digest (docker buildx imagetools inspect IMAGE) in .github/workflows/hotpath.yml`,
+      `the measure job starts ${data.stores.map((s) => serviceImage(s.kind)).join(', ')} as ${one ? 'a service container' : 'service containers'}, pinned by tag: TODO pin ${one ? 'it' : 'each'} by digest (docker buildx imagetools inspect IMAGE) in .github/workflows/hotpath.yml`,
     );
   }
   for (const note of data.notes) lines.push(`database: ${p(note)}`);
