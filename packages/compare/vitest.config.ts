@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { resultFiles } from '../../scripts/vitest-every-cpu.mjs';
 import { sideBySideWorkers, slowestFirst, splitProjects } from '../../scripts/vitest-projects.mjs';
 
 // Files that start no server under load and time nothing: pure functions, the CLI's help and

@@ -5,7 +5,9 @@
 // A call is one exchange: the socket is idle, a write starts a call, later writes join it until
 // data arrives, and the call ends with the last data before the next write (or the socket's
 // close, or the window's end). Pipelined writes answered together are one call. An HTTP
-// client's socket is one socket like any other, so HTTP is counted once, by the same rule.
+// client's socket is one socket like any other, so HTTP is counted once, by the same rule. A
+// multiplexed protocol (Redis: one connection carries every request's commands) is counted by
+// command instead, each ended by its own reply (probe-downstream-resp).
 //
 // Every socket a client connects (net.Socket.prototype.connect, which net.connect, tls.connect,
 // http's agents and undici all reach) gets its own `write` and `emit` (module functions reading
@@ -24,36 +26,30 @@ import {
 import { installOrigins, ORIGIN, type Origin, type OriginSource } from './probe-downstream-clients.js';
 import { WaitingCode } from './probe-downstream-code.js';
 import { Endpoint, endpointOf, protocolOfGreeting, protocolOfWrite } from './probe-downstream-endpoints.js';
-import { type RequestContext, RequestWaiting } from './probe-downstream-requests.js';
+import { RequestWaiting } from './probe-downstream-requests.js';
+import { Call, Commands, MAX_OUTSTANDING } from './probe-downstream-resp.js';
 
 const STATE = Symbol('hotpath.downstream');
 
-/** A client socket's state. */
-class Tracked {
+/**
+ * A client socket's state, and its call when calls are exchanges. A multiplexed protocol (Redis)
+ * has `commands`: each command a call of its own, ended by its own reply.
+ */
+class Tracked extends Call {
   detected = false;
   inCall = false;
-  answered = false;
-  /** performance.now() at the call's first write and at its last data. */
-  start = 0;
-  last = 0;
-  /** The window the call started in (0: none open). */
-  window = 0;
-  fn = -1;
-  /** The function that resumed from an await to make the call. */
-  resumed = -1;
-  stack = -1;
-  /** The calls to the endpoint this call's stack stands for (0: no stack taken). */
-  weight = 0;
-  context: RequestContext | undefined = undefined;
   /** The origin an HTTP client captured for the call its next write starts. */
   pending: Origin | undefined = undefined;
   outMark = 0;
   inMark = 0;
+  commands: Commands | undefined = undefined;
   constructor(
     readonly endpoint: Endpoint,
     readonly write: Socket['write'],
     readonly emit: Socket['emit'],
-  ) {}
+  ) {
+    super();
+  }
 }
 
 type TrackedSocket = Socket & { [STATE]?: Tracked; _httpMessage?: { [ORIGIN]?: Origin } };
@@ -153,20 +149,52 @@ export class DownstreamRecorder implements OriginSource {
       state.detected = true;
       const protocol = protocolOfWrite(chunk, (socket as { encrypted?: boolean }).encrypted === true);
       if (protocol && !state.endpoint.protocol) state.endpoint.protocol = protocol;
+      if (protocol === 'redis') state.commands = new Commands();
     }
-    if (state.inCall && !state.answered) return;
-    if (state.inCall) this.endCall(state);
-    state.inCall = true;
-    state.answered = false;
-    state.start = performance.now();
-    if (!this.waiting.store && this.contexts) this.waiting.enable();
-    if (!this.open) {
-      state.window = 0;
-      state.pending = undefined;
+    if (state.commands) {
+      this.onCommands(socket, state, state.commands, chunk);
       return;
     }
-    state.window = this.windowId;
+    if (state.inCall && !state.answered) return;
+    if (state.inCall) this.endCall(state, state);
+    state.inCall = true;
+    this.begin(socket, state, state, performance.now(), undefined);
+  }
+
+  /** The commands a write starts, each a call (one origin for them all). */
+  private onCommands(socket: TrackedSocket, state: Tracked, commands: Commands, chunk: unknown): void {
+    commands.out.feed(chunk);
+    const started = commands.out.started;
+    if (started === 0) return;
+    const now = performance.now();
+    let origin: Origin | undefined;
+    for (let i = 0; i < started; i++) {
+      const call = new Call();
+      origin = this.begin(socket, state, call, now, origin);
+      commands.queue.push(call);
+    }
+    while (commands.queue.length > MAX_OUTSTANDING) this.endCall(state, commands.queue.shift() as Call);
+  }
+
+  /** A call starts now: its window, who issued it (`origin` when known) and its request; the origin. */
+  private begin(
+    socket: TrackedSocket,
+    state: Tracked,
+    call: Call,
+    now: number,
+    known: Origin | undefined,
+  ): Origin | undefined {
+    call.answered = false;
+    call.start = now;
+    if (!this.waiting.store && this.contexts) this.waiting.enable();
+    if (!this.open) {
+      call.window = 0;
+      state.pending = undefined;
+      return known;
+    }
+    call.window = this.windowId;
     const origin =
+      known ??
       state.pending ??
       socket._httpMessage?.[ORIGIN] ??
       this.originStore.getStore() ??
@@ -176,22 +204,35 @@ export class DownstreamRecorder implements OriginSource {
     const endpoint = state.endpoint;
     endpoint.sinceStack++;
     if (frames) {
-      state.weight = endpoint.sinceStack;
+      call.weight = endpoint.sinceStack;
       endpoint.sinceStack = 0;
-      state.fn = this.code.issuing(frames);
-      state.resumed = origin.resumed;
-      state.stack = this.code.stackOf(frames, endpoint);
+      call.fn = this.code.issuing(frames);
+      call.resumed = origin.resumed;
+      call.stack = this.code.stackOf(frames, endpoint);
     } else {
-      state.weight = 0;
-      state.fn = -1;
-      state.resumed = -1;
-      state.stack = -1;
+      call.weight = 0;
+      call.fn = -1;
+      call.resumed = -1;
+      call.stack = -1;
     }
     const context = origin.context ?? this.waiting.store?.getStore();
-    if (context && !context.done) this.waiting.callStarted(context, state);
+    if (context && !context.done) this.waiting.callStarted(context, call);
+    return origin;
   }
 
   onData(state: Tracked, chunk: unknown): void {
+    const commands = state.commands;
+    if (commands) {
+      commands.in.feed(chunk);
+      const now = performance.now();
+      for (let i = commands.in.completed; i > 0 && commands.queue.length > 0; i--) {
+        const call = commands.queue.shift() as Call;
+        call.answered = true;
+        call.last = now;
+        this.endCall(state, call);
+      }
+      return;
+    }
     if (!state.inCall) {
       if (!state.detected) {
         const protocol = protocolOfGreeting(chunk);
@@ -204,20 +245,21 @@ export class DownstreamRecorder implements OriginSource {
   }
 
   onClose(socket: TrackedSocket, state: Tracked): void {
-    if (state.inCall) this.endCall(state);
+    if (state.inCall) this.endCall(state, state);
+    if (state.commands) for (const call of state.commands.queue.splice(0)) this.endCall(state, call);
     this.countBytes(socket, state);
     this.live.delete(socket);
   }
 
   /** The call ends at its last data; an unanswered one (a write the peer never answered) is no call. */
-  private endCall(state: Tracked): void {
-    state.inCall = false;
-    this.waiting.callEnded(state);
-    if (!state.answered || !this.open || state.window !== this.windowId) return;
-    const micros = (state.last - state.start) * 1000;
+  private endCall(state: Tracked, call: Call): void {
+    if (call === state) state.inCall = false;
+    this.waiting.callEnded(call);
+    if (!call.answered || !this.open || call.window !== this.windowId) return;
+    const micros = (call.last - call.start) * 1000;
     state.endpoint.calls++;
     state.endpoint.waitingMicros += micros;
-    if (state.weight) this.code.add(state.fn, state.resumed, state.stack, state.weight, micros);
+    if (call.weight) this.code.add(call.fn, call.resumed, call.stack, call.weight, micros);
   }
 
   /** The socket's bytes since they were last counted, added to its endpoint's (with `count`). */
@@ -267,7 +309,7 @@ export class DownstreamRecorder implements OriginSource {
     for (const socket of this.live) {
       const state = socket[STATE];
       if (!state) continue;
-      if (state.inCall && state.answered) this.endCall(state);
+      if (state.inCall && state.answered) this.endCall(state, state);
       this.countBytes(socket, state);
     }
     this.open = false;
