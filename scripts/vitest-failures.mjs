@@ -5,6 +5,7 @@
 // a test ended), or a failing beforeAll/afterAll hook of a file or a describe block.
 import { writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { resultFiles } from './vitest-every-cpu.mjs';
 
 const firstLines = (error) =>
   String(error?.stack ?? error?.message ?? error)
@@ -34,6 +35,6 @@ export default class FailuresReporter {
     for (const file of files) visit(file, relative(this.root, file.filepath));
     for (const error of errors)
       failures.push({ file: '', where: 'unhandled error', error: firstLines(error) });
-    writeFileSync(join(this.root, '.vitest-failures.json'), `${JSON.stringify(failures, null, 2)}\n`);
+    writeFileSync(join(this.root, resultFiles.failures), `${JSON.stringify(failures, null, 2)}\n`);
   }
 }

@@ -7,13 +7,15 @@
 // on CPU 0 and both load generators on CPU 1, so each file's servers ran at half speed whenever
 // the other's were loaded (one capacity search read 3 552 req/s and the next round 7 137). A file
 // that needs every CPU (placement itself, a harness pinning its own processes) sets
-// `// @hotpath-test every-cpu` in its first lines: it waits for every CPU and runs alone.
+// `// @hotpath-test every-cpu` in its first lines: it waits for every CPU and runs alone (in
+// `pnpm test`, in a step of its own before the rest: scripts/vitest-every-cpu.mjs).
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { leaseCpus, releaseCpus } from './cpu-lease.mjs';
 import { allowedCpus } from './cpus.mjs';
+import { needsEveryCpu } from './vitest-every-cpu.mjs';
 
 // A file may wait for the longest file beside it (some 2 minutes) before it starts.
 const WAIT_MS = 20 * 60_000;
@@ -26,9 +28,7 @@ beforeAll(async (suite) => {
   const cpus = allowedCpus();
   if (cpus.length < 2) return;
   const file = suite.file?.filepath ?? suite.filepath;
-  const every = Boolean(
-    file && readFileSync(file, 'utf8').slice(0, 2000).includes('@hotpath-test every-cpu'),
-  );
+  const every = Boolean(file && needsEveryCpu(file));
   const asked = Date.now();
   const leased = await leaseCpus(cpus, { every });
   held = { file, pid: process.pid, cpus: leased, asked, from: Date.now() };

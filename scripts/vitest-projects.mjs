@@ -11,6 +11,7 @@
 import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import { BaseSequencer } from 'vitest/node';
+import { everyCpuApart } from './vitest-every-cpu.mjs';
 
 /** Spread into the root `test` config: the worker count the listed files run with. */
 export const sideBySideWorkers = { maxWorkers: availableParallelism(), minWorkers: 1 };
@@ -33,7 +34,7 @@ export function splitProjects(parallel) {
       test: {
         name: 'one at a time',
         include: ['test/**/*.test.ts'],
-        exclude: files,
+        exclude: [...files, ...everyCpuApart()],
         fileParallelism: false,
         setupFiles: [new URL('./vitest-pin.mjs', import.meta.url).pathname],
         sequence: { groupOrder: 1 },

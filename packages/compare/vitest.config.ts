@@ -12,6 +12,7 @@ const SIDE_BY_SIDE = [
   'capacity-chart',
   'cli-help',
   'config-child',
+  'downstream-resp',
   'downstream-summary',
   'drift-change-points',
   'drift-history',
@@ -71,11 +72,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 60_000,
     // The json file feeds the workspace-wide "N passed, N failed" line (scripts/test.mjs).
-    reporters: [
-      'default',
-      ['json', { outputFile: '.vitest-result.json' }],
-      '../../scripts/vitest-failures.mjs',
-    ],
+    reporters: ['default', ['json', { outputFile: resultFiles.json }], '../../scripts/vitest-failures.mjs'],
     ...sideBySideWorkers,
     ...slowestFirst(SLOWEST),
     projects: splitProjects(SIDE_BY_SIDE),

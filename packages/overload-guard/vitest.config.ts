@@ -1,8 +1,11 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { everyCpuApart, resultFiles } from '../../scripts/vitest-every-cpu.mjs';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // the load test runs in a step of its own in `pnpm test` (scripts/vitest-every-cpu.mjs)
+    exclude: [...configDefaults.exclude, ...everyCpuApart()],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // the load tests saturate a core on purpose; other files must not share the machine with them
@@ -11,10 +14,6 @@ export default defineConfig({
     // packages' measured files run beside this package's (scripts/vitest-pin.mjs)
     setupFiles: ['../../scripts/vitest-pin.mjs'],
     // The json file feeds the workspace-wide "N passed, N failed" line (scripts/test.mjs).
-    reporters: [
-      'default',
-      ['json', { outputFile: '.vitest-result.json' }],
-      '../../scripts/vitest-failures.mjs',
-    ],
+    reporters: ['default', ['json', { outputFile: resultFiles.json }], '../../scripts/vitest-failures.mjs'],
   },
 });
