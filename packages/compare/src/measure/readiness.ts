@@ -31,26 +31,34 @@ export function canConnect(port: number, host = '127.0.0.1', timeoutMs = 1000): 
 
 export type Readiness = { state: 'ready' } | { state: 'exited' } | { state: 'timeout' };
 
+/** A node server listens some 100–200 ms after its start: polled every 20 ms for 2 s, then every 100 ms. */
+const FAST_POLL_MS = 20;
+const FAST_FOR_MS = 2000;
+const SLOW_POLL_MS = 100;
+
 /**
- * Polls until the port accepts a connection, the watched process exits (`exited` settles),
- * or `timeoutMs` passes.
+ * Polls until the port accepts a connection or `attached()` says the server's probe reported it
+ * listening, the watched process exits (`exited` settles), or `timeoutMs` passes.
  */
 export async function waitUntilReady(
   port: number,
   exited: Promise<unknown>,
   timeoutMs: number,
   host = '127.0.0.1',
+  attached?: () => boolean,
 ): Promise<Readiness> {
   let gone = false;
   void exited.then(() => {
     gone = true;
   });
-  const deadline = Date.now() + timeoutMs;
+  const started = Date.now();
+  const deadline = started + timeoutMs;
   while (!gone) {
-    if (await canConnect(port, host, 500)) return { state: 'ready' };
+    if (attached?.() || (await canConnect(port, host, 500))) return { state: 'ready' };
     if (gone) break;
     if (Date.now() >= deadline) return { state: 'timeout' };
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const poll = Date.now() - started < FAST_FOR_MS ? FAST_POLL_MS : SLOW_POLL_MS;
+    await new Promise((resolve) => setTimeout(resolve, poll));
   }
   return { state: 'exited' };
 }

@@ -220,7 +220,13 @@ export async function awaitReady(run: RoundRun, warnings: string[]): Promise<voi
   const { proc, port } = server;
   const serverEnv = { server: { ...server.base, ...run.context.extraEnv }, parent: run.context.env };
   const ready = await untilAborted(
-    waitUntilReady(port, proc.exited, settings.readyTimeout * 1000),
+    waitUntilReady(
+      port,
+      proc.exited,
+      settings.readyTimeout * 1000,
+      '127.0.0.1',
+      () => server.control.attached > 0,
+    ),
     run.context.signal,
   );
   if (ready.state === 'exited') {
