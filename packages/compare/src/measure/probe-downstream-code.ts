@@ -16,7 +16,8 @@ const STACK_LIMIT = 32;
 /**
  * The least time between two stacks taken (ms): a stack costs 10–35 µs of CPU here (Node 20),
  * more than the call's own client work, so at most one per 2 ms is taken (≤ 1.8 % of a core);
- * each stands for the calls to its endpoint since the one before (its weight).
+ * each stands for the calls to its endpoint since the one before (a StackGroup), each with its
+ * own waiting.
  */
 export const STACK_INTERVAL_MS = 2;
 
@@ -85,20 +86,21 @@ export class WaitingCode {
   }
 
   /**
-   * A call that ended in the window: `weight` calls of `micros` each for the function that issued
-   * it, the function that resumed to make it, and its stack.
+   * Calls that ended in the window, `calls` of them waiting `micros` in all, for the function that
+   * issued them (by the stack that stands for them), the function that resumed to make them, and
+   * that stack.
    */
-  add(fn: number, resumed: number, stack: number, weight: number, micros: number): void {
+  add(fn: number, resumed: number, stack: number, calls: number, micros: number): void {
     if (fn >= 0) {
-      this.fnCalls[fn] = (this.fnCalls[fn] ?? 0) + weight;
-      this.fnWaiting[fn] = (this.fnWaiting[fn] ?? 0) + micros * weight;
+      this.fnCalls[fn] = (this.fnCalls[fn] ?? 0) + calls;
+      this.fnWaiting[fn] = (this.fnWaiting[fn] ?? 0) + micros;
     }
     if (resumed >= 0) {
-      this.resumedCalls[resumed] = (this.resumedCalls[resumed] ?? 0) + weight;
-      this.resumedWaiting[resumed] = (this.resumedWaiting[resumed] ?? 0) + micros * weight;
+      this.resumedCalls[resumed] = (this.resumedCalls[resumed] ?? 0) + calls;
+      this.resumedWaiting[resumed] = (this.resumedWaiting[resumed] ?? 0) + micros;
     }
-    this.stackCalls[stack] = (this.stackCalls[stack] ?? 0) + weight;
-    this.stackWaiting[stack] = (this.stackWaiting[stack] ?? 0) + micros * weight;
+    this.stackCalls[stack] = (this.stackCalls[stack] ?? 0) + calls;
+    this.stackWaiting[stack] = (this.stackWaiting[stack] ?? 0) + micros;
   }
 
   /** The window's functions (by waiting, largest first) and stacks, their endpoints numbered by `endpointAt`. */

@@ -3,6 +3,23 @@
 // bytes tell it. Used by probe-downstream.ts.
 import type { DownstreamProtocol } from '../downstream-model.js';
 
+/**
+ * A stack taken and the calls it stands for: the calls to its endpoint started since the stack
+ * before, and its own. Each call's waiting is its own, added as it ends (held until the stack is
+ * taken): the functions' waiting is the sum of real durations, not one call's times the count.
+ */
+export class StackGroup {
+  fn = -1;
+  /** The function that resumed from an await to make the call. */
+  resumed = -1;
+  stack = -1;
+  /** The stack was taken: fn, resumed and stack hold. */
+  closed = false;
+  /** Calls that ended in the window before the stack was taken, and their waiting (µs). */
+  heldCalls = 0;
+  heldMicros = 0;
+}
+
 /** One endpoint and its counters for the open window. */
 export class Endpoint {
   calls = 0;
@@ -10,8 +27,8 @@ export class Endpoint {
   connections = 0;
   bytesOut = 0;
   bytesIn = 0;
-  /** Calls started since the last one whose stack was taken. */
-  sinceStack = 0;
+  /** The calls started since the last stack taken, for the next stack. */
+  group = new StackGroup();
   protocol: DownstreamProtocol | undefined;
   constructor(
     readonly key: string,

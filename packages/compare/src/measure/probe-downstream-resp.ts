@@ -5,6 +5,7 @@
 // connection: counting the commands a write starts and the replies data completes lets each reply
 // end its own command. Headers are read byte by byte; a bulk value's body is skipped by its length.
 
+import type { StackGroup } from './probe-downstream-endpoints.js';
 import type { CallSpan, RequestContext } from './probe-downstream-requests.js';
 
 const LF = 10;
@@ -121,12 +122,8 @@ export class Call implements CallSpan {
   last = 0;
   /** The window the call started in (0: none open). */
   window = 0;
-  fn = -1;
-  /** The function that resumed from an await to make the call. */
-  resumed = -1;
-  stack = -1;
-  /** The calls to the endpoint this call's stack stands for (0: no stack taken). */
-  weight = 0;
+  /** The stack that stands for the call (undefined: none, outside a window). */
+  group: StackGroup | undefined = undefined;
   context: RequestContext | undefined = undefined;
 }
 

@@ -25,7 +25,13 @@ import {
 } from '../downstream-model.js';
 import { installOrigins, ORIGIN, type Origin, type OriginSource } from './probe-downstream-clients.js';
 import { WaitingCode } from './probe-downstream-code.js';
-import { Endpoint, endpointOf, protocolOfGreeting, protocolOfWrite } from './probe-downstream-endpoints.js';
+import {
+  Endpoint,
+  endpointOf,
+  protocolOfGreeting,
+  protocolOfWrite,
+  StackGroup,
+} from './probe-downstream-endpoints.js';
 import { RequestWaiting } from './probe-downstream-requests.js';
 import { Call, Commands, MAX_OUTSTANDING } from './probe-downstream-resp.js';
 
@@ -189,6 +195,7 @@ export class DownstreamRecorder implements OriginSource {
     if (!this.waiting.store && this.contexts) this.waiting.enable();
     if (!this.open) {
       call.window = 0;
+      call.group = undefined;
       state.pending = undefined;
       return known;
     }
@@ -202,18 +209,16 @@ export class DownstreamRecorder implements OriginSource {
     state.pending = undefined;
     const frames = origin.frames;
     const endpoint = state.endpoint;
-    endpoint.sinceStack++;
+    const group = endpoint.group;
+    call.group = group;
     if (frames) {
-      call.weight = endpoint.sinceStack;
-      endpoint.sinceStack = 0;
-      call.fn = this.code.issuing(frames);
-      call.resumed = origin.resumed;
-      call.stack = this.code.stackOf(frames, endpoint);
-    } else {
-      call.weight = 0;
-      call.fn = -1;
-      call.resumed = -1;
-      call.stack = -1;
+      group.fn = this.code.issuing(frames);
+      group.resumed = origin.resumed;
+      group.stack = this.code.stackOf(frames, endpoint);
+      group.closed = true;
+      endpoint.group = new StackGroup();
+      if (group.heldCalls)
+        this.code.add(group.fn, group.resumed, group.stack, group.heldCalls, group.heldMicros);
     }
     const context = origin.context ?? this.waiting.store?.getStore();
     if (context && !context.done) this.waiting.callStarted(context, call);
@@ -259,7 +264,13 @@ export class DownstreamRecorder implements OriginSource {
     const micros = (call.last - call.start) * 1000;
     state.endpoint.calls++;
     state.endpoint.waitingMicros += micros;
-    if (call.weight) this.code.add(call.fn, call.resumed, call.stack, call.weight, micros);
+    const group = call.group;
+    if (!group) return;
+    if (group.closed) this.code.add(group.fn, group.resumed, group.stack, 1, micros);
+    else {
+      group.heldCalls++;
+      group.heldMicros += micros;
+    }
   }
 
   /** The socket's bytes since they were last counted, added to its endpoint's (with `count`). */
@@ -293,7 +304,7 @@ export class DownstreamRecorder implements OriginSource {
       endpoint.connections = 0;
       endpoint.bytesOut = 0;
       endpoint.bytesIn = 0;
-      endpoint.sinceStack = 0;
+      endpoint.group = new StackGroup();
     }
     this.code.reset();
     this.waiting.reset();
