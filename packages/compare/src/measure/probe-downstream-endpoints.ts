@@ -1,7 +1,7 @@
 // Where a server's downstream calls go (bundled into probe.cjs): the endpoint a client socket
 // connects to, as the client named it, and the protocol it speaks where the port or the first
 // bytes tell it. Used by probe-downstream.ts.
-import type { DownstreamProtocol } from '../downstream-model.js';
+import type { DownstreamEndpoint, DownstreamProtocol } from '../downstream-model.js';
 
 /**
  * A stack taken and the calls it stands for: the calls to its endpoint started since the stack
@@ -37,6 +37,40 @@ export class Endpoint {
   ) {
     this.protocol = protocolOfPort(port);
   }
+
+  /** A new window: every counter from zero, no calls for the next stack yet. */
+  reset(): void {
+    this.calls = 0;
+    this.waitingMicros = 0;
+    this.connections = 0;
+    this.bytesOut = 0;
+    this.bytesIn = 0;
+    this.group = new StackGroup();
+  }
+}
+
+/** The window's rows of the endpoints that saw anything, and each one's row number. */
+export function endpointRows(all: Endpoint[]): {
+  endpoints: DownstreamEndpoint[];
+  endpointAt: Map<Endpoint, number>;
+} {
+  const endpoints: DownstreamEndpoint[] = [];
+  const endpointAt = new Map<Endpoint, number>();
+  for (const endpoint of all) {
+    if (!endpoint.calls && !endpoint.connections && !endpoint.bytesOut && !endpoint.bytesIn) continue;
+    endpointAt.set(endpoint, endpoints.length);
+    endpoints.push({
+      endpoint: endpoint.key,
+      transport: endpoint.transport,
+      ...(endpoint.protocol ? { protocol: endpoint.protocol } : {}),
+      calls: endpoint.calls,
+      waitingMicros: Math.round(endpoint.waitingMicros),
+      connections: endpoint.connections,
+      bytesOut: endpoint.bytesOut,
+      bytesIn: endpoint.bytesIn,
+    });
+  }
+  return { endpoints, endpointAt };
 }
 
 function protocolOfPort(port: number): DownstreamProtocol | undefined {

@@ -17,17 +17,13 @@
 // waiting (probe-downstream-requests). Never throws into the host.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Server, Socket } from 'node:net';
-import {
-  DOWNSTREAM_LIMITS,
-  type DownstreamEndpoint,
-  type DownstreamWindow,
-  OTHER,
-} from '../downstream-model.js';
+import { DOWNSTREAM_LIMITS, type DownstreamWindow, OTHER } from '../downstream-model.js';
 import { installOrigins, ORIGIN, type Origin, type OriginSource } from './probe-downstream-clients.js';
 import { WaitingCode } from './probe-downstream-code.js';
 import {
   Endpoint,
   endpointOf,
+  endpointRows,
   protocolOfGreeting,
   protocolOfWrite,
   StackGroup,
@@ -298,14 +294,7 @@ export class DownstreamRecorder implements OriginSource {
   start(): void {
     this.windowId++;
     this.open = true;
-    for (const endpoint of [...this.endpointOrder, this.otherEndpoint]) {
-      endpoint.calls = 0;
-      endpoint.waitingMicros = 0;
-      endpoint.connections = 0;
-      endpoint.bytesOut = 0;
-      endpoint.bytesIn = 0;
-      endpoint.group = new StackGroup();
-    }
+    for (const endpoint of [...this.endpointOrder, this.otherEndpoint]) endpoint.reset();
     this.code.reset();
     this.waiting.reset();
     for (const socket of this.live) {
@@ -328,22 +317,7 @@ export class DownstreamRecorder implements OriginSource {
   }
 
   private result(): DownstreamWindow {
-    const endpoints: DownstreamEndpoint[] = [];
-    const endpointAt = new Map<Endpoint, number>();
-    for (const endpoint of [...this.endpointOrder, this.otherEndpoint]) {
-      if (!endpoint.calls && !endpoint.connections && !endpoint.bytesOut && !endpoint.bytesIn) continue;
-      endpointAt.set(endpoint, endpoints.length);
-      endpoints.push({
-        endpoint: endpoint.key,
-        transport: endpoint.transport,
-        ...(endpoint.protocol ? { protocol: endpoint.protocol } : {}),
-        calls: endpoint.calls,
-        waitingMicros: Math.round(endpoint.waitingMicros),
-        connections: endpoint.connections,
-        bytesOut: endpoint.bytesOut,
-        bytesIn: endpoint.bytesIn,
-      });
-    }
+    const { endpoints, endpointAt } = endpointRows([...this.endpointOrder, this.otherEndpoint]);
     const { functions, stacks } = this.code.rows(endpointAt);
     return {
       requests: this.waiting.requests,
