@@ -12,9 +12,8 @@ export class StackGroup {
   fn = -1;
   /** The function that resumed from an await to make the call. */
   resumed = -1;
+  /** The stack's index once it was taken (-1: not yet; fn and resumed hold from then). */
   stack = -1;
-  /** The stack was taken: fn, resumed and stack hold. */
-  closed = false;
   /** Calls that ended in the window before the stack was taken, and their waiting (µs). */
   heldCalls = 0;
   heldMicros = 0;

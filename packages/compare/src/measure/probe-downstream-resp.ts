@@ -26,6 +26,8 @@ export class RespCounter {
   private top = 0;
   /** The header being read: its type byte (0: none), its number and sign; -1 for `inline`. */
   private type = 0;
+  /** The header's rest is a count or a length (not a simple line's text): read as digits. */
+  private digits = false;
   private number = 0;
   private negative = false;
   /** Bytes of a bulk body still to skip, its CRLF included. */
@@ -60,7 +62,7 @@ export class RespCounter {
       }
       if (byte === LF) this.lineDone();
       else if (byte === CR) continue;
-      else if (this.type > 0 && !SIMPLE.has(this.type)) {
+      else if (this.digits) {
         if (byte === 0x2d) this.negative = true;
         else if (byte >= 0x30 && byte <= 0x39) this.number = this.number * 10 + (byte - 0x30);
       } else {
@@ -78,6 +80,7 @@ export class RespCounter {
     }
     const known = LENGTH_PREFIXED.has(byte) || AGGREGATE.has(byte) || PAIRS.has(byte) || SIMPLE.has(byte);
     this.type = known ? byte : -1;
+    this.digits = known && !SIMPLE.has(byte);
     this.number = 0;
     this.negative = false;
     if (!known && byte === LF) this.lineDone();

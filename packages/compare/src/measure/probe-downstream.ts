@@ -211,7 +211,6 @@ export class DownstreamRecorder implements OriginSource {
       group.fn = this.code.issuing(frames);
       group.resumed = origin.resumed;
       group.stack = this.code.stackOf(frames, endpoint);
-      group.closed = true;
       endpoint.group = new StackGroup();
       if (group.heldCalls)
         this.code.add(group.fn, group.resumed, group.stack, group.heldCalls, group.heldMicros);
@@ -262,7 +261,7 @@ export class DownstreamRecorder implements OriginSource {
     state.endpoint.waitingMicros += micros;
     const group = call.group;
     if (!group) return;
-    if (group.closed) this.code.add(group.fn, group.resumed, group.stack, 1, micros);
+    if (group.stack >= 0) this.code.add(group.fn, group.resumed, group.stack, 1, micros);
     else {
       group.heldCalls++;
       group.heldMicros += micros;
