@@ -14,6 +14,7 @@ import {
   ERROR_RESET,
   ERROR_TIMEOUT,
 } from './recorder.js';
+import { tlsOnread } from './tls-read.js';
 import type { ResponseSink, WireParser } from './wire.js';
 
 /** What a connection needs from the run that owns it. */
@@ -183,7 +184,6 @@ export class Connection implements LoadConnection, ResponseSink {
       this.socket = socket;
       socket.on('connect', this.onConnect);
     } else {
-      // TLS sockets deliver decrypted bytes as 'data' chunks (they have no `onread`).
       const socket = connectTls({
         // With a socket path the host still names the server (SNI, certificate check).
         host: this.owner.host,
@@ -193,6 +193,7 @@ export class Connection implements LoadConnection, ResponseSink {
         rejectUnauthorized: tls.rejectUnauthorized,
         ca: tls.ca,
         session: this.tlsSession,
+        ...tlsOnread(this.owner.readBuffer, this.onRead),
       });
       socket.setNoDelay(true);
       this.socket = socket;
@@ -351,6 +352,7 @@ export class Connection implements LoadConnection, ResponseSink {
     this.tlsSession = session;
   }
 
+  /** Only where tls.connect ignores `onread` (see tlsOnread). */
   private onData(chunk: Buffer): void {
     this.onRead(chunk.length, chunk);
   }

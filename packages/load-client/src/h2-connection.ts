@@ -52,6 +52,7 @@ import {
   ERROR_STREAM,
   ERROR_TIMEOUT,
 } from './recorder.js';
+import { tlsOnread } from './tls-read.js';
 
 /** The requests an HTTP/2 connection cycles through, as header fields and bodies. */
 export interface H2RequestPlan {
@@ -263,6 +264,7 @@ export class H2Connection implements LoadConnection, FrameSink {
         // http/1.1 offered too, so that a server without h2 says so (HP_LOAD_H2_ALPN) instead of
         // failing the handshake with an alert.
         ALPNProtocols: ['h2', 'http/1.1'],
+        ...tlsOnread(this.owner.readBuffer, this.onRead),
       });
       socket.setNoDelay(true);
       this.socket = socket;
@@ -321,7 +323,9 @@ export class H2Connection implements LoadConnection, FrameSink {
         }
       }
     }
-    this.writer.flush();
+    // over TLS, one record for all a socket read's responses freed (see FrameWriter.flushSoon)
+    if (this.owner.tls !== null) this.writer.flushSoon();
+    else this.writer.flush();
   }
 
   /** Sends as much of a stream's body as both windows allow. */
@@ -912,6 +916,7 @@ export class H2Connection implements LoadConnection, FrameSink {
     this.tlsSession = session;
   }
 
+  /** Only where tls.connect ignores `onread` (see tlsOnread). */
   private onData(chunk: Buffer): void {
     this.onRead(chunk.length, chunk);
   }

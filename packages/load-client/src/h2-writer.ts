@@ -20,9 +20,22 @@ import {
  * the buffer, and the writer takes a new one. Through the stream (TLS, or no direct writes),
  * each flush copies its bytes (pooled when small) and the buffer is reused at once.
  */
+/** Writers whose frames wait for the end of the loop's poll phase (flushSoon), and the spare list. */
+let soon: FrameWriter[] = [];
+let spare: FrameWriter[] = [];
+
+function flushAllSoon(): void {
+  const writers = soon;
+  soon = spare;
+  spare = writers;
+  for (let i = 0; i < writers.length; i++) (writers[i] as FrameWriter).flushQueued();
+  writers.length = 0;
+}
+
 export class FrameWriter {
   private out = Buffer.allocUnsafe(16 * 1024);
   private length = 0;
+  private queued = false;
   private socket: Socket | TLSSocket | null = null;
   private write: ((data: Uint8Array) => number) | null = null;
 
@@ -117,6 +130,25 @@ export class FrameWriter {
     this.out.writeUInt32BE(0, at);
     this.out.writeUInt32BE(code, at + 4);
     this.length = at + 8;
+  }
+
+  /**
+   * Flushes once the loop's poll phase is over (one setImmediate for every writer of the
+   * thread). Over TLS each record a socket read brings is a 'data' event of its own: ten
+   * responses in one read were ten writes, each its own record, syscall and Writable call (in
+   * practice one, then the rest queued behind it and written together). Waiting for the end of
+   * the poll phase writes what all of them freed as one record, as h2load writes once a loop.
+   */
+  flushSoon(): void {
+    if (this.queued || this.length === 0) return;
+    this.queued = true;
+    if (soon.push(this) === 1) setImmediate(flushAllSoon);
+  }
+
+  /** @internal the setImmediate of flushSoon. */
+  flushQueued(): void {
+    this.queued = false;
+    this.flush();
   }
 
   flush(): void {
