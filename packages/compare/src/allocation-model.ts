@@ -61,6 +61,10 @@ export interface AllocationRow {
   change: number;
   /** Paired interval of the per-pair change (bytes per request), with two pairs or more. */
   ci?: [number, number];
+  /**
+   * Where the row was seen: only in head ('new'), only in base ('vanished'), or on both sides
+   * ('changed', whether or not its figures moved: its interval says that).
+   */
   status: 'new' | 'vanished' | 'changed';
 }
 

@@ -123,6 +123,10 @@ export interface DownstreamEndpointRow {
   callsChange: number;
   /** Paired interval of the per-pair change of calls per request, with two pairs or more. */
   callsCi?: [number, number];
+  /**
+   * Where the row was seen: only in head ('new'), only in base ('vanished'), or on both sides
+   * ('changed', whether or not its figures moved: its interval says that).
+   */
   status: 'new' | 'vanished' | 'changed';
 }
 
@@ -140,6 +144,10 @@ export interface WaitingFunctionRow {
   /** head − base, calls per request, and its paired interval. */
   callsChange: number;
   callsCi?: [number, number];
+  /**
+   * Where the row was seen: only in head ('new'), only in base ('vanished'), or on both sides
+   * ('changed', whether or not its figures moved: its interval says that).
+   */
   status: 'new' | 'vanished' | 'changed';
 }
 

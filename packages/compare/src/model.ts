@@ -249,6 +249,7 @@ export interface HotFunction {
   headCost?: number;
   /** Interval of the per-pair change of the cost per request (µs), with two pairs or more. */
   costCi?: [number, number];
+  /** 'changed': on both sides, moved or not (its interval says); 'new': head only; 'vanished': base only. */
   status: 'new' | 'vanished' | 'changed';
   /** Rank by self time among head's functions (1 = hottest), 0 when absent. */
   headRank: number;
