@@ -24,6 +24,8 @@ describe('gRPC scenarios: the settings', () => {
   it('take a method url and a base64 message', () => {
     const s = settings({ url: METHOD, grpc: true, body: message('hotpath') })();
     expect(s.scenarios[0]).toMatchObject({ grpc: true, url: METHOD, body: message('hotpath') });
+    // named for what it is, not for the POST it is on the wire (nor the GET default)
+    expect(s.scenarios[0]?.name).toBe(`gRPC ${METHOD}`);
     expect(settings({ url: METHOD, grpc: true })().scenarios[0]?.grpc).toBe(true);
   });
 

@@ -182,7 +182,8 @@ export function resolveSettings(sources: SettingsSources): Settings {
   const listed = config.scenarios as (Record<string, unknown> & { name: string })[] | undefined;
   let scenarios: Scenario[];
   if (!listed) {
-    scenarios = [{ ...top, name: `${top.method} ${top.url}` }];
+    // a gRPC call is a POST on the wire; its name says what it is
+    scenarios = [{ ...top, name: `${top.grpc ? 'gRPC' : top.method} ${top.url}` }];
   } else {
     const seen = new Set<string>();
     scenarios = listed.map((s) => {
