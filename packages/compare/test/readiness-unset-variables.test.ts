@@ -3,10 +3,11 @@
 // variables the server's code reads that are unset, and those set but held back (secret-looking
 // names pass only when listed).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { unsetVariables } from '../src/source/env-reads.js';
 import { CLI_BIN } from './helpers/repo.js';
 
 let project: string;
@@ -78,4 +79,26 @@ it('says nothing of variables when the server comes up', () => {
   ]);
   expect(r.status, r.stderr).toBe(0);
   expect(r.stderr).not.toContain('reads variables');
+});
+
+it('leaves out what only migrations, seeds and the knexfile read: the server does not run them', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hotpath-unset-knex-'));
+  try {
+    const write = (file: string, text: string) => {
+      mkdirSync(dirname(join(dir, file)), { recursive: true });
+      writeFileSync(join(dir, file), text);
+    };
+    write('server.js', 'const db = require("./db"); const url = process.env.DB_HOST;\n');
+    write('db.js', 'module.exports = { password: process.env.DB_PASSWORD };\n');
+    write('knexfile.js', 'module.exports = { connection: process.env.KNEX_ONLY_URL };\n');
+    write('migrations/20240101_users.js', 'const admin = process.env.MIGRATION_ADMIN;\n');
+    write('server/seeds/demo.ts', 'const count = process.env.SEED_COUNT;\n');
+    const named = unsetVariables(dir, {}).map((v) => v.name);
+    expect(named).toEqual(['DB_PASSWORD', 'DB_HOST']);
+    // a variable the server reads as well as a migration is still named, by the server's file
+    write('migrations/20240102_more.js', 'const host = process.env.DB_HOST;\n');
+    expect(unsetVariables(dir, {}).find((v) => v.name === 'DB_HOST')?.file).toBe('server.js');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

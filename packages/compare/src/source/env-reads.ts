@@ -189,12 +189,23 @@ export const ORDINARY_VARIABLES = new Set([
 /** The runner's, Actions' and hotpath's own variables: never the server's to be told about. */
 export const RUNNER_VARIABLE = /^(?:GITHUB_|ACTIONS_|RUNNER_|INPUT_|HOTPATH_)/;
 
+/**
+ * Files a server does not run: database migrations and seeds and the tools' config that runs
+ * them (knexfile). A variable read only there (a migration's admin password) is no reason a
+ * server did not come up. Seen on a real application: kutt's hint named variables its knexfile
+ * and migrations read beside the DB_* the server needed.
+ */
+const NOT_SERVED = /(?:^|\/)(?:migrations?|seeds?|seeders)\/|(?:^|\/)knexfile\.[cm]?[jt]s$/;
+
 /** The variables `dir`'s code reads that `env` leaves unset, each with the first file that reads it. */
 export function unsetVariables(dir: string, env: NodeJS.ProcessEnv): { name: string; file: string }[] {
   const missing: { name: string; file: string }[] = [];
   // A `.env` the server loads itself (dotenv) sets what it lists.
   const dotenv = dotenvEntries(readSource(dir, '.env') ?? '');
-  const reads = projectEnvReads(dir);
+  const reads = projectEnvReads(
+    dir,
+    listSourceFiles(dir).filter((file) => !NOT_SERVED.test(file)),
+  );
   for (const [name, files] of reads) {
     if (ORDINARY_VARIABLES.has(name) || RUNNER_VARIABLE.test(name) || dotenv.has(name)) continue;
     if (reads.optional.has(name)) continue;
