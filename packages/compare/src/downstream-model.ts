@@ -65,6 +65,12 @@ export const DownstreamFunctionSchema = z.object({
    */
   resumedCalls: count.optional(),
   resumedMicros: micros.optional(),
+  /**
+   * Of `calls`, those made outside any request: no incoming request's async context was open
+   * (a timer's job, a queue consumer, work after the response). Absent when none, or when the
+   * requests' contexts were off (`waiting: calls`), and in records before 2026-12-06.
+   */
+  outsideCalls: count.optional(),
 });
 
 /** A distinct stack of user frames (outermost first) and the endpoint its calls went to (estimates, as functions'). */
@@ -149,6 +155,12 @@ export interface WaitingFunctionRow {
    * ('changed', whether or not its figures moved: its interval says that).
    */
   status: 'new' | 'vanished' | 'changed';
+  /**
+   * Background work: at least 90 % of its calls, both sides together, were made outside any
+   * request (a timer's job, a queue consumer); its figures per request are the job's calls over
+   * the requests served meanwhile. Absent otherwise.
+   */
+  background?: true;
 }
 
 /** What the requests waited for, base → head (both sides need the probe's downstream record). */

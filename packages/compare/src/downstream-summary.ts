@@ -108,12 +108,14 @@ function addRows(
       waitingMicros: 0,
       resumedCalls: 0,
       resumedMicros: 0,
+      outsideCalls: undefined,
     }));
     const row = rows.functions.rows[at] as DownstreamFunction;
     row.calls += f.calls;
     row.waitingMicros += f.waitingMicros;
     row.resumedCalls = (row.resumedCalls ?? 0) + (f.resumedCalls ?? 0);
     row.resumedMicros = (row.resumedMicros ?? 0) + (f.resumedMicros ?? 0);
+    if (f.outsideCalls) row.outsideCalls = (row.outsideCalls ?? 0) + f.outsideCalls;
     return at;
   });
   for (const s of window.stacks) {

@@ -305,6 +305,26 @@ describe.skipIf(missing)(
       }
     });
 
+    it('a timer job’s calls are counted as made outside any request, the requests’ are not', async () => {
+      expect(await ask(run.port, '/job-on')).toBe(200);
+      let window: DownstreamWindow;
+      try {
+        // the requests read Redis; the job, on a timer made at start-up, queries PostgreSQL
+        window = await measure(run, '/redis-once');
+      } finally {
+        expect(await ask(run.port, '/job-off')).toBe(200);
+      }
+      const job = window.functions.find((f) => f.name === 'sweepExpired');
+      const request = window.functions.find((f) => f.name === 'readCachedList');
+      const seen = JSON.stringify(window.functions);
+      expect(job?.calls, seen).toBeGreaterThan(0);
+      expect(job?.outsideCalls, seen).toBe(job?.calls);
+      expect(request?.calls, seen).toBeGreaterThan(0);
+      expect(request?.outsideCalls, seen).toBeUndefined();
+      // and waiting per request counts only the requests' own calls
+      expect(window.requestsWithCalls).toMatchObject({ withCalls: REQUESTS, calls: REQUESTS });
+    });
+
     it('a route that calls nothing records no calls', async () => {
       const none = await measure(run, '/none');
       expect(none.requests).toBe(REQUESTS);

@@ -8,7 +8,9 @@ import {
 } from '../src/downstream-model.js';
 import { downstreamPerRequest, mergeDownstream, ON_PATH_MIN } from '../src/downstream-summary.js';
 import { relativeLocation } from '../src/measure/locations.js';
+import { functionCells, waitingMarkdown } from '../src/render/downstream-rows.js';
 import { metricSpec } from '../src/settings/metrics.js';
+import { diffDownstream } from '../src/verdict/downstream-diff.js';
 
 // Windows the probe recorded (test/downstream-probe.test.ts, the fixture server's N+1 routes on
 // PostgreSQL and Redis and its Promise.all route), read as the processes of one round.
@@ -147,5 +149,48 @@ describe('downstreamPerRequest', () => {
   it('no requests: nothing per request', () => {
     expect(downstreamPerRequest({ ...pgPerItem, requests: 0 })).toBeUndefined();
     expect(downstreamPerRequest(undefined)).toBeUndefined();
+  });
+});
+
+describe('background work (calls made outside any request)', () => {
+  // A timer's job beside the requests' N+1 (kutt's cron batchRemove showed as one of the
+  // requests' functions, 2026-12-06): its row is marked, the requests' rows are not.
+  const withJob = (outside: number): DownstreamWindow => ({
+    ...pgPerItem,
+    functions: [
+      ...pgPerItem.functions,
+      {
+        name: 'sweepExpired',
+        file: 'jobs/sweep.js',
+        line: 4,
+        column: 1,
+        calls: 12,
+        waitingMicros: 9_000,
+        outsideCalls: outside,
+      },
+    ],
+  });
+  const rounds = (window: DownstreamWindow) =>
+    [1, 2, 3].map((round) => ({ round, monitors: [{ downstream: window }] })) as never;
+
+  it('marks a function background when 90 % of its calls were outside requests, and says so', () => {
+    const diff = diffDownstream(rounds(withJob(12)), rounds(withJob(11)), 0.05);
+    const job = diff?.functions.find((f) => f.name === 'sweepExpired');
+    expect(job?.background).toBe(true);
+    expect(diff?.functions.find((f) => f.name === 'loadItemsOneByOne')?.background).toBeUndefined();
+    const row = functionCells(job as NonNullable<typeof job>);
+    expect(row.background).toBe('background: outside requests');
+    const markdown = waitingMarkdown(
+      { links: undefined } as never,
+      { downstream: diff } as never,
+      '###',
+    ).join('\n');
+    expect(markdown).toMatch(/`sweepExpired` \(background: outside requests\)/);
+    expect(markdown).not.toMatch(/`loadItemsOneByOne` \(background/);
+  });
+
+  it('a function mostly called from requests is not background', () => {
+    const diff = diffDownstream(rounds(withJob(6)), rounds(withJob(6)), 0.05);
+    expect(diff?.functions.find((f) => f.name === 'sweepExpired')?.background).toBeUndefined();
   });
 });

@@ -63,6 +63,8 @@ export class WaitingCode {
   private fnWaiting: number[] = [];
   private resumedCalls: number[] = [];
   private resumedWaiting: number[] = [];
+  /** By function: of its calls, those made outside any request. */
+  private fnOutside: number[] = [];
   /** Stacks by a hash of their frames and endpoint; each hash's stacks listed. */
   private readonly stackIndex = new Map<number, number[]>();
   private readonly stacks: { frames: number[]; endpoint: Endpoint }[] = [];
@@ -80,6 +82,7 @@ export class WaitingCode {
     this.fnWaiting = [];
     this.resumedCalls = [];
     this.resumedWaiting = [];
+    this.fnOutside = [];
     this.stackCalls = [];
     this.stackWaiting = [];
     this.stackAt = Number.NEGATIVE_INFINITY;
@@ -88,12 +91,13 @@ export class WaitingCode {
   /**
    * Calls that ended in the window, `calls` of them waiting `micros` in all, for the function that
    * issued them (by the stack that stands for them), the function that resumed to make them, and
-   * that stack.
+   * that stack; `outside` of them were made outside any request.
    */
-  add(fn: number, resumed: number, stack: number, calls: number, micros: number): void {
+  add(fn: number, resumed: number, stack: number, calls: number, micros: number, outside = 0): void {
     if (fn >= 0) {
       this.fnCalls[fn] = (this.fnCalls[fn] ?? 0) + calls;
       this.fnWaiting[fn] = (this.fnWaiting[fn] ?? 0) + micros;
+      if (outside > 0) this.fnOutside[fn] = (this.fnOutside[fn] ?? 0) + outside;
     }
     if (resumed >= 0) {
       this.resumedCalls[resumed] = (this.resumedCalls[resumed] ?? 0) + calls;
@@ -121,6 +125,7 @@ export class WaitingCode {
       waitingMicros: Math.round(this.fnWaiting[fn] ?? 0),
       resumedCalls: this.resumedCalls[fn] ?? 0,
       resumedMicros: Math.round(this.resumedWaiting[fn] ?? 0),
+      ...(this.fnOutside[fn] ? { outsideCalls: this.fnOutside[fn] } : {}),
     }));
     const stacks: DownstreamStack[] = stackRows
       .sort((a, b) => b.waiting - a.waiting)

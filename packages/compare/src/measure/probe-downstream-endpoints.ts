@@ -17,6 +17,8 @@ export class StackGroup {
   /** Calls that ended in the window before the stack was taken, and their waiting (µs). */
   heldCalls = 0;
   heldMicros = 0;
+  /** Of heldCalls, those made outside any request. */
+  heldOutside = 0;
 }
 
 /** One endpoint and its counters for the open window. */

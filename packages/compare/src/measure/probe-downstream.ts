@@ -213,7 +213,14 @@ export class DownstreamRecorder implements OriginSource {
       group.stack = this.code.stackOf(frames, endpoint);
       endpoint.group = new StackGroup();
       if (group.heldCalls)
-        this.code.add(group.fn, group.resumed, group.stack, group.heldCalls, group.heldMicros);
+        this.code.add(
+          group.fn,
+          group.resumed,
+          group.stack,
+          group.heldCalls,
+          group.heldMicros,
+          group.heldOutside,
+        );
     }
     const context = origin.context ?? this.waiting.store?.getStore();
     if (context && !context.done) this.waiting.callStarted(context, call);
@@ -254,6 +261,8 @@ export class DownstreamRecorder implements OriginSource {
   /** The call ends at its last data; an unanswered one (a write the peer never answered) is no call. */
   private endCall(state: Tracked, call: Call): void {
     if (call === state) state.inCall = false;
+    // no request's context: a timer's job, a consumer, work after the response (contexts on only)
+    const outside = this.contexts && call.context === undefined ? 1 : 0;
     this.waiting.callEnded(call);
     if (!call.answered || !this.open || call.window !== this.windowId) return;
     const micros = (call.last - call.start) * 1000;
@@ -261,10 +270,11 @@ export class DownstreamRecorder implements OriginSource {
     state.endpoint.waitingMicros += micros;
     const group = call.group;
     if (!group) return;
-    if (group.stack >= 0) this.code.add(group.fn, group.resumed, group.stack, 1, micros);
+    if (group.stack >= 0) this.code.add(group.fn, group.resumed, group.stack, 1, micros, outside);
     else {
       group.heldCalls++;
       group.heldMicros += micros;
+      group.heldOutside += outside;
     }
   }
 

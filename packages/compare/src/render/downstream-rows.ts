@@ -41,10 +41,14 @@ export function endpointCells(row: DownstreamEndpointRow) {
   };
 }
 
+/** Said of a function whose calls were made outside requests (a timer's job, a consumer). */
+export const BACKGROUND_WORDS = 'background: outside requests';
+
 /** The numbers of a function row as text. */
 export function functionCells(row: WaitingFunctionRow) {
   return {
     mark: row.status === 'new' ? 'new' : row.status === 'vanished' ? 'gone' : '',
+    background: row.background ? BACKGROUND_WORDS : '',
     calls: `${calls(row.base.calls)} → ${calls(row.head.calls)}`,
     waiting: `${formatMicros(row.base.waiting)} → ${formatMicros(row.head.waiting)}`,
     change: signedMicros(row.change),
@@ -119,7 +123,8 @@ export function waitingMarkdown(report: Report, s: ScenarioReport, h: string): s
       const where = waitingWhere(row);
       const link = where ? sourceLink(row, report.links) : undefined;
       const whereCell = where ? (link ? `[${codeSpan(where)}](${link})` : codeSpan(where)) : '';
-      return `| ${c.mark === 'new' ? '🆕' : ''} | ${codeSpan(row.name)} | ${whereCell} | ${c.calls} | ${c.waiting} | ${c.change} | ${c.interval} |`;
+      const name = `${codeSpan(row.name)}${c.background ? ` (${c.background})` : ''}`;
+      return `| ${c.mark === 'new' ? '🆕' : ''} | ${name} | ${whereCell} | ${c.calls} | ${c.waiting} | ${c.change} | ${c.interval} |`;
     }),
   ];
   const OPEN = 3;

@@ -39,7 +39,13 @@ function functionColumns(report: Report): Column<WaitingFunctionRow>[] {
   };
   return [
     { title: '', cell: (row) => e(functionCells(row).mark) },
-    { title: 'Function', cell: (row) => `<code>${e(row.name)}</code>` },
+    {
+      title: 'Function',
+      cell: (row) => {
+        const background = functionCells(row).background;
+        return `<code>${e(row.name)}</code>${background ? ` <span class="dim">(${e(background)})</span>` : ''}`;
+      },
+    },
     { title: 'Where', cell: where },
     { title: 'Calls base → head', numeric: true, cell: (row) => e(functionCells(row).calls) },
     { title: 'Waiting base → head', numeric: true, cell: (row) => e(functionCells(row).waiting) },

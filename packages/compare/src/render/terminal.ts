@@ -255,7 +255,7 @@ function waitingLines(s: ScenarioReport, { width, verbose, paint }: Context): st
       const prefix = `  ${pad(c.mark, 4)} ${pad(c.calls, 14, true)} calls ${pad(c.waiting, 20, true)} ${pad(c.change, 10, true)}${interval}  `;
       const room = Math.max(10, width - length(prefix));
       const name = cut(plain(row.name), room);
-      const where = plain(waitingWhere(row));
+      const where = [plain(waitingWhere(row)), c.background].filter(Boolean).join(' · ');
       const place = where && length(name) + 2 + length(where) <= room ? `  ${where}` : '';
       lines.push(`${prefix}${name}${place ? paint('dim', place) : ''}`);
     }

@@ -35,7 +35,7 @@ interface RoundWaiting {
   endpoints: Map<string, { calls: number; waiting: number; connections: number; bytes: number }>;
   endpointInfo: Map<string, Pick<DownstreamEndpointRow, 'endpoint' | 'protocol'>>;
   /** By function: the calls it issued and their waiting; `resumed`, the waiting of the calls it resumed to make. */
-  functions: Map<string, { calls: number; waiting: number; resumed: number }>;
+  functions: Map<string, { calls: number; waiting: number; resumed: number; outside: number }>;
   functionInfo: Map<string, { name: string; file: string; line: number }>;
   /** Union over sum of the requests' call times (1: in series); undefined without calls. */
   overlap?: number;
@@ -63,15 +63,16 @@ function perRequest(w: DownstreamWindow): RoundWaiting {
     });
     endpointInfo.set(e.endpoint, { endpoint: e.endpoint, ...(e.protocol ? { protocol: e.protocol } : {}) });
   }
-  const functions = new Map<string, { calls: number; waiting: number; resumed: number }>();
+  const functions = new Map<string, { calls: number; waiting: number; resumed: number; outside: number }>();
   const functionInfo = new Map<string, { name: string; file: string; line: number }>();
   for (const f of w.functions) {
     const key = crossProfileKey(f);
-    const known = functions.get(key) ?? { calls: 0, waiting: 0, resumed: 0 };
+    const known = functions.get(key) ?? { calls: 0, waiting: 0, resumed: 0, outside: 0 };
     functions.set(key, {
       calls: known.calls + f.calls / n,
       waiting: known.waiting + f.waitingMicros / n,
       resumed: known.resumed + (f.resumedMicros ?? 0) / n,
+      outside: known.outside + (f.outsideCalls ?? 0) / n,
     });
     if (!functionInfo.has(key)) functionInfo.set(key, { name: f.name, file: f.file, line: f.line });
   }
@@ -241,6 +242,9 @@ function endpointRows(
   return endpoints;
 }
 
+/** A function whose calls were made outside any request at least this often is background work. */
+export const BACKGROUND_SHARE = 0.9;
+
 /** The functions that made the calls, base → head: waiting per request, largest change first. */
 function functionRows(
   b: readonly RoundWaiting[],
@@ -267,6 +271,12 @@ function functionRows(
       );
     const [bc, hc, bw, hw] = [calls(b), calls(h), waiting(b), waiting(h)];
     if (bc === 0 && hc === 0) continue;
+    const outside = (list: readonly RoundWaiting[]) =>
+      meanOf(
+        list,
+        (r) => r.functions.get(key),
+        (f) => f.outside,
+      );
     const ci = interval((r) => r.functions.get(key)?.waiting ?? 0);
     const callsCi = interval((r) => r.functions.get(key)?.calls ?? 0);
     functions.push({
@@ -278,6 +288,7 @@ function functionRows(
       callsChange: hc - bc,
       ...(callsCi ? { callsCi } : {}),
       status: bc === 0 ? 'new' : hc === 0 ? 'vanished' : 'changed',
+      ...(outside(b) + outside(h) >= BACKGROUND_SHARE * (bc + hc) ? { background: true as const } : {}),
     });
   }
   // The function whose waiting grew most first; ties by calls.
