@@ -127,7 +127,9 @@ describe('https:// targets', () => {
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toMatch(
-      /^hotpath-load: TLS handshake with 127\.0\.0\.1:\d+ failed: self[- ]signed certificate \(certificate not trusted: pass --ca FILE with its issuer, or leave out --verify\)\n$/,
+      // Node 24 adds its own hint to the message ("; if the root CA is installed locally, try
+      // running Node.js with --use-system-ca"): one line all the same
+      /^hotpath-load: TLS handshake with 127\.0\.0\.1:\d+ failed: self[- ]signed certificate(?:; [^\n]*)? \(certificate not trusted: pass --ca FILE with its issuer, or leave out --verify\)\n$/,
     );
     const trusted = await cli(['-a', '100', '-c', '2', '--ca', CERT_FILE, '--json', server.url]);
     expect(trusted.stderr).toBe('');
