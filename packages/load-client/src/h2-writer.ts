@@ -13,13 +13,6 @@ import {
   writeFrameHeader,
 } from './h2-frames.js';
 
-/**
- * The frames one HTTP/2 connection sends in a turn, written into one buffer and flushed in one
- * write. Over plain TCP the write goes straight to the socket's handle (direct-write.ts): a write
- * libuv completes at once leaves the buffer free for the next frames; one it has to queue keeps
- * the buffer, and the writer takes a new one. Through the stream (TLS, or no direct writes),
- * each flush copies its bytes (pooled when small) and the buffer is reused at once.
- */
 /** Writers whose frames wait for the end of the loop's poll phase (flushSoon), and the spare list. */
 let soon: FrameWriter[] = [];
 let spare: FrameWriter[] = [];
@@ -32,6 +25,13 @@ function flushAllSoon(): void {
   writers.length = 0;
 }
 
+/**
+ * The frames one HTTP/2 connection sends in a turn, written into one buffer and flushed in one
+ * write. Over plain TCP the write goes straight to the socket's handle (direct-write.ts): a write
+ * libuv completes at once leaves the buffer free for the next frames; one it has to queue keeps
+ * the buffer, and the writer takes a new one. Through the stream (TLS, or no direct writes),
+ * each flush copies its bytes (pooled when small) and the buffer is reused at once.
+ */
 export class FrameWriter {
   private out = Buffer.allocUnsafe(16 * 1024);
   private length = 0;
@@ -134,10 +134,11 @@ export class FrameWriter {
 
   /**
    * Flushes once the loop's poll phase is over (one setImmediate for every writer of the
-   * thread). Over TLS each record a socket read brings is a 'data' event of its own: ten
-   * responses in one read were ten writes, each its own record, syscall and Writable call (in
-   * practice one, then the rest queued behind it and written together). Waiting for the end of
-   * the poll phase writes what all of them freed as one record, as h2load writes once a loop.
+   * thread). Over TLS each record a socket read brings is handed over on its own (nginx puts each
+   * response in a record): ten responses in one read were ten writes, each its own record,
+   * syscall and Writable call (in practice one, then the rest queued behind it and written
+   * together). Waiting for the end of the poll phase writes what all of them freed as one
+   * record, as h2load writes once a loop.
    */
   flushSoon(): void {
     if (this.queued || this.length === 0) return;
