@@ -189,6 +189,16 @@ describe('background work (calls made outside any request)', () => {
     expect(markdown).not.toMatch(/`loadItemsOneByOne` \(background/);
   });
 
+  it('says nothing of background where a library lost the requests’ contexts (most calls outside)', () => {
+    const lost = (w: DownstreamWindow): DownstreamWindow => ({
+      ...w,
+      requestsWithCalls: { withCalls: 4, calls: 4, unionMicros: 2_600, sumMicros: 2_600 },
+    });
+    const diff = diffDownstream(rounds(lost(withJob(12))), rounds(lost(withJob(12))), 0.05);
+    expect(diff?.functions.find((f) => f.name === 'sweepExpired')).toBeDefined();
+    expect(diff?.functions.some((f) => f.background)).toBe(false);
+  });
+
   it('a function mostly called from requests is not background', () => {
     const diff = diffDownstream(rounds(withJob(6)), rounds(withJob(6)), 0.05);
     expect(diff?.functions.find((f) => f.name === 'sweepExpired')?.background).toBeUndefined();

@@ -242,7 +242,11 @@ function endpointRows(
   return endpoints;
 }
 
-/** A function whose calls were made outside any request at least this often is background work. */
+/**
+ * A function whose calls were made outside any request at least this often is background work —
+ * said only while most calls of both sides ran in a request's context (ON_PATH_MIN): where a
+ * library loses the context (bluebird under old knex), the requests' own calls look outside.
+ */
 export const BACKGROUND_SHARE = 0.9;
 
 /** The functions that made the calls, base → head: waiting per request, largest change first. */
@@ -252,6 +256,7 @@ function functionRows(
   interval: Interval,
 ): WaitingFunctionRow[] {
   const functions: WaitingFunctionRow[] = [];
+  const contexts = mean(b.map((r) => r.onPath)) >= ON_PATH_MIN && mean(h.map((r) => r.onPath)) >= ON_PATH_MIN;
   for (const key of new Set([...b, ...h].flatMap((r) => [...r.functions.keys()]))) {
     const info =
       h.find((r) => r.functionInfo.has(key))?.functionInfo.get(key) ??
@@ -288,7 +293,9 @@ function functionRows(
       callsChange: hc - bc,
       ...(callsCi ? { callsCi } : {}),
       status: bc === 0 ? 'new' : hc === 0 ? 'vanished' : 'changed',
-      ...(outside(b) + outside(h) >= BACKGROUND_SHARE * (bc + hc) ? { background: true as const } : {}),
+      ...(contexts && outside(b) + outside(h) >= BACKGROUND_SHARE * (bc + hc)
+        ? { background: true as const }
+        : {}),
     });
   }
   // The function whose waiting grew most first; ties by calls.
