@@ -31,7 +31,7 @@ describe('gRPC scenarios: the settings', () => {
 
   it('refuse a url that is no method, a body that is no base64, a requests list — naming each', () => {
     expect(settings({ url: '/', grpc: true })).toThrow(
-      'invalid "url" of the gRPC scenario "GET /" in hotpath.config.json: expected a gRPC method path like /package.Service/Method, got "/"',
+      'invalid "url" of the gRPC scenario "gRPC /" in hotpath.config.json: expected a gRPC method path like /package.Service/Method, got "/"',
     );
     expect(settings({ url: METHOD, grpc: true, body: 'not base64!' })).toThrow(
       /invalid "body" of the gRPC scenario .*: expected the request message as base64 \(its encoded protobuf bytes\), got "not base64!"/,
