@@ -11,7 +11,14 @@ if (mode !== 'slow' && mode !== 'fast') {
 }
 const { createEtagger, timestamp } = await import(mode === 'slow' ? './slow.js' : './fast.js');
 
-const content = loadSeed();
+// SEED_RECORDS: how many records the document holds (4000, about 1 MB): fewer make every
+// request cheaper (the overload story's test uses 1000, so its capacity steps last a second).
+const records = process.env.SEED_RECORDS ?? '4000';
+if (!/^[1-9]\d{0,6}$/.test(records)) {
+  console.error(`SEED_RECORDS must be a whole number from 1 to 9999999, got ${JSON.stringify(records)}`);
+  process.exit(2);
+}
+const content = loadSeed(Number(records));
 const server = restify.createServer({ name: 'restify-etag' });
 
 if (process.env.GUARD === '1') {
