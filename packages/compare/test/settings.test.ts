@@ -76,6 +76,28 @@ describe('resolveSettings (one table for flags, inputs, config and API)', () => 
     expect(s.scenarios[0]?.rate).toBeUndefined();
   });
 
+  it('an SLO with no budget set gets one that holds six pairs; a budget set, even short, stays', () => {
+    // one pair: 2 × (2 + 5) s × 1.5 + 40 s of capacity searches = 61 s; six in whole minutes
+    expect(fromInputs({ start: 'x', slo: 'p99<=50ms', maxTime: '' }).maxTime).toBe(420);
+    expect(resolveSettings({ config: { start: 'x', slo: 'p99<=50ms' } }).maxTime).toBe(420);
+    // a second scenario without an SLO adds its 21 s: 6 × 82 s
+    const two = {
+      start: 'x',
+      scenarios: [
+        { name: 'a', url: '/a', slo: 'p99<=50ms' },
+        { name: 'b', url: '/b' },
+      ],
+    };
+    expect(resolveSettings({ config: two }).maxTime).toBe(540);
+    // shorter windows, a shorter pair: 2 × (1 + 2) × 1.5 + 40 = 49 s
+    expect(
+      resolveSettings({ config: { start: 'x', slo: 'p99<=50ms', warmup: 1, duration: 2 } }).maxTime,
+    ).toBe(300);
+    expect(resolveSettings({ config: { start: 'x', slo: 'p99<=50ms', maxTime: 120 } }).maxTime).toBe(120);
+    expect(fromInputs({ start: 'x', slo: 'p99<=50ms', maxTime: '90' }).maxTime).toBe(90);
+    expect(resolveSettings({ config: { start: 'x' } }).maxTime).toBe(180);
+  });
+
   it('parses durations, headers, booleans and percentages from text', () => {
     const s = fromInputs({
       start: 'x',

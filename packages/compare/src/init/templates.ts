@@ -1,21 +1,14 @@
+import { budgetHolding, PAIRS_BUDGETED, pairSeconds as pairCostOf } from '../settings/budget.js';
 import { settingDefault } from '../settings/table.js';
 import type { PackageManager } from './detect.js';
 import type { Protocol } from './protocol.js';
 import type { DataNeeds, StoreKind } from './stores.js';
 
-/**
- * One pair of rounds costs each scenario both sides' warm-up and window at the defaults, half as
- * much again for the round's own work (starting servers, the survivors profile, the analysis):
- * 21 s at 2 + 5 s, as a real repository's five routes read, 107 s a pair on a shared 2-core
- * runner. An SLO adds each side's capacity search, some 40 s a scenario.
- */
+/** One pair of rounds of `scenarios` routes at the defaults (settings/budget.ts). */
 export function pairSeconds(scenarios: number, slo: boolean): number {
-  const window = Number(settingDefault('warmup')) + Number(settingDefault('duration'));
-  return scenarios * (2 * window * 1.5 + (slo ? 40 : 0));
+  const routes = Array.from({ length: scenarios }, () => (slo ? { slo: 'p99<=1ms' } : {}));
+  return pairCostOf(routes, Number(settingDefault('warmup')), Number(settingDefault('duration')));
 }
-
-/** Pairs a budget init writes leaves room for: the first look is at 3, a change near the threshold takes more. */
-export const PAIRS_BUDGETED = 6;
 
 /**
  * The `maxTime` init writes (seconds, whole minutes) when the default budget would not hold
@@ -23,7 +16,7 @@ export const PAIRS_BUDGETED = 6;
  * default 180 s held one pair: every route inconclusive on every pull request.
  */
 export function budgetFor(scenarios: number, slo: boolean): number | undefined {
-  const needed = Math.ceil((PAIRS_BUDGETED * pairSeconds(scenarios, slo)) / 60) * 60;
+  const needed = budgetHolding(pairSeconds(scenarios, slo));
   return needed > Number(settingDefault('maxTime')) ? needed : undefined;
 }
 

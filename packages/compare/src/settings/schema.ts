@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HotpathCompareError } from '../errors.js';
+import { budgetHolding, pairSeconds } from './budget.js';
 import { coerce, HEADER_NAME, SCENARIO_NAME, type Source, show } from './coerce.js';
 import { checkGrpc } from './grpc.js';
 import type { MetricName } from './metrics.js';
@@ -157,11 +158,14 @@ export function resolveSettings(sources: SettingsSources): Settings {
     config = parsed.data as Record<string, unknown>;
   }
   const values: Record<string, unknown> = {};
+  /** Keys a flag, an input or the config gave a value (an empty input is none). */
+  const given = new Set<string>();
   for (const spec of specs) {
     const override =
       sources.overrides && spec.key in sources.overrides
         ? coerce(spec, sources.overrides[spec.key], sources.overridesSource ?? 'flag')
         : undefined;
+    if (override !== undefined || config[spec.key] !== undefined) given.add(spec.key);
     values[spec.key] = override ?? config[spec.key] ?? spec.default;
   }
   const top: Scenario = {
@@ -201,6 +205,15 @@ export function resolveSettings(sources: SettingsSources): Settings {
     });
   }
   for (const scenario of scenarios) checkGrpc(scenario, sources.configName ?? 'the settings');
+  // A scenario with an SLO asks about capacity, which waits for its answer (verdict/policy.ts), and
+  // its searches add some 40 s a pair: the default 180 s held 3 pairs, where capacity at −20 %
+  // read inconclusive in 5 runs of 10. Unless the budget was set, it holds six pairs, as the one
+  // `hotpath init` writes for such a config does.
+  if (!given.has('maxTime') && scenarios.some((s) => s.slo !== undefined))
+    values.maxTime = Math.max(
+      values.maxTime as number,
+      budgetHolding(pairSeconds(scenarios, values.warmup as number, values.duration as number)),
+    );
   const settings = { ...values, scenarios } as unknown as Settings & Record<string, unknown>;
   for (const key of SCENARIO_KEYS) delete settings[key];
   return settings;

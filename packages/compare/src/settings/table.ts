@@ -310,7 +310,8 @@ export const SETTINGS = [
     default: 180,
     min: 1,
     max: 86400,
-    description: 'With rounds auto: the time budget of the rounds (per shard); no new pair starts past it.',
+    description:
+      'With rounds auto: the time budget of the rounds (per shard); no new pair starts past it. Unset while a scenario has an slo, it is one that holds six pairs (420 s for one such scenario at the defaults).',
   },
   {
     key: 'maxRounds',
