@@ -15,16 +15,8 @@ export const SLO_SEARCH_SECONDS = 40;
  * as a real repository's five routes read, 107 s a pair on a shared 2-core runner. A scenario
  * with an SLO adds both sides' capacity searches. Pure.
  */
-export function pairSeconds(
-  scenarios: readonly { slo?: string | undefined }[],
-  warmup: number,
-  duration: number,
-): number {
-  return scenarios.reduce(
-    (sum, scenario) =>
-      sum + 2 * (warmup + duration) * 1.5 + (scenario.slo === undefined ? 0 : SLO_SEARCH_SECONDS),
-    0,
-  );
+export function pairSeconds(scenarios: number, withSlo: number, warmup: number, duration: number): number {
+  return scenarios * 2 * (warmup + duration) * 1.5 + withSlo * SLO_SEARCH_SECONDS;
 }
 
 /** The budget, in whole minutes (seconds), that holds PAIRS_BUDGETED pairs of `pair` seconds. Pure. */

@@ -209,11 +209,11 @@ export function resolveSettings(sources: SettingsSources): Settings {
   // its searches add some 40 s a pair: the default 180 s held 3 pairs, where capacity at −20 %
   // read inconclusive in 5 runs of 10. Unless the budget was set, it holds six pairs, as the one
   // `hotpath init` writes for such a config does.
-  if (!given.has('maxTime') && scenarios.some((s) => s.slo !== undefined))
-    values.maxTime = Math.max(
-      values.maxTime as number,
-      budgetHolding(pairSeconds(scenarios, values.warmup as number, values.duration as number)),
-    );
+  const withSlo = scenarios.filter((s) => s.slo !== undefined).length;
+  if (!given.has('maxTime') && withSlo > 0) {
+    const pair = pairSeconds(scenarios.length, withSlo, values.warmup as number, values.duration as number);
+    values.maxTime = Math.max(values.maxTime as number, budgetHolding(pair));
+  }
   const settings = { ...values, scenarios } as unknown as Settings & Record<string, unknown>;
   for (const key of SCENARIO_KEYS) delete settings[key];
   return settings;
