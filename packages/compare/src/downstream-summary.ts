@@ -207,9 +207,6 @@ export interface DownstreamPerRequest {
   endpoints: EndpointPerRequest[];
 }
 
-/** Below this share of calls on a request's path, waiting per request is not measured (onPath). */
-export const ON_PATH_MIN = 0.5;
-
 /** The share of a window's calls made in an incoming request's context; 1 without calls. */
 export function onPathShare(window: DownstreamWindow): number {
   const calls = window.endpoints.reduce((sum, e) => sum + e.calls, 0);

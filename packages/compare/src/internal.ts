@@ -33,7 +33,6 @@ export {
   filesText,
   removedText,
 } from './render/run-text.js';
-export { isReporterKey, REPORTER_KEYS } from './report/shards.js';
 // The run layer's parts only the Action needs: the results branch as a history store, and the
 // throughput-change output's rule.
 export { historyBranch } from './run/drift.js';
@@ -53,5 +52,6 @@ export {
   frontDoorText,
 } from './settings/front-door.js';
 export { configJsonSchema } from './settings/json-schema.js';
+export { isReporterKey, REPORTER_KEYS } from './settings/reporter-keys.js';
 export { canonicalSlo, describeSlo, parseSlo, type SloTargets } from './settings/slo.js';
 export { flagOf, inputOf, SETTINGS, type SettingSpec, settingDefault } from './settings/table.js';

@@ -6,10 +6,10 @@ import {
   DownstreamWindowSchema,
   OTHER,
 } from '../src/downstream-model.js';
-import { downstreamPerRequest, mergeDownstream, ON_PATH_MIN } from '../src/downstream-summary.js';
+import { downstreamPerRequest, mergeDownstream } from '../src/downstream-summary.js';
 import { relativeLocation } from '../src/measure/locations.js';
 import { functionCells, waitingMarkdown } from '../src/render/downstream-rows.js';
-import { metricSpec } from '../src/settings/metrics.js';
+import { metricSpec, ON_PATH_MIN } from '../src/settings/metrics.js';
 import { diffDownstream } from '../src/verdict/downstream-diff.js';
 
 // Windows the probe recorded (test/downstream-probe.test.ts, the fixture server's N+1 routes on

@@ -1,13 +1,7 @@
 import { parseArgs } from 'node:util';
-import {
-  canonicalSlo,
-  checkFrontDoorValue,
-  cliDefault,
-  FRONT_DOOR_OPTIONS,
-  flagOf,
-  SETTINGS,
-  type SettingSpec,
-} from '../internal.js';
+import { checkFrontDoorValue, cliDefault, FRONT_DOOR_OPTIONS } from '../settings/front-door.js';
+import { canonicalSlo } from '../settings/slo.js';
+import { flagOf, SETTINGS, type SettingSpec } from '../settings/table.js';
 import { CLI_ONLY, COMMANDS, type CommandName, type OptionConfig } from './usage.js';
 
 export { type CommandName, usage } from './usage.js';

@@ -1,6 +1,6 @@
 import type { ProgressEvent } from '../index.js';
 // Control characters and bidi controls (a PR's server output, names) become spaces: one inert line.
-import { inert } from '../internal.js';
+import { inert } from '../printable.js';
 
 /** Where progress goes: stderr, or a test's stand-in. */
 export interface ProgressOutput {

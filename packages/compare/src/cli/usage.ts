@@ -1,16 +1,12 @@
 // The CLI's own flags and its --help texts: `hotpath --help` lists every command and flag;
 // `hotpath COMMAND --help` shows that command's synopsis and only the flags it takes, the
 // settings' flags derived from the settings table (cli/args.ts parses them).
-import {
-  type FrontDoorName,
-  flagOf,
-  formatDuration,
-  frontDoorOption,
-  frontDoorText,
-  REPORTER_KEYS,
-  SETTINGS,
-  type SettingSpec,
-} from '../internal.js';
+// Imported module by module, not through internal.js: `hotpath --help` and `--version` load these
+// few modules only, not the engine (cli/main.ts imports the rest when a command needs it).
+import { formatDuration } from '../settings/duration.js';
+import { type FrontDoorName, frontDoorOption, frontDoorText } from '../settings/front-door.js';
+import { REPORTER_KEYS } from '../settings/reporter-keys.js';
+import { flagOf, SETTINGS, type SettingSpec } from '../settings/table.js';
 
 export type OptionConfig = { type: 'string' | 'boolean'; short?: string; multiple?: boolean };
 

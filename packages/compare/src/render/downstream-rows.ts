@@ -4,7 +4,6 @@
 // waiting per request over every endpoint) are in the metrics table; these rows are shown only.
 // Endpoints, names and files come from the pull request's server: each rendering escapes them.
 
-import { ON_PATH_MIN } from '../downstream-summary.js';
 import type {
   DownstreamDiff,
   DownstreamEndpointRow,
@@ -12,6 +11,7 @@ import type {
   ScenarioReport,
   WaitingFunctionRow,
 } from '../model.js';
+import { ON_PATH_MIN } from '../settings/metrics.js';
 import { formatBytes, shortLocation } from './format.js';
 import { codeSpan, details, sourceLink } from './markdown-text.js';
 

@@ -1,28 +1,8 @@
 import { HotpathCompareError } from '../errors.js';
 import { checkShardBounds, limitError, RESULTS_LIMITS } from '../limits.js';
 import type { Machine, RoundsStop, Shard, Side, SourceLinks } from '../model.js';
+import { isReporterKey, REPORTER_KEYS } from '../settings/reporter-keys.js';
 import { type RawValues, resolveRecordedSettings, type Settings } from '../settings/schema.js';
-
-/**
- * The settings a report decides, whoever measured: the verdict's rules and where files go.
- * Everything else (scenarios, rounds, windows, commands) describes the measurement and comes
- * from the shards; a reporter cannot change it after the fact.
- */
-export const REPORTER_KEYS = [
-  'threshold',
-  'hotThreshold',
-  'retainedThreshold',
-  'metrics',
-  'failOn',
-  'failOnRegression',
-  'failOnInconclusive',
-  'out',
-] as const;
-
-export type ReporterKey = (typeof REPORTER_KEYS)[number];
-
-export const isReporterKey = (key: string): key is ReporterKey =>
-  (REPORTER_KEYS as readonly string[]).includes(key);
 
 /** What the reporting side adds to the shards. */
 export interface ReportRules {

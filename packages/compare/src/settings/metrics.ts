@@ -5,8 +5,10 @@
 // type come from it too. A new metric is one entry here (and, when its data is new, its field in
 // round-data.ts and its probe).
 
-import { ON_PATH_MIN } from '../downstream-summary.js';
 import type { RoundData } from '../round-data.js';
+
+/** Below this share of calls on a request's path, waiting per request is not measured (onPath). */
+export const ON_PATH_MIN = 0.5;
 
 /**
  * How a metric changes: by a ratio (throughput, latency, CPU time), by points (rates, 0..1), or by

@@ -5,7 +5,7 @@
 // verdict, whose metrics are calls and waiting per request over every endpoint. Pure.
 import { crossProfileKey } from '@hotpath/tick-parser';
 import { OTHER } from '../downstream-model.js';
-import { ON_PATH_MIN, onPathShare, roundDownstream } from '../downstream-summary.js';
+import { onPathShare, roundDownstream } from '../downstream-summary.js';
 import type {
   DownstreamDiff,
   DownstreamEndpointRow,
@@ -13,6 +13,7 @@ import type {
   ScenarioRound,
   WaitingFunctionRow,
 } from '../model.js';
+import { ON_PATH_MIN } from '../settings/metrics.js';
 import { roundPairs } from './round-pairs.js';
 import { mean, pairedDifference } from './statistics.js';
 
