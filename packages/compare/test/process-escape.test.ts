@@ -48,9 +48,15 @@ describe.skipIf(!linux)('a daemon that clears its environment and calls setsid a
   /** The daemon's pid once it has written it; a failing test still ends it, by that pid. */
   async function daemonPid(): Promise<number> {
     const file = join(dir, 'daemon.pid');
-    for (let i = 0; i < 400 && !existsSync(file); i++)
+    // The file exists, empty, between the daemon's open and its write: read until it holds a pid
+    // (an empty read once took pid 0, and /proc/0/environ, in a CI rehearsal).
+    const written = () => (existsSync(file) ? Number(readFileSync(file, 'utf8')) : 0);
+    let pid = written();
+    for (let i = 0; i < 400 && !(pid > 0); i++) {
       await new Promise((resolve) => setTimeout(resolve, 25));
-    const pid = Number(readFileSync(file, 'utf8'));
+      pid = written();
+    }
+    expect(pid, `the daemon's pid in ${file}`).toBeGreaterThan(0);
     rmSync(file);
     onTestFinished(() => {
       if (pid > 0 && alive(pid)) process.kill(pid, 'SIGKILL');
