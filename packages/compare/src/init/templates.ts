@@ -6,8 +6,8 @@ import type { DataNeeds, StoreKind } from './stores.js';
 
 /** One pair of rounds of `scenarios` routes at the defaults (settings/budget.ts). */
 export function pairSeconds(scenarios: number, slo: boolean): number {
-  const window = [Number(settingDefault('warmup')), Number(settingDefault('duration'))] as const;
-  return pairCostOf(scenarios, slo ? scenarios : 0, ...window);
+  const [warmup, duration] = [Number(settingDefault('warmup')), Number(settingDefault('duration'))];
+  return pairCostOf(scenarios, slo ? scenarios : 0, warmup, duration);
 }
 
 /**
