@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The first hour, as a stranger lives it, with packages that are not published yet:
-#   1. pack every public package, publish the tarballs to a local registry (verdaccio from npm,
-#      on 127.0.0.1; it proxies the registry npm is configured with, so express resolves);
+#   1. pack every public package and serve the tarballs from a local registry on 127.0.0.1 as the
+#      @hotpath scope's registry (scripts/local-registry.mjs; the rest from npm's own registry);
 #   2. an empty Express app: npm init -y, npm install express, a server reading process.env.PORT
 #      with three routes, committed; a second commit makes /token slower (pbkdf2Sync);
 #   3. `npx -p @hotpath/compare hotpath init` with stdin not a terminal: it asks nothing, finds
@@ -30,52 +30,29 @@ fail() {
 command -v script >/dev/null || fail "needs script(1) for a pseudo-terminal (util-linux / bsdutils)"
 
 # 1. Tarballs and a registry that serves them.
-mkdir -p "$work/packs" "$work/registry/storage" "$work/app"
+mkdir -p "$work/packs" "$work/registry" "$work/app"
 # HOTPATH_BUILT=1: the caller built the packages (.ci/run, which runs other checks beside this one).
 [ "${HOTPATH_BUILT:-}" = 1 ] || (cd "$root" && pnpm build --output-logs=errors-only >/dev/null)
 for name in memcache-proto tick-parser load-client overload-guard compare; do
   (cd "$root/packages/$name" && pnpm pack --pack-destination "$work/packs" >/dev/null)
 done
 say "packed $(cd "$work/packs" && echo *.tgz)"
-upstream=$(npm config get registry)
-(
-  cd "$work/registry"
-  # node-fetch@cjs is a dist-tag verdaccio asks for; a registry mirror that serves only
-  # `latest` cannot resolve it, so it is pinned to the version that tag names.
-  printf '{"name":"first-hour-registry","private":true,"overrides":{"node-fetch":"2.7.0"}}\n' >package.json
-  npm install --no-audit --no-fund --loglevel=error verdaccio@6 >/dev/null
-)
-port=$(node -e 'const s=require("node:net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
-cat >"$work/registry/config.yaml" <<EOF
-storage: ./storage
-auth:
-  htpasswd: { file: ./htpasswd, max_users: 10 }
-uplinks:
-  upstream: { url: '$upstream' }
-packages:
-  '@hotpath/*': { access: \$all, publish: \$authenticated }
-  '**': { access: \$all, publish: \$authenticated, proxy: upstream }
-log: { type: stdout, format: pretty, level: warn }
-EOF
-(cd "$work/registry" && exec node_modules/.bin/verdaccio --config ./config.yaml --listen "127.0.0.1:$port" >verdaccio.log 2>&1) &
+# The registry serves @hotpath/* from the tarballs, as a scope's registry: everything else
+# (express, zod, …) comes from the registry npm is configured with, as for a user.
+node "$root/scripts/local-registry.mjs" "$work/packs" "$work/registry/port" >"$work/registry/log" 2>&1 &
 registry_pid=$!
-registry="http://127.0.0.1:$port/"
-for _ in $(seq 1 100); do curl -fsS "${registry}-/ping" >/dev/null 2>&1 && break; sleep 0.2; done
-curl -fsS "${registry}-/ping" >/dev/null || fail "verdaccio did not answer on $registry: $(tail -5 "$work/registry/verdaccio.log")"
-token=$(curl -fsS -X PUT -H 'content-type: application/json' \
-  -d '{"name":"first-hour","password":"first-hour-check"}' \
-  "${registry}-/user/org.couchdb.user:first-hour" | node -pe 'JSON.parse(require("fs").readFileSync(0)).token')
-printf '//127.0.0.1:%s/:_authToken=%s\n' "$port" "$token" >"$work/publish.npmrc"
-for tarball in "$work"/packs/*.tgz; do
-  npm_config_userconfig="$work/publish.npmrc" npm publish "$tarball" --provenance=false \
-    --registry "$registry" --loglevel=error >/dev/null || fail "npm publish $(basename "$tarball")"
-done
-say "published to the local registry $registry"
+for _ in $(seq 1 100); do [ -s "$work/registry/port" ] && break; sleep 0.1; done
+[ -s "$work/registry/port" ] || fail "the local registry did not start: $(tail -5 "$work/registry/log")"
+registry="http://127.0.0.1:$(cat "$work/registry/port")/"
+curl -fsS "${registry}@hotpath%2fcompare" >/dev/null || fail "the local registry does not serve @hotpath/compare"
+say "serving them as @hotpath/* from the local registry $registry"
 
-# The stranger's npm: only the local registry, an empty cache, no user config of this machine.
-export npm_config_registry=$registry npm_config_cache="$work/npm-cache" npm_config_userconfig="$work/user.npmrc"
+# The stranger's npm: the registry npm is configured with, @hotpath/* from the local one, an
+# empty cache, no user config of this machine.
+upstream=$(npm config get registry)
+export npm_config_registry=$upstream npm_config_cache="$work/npm-cache" npm_config_userconfig="$work/user.npmrc"
 export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
-touch "$work/user.npmrc"
+printf '@hotpath:registry=%s\n' "$registry" >"$work/user.npmrc"
 
 # 2. An empty Express app with a history.
 cd "$work/app"
@@ -144,6 +121,8 @@ node -e 'const p=require("./package.json"); if (!p.devDependencies?.["@hotpath/c
 # init runs no package manager (it would run the repository's code): the user installs, as it says.
 npm install --no-audit --no-fund --loglevel=error >/dev/null || fail "npm install after hotpath init failed"
 [ -x node_modules/.bin/hotpath ] || fail "node_modules/.bin/hotpath is not installed"
+resolved=$(node -p 'require("./package-lock.json").packages["node_modules/@hotpath/compare"]?.resolved')
+[[ $resolved == "$registry"* ]] || fail "@hotpath/compare came from $resolved, not the local registry $registry"
 
 # 4. The first comparison, on a terminal: 6 pairs (this check runs beside the typecheck and two
 # other lanes, and with 4 pairs one disturbed round once widened /token's interval across zero).
