@@ -61,33 +61,27 @@ export function nextBracketRate(
 export const FAR_OVER = 0.5;
 
 /**
- * The longest latency target of an SLO (ms), or undefined when it names none (errors only). Pure.
- */
-const longestTarget = (targets: SloTargets): number | undefined => {
-  const set = SLO_LATENCIES.map((p) => targets[p]).filter((t): t is number => t !== undefined);
-  return set.length > 0 ? Math.max(...set) : undefined;
-};
-
-/**
  * The next rate of a side's capacity search (undefined: done). A missed rate is tried once more
  * before it counts: a step is a second or two, and one stall of the machine in it (seen here: p99
  * 60–260 ms at half a server's capacity, now and then, beside a run that met the SLO at twice
- * that rate) would otherwise cap the search far below the capacity. A stall lifts the tail, not
- * the middle: a rate whose median latency is past the SLO's longest latency target is a queue
- * that grew through the step (the server is over its capacity) and is missed at once, as is a rate
- * served less than FAR_OVER of (at the defaults, 191 of 312 retries were of such rates, and 172
- * of them missed again). A rate met at either try is met. Then as nextBracketRate. Pure.
+ * that rate) would otherwise cap the search far below the capacity. A rate met at either try is
+ * met; a rate served less than FAR_OVER of is missed at once. Then as nextBracketRate. Pure.
+ *
+ * Tried and left (2026-12-07): a rate whose median latency was past the SLO's target missed at once
+ * too (a queue, not a stall; 191 of 312 retries at the defaults were such rates, 172 missed
+ * again). The capacity-slo test's searches took 46 steps instead of 72, but 5 A/B runs of
+ * `bench/detection.mjs --factor 1.25 --slo 'p99<=50ms'` read −22.1 % (−25.4 to −16.4) and one
+ * inconclusive, against −19.4 % (−21.2 to −18.2) and 10/10 regressed: at the knee a step's queue
+ * may grow or not, and the second try is what keeps the bracket there.
  */
-export function nextCapacityRate(steps: readonly CapacityStep[], targets?: SloTargets): number | undefined {
+export function nextCapacityRate(steps: readonly CapacityStep[]): number | undefined {
   const last = steps.at(-1);
   const before = steps.at(-2);
-  const longest = targets ? longestTarget(targets) : undefined;
   const retry =
     last &&
     !last.met &&
     before?.rate !== last.rate &&
     last.requestsPerSecond >= FAR_OVER * last.rate &&
-    !(longest !== undefined && last.p50 > longest) &&
     steps.length < CAPACITY_STEPS;
   if (retry) return last.rate;
   return nextBracketRate(steps, CAPACITY_STEPS, CAPACITY_PRECISION);
@@ -214,7 +208,7 @@ export async function searchCapacities(
       if (rate === undefined) continue;
       const side = steps[i] as CapacityStep[];
       side.push(capacityStep(targets, rate, await step(i, rate)));
-      next[i] = nextCapacityRate(side, targets);
+      next[i] = nextCapacityRate(side);
     }
   }
   // Then both sides at twice base's capacity (the lowest rate tried where base met the SLO at none)
