@@ -16,8 +16,10 @@ import { defined } from './helpers/defined.js';
 // by 2× leaves the interval's upper end near zero. That happened while this file's servers shared
 // a CPU with the measured file beside it (base 3 552, 7 137 and 3 991 req/s in one run, interval
 // [−98.5, +3.9] %, 2026-12-06). The measured files now run each on a CPU of its own
-// (scripts/vitest-pin.mjs); alone, base read 6 872–7 365 req/s over four rounds. A round costs
-// some 22 steps of 1.6 s: a fourth pair, or a head slower still (longer steps), costs 40 s more.
+// (scripts/vitest-pin.mjs); alone, base read 6 872–7 365 req/s over four rounds. A round's two
+// searches cost some 30 s (the file took 92–110 s once the first step moved to three quarters of
+// the throughput, 122–132 s before): a fourth pair, or a head slower still (longer steps), costs
+// 35 s more.
 const server = (loops: number) => `const http = require('node:http');
 http.createServer((req, res) => {
   let x = 0;
