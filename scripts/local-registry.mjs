@@ -38,7 +38,6 @@ function packument(name, base) {
   const versions = packages.get(name);
   const list = Object.keys(versions);
   const latest = list.sort((a, b) => a.localeCompare(b, 'en', { numeric: true })).at(-1);
-  const now = new Date().toISOString();
   return {
     _id: name,
     name,
@@ -52,7 +51,6 @@ function packument(name, base) {
         ];
       }),
     ),
-    time: Object.fromEntries([['created', now], ['modified', now], ...list.map((v) => [v, now])]),
   };
 }
 

@@ -6,7 +6,8 @@ import type { DataNeeds, StoreKind } from './stores.js';
 
 /** One pair of rounds of `scenarios` routes at the defaults (settings/budget.ts). */
 export function pairSeconds(scenarios: number, slo: boolean): number {
-  const [warmup, duration] = [Number(settingDefault('warmup')), Number(settingDefault('duration'))];
+  const warmup = Number(settingDefault('warmup'));
+  const duration = Number(settingDefault('duration'));
   return pairCostOf(scenarios, slo ? scenarios : 0, warmup, duration);
 }
 

@@ -66,13 +66,8 @@ export const FAR_OVER = 0.5;
  * 60–260 ms at half a server's capacity, now and then, beside a run that met the SLO at twice
  * that rate) would otherwise cap the search far below the capacity. A rate met at either try is
  * met; a rate served less than FAR_OVER of is missed at once. Then as nextBracketRate. Pure.
- *
- * Tried and left (2026-12-07): a rate whose median latency was past the SLO's target missed at once
- * too (a queue, not a stall; 191 of 312 retries at the defaults were such rates, 172 missed
- * again). The capacity-slo test's searches took 46 steps instead of 72, but 5 A/B runs of
- * `bench/detection.mjs --factor 1.25 --slo 'p99<=50ms'` read −22.1 % (−25.4 to −16.4) and one
- * inconclusive, against −19.4 % (−21.2 to −18.2) and 10/10 regressed: at the knee a step's queue
- * may grow or not, and the second try is what keeps the bracket there.
+ * Missing at once a rate whose median was past the SLO's target (a queue, not a stall) was tried
+ * and left: it made capacity noisier at the knee (README, "Stalls").
  */
 export function nextCapacityRate(steps: readonly CapacityStep[]): number | undefined {
   const last = steps.at(-1);
