@@ -39,8 +39,8 @@ describe('modes bisect-measure and bisect-record: the drift issue names the comm
     root = mkdtempSync(join(tmpdir(), 'hotpath-bisect-action-'));
     const dir = join(root, 'repo');
     mkdirSync(dir);
-    // commits 0..2, the step at 1: the whole step (2 against 0), then 1 against 0 — the culprit's
-    // own comparison (two comparisons keep the test short; bisect.test.ts searches longer ranges)
+    // commits 0..2, the step at 1: the one probe, 1 against 0, shows the step and is the culprit's
+    // own comparison (one comparison keeps the test short; bisect.test.ts searches longer ranges)
     shas = makeBisectRepo(dir, [BASE, 3 * BASE, 3 * BASE]);
     repo = { dir, baseSha: shas[0] as string, headSha: shas[2] as string };
     results = join(root, 'results');
@@ -89,9 +89,10 @@ describe('modes bisect-measure and bisect-record: the drift issue names the comm
     expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
     expect(run.outputs['bisect-conclusion']).toBe('culprit');
     expect(run.outputs.culprit).toBe(shas[1]);
-    expect(run.stdout).toMatch(/step 1 \(the whole range\): .*regressed \(the step to find\)/);
+    expect(run.stdout).toMatch(/step 1: .*regressed \(the step S the rest are placed by\)/);
     const search = JSON.parse(readFileSync(join(results, 'report.json'), 'utf8'));
     expect(search.schema).toBe('hotpath-bisect/1');
+    expect(search.comparisons).toBe(1);
     expect(github.requests).toEqual([]);
   }, 180_000);
 

@@ -54,13 +54,12 @@ const search: BisectSearch = {
   why: 'regressed',
   skipped: [],
   steps: [
-    step(1, 8, 0, 'bad', { wholeStep: true }),
-    step(2, 4, 0, 'good', { decidedBy: 'half-step' }),
-    step(3, 6, 4, 'bad'),
-    step(4, 5, 4, 'bad', { decidedBy: 'half-step' }),
+    step(1, 4, 0, 'good'),
+    step(2, 6, 4, 'bad', { setsStep: true }),
+    step(3, 5, 4, 'bad', { decidedBy: 'half-step' }),
   ],
-  comparisons: 4,
-  pairs: 12,
+  comparisons: 3,
+  pairs: 9,
   seconds: 230,
 };
 
@@ -70,11 +69,12 @@ describe('report.html of a bisect', () => {
   it('draws every commit, numbers the probes, rings the culprit, and rows every step', () => {
     expect(html.match(/<circle class="(good|bad|skip|open)" cx="[\d.]+" cy="34"/g)).toHaveLength(9);
     expect(html).toContain('stroke="#cf222e" stroke-width="2"/>');
-    expect(html.match(/<tr><td class="num">\d<\/td>/g)).toHaveLength(4);
+    expect(html.match(/<tr><td class="num">\d<\/td>/g)).toHaveLength(3);
     expect(html).toContain('S/2');
-    expect(html).toContain('step 1: whole range');
+    expect(html).toContain('step 2: #6 vs #4');
+    expect(html).toContain('#6 comment 6 (sets the step S)');
     expect(html).toContain('<a href="culprit/report.html">');
-    expect(html).toContain('good, by half the step');
+    expect(html).toContain('bad, by half the step');
   });
 
   it('keeps hostile subjects as text, and allows no script', () => {

@@ -133,7 +133,8 @@ describe('a probe placed by half the step', () => {
 
 // The questions on simulated pairs (CPU per request and throughput with 3 % noise per round: more
 // than the A/A runs at the defaults show here, ±3.5 % detectable CPU per request in 4–6 pairs),
-// looked at as rounds: auto looks: the whole step learns S, then probes at level 0 and level S.
+// looked at as rounds: auto looks: the first step to show the change learns S, then probes at
+// level 0 and level S.
 describe('the step questions on simulated comparisons', () => {
   const run = { ...settings, metrics: ['cpuPerRequest' as const, 'requestsPerSecond' as const] };
   const questions = stepQuestions(run as unknown as Settings);
@@ -149,11 +150,11 @@ describe('the step questions on simulated comparisons', () => {
       step,
     );
 
-  it('the whole step: a +15 % step shown with its size; no step: no step to find', () => {
+  it('before S is known: a +15 % step shown with its size; no step: within the threshold', () => {
     const random = seeded(11);
     let cpu = 0;
     for (let i = 0; i < 20; i++) {
-      const r = simulateRounds(random, 1.15, noise, { settings: run, question: questions.whole });
+      const r = simulateRounds(random, 1.15, noise, { settings: run, question: questions.sizing });
       const placed = place(r);
       expect(placed.verdict).toBe('bad');
       const c = placed.change;
@@ -167,7 +168,7 @@ describe('the step questions on simulated comparisons', () => {
     expect(cpu).toBeGreaterThanOrEqual(13);
     let none = 0;
     for (let i = 0; i < 20; i++) {
-      const r = simulateRounds(random, 1, noise, { settings: run, question: questions.whole });
+      const r = simulateRounds(random, 1, noise, { settings: run, question: questions.sizing });
       const placed = place(r);
       expect(placed.verdict).not.toBe('bad');
       if (placed.verdict === 'good') none++;

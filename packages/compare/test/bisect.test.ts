@@ -41,7 +41,7 @@ function repo(name: string, work: number[], unbuildable: number[] = []) {
 }
 
 describe('hotpath bisect', () => {
-  it('names the commit of a 3× CPU step among 8: the whole step, then 3 probes, the last its own comparison', async () => {
+  it('names the commit of a 3× CPU step among 8 in 3 comparisons: the first to show it sets S, the last is its own', async () => {
     // commits 0..8: 0 is good, the step is at 5, 8 is bad
     const { dir, shas } = repo(
       'step',
@@ -61,32 +61,34 @@ describe('hotpath bisect', () => {
     const search = result.search;
     expect(search.conclusion, `${result.text}\n${JSON.stringify(search.steps, null, 1)}`).toBe('culprit');
     expect(search.culprit?.sha).toBe(shas[5]);
-    // the whole step (8 against 0), then probes 4 (good), 6 (bad), 5 (bad, against its parent 4:
-    // the culprit's own comparison)
+    // probes 4 (good: within the threshold), 6 (bad: the step S), 5 (bad by half of S, against
+    // its parent 4: the culprit's own comparison)
     expect(search.steps.map((s) => [s.probeIndex, s.goodIndex, s.verdict])).toEqual([
-      [8, 0, 'bad'],
       [4, 0, 'good'],
       [6, 4, 'bad'],
       [5, 4, 'bad'],
     ]);
-    expect(search.steps[0]?.wholeStep).toBe(true);
-    expect(search.steps[0]?.change?.change).toBeGreaterThan(1);
-    expect(search.comparisons).toBe(4);
+    expect(search.steps.map((s) => s.setsStep ?? false)).toEqual([false, true, false]);
+    expect(search.steps[1]?.change?.change).toBeGreaterThan(1);
+    expect(search.steps[2]?.decidedBy).toBe('half-step');
+    expect(search.comparisons).toBe(3);
     const change = search.culprit?.change;
     expect(change?.metric).toBe('cpuPerRequest');
     expect(change?.ci?.[0]).toBeGreaterThan(0.2);
     expect(result.text).toMatch(new RegExp(`^culprit: ${shas[5]?.slice(0, 12)} "work 600000 at 5"`, 'm'));
+    expect(lines[0]).toMatch(/^bisect: 8 commits after \w{12}, at most 4 comparisons$/);
     expect(lines[1]).toMatch(
-      /^step 1 \(the whole range\): .* against .*: regressed \(the step to find\), .*at most \d+ left/,
+      /^step 1: .* against .*: \w+[ -]?\w* \(within the threshold\), .*at most \d+ left/,
     );
     expect(lines[2]).toMatch(
-      /^step 2: .* against .*: \w+[ -]?\w* \(good side of half the step\), .*at most \d+ left/,
+      /^step 2: .* against .*: regressed \(the step S the rest are placed by\), .*at most \d+ left/,
     );
+    expect(lines[3]).toMatch(/^step 3: .* against .*: \w+ \(bad side of half the step\), /);
     // report.json is the whole search; culprit/ the culprit's own comparison
     const written: BisectSearch = JSON.parse(readFileSync(join(dir, 'out', 'report.json'), 'utf8'));
     expect(written.schema).toBe('hotpath-bisect/1');
     expect(written.culprit?.sha).toBe(shas[5]);
-    expect(written.steps).toHaveLength(4);
+    expect(written.steps).toHaveLength(3);
     // report.html draws the search and links the culprit's own report
     const html = readFileSync(result.files.html, 'utf8');
     expect(html).toContain(`culprit ${shas[5]?.slice(0, 12)}`);
@@ -97,8 +99,8 @@ describe('hotpath bisect', () => {
     expect(result.outputs.culprit).toBe(shas[5]);
   }, 120_000);
 
-  it('a range with no step ends "no culprit" after the whole step alone, and names no commit', async () => {
-    // three commits: --bad against --good shows nothing beyond the threshold, so no probe runs
+  it('a range with no step ends "no culprit" when every comparison is within the threshold, and names no commit', async () => {
+    // three commits: 1 against 0 shows nothing beyond the threshold, nor 2 against 1
     const { dir, shas } = repo('flat', [BASE, BASE, BASE]);
     const result = await bisect({
       ...FAST,
@@ -110,7 +112,11 @@ describe('hotpath bisect', () => {
     expect(result.search.conclusion, result.text).toBe('no-culprit');
     expect(result.search.culprit).toBeNull();
     expect(result.text).toMatch(/^no culprit: /m);
-    expect(result.search.steps.map((s) => [s.probeIndex, s.goodIndex, s.verdict])).toEqual([[2, 0, 'good']]);
+    expect(result.search.steps.map((s) => [s.probeIndex, s.goodIndex, s.verdict])).toEqual([
+      [1, 0, 'good'],
+      [2, 1, 'good'],
+    ]);
+    expect(result.search.why).toMatch(/^none of the 2 comparisons along the range/);
   }, 120_000);
 
   it('skips an unbuildable commit like git bisect skip, names it, and still finds the culprit', async () => {
@@ -125,18 +131,19 @@ describe('hotpath bisect', () => {
       bad: shas[6] as string,
     });
     const search = result.search;
-    expect(search.steps[0]).toMatchObject({ probeIndex: 6, goodIndex: 0, verdict: 'bad', wholeStep: true });
-    expect(search.steps[1]).toMatchObject({ probeIndex: 3, outcome: 'unbuildable', verdict: 'skip' });
-    expect(search.steps[1]?.reason).toMatch(
+    expect(search.steps[0]).toMatchObject({ probeIndex: 3, outcome: 'unbuildable', verdict: 'skip' });
+    expect(search.steps[0]?.reason).toMatch(
       /HP_COMPARE_COMMAND_FAILED: head: build command "node build.js" exited with code 1/,
     );
     expect(search.skipped.map((s) => s.sha)).toEqual([shas[3]]);
     expect(result.text).toMatch(new RegExp(`^skipped \\(unbuildable\\): ${shas[3]?.slice(0, 12)}`, 'm'));
-    // the next probe is the open commit nearest the middle (4), then 5 against 4
-    expect(search.steps.slice(2).map((s) => [s.probeIndex, s.goodIndex, s.verdict])).toEqual([
+    // the next probe is the open commit nearest the middle (4), then 5 against 4: the step S, and
+    // the culprit's own comparison
+    expect(search.steps.slice(1).map((s) => [s.probeIndex, s.goodIndex, s.verdict])).toEqual([
       [4, 0, 'good'],
       [5, 4, 'bad'],
     ]);
+    expect(search.comparisons).toBe(2);
     expect(search.conclusion, `${result.text}\n${JSON.stringify(search.steps, null, 1)}`).toBe('culprit');
     expect(search.culprit?.sha).toBe(shas[5]);
   }, 120_000);

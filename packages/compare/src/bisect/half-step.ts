@@ -1,8 +1,9 @@
 // The questions a bisect step asks of its pairs, at each look of rounds: auto and at its end.
-// The whole step (--bad against --good) asks: is bad worse than good, and by how much (the step
-// S, on the verdict metric that shows it most clearly)? Each probe then asks which of the two
-// levels it sits at — below S/2 (good side) or above it (bad side) — a question that needs far
-// fewer pairs than "within the threshold of good" when S is well above the noise.
+// Until a step has shown a change, a probe asks: is it worse than good, and by how much (the step
+// S, on the verdict metric that shows it most clearly), or within the threshold of it? Once S is
+// known, each probe asks which of the two levels it sits at — below S/2 (good side) or above it
+// (bad side) — a question that needs far fewer pairs than "within the threshold of good" when S
+// is well above the noise.
 import type { Measurements, MetricVerdict, Side } from '../model.js';
 import type { Settings } from '../settings/schema.js';
 import { judgeMetrics } from '../verdict/judge.js';
@@ -88,9 +89,9 @@ const toChange = (scenario: string, m: MetricVerdict): StepChange => ({
 });
 
 /**
- * Pairs the whole step goes on for when only a wall-clock metric shows the step: every probe is
- * then placed by a CPU metric when one shows it too (a step CPU does not show, such as waiting on
- * a database, still ends two pairs later).
+ * Pairs the step that sets S goes on for when only a wall-clock metric shows it: every later probe
+ * is then placed by a CPU metric when one shows it too (a step CPU does not show, such as waiting
+ * on a database, still ends two pairs later).
  */
 const WALL_CLOCK_WAIT = 2;
 
@@ -98,7 +99,7 @@ const WALL_CLOCK_WAIT = 2;
 const CPU_METRICS = new Set(['cpuPerRequest', 'mainThreadCpuPerRequest']);
 
 /**
- * The step --bad made over --good, when its pairs show one: of the verdict metrics whose interval
+ * The step a probe made over good, when its pairs show one: of the verdict metrics whose interval
  * (at the verdict's level for the look) lies wholly on the worse side and whose change is at least
  * half the margin, the one furthest from zero in units of its interval's half-width — the metric
  * the probes can be placed by in the fewest pairs. A CPU metric that shows the step is taken
@@ -106,7 +107,7 @@ const CPU_METRICS = new Set(['cpuPerRequest', 'mainThreadCpuPerRequest']);
  * (requests/s −12.1 % [−12.2, −12.0] % in one bench search, ±24 % on the next probe). Undefined
  * when no metric shows a step.
  */
-export function wholeStep(
+export function stepShown(
   measurements: Pick<Measurements, Side>,
   scenarios: readonly { name: string }[],
   policy: VerdictPolicy,
@@ -136,14 +137,15 @@ export function stepQuestions(settings: Settings) {
   return {
     policy,
     /**
-     * --bad against --good: answered by an outcome that shows no change beyond the threshold, or by
-     * a step shown (wholeStep) on a CPU metric — on another metric alone, WALL_CLOCK_WAIT pairs later.
+     * A step before S is known: answered by an outcome that shows no change beyond the threshold,
+     * or by a step shown (stepShown) on a CPU metric — on another metric alone, WALL_CLOCK_WAIT
+     * pairs later.
      */
-    whole: ((m, share) => {
+    sizing: ((m, share) => {
       const so = outcome(m, share);
       if (so.ready && (so.outcome === 'unchanged' || so.outcome === 'not-worse' || so.outcome === 'improved'))
         return true;
-      const shown = wholeStep(m, settings.scenarios, policy, share);
+      const shown = stepShown(m, settings.scenarios, policy, share);
       // a wall-clock metric alone waits WALL_CLOCK_WAIT more pairs for a CPU metric to show it
       return (
         shown !== undefined &&
@@ -158,7 +160,7 @@ export function stepQuestions(settings: Settings) {
   };
 }
 
-/** What a measured step says: the whole step's size, or a probe's side, and the change shown. */
+/** What a measured step says: the step S it shows, or its side of S/2, and the change shown. */
 export interface Placement {
   verdict: 'bad' | 'good' | 'undecided';
   change: StepChange | null;
@@ -166,7 +168,7 @@ export interface Placement {
 }
 
 /**
- * The whole step (no `step` yet): bad with the step it shows, good when the verdict's outcome
+ * Before S is known (no `step` yet): bad with the step it shows, good when the verdict's outcome
  * says no change beyond the threshold, else undecided. A probe: its side of half the step when
  * its interval shows one, else bad when the verdict regressed (change null: the regressed
  * metric is the caller's to name), else undecided.
@@ -182,7 +184,7 @@ export function placeStep(
   if (!step) {
     if (outcome === 'unchanged' || outcome === 'not-worse' || outcome === 'improved')
       return { verdict: 'good', change: null };
-    const shown = wholeStep(measurements, scenarios, policy, share);
+    const shown = stepShown(measurements, scenarios, policy, share);
     return shown ? { verdict: 'bad', change: shown } : { verdict: 'undecided', change: null };
   }
   const m = halfStepMetric(measurements, step, policy, share);

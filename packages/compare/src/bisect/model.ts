@@ -40,13 +40,16 @@ export interface BisectStep {
   seconds: number;
   /** The culprit's own comparison (the culprit against its first parent). */
   culpritCheck: boolean;
-  /** --bad against --good, measured first: the step S the probes are placed by (its `change`). */
-  wholeStep?: boolean;
+  /**
+   * The first step that showed a change: its `change` is the step S every later step is placed by
+   * (the steps before it were placed by the verdict: no change beyond the threshold).
+   */
+  setsStep?: boolean;
   /** Why the probe was skipped (the install, build or start error), printable. */
   reason?: string;
   /**
    * `half-step`: the probe's interval of the step's metric lay wholly on one side of half the
-   * step --bad showed against --good (each side a one-sided bound at 2.5 %, times the look's share).
+   * step S (each side a one-sided bound at 2.5 %, times the look's share).
    */
   decidedBy?: 'half-step';
 }

@@ -231,8 +231,9 @@ const HELP: Record<CommandName, CommandHelp> = {
     settings: (spec) => !['base', 'head', 'baseStart', 'headStart'].includes(spec.key),
     flags: ['good', 'bad', 'config', 'json', 'quiet'],
     notes: [
-      '--bad against --good first (no change there: no culprit); its step S is what each probe is placed by:',
-      'the midpoint of the range against the good side, stopping once its interval lies below or above S/2;',
+      'each step compares the midpoint of the range with the good side; until one shows a change, a step is',
+      'good when it shows none beyond the threshold; the first to show one sets the step S, and each later',
+      'step stops once its interval lies below or above S/2 (none shown anywhere: no culprit);',
       'a step left undecided is measured once more, then the search ends on a range; an unbuildable commit is skipped.',
       "--max-time is the whole search's budget here (default 30 min), not one comparison's.",
       "report.json in --out is the search, report.html draws it; culprit/ the culprit's own comparison.",

@@ -27,10 +27,9 @@ function rangeSvg(search: BisectSearch): string {
   state.set(n - 1, 'bad');
   const probed = new Map<number, number[]>();
   for (const s of search.steps) {
-    if (!s.wholeStep) probed.set(s.probeIndex, [...(probed.get(s.probeIndex) ?? []), s.step]);
+    probed.set(s.probeIndex, [...(probed.get(s.probeIndex) ?? []), s.step]);
     if (s.verdict === 'skip') state.set(s.probeIndex, 'skip');
-    else if ((s.verdict === 'good' || s.verdict === 'bad') && !s.wholeStep)
-      state.set(s.probeIndex, s.verdict);
+    else if (s.verdict === 'good' || s.verdict === 'bad') state.set(s.probeIndex, s.verdict);
   }
   const culprit = search.culprit ? search.commits.findIndex((c) => c.sha === search.culprit?.sha) : -1;
   const dots = search.commits.map((c, i) => {
@@ -49,10 +48,10 @@ function rangeSvg(search: BisectSearch): string {
 
 /** Each measured step's change with its interval, against 0, half the step and the step. */
 function stepsSvg(search: BisectSearch): string {
-  const whole = search.steps.find((s) => s.wholeStep && s.change);
+  const sized = search.steps.find((s) => s.setsStep && s.change);
   const measured = search.steps.filter((s) => s.change?.ci);
-  if (!whole?.change || measured.length === 0) return '';
-  const size = worse(whole.change.better, whole.change.change);
+  if (!sized?.change || measured.length === 0) return '';
+  const size = worse(sized.change.better, sized.change.change);
   const values = measured.flatMap((s) =>
     (s.change?.ci ?? [0, 0]).map((v) => worse(s.change?.better ?? 'lower', v)),
   );
@@ -77,11 +76,7 @@ function stepsSvg(search: BisectSearch): string {
     ];
     const point = worse(better, s.change?.change ?? 0);
     const cls = s.verdict === 'good' || s.verdict === 'bad' ? s.verdict : 'undecided';
-    const what = s.wholeStep
-      ? 'whole range'
-      : s.culpritCheck
-        ? 'own comparison'
-        : `#${s.probeIndex} vs #${s.goodIndex}`;
+    const what = s.culpritCheck ? 'own comparison' : `#${s.probeIndex} vs #${s.goodIndex}`;
     return `<text x="0" y="${y + 4}">step ${s.step}: ${e(what)}</text><line class="bar ${cls}" stroke-width="3" x1="${x(a)}" x2="${x(b)}" y1="${y}" y2="${y}"/><circle class="${cls === 'undecided' ? 'skip' : cls}" cx="${x(point)}" cy="${y}" r="4"/>`;
   });
   return `<svg width="${width}" height="${height + 6}" role="img" aria-label="each step's change against half the step">${rules.join('')}${bars.join('')}</svg>`;
@@ -89,7 +84,7 @@ function stepsSvg(search: BisectSearch): string {
 
 function stepRow(search: BisectSearch, s: BisectStep): string {
   const subject = search.commits[s.probeIndex]?.subject ?? '';
-  const what = s.wholeStep ? ' (the whole range)' : s.culpritCheck ? " (the culprit's own comparison)" : '';
+  const what = s.setsStep ? ' (sets the step S)' : s.culpritCheck ? " (the culprit's own comparison)" : '';
   const verdict = s.decidedBy ? `${s.verdict}, by half the step` : s.verdict;
   return `<tr><td class="num">${s.step}</td><td><code>${e(short(s.probe))}</code> #${s.probeIndex} ${e(subject)}${e(what)}</td><td><code>${e(short(s.good))}</code> #${s.goodIndex}</td><td>${e(s.outcome)}</td><td>${e(verdict)}</td><td>${e(s.outcome === 'unbuildable' ? (s.reason ?? '') : changeText(s.change))}</td><td class="num">${s.pairs}</td><td class="num">${Math.round(s.seconds)} s</td></tr>`;
 }

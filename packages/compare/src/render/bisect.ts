@@ -20,8 +20,9 @@ const duration = (seconds: number) =>
 /** What the search took from a measured step, beside the comparison's own outcome. */
 function verdictWords(step: BisectStep): string {
   if (step.verdict === 'undecided') return ' (undecided)';
-  if (step.wholeStep) return step.verdict === 'bad' ? ' (the step to find)' : ' (no step to find)';
-  return step.decidedBy ? ` (${step.verdict} side of half the step)` : '';
+  if (step.setsStep) return ' (the step S the rest are placed by)';
+  if (step.decidedBy) return ` (${step.verdict} side of half the step)`;
+  return step.verdict === 'good' ? ' (within the threshold)' : '';
 }
 
 /** One decided step, and the estimate of the comparisons left. */
@@ -32,11 +33,7 @@ export function renderBisectStep(
   mean: number,
 ): string {
   const probe = commits[step.probeIndex];
-  const what = step.culpritCheck
-    ? "culprit's own comparison"
-    : step.wholeStep
-      ? `step ${step.step} (the whole range)`
-      : `step ${step.step}`;
+  const what = step.culpritCheck ? "culprit's own comparison" : `step ${step.step}`;
   const head = `${what}: ${short(step.probe)} (#${step.probeIndex}/${commits.length - 1} "${probe?.subject ?? ''}") against ${short(step.good)}`;
   const result =
     step.outcome === 'unbuildable'

@@ -1,7 +1,8 @@
 // The run layer's bisect: from "bad got slower than good" to the commit that did it. A binary
 // search over bad's first-parent history (bisect/search.ts), each step one paired comparison of
-// the probe against the current good commit (bisect/step.ts), the culprit confirmed by its own
-// comparison against its first parent, all within a time budget. Returns one result: the search,
+// the probe against the current good commit (bisect/step.ts); the first step that shows a change
+// sets the step S every later one is placed by (bisect/half-step.ts); the culprit confirmed by its
+// own comparison against its first parent, all within a time budget. Returns one result: the search,
 // the culprit's report, the files written, the texts rendered once, the outputs and the fail
 // decision — the CLI and bisect() only print or return it.
 
@@ -70,11 +71,11 @@ interface Progress {
   badAgainst?: number;
   undecided?: BisectStep;
   budgetSpent?: boolean;
-  /** --bad against --good: the whole step S the probes are placed by (its `change`). */
-  whole?: BisectStep;
+  /** The first step that showed a change: its change is the step S later steps are placed by. */
+  sized?: BisectStep;
 }
 
-type StepKind = 'whole' | 'probe' | 'culprit';
+type StepKind = 'probe' | 'culprit';
 type StepFn = (good: number, probe: number, kind: StepKind) => Promise<BisectStep | undefined>;
 
 const key = (good: number, probe: number) => `${good}:${probe}`;
@@ -89,18 +90,15 @@ export async function runBisect(settings: Settings, options: BisectRunOptions): 
   const p: Progress = { commits, state: startSearch(commits.length), steps: [], reports: new Map() };
   const say = (line: string) => onStep?.(line);
   say(
-    `bisect: ${commits.length - 1} commits after ${commits[0]?.sha.slice(0, 12)}, about ${stepsLeft(p.state) + 1} comparisons`,
+    `bisect: ${commits.length - 1} commits after ${commits[0]?.sha.slice(0, 12)}, at most ${stepsLeft(p.state)} comparisons`,
   );
 
   const step = stepper(p, settings, { ...runtime, measurementsPerStep, remaining, say });
 
-  // The whole step first: whether there is a change to find, and its size S on the metric that
-  // shows it most clearly — every probe is then placed by which side of S/2 it lies on.
-  p.whole = await step(0, commits.length - 1, 'whole');
-  const searching = p.whole?.verdict === 'bad';
-  if (p.whole?.verdict === 'undecided') p.budgetSpent = remaining() < 10;
-  // The search: probes against the current good commit until no candidate is open.
-  for (let probe = nextProbe(p.state); searching && probe !== undefined; probe = nextProbe(p.state)) {
+  // The search: probes against the current good commit until no candidate is open. Until one
+  // shows a change, a probe is good when its comparison shows none beyond the threshold; the
+  // first that shows one sets S, and every later probe is placed by which side of S/2 it lies on.
+  for (let probe = nextProbe(p.state); probe !== undefined; probe = nextProbe(p.state)) {
     const s = await step(p.state.good, probe, 'probe');
     if (!s) break;
     if (s.verdict === 'undecided') {
@@ -151,31 +149,12 @@ async function conclude(p: Progress, step: StepFn): Promise<BisectSearch> {
     comparisons: p.steps.filter((s) => s.outcome !== 'unbuildable').length,
     pairs: p.steps.reduce((n, s) => n + s.pairs, 0),
   });
-  const whole = p.whole;
-  const all = range(0, commits.length - 1);
-  if (!whole)
+  if (p.steps.length === 0)
     return done({
       conclusion: 'range',
       culprit: null,
-      range: all,
-      why: 'the time budget was spent before --bad could be compared with --good',
-    });
-  if (whole.verdict === 'good')
-    return done({
-      conclusion: 'no-culprit',
-      culprit: null,
-      range: all,
-      why: `--bad against --good is ${whole.outcome} (${whole.pairs} pairs): no change beyond the threshold to find in the range`,
-    });
-  if (whole.verdict !== 'bad')
-    return done({
-      conclusion: 'range',
-      culprit: null,
-      range: all,
-      why:
-        whole.verdict === 'skip'
-          ? `--bad could not be measured: ${whole.reason ?? ''}`
-          : `--bad against --good could not be decided in ${whole.pairs} pairs (${whole.measurements} measurements)${p.budgetSpent ? ' before the time budget ran out (--max-time)' : ': neither a step nor "within the threshold" was shown; the machine may be too noisy for it'}`,
+      range: range(0, commits.length - 1),
+      why: 'the time budget was spent before the first comparison',
     });
   const open = nextProbe(state) !== undefined;
   if (p.undecided || (open && p.budgetSpent)) {
@@ -202,8 +181,8 @@ type StepRuntime = Omit<BisectRunOptions, 'good' | 'bad' | 'budget' | 'out' | 'o
   say: (line: string) => void;
 };
 
-/** The step the probes are placed by: what --bad against --good showed. */
-const stepSize = (p: Progress) => (p.whole?.verdict === 'bad' ? (p.whole.change ?? undefined) : undefined);
+/** The step the probes are placed by: what the first step that showed a change showed. */
+const stepSize = (p: Progress) => p.sized?.change ?? undefined;
 
 /** Measures one step (undefined when the budget ends the search), recording it in `p`. */
 function stepper(p: Progress, settings: Settings, options: StepRuntime): StepFn {
@@ -218,13 +197,13 @@ function stepper(p: Progress, settings: Settings, options: StepRuntime): StepFn 
     }
     const goodSha = commits[goodIndex]?.sha ?? '';
     const probeSha = commits[probeIndex]?.sha ?? '';
-    const size = kind === 'whole' ? undefined : stepSize(p);
+    const size = stepSize(p);
     const measured = await measureStep(
       settings,
       goodSha,
       probeSha,
       { ...runtime, remaining, measurements: measurementsPerStep },
-      size ? questions.probe(size) : questions.whole,
+      size ? questions.probe(size) : questions.sizing,
     );
     const base = {
       step: p.steps.length + 1,
@@ -233,7 +212,6 @@ function stepper(p: Progress, settings: Settings, options: StepRuntime): StepFn 
       goodIndex,
       probeIndex,
       culpritCheck: kind === 'culprit',
-      ...(kind === 'whole' ? { wholeStep: true } : {}),
     };
     const s: BisectStep =
       measured.state === 'unbuildable'
@@ -263,15 +241,17 @@ function stepper(p: Progress, settings: Settings, options: StepRuntime): StepFn 
             seconds: measured.seconds,
           };
     if (s.change === null && measured.state === 'measured') s.change = decidingChange(measured.report);
+    if (!size && s.verdict === 'bad' && s.change) {
+      s.setsStep = true;
+      p.sized = s;
+    }
     if (measured.state === 'measured') p.reports.set(key(goodIndex, probeIndex), measured.report);
     p.steps.push(s);
     // What is left once this step's verdict is applied, at the mean time of the steps so far.
     const after =
       s.verdict !== 'undecided' && kind === 'probe'
         ? applyVerdict(p.state, probeIndex, s.verdict)
-        : kind === 'whole' && s.verdict === 'bad'
-          ? p.state
-          : undefined;
+        : undefined;
     const left = after ? stepsLeft(after) : 0;
     const measuredSteps = p.steps.filter((x) => x.outcome !== 'unbuildable');
     const meanNow = measuredSteps.reduce((n, x) => n + x.seconds, 0) / Math.max(1, measuredSteps.length);
@@ -341,11 +321,17 @@ async function culpritOrRange(p: Progress, step: StepFn, done: Done, range: Rang
   }
   if (own.verdict === 'bad') {
     const commit = commits[state.bad] as RangeCommit;
+    const by =
+      own.decidedBy === 'half-step'
+        ? `above half the step S that step ${p.sized?.step ?? '?'} showed`
+        : own.setsStep
+          ? `${own.outcome}: the only change in the range, every step before it within the threshold`
+          : own.outcome;
     return done({
       conclusion: 'culprit',
       culprit: { ...commit, change: own.change, pairs: own.pairs, scenarios: [] },
       range: range(state.bad - 1, state.bad),
-      why: `${commit.sha.slice(0, 12)} against its parent ${sha(state.bad - 1).slice(0, 12)}: ${own.decidedBy === 'half-step' ? 'above half the step --bad showed against --good' : own.outcome}`,
+      why: `${commit.sha.slice(0, 12)} against its parent ${sha(state.bad - 1).slice(0, 12)}: ${by}`,
     });
   }
   if (own.verdict === 'undecided')
@@ -354,6 +340,13 @@ async function culpritOrRange(p: Progress, step: StepFn, done: Done, range: Rang
       culprit: null,
       range: range(state.bad - 1, state.bad),
       why: `the culprit's own comparison (${sha(state.bad).slice(0, 12)} against its parent) could not be decided in ${own.pairs} pairs: it is the likeliest commit, not a certain one`,
+    });
+  if (!p.sized)
+    return done({
+      conclusion: 'no-culprit',
+      culprit: null,
+      range: range(0, commits.length - 1),
+      why: `none of the ${p.steps.filter((s) => s.verdict === 'good').length} comparisons along the range, each a commit against the one before it in the search, showed a change beyond the threshold (small changes may still add up over the range)`,
     });
   return done({
     conclusion: 'range',
