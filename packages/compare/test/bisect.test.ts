@@ -119,6 +119,24 @@ describe('hotpath bisect', () => {
     expect(result.search.why).toMatch(/^none of the 2 comparisons along the range/);
   }, 120_000);
 
+  it('a step at --bad with nothing to probe: its own comparison shows it and names it', async () => {
+    const { dir, shas } = repo('last', [BASE, 3 * BASE]);
+    const result = await bisect({
+      ...FAST,
+      cwd: dir,
+      out: join(dir, 'out'),
+      good: shas[0] as string,
+      bad: shas[1] as string,
+    });
+    const search = result.search;
+    expect(search.conclusion, result.text).toBe('culprit');
+    expect(search.culprit?.sha).toBe(shas[1]);
+    expect(search.steps).toMatchObject([
+      { probeIndex: 1, goodIndex: 0, verdict: 'bad', culpritCheck: true, setsStep: true },
+    ]);
+    expect(search.why).toMatch(/the only change in the range/);
+  }, 120_000);
+
   it('skips an unbuildable commit like git bisect skip, names it, and still finds the culprit', async () => {
     // commits 0..6: 3 (the first probe) does not build, the step is at 5
     const { dir, shas } = repo('skip', [BASE, BASE, BASE, BASE, BASE, 3 * BASE, 3 * BASE], [3]);

@@ -149,7 +149,7 @@ async function conclude(p: Progress, step: StepFn): Promise<BisectSearch> {
     comparisons: p.steps.filter((s) => s.outcome !== 'unbuildable').length,
     pairs: p.steps.reduce((n, s) => n + s.pairs, 0),
   });
-  if (p.steps.length === 0)
+  if (p.steps.length === 0 && p.budgetSpent)
     return done({
       conclusion: 'range',
       culprit: null,
