@@ -101,6 +101,51 @@ describe("a step's deciding change", () => {
   });
 });
 
+describe('a step within the threshold: its deciding change', () => {
+  it('is the metric whose interval came nearest the margin, not an error rate of 0 [0, 0]', () => {
+    const r = {
+      scenarios: [
+        {
+          name: 'GET /',
+          metrics: [
+            {
+              metric: 'errorRate',
+              unit: 'pts',
+              better: 'lower',
+              outcome: 'unchanged',
+              change: 0,
+              ci: [0, 0],
+              margin: 0.05,
+              inVerdict: true,
+            },
+            {
+              metric: 'p50',
+              unit: 'ms',
+              better: 'lower',
+              outcome: 'unchanged',
+              change: 0.009,
+              ci: [-0.064, 0.087],
+              margin: 0.1,
+              inVerdict: true,
+            },
+            {
+              metric: 'cpuPerRequest',
+              unit: 'µs',
+              better: 'lower',
+              outcome: 'not-worse',
+              change: 0.01,
+              ci: [-0.07, 0.03],
+              margin: 0.05,
+              inVerdict: true,
+            },
+          ],
+        },
+      ],
+    } as unknown as Report;
+    expect(decidingChange(r)).toMatchObject({ metric: 'p50', change: 0.009, ci: [-0.064, 0.087] });
+  });
+});
+
 describe('a probe placed by half the step', () => {
   const step = {
     scenario: 'GET /',

@@ -30,7 +30,9 @@ const RANK: Record<string, number> = { regressed: 3, inconclusive: 2 };
 /**
  * The verdict metric that decided a report: a regressed one, else one that left it inconclusive,
  * else any — the worst of its class by its change in units of its own margin (a rate's points,
- * retained bytes and relative changes are not comparable as numbers).
+ * retained bytes and relative changes are not comparable as numbers). Among metrics within the
+ * margin, by the worse end of the interval: the one that came nearest the margin held the answer
+ * longest (p50 at +0.9 % [−6.4, +8.7] %, not an error rate of 0 [0, 0]).
  */
 export function decidingChange(result: Report): StepChange | null {
   let best: (StepChange & { rank: number; badness: number }) | null = null;
@@ -38,7 +40,8 @@ export function decidingChange(result: Report): StepChange | null {
     for (const m of s.metrics) {
       if (!m.inVerdict || !Number.isFinite(m.change)) continue;
       const rank = RANK[m.outcome] ?? 1;
-      const worse = m.better === 'lower' ? m.change : -m.change;
+      const worseOf = (x: number) => (m.better === 'lower' ? x : -x);
+      const worse = rank === 1 && m.ci ? Math.max(worseOf(m.ci[0]), worseOf(m.ci[1])) : worseOf(m.change);
       const badness = worse / (m.margin && m.margin > 0 ? m.margin : 1);
       if (!best || rank > best.rank || (rank === best.rank && badness > best.badness))
         best = {
