@@ -71,8 +71,6 @@ interface Progress {
   badAgainst?: number;
   undecided?: BisectStep;
   budgetSpent?: boolean;
-  /** The first step that showed a change: its change is the step S later steps are placed by. */
-  sized?: BisectStep;
 }
 
 type StepKind = 'probe' | 'culprit';
@@ -181,8 +179,9 @@ type StepRuntime = Omit<BisectRunOptions, 'good' | 'bad' | 'budget' | 'out' | 'o
   say: (line: string) => void;
 };
 
-/** The step the probes are placed by: what the first step that showed a change showed. */
-const stepSize = (p: Progress) => p.sized?.change ?? undefined;
+/** The first step that showed a change: its change is the step S later steps are placed by. */
+const sizedStep = (p: Progress) => p.steps.find((s) => s.setsStep);
+const stepSize = (p: Progress) => sizedStep(p)?.change ?? undefined;
 
 /** Measures one step (undefined when the budget ends the search), recording it in `p`. */
 function stepper(p: Progress, settings: Settings, options: StepRuntime): StepFn {
@@ -241,10 +240,7 @@ function stepper(p: Progress, settings: Settings, options: StepRuntime): StepFn 
             seconds: measured.seconds,
           };
     if (s.change === null && measured.state === 'measured') s.change = decidingChange(measured.report);
-    if (!size && s.verdict === 'bad' && s.change) {
-      s.setsStep = true;
-      p.sized = s;
-    }
+    if (!size && s.verdict === 'bad' && s.change) s.setsStep = true;
     if (measured.state === 'measured') p.reports.set(key(goodIndex, probeIndex), measured.report);
     p.steps.push(s);
     // What is left once this step's verdict is applied, at the mean time of the steps so far.
@@ -323,7 +319,7 @@ async function culpritOrRange(p: Progress, step: StepFn, done: Done, range: Rang
     const commit = commits[state.bad] as RangeCommit;
     const by =
       own.decidedBy === 'half-step'
-        ? `above half the step S that step ${p.sized?.step ?? '?'} showed`
+        ? `above half the step S that step ${sizedStep(p)?.step ?? '?'} showed`
         : own.setsStep
           ? `${own.outcome}: the only change in the range, every step before it within the threshold`
           : own.outcome;
@@ -341,7 +337,7 @@ async function culpritOrRange(p: Progress, step: StepFn, done: Done, range: Rang
       range: range(state.bad - 1, state.bad),
       why: `the culprit's own comparison (${sha(state.bad).slice(0, 12)} against its parent) could not be decided in ${own.pairs} pairs: it is the likeliest commit, not a certain one`,
     });
-  if (!p.sized)
+  if (!sizedStep(p))
     return done({
       conclusion: 'no-culprit',
       culprit: null,
