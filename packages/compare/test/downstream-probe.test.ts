@@ -181,16 +181,19 @@ describe.skipIf(missing)(
       expect(pg[1]?.connections).toBe(0);
       expect(pg[1]?.bytesOut).toBeGreaterThan(pg[0]?.bytesOut ?? 0);
       expect(perItem.requestsWithCalls).toMatchObject({ withCalls: REQUESTS, calls: 10 * REQUESTS });
-      // the functions' calls are estimates (a stack at most every 2 ms stands for the calls since the last)
+      // the functions' calls are estimates (a stack, held to 0.3 % of the main thread, stands for
+      // the calls since the last)
       expect(perItem.functions[0]?.name).toBe('loadItemsOneByOne');
       // (a sample that lands in the route's own frame gives its calls to that frame: on a busy
       // runner 357 of 400 went to the named function, so the floor is three quarters)
       expect(perItem.functions[0]?.calls).toBeGreaterThan(0.75 * 10 * REQUESTS);
       expect(perItem.functions[0]?.calls).toBeLessThanOrEqual(10 * REQUESTS);
-      // the estimates add up to at most the calls counted (those after the window's last stack
-      // are the endpoint's only: 366 of 400 here once)
+      // the estimates add up to at most the calls counted: a stack that finds no user frame gives
+      // its calls to no function. Before 2026-12-07 the pool's own callbacks took such stacks when
+      // none was due at the query (366 and 328 of 400 here), and the calls after the window's
+      // last stack were in no row; now 400 of 400 in four runs
       const given = perItem.functions.reduce((sum, f) => sum + f.calls, 0);
-      expect(given).toBeGreaterThan(0.75 * 10 * REQUESTS);
+      expect(given).toBeGreaterThan(0.9 * 10 * REQUESTS);
       expect(given).toBeLessThanOrEqual(10 * REQUESTS);
       expect(perItem.functions[0]?.file).toMatch(/downstream-server\.mjs$/);
       expect(one.functions[0]?.name).toBe('loadItemsAtOnce');
@@ -247,12 +250,12 @@ describe.skipIf(missing)(
       // the function's waiting is the sum of the waiting of the calls its stacks stand for, each
       // its own: the first call of a burst (written first, answered with the rest) waits longest,
       // and one sampled call's waiting times the calls it stood for read 38–58 % above the
-      // endpoint's exact sum (the calls after the window's last stack are the endpoint's only)
-      const named = perItem.functions[0]?.waitingMicros ?? 0;
+      // endpoint's exact sum; every call of the window stands with a stack, so the functions'
+      // waiting adds up to the endpoint's (each row rounded to a microsecond)
       const exact = endpoint(perItem, run.stores.redis.port).waitingMicros;
+      const named = perItem.functions.reduce((sum, f) => sum + f.waitingMicros, 0);
       const seen = JSON.stringify({ named, exact, calls: perItem.functions[0]?.calls });
-      expect(named / exact, seen).toBeGreaterThan(0.8);
-      expect(named / exact, seen).toBeLessThanOrEqual(1);
+      expect(Math.abs(named - exact), seen).toBeLessThanOrEqual(perItem.functions.length);
       const together = await measure(run, '/redis-together', CONCURRENT);
       const series = await measure(run, '/redis-series', CONCURRENT);
       for (const window of [together, series]) {

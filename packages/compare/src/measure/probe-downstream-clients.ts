@@ -44,8 +44,10 @@ function callWith(fn: (...args: never[]) => unknown, self: unknown, args: never[
 }
 
 /**
- * A client function whose write comes later: called in an origin of its own (always, or when the
- * caller's stack holds user frames), so that the write finds it.
+ * A client function whose write comes later: called in an origin of its own (always, or unless a
+ * stack was taken and held no user frame), so that the write finds it. With no stack due at the
+ * call, the write must not take one either: in a driver's own callbacks it would find none of the
+ * user's frames, and every call it stood for would be in no function's row.
  */
 function wrapDeferred<F extends (...args: never[]) => unknown>(
   source: OriginSource,
@@ -54,8 +56,11 @@ function wrapDeferred<F extends (...args: never[]) => unknown>(
 ): F {
   const wrapped = function deferredRecorded(this: unknown, ...args: Parameters<F>) {
     if (!source.open) return original.apply(this, args);
-    const origin = source.origin(deferredRecorded, source.stackDue());
-    if (!always && !origin.frames?.length) return original.apply(this, args);
+    const withStack = source.stackDue();
+    // called by an outer wrapped call (a pool's query calls its client's): the outer origin holds
+    if (!withStack && source.originStore.getStore() !== undefined) return original.apply(this, args);
+    const origin = source.origin(deferredRecorded, withStack);
+    if (!always && origin.frames?.length === 0) return original.apply(this, args);
     return source.originStore.run(origin, callWith, original, this, args);
   };
   return wrapped as unknown as F;

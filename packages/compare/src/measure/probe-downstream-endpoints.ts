@@ -30,6 +30,8 @@ export class Endpoint {
   bytesIn = 0;
   /** The calls started since the last stack taken, for the next stack. */
   group = new StackGroup();
+  /** The group of the window's last stack: the calls after it stand with it when the window closes. */
+  stacked: StackGroup | undefined;
   protocol: DownstreamProtocol | undefined;
   constructor(
     readonly key: string,
@@ -47,6 +49,7 @@ export class Endpoint {
     this.bytesOut = 0;
     this.bytesIn = 0;
     this.group = new StackGroup();
+    this.stacked = undefined;
   }
 }
 

@@ -212,6 +212,7 @@ export class DownstreamRecorder implements OriginSource {
       group.resumed = origin.resumed;
       group.stack = this.code.stackOf(frames, endpoint);
       endpoint.group = new StackGroup();
+      endpoint.stacked = group;
       if (group.heldCalls)
         this.code.add(
           group.fn,
@@ -321,6 +322,17 @@ export class DownstreamRecorder implements OriginSource {
       if (state.inCall && state.answered) this.endCall(state, state);
       this.countBytes(socket, state);
     }
+    // the calls since an endpoint's last stack stand with it (else they were in no function's row)
+    for (const { group, stacked } of this.endpointOrder.concat(this.otherEndpoint))
+      if (group.heldCalls > 0 && stacked)
+        this.code.add(
+          stacked.fn,
+          stacked.resumed,
+          stacked.stack,
+          group.heldCalls,
+          group.heldMicros,
+          group.heldOutside,
+        );
     this.open = false;
     return this.result();
   }
