@@ -125,7 +125,8 @@ describe('hotpath front door: usage, values, progress, output folder, own frames
     // once the first round is done, the ETA is known
     for (const line of lines.slice(4)) expect(line).toMatch(/ · ETA \d+ s$/);
     expect(r.stderr).not.toContain('\r');
-    const quiet = await cli(['compare', '--quiet'], app);
+    // --quiet prints no round of any length: one short round is enough to show it
+    const quiet = await cli(['compare', '--quiet', '--rounds', '1', '--duration', '200ms'], app);
     expect(quiet.status).toBe(0);
     expect(quiet.stderr).not.toMatch(/^hotpath: round/m);
     expect(quiet.stderr).toMatch(/files in /);
