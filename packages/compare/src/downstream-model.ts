@@ -45,9 +45,9 @@ export const DownstreamEndpointSchema = z.object({
 /**
  * A function of the user's code on the stacks that issued calls: `calls` and `waitingMicros`
  * count the calls it issued itself (it was the first user frame: outside node_modules, `node:`
- * and Node's internals). Estimates: the probe takes a call's stack at most once per 2 ms, and
- * each stack taken stands for the calls to its endpoint since the one before (the calls after
- * the window's last stack are in the endpoint's counts only).
+ * and Node's internals). Estimates: the probe takes a call's stack at most once per 2 ms, held to
+ * 0.3 % of the main thread, and each stack taken stands for the calls to its endpoint since the
+ * one before (the calls after the window's last stack stand with it).
  */
 export const DownstreamFunctionSchema = z.object({
   name: text,

@@ -313,8 +313,8 @@ describe.skipIf(missing)(
       let window: DownstreamWindow;
       try {
         // the requests call nothing and take 5 ms each; the job, on a timer made at start-up,
-        // queries PostgreSQL every 3 ms (alone, so that the stacks taken are all its own: a stack
-        // is taken at most every 2 ms, whatever the endpoint)
+        // queries PostgreSQL every 3 ms (alone, so that the stacks taken are all its own: the
+        // stacks are rationed whatever the endpoint)
         window = await measure(run, '/idle');
       } finally {
         expect(await ask(run.port, '/job-off')).toBe(200);

@@ -68,6 +68,6 @@ const FLAME_WORDS: Record<
     base: 'Base waiting',
     none: 'No downstream stacks, so no waiting flame graph.',
     about:
-      "Time waited on downstream calls per request, by the user's frames that issued them, each stack ending at the endpoint the calls went to; the mean over each side's rounds (a stack at most every 2 ms stands for the calls since the last: estimates).",
+      "Time waited on downstream calls per request, by the user's frames that issued them, each stack ending at the endpoint the calls went to; the mean over each side's rounds (a stack, held to 0.3 % of the main thread, stands for the calls since the last: estimates).",
   },
 };

@@ -79,7 +79,7 @@ export function waitingSection(
       );
     if (diff.functions.length > 0)
       parts.push(
-        `<p class="dim">${e(DOWNSTREAM_WORDS.functions)}; calls are estimates (a stack at most every 2 ms stands for the calls since the last)</p>`,
+        `<p class="dim">${e(DOWNSTREAM_WORDS.functions)}; calls are estimates (a stack, held to 0.3 % of the main thread, stands for the calls since the last)</p>`,
         table(functionColumns(report), diff.functions),
       );
   }
