@@ -114,6 +114,19 @@ export class WaitingCode {
     this.stackWaiting[stack] = (this.stackWaiting[stack] ?? 0) + micros;
   }
 
+  /** The calls `endpoint` made since the window's last stack for it, given to that stack (the window ends). */
+  addHeld({ group, stacked }: Endpoint): void {
+    if (group.heldCalls > 0 && stacked)
+      this.add(
+        stacked.fn,
+        stacked.resumed,
+        stacked.stack,
+        group.heldCalls,
+        group.heldMicros,
+        group.heldOutside,
+      );
+  }
+
   /** The window's functions (by waiting, largest first) and stacks, their endpoints numbered by `endpointAt`. */
   rows(endpointAt: Map<Endpoint, number>): { functions: DownstreamFunction[]; stacks: DownstreamStack[] } {
     const used = new Set<number>();

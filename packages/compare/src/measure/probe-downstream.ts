@@ -323,16 +323,7 @@ export class DownstreamRecorder implements OriginSource {
       this.countBytes(socket, state);
     }
     // the calls since an endpoint's last stack stand with it (else they were in no function's row)
-    for (const { group, stacked } of this.endpointOrder.concat(this.otherEndpoint))
-      if (group.heldCalls > 0 && stacked)
-        this.code.add(
-          stacked.fn,
-          stacked.resumed,
-          stacked.stack,
-          group.heldCalls,
-          group.heldMicros,
-          group.heldOutside,
-        );
+    for (const endpoint of [...this.endpointOrder, this.otherEndpoint]) this.code.addHeld(endpoint);
     this.open = false;
     return this.result();
   }
