@@ -8,7 +8,7 @@ import {
   type DownstreamStack,
   OTHER,
 } from '../downstream-model.js';
-import type { Endpoint } from './probe-downstream-endpoints.js';
+import type { Endpoint, StackGroup } from './probe-downstream-endpoints.js';
 
 /** Frames V8 records where a call starts: enough to get past a driver's own (pg: about 12). */
 const STACK_LIMIT = 32;
@@ -114,17 +114,10 @@ export class WaitingCode {
     this.stackWaiting[stack] = (this.stackWaiting[stack] ?? 0) + micros;
   }
 
-  /** The calls `endpoint` made since the window's last stack for it, given to that stack (the window ends). */
-  addHeld({ group, stacked }: Endpoint): void {
-    if (group.heldCalls > 0 && stacked)
-      this.add(
-        stacked.fn,
-        stacked.resumed,
-        stacked.stack,
-        group.heldCalls,
-        group.heldMicros,
-        group.heldOutside,
-      );
+  /** The calls `held` ended before a stack stood for them, given to `stacked`'s function and stack. */
+  addHeld(stacked: StackGroup, held: StackGroup): void {
+    if (held.heldCalls > 0)
+      this.add(stacked.fn, stacked.resumed, stacked.stack, held.heldCalls, held.heldMicros, held.heldOutside);
   }
 
   /** The window's functions (by waiting, largest first) and stacks, their endpoints numbered by `endpointAt`. */
@@ -161,12 +154,9 @@ export class WaitingCode {
   /** When the next stack may be taken (performance.now(), ms). */
   private stackAfter = Number.NEGATIVE_INFINITY;
 
-  /** Whether a stack may be taken now (see STACK_BUDGET); if so, the next is STACK_INTERVAL_MS away at least. */
+  /** Whether a stack may be taken now (see STACK_BUDGET); userFrames, which takes it, sets the next. */
   stackDue(): boolean {
-    const now = performance.now();
-    if (now < this.stackAfter) return false;
-    this.stackAfter = now + STACK_INTERVAL_MS;
-    return true;
+    return performance.now() >= this.stackAfter;
   }
 
   /** The user's frames on the stack now; the next stack waits by what this one cost (STACK_BUDGET). */
@@ -174,7 +164,7 @@ export class WaitingCode {
     const started = performance.now();
     const frames = this.framesBelow(below);
     const took = performance.now() - started;
-    this.stackAfter = Math.max(this.stackAfter, started + took / STACK_BUDGET);
+    this.stackAfter = started + Math.max(STACK_INTERVAL_MS, took / STACK_BUDGET);
     return frames;
   }
 

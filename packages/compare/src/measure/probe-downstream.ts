@@ -213,15 +213,7 @@ export class DownstreamRecorder implements OriginSource {
       group.stack = this.code.stackOf(frames, endpoint);
       endpoint.group = new StackGroup();
       endpoint.stacked = group;
-      if (group.heldCalls)
-        this.code.add(
-          group.fn,
-          group.resumed,
-          group.stack,
-          group.heldCalls,
-          group.heldMicros,
-          group.heldOutside,
-        );
+      this.code.addHeld(group, group);
     }
     const context = origin.context ?? this.waiting.store?.getStore();
     if (context && !context.done) this.waiting.callStarted(context, call);
@@ -323,7 +315,8 @@ export class DownstreamRecorder implements OriginSource {
       this.countBytes(socket, state);
     }
     // the calls since an endpoint's last stack stand with it (else they were in no function's row)
-    for (const endpoint of [...this.endpointOrder, this.otherEndpoint]) this.code.addHeld(endpoint);
+    for (const { stacked, group } of [...this.endpointOrder, this.otherEndpoint])
+      if (stacked) this.code.addHeld(stacked, group);
     this.open = false;
     return this.result();
   }
