@@ -9,7 +9,21 @@ import { CLI_BIN, FIXTURES, makeRepo, runCli } from './helpers/repo.js';
 
 const cli = (args: string[], cwd = FIXTURES) => runCli(args, { cwd, timeout: 120_000 });
 
-const FAST = ['--duration', '0.7', '--warmup', '0.2', '--rounds', '2', '--connections', '2'];
+// Short runs without the memory edges (their full collections cost a fifth of such a run): these
+// tests are about the CLI's plumbing; memory per request has its own files (memory.test.ts, the
+// Action's end-to-end run).
+const FAST = [
+  '--duration',
+  '0.7',
+  '--warmup',
+  '0.2',
+  '--rounds',
+  '2',
+  '--connections',
+  '2',
+  '--memory',
+  'off',
+];
 
 describe('hotpath CLI (bin/hotpath.js)', () => {
   let dir: string;
@@ -89,6 +103,7 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
         // verdict per scenario.
         threshold: 70,
         metrics: ['requestsPerSecond', 'cpuPerRequest'],
+        memory: 'off',
         scenarios: [
           { name: 'hash', url: '/hash' },
           { name: 'static', url: '/static', connections: 1 },
@@ -145,6 +160,10 @@ describe('hotpath CLI (bin/hotpath.js)', () => {
         '3',
         '-c',
         '2',
+        '--memory',
+        'off',
+        '--profiler',
+        'none',
       ]);
       expect(r.status, r.stderr).toBe(0);
       expect(r.stderr).toContain(`raw results (shard ${shard})`);

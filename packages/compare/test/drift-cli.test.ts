@@ -160,6 +160,9 @@ describe('hotpath drift and hotpath history', () => {
         '1.5',
         '--rounds',
         '5',
+        // CPU is the subject: no memory edges (their collections cost a fifth of such a run)
+        '--memory',
+        'off',
       ],
       repo,
     );
