@@ -24,6 +24,8 @@ const FAST = {
   rounds: '8',
   connections: '2',
   profiler: 'none',
+  // the history, the issue and the fail decision are the subject: no memory edges (a fifth of a run)
+  memory: 'off',
 };
 
 const git = (cwd: string, ...args: string[]) =>
