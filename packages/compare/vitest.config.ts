@@ -35,6 +35,7 @@ const SIDE_BY_SIDE = [
   'output-links',
   'pass-env',
   'printable',
+  'probe-bundle',
   'progress',
   'report',
   'report-out',

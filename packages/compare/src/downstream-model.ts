@@ -4,19 +4,9 @@
 // Results files are untrusted: every array and text is bounded.
 import { z } from 'zod';
 
-/** The bounds of one window's record (the probe keeps to them; the rest is counted as OTHER). */
-export const DOWNSTREAM_LIMITS = {
-  endpoints: 200,
-  functions: 2000,
-  stacks: 5000,
-  /** Characters of an endpoint (host:port or socket path), a function's name or file. */
-  text: 1024,
-  /** User frames of one stack. */
-  frames: 64,
-} as const;
+import { DOWNSTREAM_LIMITS } from './downstream-limits.js';
 
-/** The name of the endpoint, function or stack that stands for everything past a bound. */
-export const OTHER = '(other)';
+export { DOWNSTREAM_LIMITS, OTHER } from './downstream-limits.js';
 
 /** The protocols the probe recognises, by port and by the first bytes a connection exchanges. */
 export const DownstreamProtocolSchema = z.enum(['http', 'https', 'postgres', 'redis', 'memcache', 'mysql']);

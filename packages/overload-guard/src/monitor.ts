@@ -1,7 +1,6 @@
 import { type IntervalHistogram, monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { z } from 'zod';
+import { describeValue, HotpathGuardError } from './errors.js';
 import { UtilizationWindow } from './utilization-window.js';
-import { parseOptions } from './validate.js';
 
 /** Event-loop delay statistics in milliseconds (0 when no delay was recorded yet). */
 export interface EventLoopDelayStats {
@@ -74,23 +73,57 @@ export interface Monitor {
 
 const NS_PER_MS = 1e6;
 
-const millis = (min: number) =>
-  z.number({ error: `a number of milliseconds >= ${min}` }).min(min, `a number of milliseconds >= ${min}`);
+/** One option: its value, its default when unset, and whether a set value is accepted. */
+function option(
+  options: Record<string, unknown>,
+  name: keyof MonitorOptions,
+  fallback: number,
+  accepts: (value: number) => boolean,
+  expected: string,
+): number {
+  const value = options[name];
+  if (value === undefined) return fallback;
+  if (typeof value === 'number' && Number.isFinite(value) && accepts(value)) return value;
+  throw new HotpathGuardError(
+    'HP_GUARD_INVALID_OPTION',
+    `createMonitor: invalid ${name} ${describeValue(value)}: expected ${expected}`,
+  );
+}
 
-const monitorOptionsSchema = z.object({
-  resolution: millis(1).default(10),
-  sampleInterval: z
-    .number({ error: '0 or a number of milliseconds >= 10' })
-    .refine((value) => value === 0 || value >= 10, '0 or a number of milliseconds >= 10')
-    .default(1000),
-  seriesLength: z
-    .number({ error: 'an integer from 1 to 100000' })
-    .int('an integer from 1 to 100000')
-    .min(1, 'an integer from 1 to 100000')
-    .max(100_000, 'an integer from 1 to 100000')
-    .default(60),
-  utilizationWindow: millis(10).default(10_000),
-});
+/**
+ * The options with their defaults, checked by hand, not with the schema library the guard's
+ * options use: the monitor is also what hotpath's probe loads into every server it measures, and
+ * the library was nine tenths of the probe's bytes and most of its load time.
+ */
+function monitorConfig(input: unknown = {}): Required<MonitorOptions> {
+  if (input === null) return monitorConfig({});
+  if (typeof input !== 'object' || Array.isArray(input)) {
+    throw new HotpathGuardError(
+      'HP_GUARD_INVALID_OPTION',
+      `createMonitor: invalid options ${describeValue(input)}: expected an object of options`,
+    );
+  }
+  const options = input as Record<string, unknown>;
+  const millis = (min: number) => [(v: number) => v >= min, `a number of milliseconds >= ${min}`] as const;
+  return {
+    resolution: option(options, 'resolution', 10, ...millis(1)),
+    sampleInterval: option(
+      options,
+      'sampleInterval',
+      1000,
+      (v) => v === 0 || v >= 10,
+      '0 or a number of milliseconds >= 10',
+    ),
+    seriesLength: option(
+      options,
+      'seriesLength',
+      60,
+      (v) => Number.isInteger(v) && v >= 1 && v <= 100_000,
+      'an integer from 1 to 100000',
+    ),
+    utilizationWindow: option(options, 'utilizationWindow', 10_000, ...millis(10)),
+  };
+}
 
 function delayStats(histogram: IntervalHistogram): EventLoopDelayStats {
   const count = histogram.count;
@@ -128,7 +161,7 @@ function activeCounts(): { activeHandles: number; activeRequests: number } {
  * unref'd); costs two libuv timers at `resolution` ms plus one sample per `sampleInterval`.
  */
 export function createMonitor(options: MonitorOptions = {}): Monitor {
-  const config = parseOptions(monitorOptionsSchema, options, 'createMonitor');
+  const config = monitorConfig(options);
   const sinceSnapshot = monitorEventLoopDelay({ resolution: config.resolution });
   sinceSnapshot.enable();
   let lastElu = performance.eventLoopUtilization();

@@ -2,12 +2,8 @@
 // frames on the stack — outside node_modules, `node:` and Node's internals, async frames included —
 // interned as functions (by file and position) and stacks (frames + endpoint), bounded, with each
 // window's calls and waiting per function that issued them and per stack (a waiting flame graph).
-import {
-  DOWNSTREAM_LIMITS,
-  type DownstreamFunction,
-  type DownstreamStack,
-  OTHER,
-} from '../downstream-model.js';
+import { DOWNSTREAM_LIMITS, OTHER } from '../downstream-limits.js';
+import type { DownstreamFunction, DownstreamStack } from '../downstream-model.js';
 import type { Endpoint, StackGroup } from './probe-downstream-endpoints.js';
 
 /** Frames V8 records where a call starts: enough to get past a driver's own (pg: about 12). */

@@ -17,7 +17,8 @@
 // waiting (probe-downstream-requests). Never throws into the host.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Server, Socket } from 'node:net';
-import { DOWNSTREAM_LIMITS, type DownstreamWindow, OTHER } from '../downstream-model.js';
+import { DOWNSTREAM_LIMITS, OTHER } from '../downstream-limits.js';
+import type { DownstreamWindow } from '../downstream-model.js';
 import { installOrigins, ORIGIN, type Origin, type OriginSource } from './probe-downstream-clients.js';
 import { WaitingCode } from './probe-downstream-code.js';
 import {

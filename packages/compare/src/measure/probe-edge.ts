@@ -41,9 +41,6 @@ export async function endSurvivors(
  * window does not measure what a full collection costs after it; else `start` does it.
  */
 export async function openEdge(warming: WarmUp | undefined): Promise<Edge> {
-  // Loaded on activation only, so processes that never serve do not pay for it; before the
-  // opening collection, so that loading it is counted neither as allocated nor as retained.
-  await import('@hotpath/overload-guard');
   // The sampler's one-time check: started at activation (prepareMemory), its answer cached; awaited
   // here, before the opening collection, so that its garbage is not counted either.
   const heapNote = memoryOn() ? await checkHeapSampling() : undefined;

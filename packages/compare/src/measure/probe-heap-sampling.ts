@@ -158,8 +158,6 @@ export function prepareMemory(): void {
  */
 export async function startWarmUpProfile(survivors: boolean): Promise<WarmUp | undefined> {
   if (!memoryOn()) return undefined;
-  // The monitor's module first (openWindow loads it too), so that it is none of the survivors.
-  await import('@hotpath/overload-guard');
   if (await checkHeapSampling()) return undefined;
   const sampling = survivors ? await startSurvivorSampling() : undefined;
   return { meter: startAllocationMeter(), survivors: sampling };

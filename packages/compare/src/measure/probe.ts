@@ -16,7 +16,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { connect, Server, type Socket } from 'node:net';
 import { join } from 'node:path';
-import type { MonitorSnapshot } from '@hotpath/overload-guard';
+// The monitor alone: the package is free of side effects, so the bundle leaves its guard (and the
+// guard's schema library) out.
+import { createMonitor, type MonitorSnapshot } from '@hotpath/overload-guard';
 import { type CpuSampler, startCpuSampler } from '@hotpath/tick-parser/cpu-sampler';
 import { type DownstreamRecorder, installDownstream } from './probe-downstream.js';
 import { type Edge, memoryEdges } from './probe-edge.js';
@@ -159,7 +161,6 @@ async function openWindow(
 ): Promise<{ window: Window; profiler?: CpuSampler; note?: string }> {
   let profiler: CpuSampler | undefined;
   let note: string | undefined;
-  const { createMonitor } = await import('@hotpath/overload-guard');
   const memory = startMemoryRecord(edge.memory);
   const heap = memory && !edge.heapNote ? await startHeapSampling(edge.interval) : undefined;
   // The threads the CPU profiler starts (V8's profiler thread) count as the runtime's.
