@@ -5,25 +5,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectSafeMarkdown } from './helpers/gfm.js';
 import { leftAlive, serversRunning } from './helpers/processes.js';
-import { CLI_BIN, FIXTURES, makeRepo, runCli } from './helpers/repo.js';
+import { CLI_BIN, FIXTURES, makeRepo, runCli, SHORT_RUN } from './helpers/repo.js';
 
 const cli = (args: string[], cwd = FIXTURES) => runCli(args, { cwd, timeout: 120_000 });
 
 // Short runs without the memory edges (their full collections cost a fifth of such a run): these
 // tests are about the CLI's plumbing; memory per request has its own files (memory.test.ts, the
 // Action's end-to-end run).
-const FAST = [
-  '--duration',
-  '0.7',
-  '--warmup',
-  '0.2',
-  '--rounds',
-  '2',
-  '--connections',
-  '2',
-  '--memory',
-  'off',
-];
+const FAST = [...SHORT_RUN, '--memory', 'off'];
 
 describe('hotpath CLI (bin/hotpath.js)', () => {
   let dir: string;

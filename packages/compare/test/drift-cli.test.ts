@@ -4,22 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseHistory } from '../src/drift/history.js';
-import { FIXTURES, runCli } from './helpers/repo.js';
+import { FIXTURES, runCli, SHORT_RUN } from './helpers/repo.js';
 
 const cli = (args: string[], cwd = FIXTURES) => runCli(args, { cwd, timeout: 180_000 });
 
-const FAST = [
-  '--duration',
-  '0.7',
-  '--warmup',
-  '0.2',
-  '--rounds',
-  '2',
-  '--connections',
-  '2',
-  '--profiler',
-  'none',
-];
+const FAST = [...SHORT_RUN, '--profiler', 'none'];
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', args, {

@@ -92,3 +92,6 @@ export function makeRepo(
   const headSha = git(dir, 'rev-parse', 'HEAD');
   return { dir, baseSha, headSha };
 }
+
+/** The CLI's flags for a short comparison: two rounds of 0.7 s at 2 connections. */
+export const SHORT_RUN = ['--duration', '0.7', '--warmup', '0.2', '--rounds', '2', '--connections', '2'];
