@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createMonitor } from '../src/index.js';
+import { createMonitor, type MonitorOptions } from '../src/index.js';
 
 function burn(ms: number): void {
   const end = Date.now() + ms;
@@ -128,5 +128,21 @@ describe('createMonitor', () => {
     expect(() => createMonitor({ utilizationWindow: 'x' as unknown as number })).toThrow(
       expect.objectContaining({ code: 'HP_GUARD_INVALID_OPTION' }),
     );
+    expect(() => createMonitor({ resolution: Number.NaN })).toThrow(
+      /invalid resolution NaN: expected a number/,
+    );
+    expect(() => createMonitor({ utilizationWindow: Number.POSITIVE_INFINITY })).toThrow(
+      /invalid utilizationWindow Infinity/,
+    );
+    expect(() => createMonitor(5 as unknown as MonitorOptions)).toThrow(
+      /createMonitor: invalid options 5: expected an object of options/,
+    );
+  });
+
+  it('takes null as no options, as undefined (the defaults)', () => {
+    const monitor = createMonitor(null as unknown as MonitorOptions);
+    // the default series: one entry a second, none yet
+    expect(monitor.series()).toEqual([]);
+    monitor.close();
   });
 });
