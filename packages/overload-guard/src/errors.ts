@@ -26,3 +26,16 @@ export function describeValue(value: unknown): string {
     return String(value);
   }
 }
+
+/** The error for one bad option: `<owner>: invalid <name> <value>: expected <expected>`. */
+export function invalidOption(
+  owner: string,
+  name: string,
+  value: unknown,
+  expected: string,
+): HotpathGuardError {
+  return new HotpathGuardError(
+    'HP_GUARD_INVALID_OPTION',
+    `${owner}: invalid ${name} ${describeValue(value)}: expected ${expected}`,
+  );
+}

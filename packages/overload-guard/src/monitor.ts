@@ -1,5 +1,5 @@
 import { type IntervalHistogram, monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { describeValue, HotpathGuardError } from './errors.js';
+import { invalidOption } from './errors.js';
 import { UtilizationWindow } from './utilization-window.js';
 
 /** Event-loop delay statistics in milliseconds (0 when no delay was recorded yet). */
@@ -73,7 +73,7 @@ export interface Monitor {
 
 const NS_PER_MS = 1e6;
 
-/** One option: its value, its default when unset, and whether a set value is accepted. */
+/** One option: its value, or its default when unset; a set value `accepts` refuses throws. */
 function option(
   options: Record<string, unknown>,
   name: keyof MonitorOptions,
@@ -84,10 +84,7 @@ function option(
   const value = options[name];
   if (value === undefined) return fallback;
   if (typeof value === 'number' && Number.isFinite(value) && accepts(value)) return value;
-  throw new HotpathGuardError(
-    'HP_GUARD_INVALID_OPTION',
-    `createMonitor: invalid ${name} ${describeValue(value)}: expected ${expected}`,
-  );
+  throw invalidOption('createMonitor', name, value, expected);
 }
 
 /**
@@ -95,33 +92,34 @@ function option(
  * options use: the monitor is also what hotpath's probe loads into every server it measures, and
  * the library was nine tenths of the probe's bytes and most of its load time.
  */
-function monitorConfig(input: unknown = {}): Required<MonitorOptions> {
-  if (input === null) return monitorConfig({});
-  if (typeof input !== 'object' || Array.isArray(input)) {
-    throw new HotpathGuardError(
-      'HP_GUARD_INVALID_OPTION',
-      `createMonitor: invalid options ${describeValue(input)}: expected an object of options`,
-    );
-  }
-  const options = input as Record<string, unknown>;
-  const millis = (min: number) => [(v: number) => v >= min, `a number of milliseconds >= ${min}`] as const;
+function monitorConfig(input: unknown): Required<MonitorOptions> {
+  const options = input ?? {};
+  if (typeof options !== 'object' || Array.isArray(options))
+    throw invalidOption('createMonitor', 'options', options, 'an object of options');
+  const given = options as Record<string, unknown>;
   return {
-    resolution: option(options, 'resolution', 10, ...millis(1)),
+    resolution: option(given, 'resolution', 10, (v) => v >= 1, 'a number of milliseconds >= 1'),
     sampleInterval: option(
-      options,
+      given,
       'sampleInterval',
       1000,
       (v) => v === 0 || v >= 10,
       '0 or a number of milliseconds >= 10',
     ),
     seriesLength: option(
-      options,
+      given,
       'seriesLength',
       60,
       (v) => Number.isInteger(v) && v >= 1 && v <= 100_000,
       'an integer from 1 to 100000',
     ),
-    utilizationWindow: option(options, 'utilizationWindow', 10_000, ...millis(10)),
+    utilizationWindow: option(
+      given,
+      'utilizationWindow',
+      10_000,
+      (v) => v >= 10,
+      'a number of milliseconds >= 10',
+    ),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { describeValue, HotpathGuardError } from './errors.js';
+import { describeValue, HotpathGuardError, invalidOption } from './errors.js';
 
 /**
  * Parses `input` with `schema`; on failure throws HP_GUARD_INVALID_OPTION naming the first bad
@@ -28,9 +28,5 @@ export function parseOptions<T extends z.ZodType>(schema: T, input: unknown, own
     value =
       value != null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
   }
-  const name = path === '' ? 'options' : path;
-  throw new HotpathGuardError(
-    'HP_GUARD_INVALID_OPTION',
-    `${owner}: invalid ${name} ${describeValue(value)}: expected ${issue.message}`,
-  );
+  throw invalidOption(owner, path === '' ? 'options' : path, value, issue.message);
 }
