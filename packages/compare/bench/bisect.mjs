@@ -3,7 +3,7 @@
 // there is no step?
 //
 //   node bench/bisect.mjs [--runs 10] [--commits 32] [--step 15] [--none] [--budget 600]
-//                         [--duration S] [--seed N] [--save FILE] [--second PCT]
+//                         [--duration S] [--seed N] [--save FILE] [--second PCT] [--at N]
 //
 // Each run: a temp git repository of `--commits` commits after the good one (0); every commit
 // edits a comment, except the one at a random index in 1..commits where the handler's CPU work
@@ -17,6 +17,8 @@
 // search names one of them (or a range); then, as a user would, each side of the named commit is
 // bisected again — [good, culprit − 1] and [culprit, bad] — and the run is scored on whether both
 // steps were named.
+// --at N: the step at commit N in every run (N = commits, the last, is the longest search: every
+// probe before it shows no change).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -35,6 +37,7 @@ const { values } = parseArgs({
     seed: { type: 'string' },
     save: { type: 'string' },
     second: { type: 'string' },
+    at: { type: 'string' },
   },
 });
 const second = values.second === undefined ? undefined : Number(values.second) / 100;
@@ -96,7 +99,8 @@ function makeRepo(dir, at, atSecond) {
 
 const tally = { right: 0, wrong: 0, range: 0, none: 0 };
 for (let run = 1; run <= runs; run++) {
-  const at = values.none ? undefined : 1 + Math.floor(random() * commits);
+  const drawn = 1 + Math.floor(random() * commits);
+  const at = values.none ? undefined : values.at !== undefined ? Number(values.at) : drawn;
   const dir = mkdtempSync(join(tmpdir(), 'hotpath-bench-bisect-'));
   const load = loadavg()[0];
   try {

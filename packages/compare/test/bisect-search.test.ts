@@ -9,7 +9,7 @@ import {
   stepsLeft,
   suspects,
 } from '../src/bisect/search.js';
-import { decidingChange } from '../src/bisect/step.js';
+import { decidingChange, measurementFits, roundsBudget, stepCosts } from '../src/bisect/step.js';
 import type { Report } from '../src/model.js';
 import type { Settings } from '../src/settings/schema.js';
 import { outcomeSoFar } from '../src/verdict/sequential.js';
@@ -61,6 +61,31 @@ describe('bisect search', () => {
     expect(stepsLeft(startSearch(33))).toBe(6);
     expect(stepsLeft(startSearch(9))).toBe(4);
     expect(stepsLeft(startSearch(2))).toBe(1);
+  });
+});
+
+describe("the search's budget, as the comparisons so far spent it", () => {
+  // two measurements: 80 s with 64 s of rounds in 4 pairs, 50 s with 42 s of rounds in 3 pairs
+  const costs = stepCosts([
+    { seconds: 80, rounds: 64, pairs: 4 },
+    { seconds: 50, rounds: 42, pairs: 3 },
+  ]);
+  it('takes the most any measurement spent outside its rounds, and the longest pair', () => {
+    expect(costs).toEqual({ outside: 16, pair: 16 });
+    expect(stepCosts([])).toBeUndefined();
+    // a measurement ended before any pair (aborted): no pair time from it
+    expect(stepCosts([{ seconds: 9, rounds: 0, pairs: 0 }])).toEqual({ outside: 9, pair: 0 });
+  });
+  it("gives a comparison's rounds what is left once its setup is paid", () => {
+    expect(roundsBudget(100, costs)).toBe(84);
+    expect(roundsBudget(100, undefined)).toBe(100);
+  });
+  it('starts a comparison only when its setup and one pair fit in what is left', () => {
+    expect(measurementFits(32, costs)).toBe(true);
+    expect(measurementFits(31.9, costs)).toBe(false);
+    // before any measurement, anything of a second or more
+    expect(measurementFits(1, undefined)).toBe(true);
+    expect(measurementFits(0.5, undefined)).toBe(false);
   });
 });
 

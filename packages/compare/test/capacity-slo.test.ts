@@ -74,7 +74,7 @@ describe('capacity at an SLO (real servers)', () => {
     expect(capacity.outcome, seen).toBe('regressed');
     expect(report.outcome).toBe('regressed');
     // every round searched both sides within the step bound; head, under half base's throughput,
-    // from half its own (a lower first rate than base's)
+    // from three quarters of its own (a lower first rate than base's)
     for (const row of report.scenarios[0]?.rounds ?? []) expect(row.capacity).toBeGreaterThan(0);
     const searches = notes.filter((n) => n.includes('capacity at p99 ≤ 40 ms, errors ≤ 1 %'));
     expect(searches, seen).toHaveLength(6);

@@ -18,11 +18,42 @@ export type StepMeasurement =
   | { state: 'measured'; report: Report; shards: Shard[]; seconds: number }
   | { state: 'unbuildable'; reason: string; seconds: number };
 
+/** What one measurement of a step took: in all, in its rounds, and its pairs. */
+export interface MeasurementCost {
+  seconds: number;
+  rounds: number;
+  pairs: number;
+}
+
+/**
+ * What a measurement spends outside its rounds (the worktrees, installs, builds, its report) and
+ * what one pair of rounds takes: the most of each among the measurements so far, so that a
+ * search's last comparison ends within its budget rather than a pair and its setup past it (one
+ * search with a 600 s budget took 605 s). Undefined before the first measurement. Pure.
+ */
+export function stepCosts(done: readonly MeasurementCost[]): { outside: number; pair: number } | undefined {
+  if (done.length === 0) return undefined;
+  return {
+    outside: Math.max(...done.map((d) => Math.max(0, d.seconds - d.rounds))),
+    pair: Math.max(...done.map((d) => (d.pairs > 0 ? d.rounds / d.pairs : 0))),
+  };
+}
+
+/** Seconds a measurement's rounds may take: what is left of the budget once its setup is paid. Pure. */
+export const roundsBudget = (remaining: number, costs: ReturnType<typeof stepCosts>): number =>
+  remaining - (costs?.outside ?? 0);
+
+/** Whether a measurement can start: its setup and one pair fit in what is left. Pure. */
+export const measurementFits = (remaining: number, costs: ReturnType<typeof stepCosts>): boolean =>
+  roundsBudget(remaining, costs) >= Math.max(1, costs?.pair ?? 0);
+
 export interface StepRuntime extends Omit<MeasureRuntime, 'refs' | 'autoRounds' | 'shard'> {
   /** Seconds left of the search's budget: no comparison's rounds run past it. */
   remaining: () => number;
   /** Measurements of one step at most (1 + the times an inconclusive step is measured again). */
   measurements: number;
+  /** What the search's measurements so far took (stepCosts); each measurement adds its own. */
+  costs: MeasurementCost[];
 }
 
 const RANK: Record<string, number> = { regressed: 3, inconclusive: 2 };
@@ -69,6 +100,17 @@ export function mergedMeasurements(list: readonly Pick<Measurements, Side>[]): P
 /** The share of alpha the deciding look of each measurement spent: the smallest (report.ts's rule). */
 export const stepShare = (shards: readonly Shard[]) => decidingShare(shards.map((s) => s.measurements.stop));
 
+/** A measurement's cost: its rounds from their first start to their last end, and its pairs. */
+function measurementCost(shard: Shard, seconds: number): MeasurementCost {
+  const m = shard.measurements;
+  const rounds = (Date.parse(m.finishedAt) - Date.parse(m.startedAt)) / 1000;
+  return {
+    seconds,
+    rounds: Number.isFinite(rounds) ? Math.min(seconds, Math.max(0, rounds)) : 0,
+    pairs: Math.min(m.base.length, m.head.length),
+  };
+}
+
 /**
  * Measures `probe` against `good`; again (merged) while its question is unanswered and the budget
  * allows. `question` is asked of every measurement so far merged (see half-step.ts).
@@ -80,13 +122,15 @@ export async function measureStep(
   runtime: StepRuntime,
   question: StopQuestion,
 ): Promise<StepMeasurement> {
-  const { remaining, measurements, ...measureRuntime } = runtime;
+  const { remaining, measurements, costs, ...measureRuntime } = runtime;
   const started = Date.now();
   const seconds = () => (Date.now() - started) / 1000;
   const shards: Shard[] = [];
   let result: Report | undefined;
   for (let attempt = 1; attempt <= measurements; attempt++) {
-    if (attempt > 1 && remaining() < 1) break;
+    if (attempt > 1 && !measurementFits(remaining(), stepCosts(costs))) break;
+    const budget = roundsBudget(remaining(), stepCosts(costs));
+    const attemptStarted = Date.now();
     let shard: Shard;
     try {
       shard = await measure(
@@ -96,7 +140,7 @@ export async function measureStep(
           head: undefined,
           baseStart: undefined,
           headStart: undefined,
-          maxTime: Math.max(1, Math.min(settings.maxTime, Math.floor(remaining()))),
+          maxTime: Math.max(1, Math.min(settings.maxTime, Math.floor(budget))),
         },
         {
           ...measureRuntime,
@@ -118,6 +162,7 @@ export async function measureStep(
       throw err;
     }
     shards.push(shard);
+    costs.push(measurementCost(shard, (Date.now() - attemptStarted) / 1000));
     // Each measurement is a shard of the step: pairs stay within it, the report merges them.
     const numbered = shards.map((s, i) => ({ ...s, shard: { index: i + 1, total: shards.length } }));
     result = report(numbered);

@@ -8,7 +8,7 @@ import type {
   Report,
   ScenarioReport,
 } from '../model.js';
-import { CAPACITY_PRECISION, describeSlo, parseSlo, STEP_SECONDS } from '../settings/slo.js';
+import { CAPACITY_PRECISION, CAPACITY_START, describeSlo, parseSlo, STEP_SECONDS } from '../settings/slo.js';
 import { displayName, formatChange, formatDetectable } from './format.js';
 import { metricLabel } from './metric-labels.js';
 
@@ -163,7 +163,7 @@ export function loadLevelText(
 function sloText(slo: string | undefined): string {
   const targets = slo === undefined ? undefined : parseSlo(slo);
   if (!targets) return '';
-  return `; then, in each round, each side's capacity at ${describeSlo(targets)}: the highest arrival rate that met it, in open-model steps of ${STEP_SECONDS.min}–${STEP_SECONDS.max} s from half the round's throughput (a side below that, half its own), up by 25 % then bisected to within ${Math.round((CAPACITY_PRECISION - 1) * 100)} %`;
+  return `; then, in each round, each side's capacity at ${describeSlo(targets)}: the highest arrival rate that met it, in open-model steps of ${STEP_SECONDS.min}–${STEP_SECONDS.max} s from ${Math.round(CAPACITY_START * 100)} % of the higher side's throughput in the round (a side below that rate, ${Math.round(CAPACITY_START * 100)} % of its own), up by 25 % then bisected to within ${Math.round((CAPACITY_PRECISION - 1) * 100)} %`;
 }
 
 /** ", at N req/s fixed rate (S % of base's capacity, C req/s)": empty for a closed model. */

@@ -19,7 +19,15 @@ import {
   stepsLeft,
   suspects,
 } from '../bisect/search.js';
-import { decidingChange, measureStep, mergedMeasurements, stepShare } from '../bisect/step.js';
+import {
+  decidingChange,
+  type MeasurementCost,
+  measurementFits,
+  measureStep,
+  mergedMeasurements,
+  stepCosts,
+  stepShare,
+} from '../bisect/step.js';
 import { pointFromReport } from '../drift/point.js';
 import { gitRoot } from '../measure/checkout.js';
 import type { MeasureRuntime } from '../measure/measure.js';
@@ -37,7 +45,11 @@ import { writeReport } from './report-files.js';
 export interface BisectRunOptions extends Omit<MeasureRuntime, 'refs' | 'autoRounds' | 'shard'> {
   good: string;
   bad: string;
-  /** The whole search's budget in seconds (default 1800); each comparison's rounds stop by it. */
+  /**
+   * The whole search's budget in seconds (default 1800): a comparison starts only when its setup
+   * and a pair of rounds fit in what is left, and its rounds stop by the budget less its setup
+   * (both as the comparisons so far took them).
+   */
   budget?: number;
   /** Measurements of one step at most: an inconclusive step is measured again up to this (default 2). */
   measurementsPerStep?: number;
@@ -188,9 +200,12 @@ function stepper(p: Progress, settings: Settings, options: StepRuntime): StepFn 
   const { measurementsPerStep, remaining, say, ...runtime } = options;
   const { commits } = p;
   const questions = stepQuestions(settings);
+  const costs: MeasurementCost[] = [];
   return async (goodIndex: number, probeIndex: number, kind: StepKind): Promise<BisectStep | undefined> => {
     const mean = p.steps.length ? p.steps.reduce((n, s) => n + s.seconds, 0) / p.steps.length : 0;
-    if (remaining() < Math.max(5, mean / 2)) {
+    // not worth a comparison with less than half a typical one left, nor one whose setup and
+    // first pair would end past the budget
+    if (remaining() < Math.max(5, mean / 2) || !measurementFits(remaining(), stepCosts(costs))) {
       p.budgetSpent = true;
       return undefined;
     }
@@ -201,7 +216,7 @@ function stepper(p: Progress, settings: Settings, options: StepRuntime): StepFn 
       settings,
       goodSha,
       probeSha,
-      { ...runtime, remaining, measurements: measurementsPerStep },
+      { ...runtime, remaining, measurements: measurementsPerStep, costs },
       size ? questions.probe(size) : questions.sizing,
     );
     const base = {
