@@ -80,9 +80,9 @@ describe("the search's budget, as the comparisons so far spent it", () => {
     expect(roundsBudget(100, costs)).toBe(84);
     expect(roundsBudget(100, undefined)).toBe(100);
   });
-  it('starts a comparison only when its setup and one pair fit in what is left', () => {
-    expect(measurementFits(32, costs)).toBe(true);
-    expect(measurementFits(31.9, costs)).toBe(false);
+  it('starts a comparison only when its setup and the three pairs of a first look fit in what is left', () => {
+    expect(measurementFits(64, costs)).toBe(true);
+    expect(measurementFits(63.9, costs)).toBe(false);
     // before any measurement, anything of a second or more
     expect(measurementFits(1, undefined)).toBe(true);
     expect(measurementFits(0.5, undefined)).toBe(false);

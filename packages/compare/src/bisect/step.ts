@@ -8,7 +8,7 @@ import type { Measurements, Report, Shard, Side } from '../model.js';
 import { report } from '../report/report.js';
 import type { Settings } from '../settings/schema.js';
 import { decidingShare } from '../verdict/policy.js';
-import type { StopQuestion } from '../verdict/sequential.js';
+import { FIRST_LOOK_PAIRS, type StopQuestion } from '../verdict/sequential.js';
 import type { StepChange } from './model.js';
 
 /** Errors of the head side that mean "this commit cannot run", as `git bisect skip` means. */
@@ -43,9 +43,13 @@ export function stepCosts(done: readonly MeasurementCost[]): { outside: number; 
 export const roundsBudget = (remaining: number, costs: ReturnType<typeof stepCosts>): number =>
   remaining - (costs?.outside ?? 0);
 
-/** Whether a measurement can start: its setup and one pair fit in what is left. Pure. */
+/**
+ * Whether a measurement can start: its setup and the pairs of its first look fit in what is left
+ * (fewer pairs decide nothing: a measurement cut to one or two would end the search on a range
+ * all the same, only later). Pure.
+ */
 export const measurementFits = (remaining: number, costs: ReturnType<typeof stepCosts>): boolean =>
-  roundsBudget(remaining, costs) >= Math.max(1, costs?.pair ?? 0);
+  roundsBudget(remaining, costs) >= Math.max(1, FIRST_LOOK_PAIRS * (costs?.pair ?? 0));
 
 export interface StepRuntime extends Omit<MeasureRuntime, 'refs' | 'autoRounds' | 'shard'> {
   /** Seconds left of the search's budget: no comparison's rounds run past it. */
