@@ -99,6 +99,7 @@ function makeRepo(dir, at, atSecond) {
 
 const tally = { right: 0, wrong: 0, range: 0, none: 0 };
 for (let run = 1; run <= runs; run++) {
+  // drawn whatever --at says, so that a seed places every later draw as it would without it
   const drawn = 1 + Math.floor(random() * commits);
   const at = values.none ? undefined : values.at !== undefined ? Number(values.at) : drawn;
   const dir = mkdtempSync(join(tmpdir(), 'hotpath-bench-bisect-'));

@@ -132,8 +132,9 @@ export async function measureStep(
   const shards: Shard[] = [];
   let result: Report | undefined;
   for (let attempt = 1; attempt <= measurements; attempt++) {
-    if (attempt > 1 && !measurementFits(remaining(), stepCosts(costs))) break;
-    const budget = roundsBudget(remaining(), stepCosts(costs));
+    const spent = stepCosts(costs);
+    if (attempt > 1 && !measurementFits(remaining(), spent)) break;
+    const budget = roundsBudget(remaining(), spent);
     const attemptStarted = Date.now();
     let shard: Shard;
     try {

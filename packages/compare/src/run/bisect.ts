@@ -47,8 +47,8 @@ export interface BisectRunOptions extends Omit<MeasureRuntime, 'refs' | 'autoRou
   bad: string;
   /**
    * The whole search's budget in seconds (default 1800): a comparison starts only when its setup
-   * and a pair of rounds fit in what is left, and its rounds stop by the budget less its setup
-   * (both as the comparisons so far took them).
+   * and the pairs of a first look fit in what is left, and its rounds stop by the budget less its
+   * setup (both as the comparisons so far took them: bisect/step.ts measurementFits).
    */
   budget?: number;
   /** Measurements of one step at most: an inconclusive step is measured again up to this (default 2). */
@@ -204,7 +204,7 @@ function stepper(p: Progress, settings: Settings, options: StepRuntime): StepFn 
   return async (goodIndex: number, probeIndex: number, kind: StepKind): Promise<BisectStep | undefined> => {
     const mean = p.steps.length ? p.steps.reduce((n, s) => n + s.seconds, 0) / p.steps.length : 0;
     // not worth a comparison with less than half a typical one left, nor one whose setup and
-    // first pair would end past the budget
+    // first look would end past the budget
     if (remaining() < Math.max(5, mean / 2) || !measurementFits(remaining(), stepCosts(costs))) {
       p.budgetSpent = true;
       return undefined;
