@@ -45,6 +45,7 @@ const SIDE_BY_SIDE = [
   'results-reader.properties',
   'room-sizes',
   'sequential',
+  'stack-draw',
   'settings',
   'settings-types',
   'statistics',

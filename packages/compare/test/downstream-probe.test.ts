@@ -73,8 +73,13 @@ async function measureMonitor(
   return JSON.parse(readFileSync(report?.files.monitor as string, 'utf8'));
 }
 
-async function measure(run: Running, path: string, concurrent = 1): Promise<DownstreamWindow> {
-  return DownstreamWindowSchema.parse((await measureMonitor(run, path, REQUESTS, concurrent)).downstream);
+async function measure(
+  run: Running,
+  path: string,
+  concurrent = 1,
+  requests = REQUESTS,
+): Promise<DownstreamWindow> {
+  return DownstreamWindowSchema.parse((await measureMonitor(run, path, requests, concurrent)).downstream);
 }
 
 /** The fixture server with the probe, `HOTPATH_PROBE_WAITING=waiting` where given. */
@@ -205,10 +210,15 @@ describe.skipIf(missing)(
 
     it('PostgreSQL: 3 queries awaited together vs in series (union vs sum of waiting)', async () => {
       const together = await measure(run, '/pg-together');
-      const series = await measure(run, '/pg-series');
-      for (const window of [together, series]) {
-        expect(window.requestsWithCalls).toMatchObject({ withCalls: REQUESTS, calls: 3 * REQUESTS });
-        expect(endpoint(window, run.stores.postgres.port).calls).toBe(3 * REQUESTS);
+      // in series, more requests: which function made a call is read from some 75 stacks a second
+      const seriesRequests = 3 * REQUESTS;
+      const series = await measure(run, '/pg-series', 1, seriesRequests);
+      for (const [window, requests] of [
+        [together, REQUESTS],
+        [series, seriesRequests],
+      ] as const) {
+        expect(window.requestsWithCalls).toMatchObject({ withCalls: requests, calls: 3 * requests });
+        expect(endpoint(window, run.stores.postgres.port).calls).toBe(3 * requests);
       }
       const ratio = (w: DownstreamWindow) => w.requestsWithCalls.unionMicros / w.requestsWithCalls.sumMicros;
       // in series the calls never overlap (the union is their sum); together they do
@@ -217,11 +227,15 @@ describe.skipIf(missing)(
       expect(series.functions[0]?.name).toBe('loadThreeInSeries');
       // the function that resumed from an await to make a call: in series, loadThreeInSeries made
       // the second and third (the first ran before any await, in the request's handler); together,
-      // all three were made before the first await, so the handler made them
+      // all three were made before the first await, so the handler made them. Two thirds, read
+      // from the stacks: drawn by the clock, one per ~13 ms on requests of ~14 ms, the same call
+      // of each request got them and the share read 0.36–0.64 (2026-12-07); drawn by count,
+      // 0.52–0.71 in eight windows of 120 requests (SD about 0.05)
       const resumed = (w: DownstreamWindow, name?: string) =>
         w.functions.filter((f) => !name || f.name === name).reduce((n, f) => n + (f.resumedCalls ?? 0), 0);
-      expect(resumed(series, 'loadThreeInSeries') / resumed(series)).toBeGreaterThan(0.5);
-      expect(resumed(series, 'loadThreeInSeries') / resumed(series)).toBeLessThan(0.8);
+      const share = resumed(series, 'loadThreeInSeries') / resumed(series);
+      expect(share, JSON.stringify(series.functions)).toBeGreaterThan(0.45);
+      expect(share, JSON.stringify(series.functions)).toBeLessThan(0.88);
       expect(resumed(together, 'loadThreeTogether')).toBe(0);
       expect(resumed(together)).toBeGreaterThan(0);
     });

@@ -10,19 +10,36 @@ import type { Endpoint, StackGroup } from './probe-downstream-endpoints.js';
 const STACK_LIMIT = 32;
 
 /**
- * The least time between two stacks taken (ms). Each stack stands for the calls to its endpoint
- * since the one before (a StackGroup), each with its own waiting.
+ * The least time between two stacks taken (ms), on average. Each stack stands for the calls to its
+ * endpoint since the one before (a StackGroup), each with its own waiting.
  */
 export const STACK_INTERVAL_MS = 2;
 
 /**
  * The share of the main thread's time the stacks may take: after a stack that took d ms, the next
- * waits d / STACK_BUDGET (at least STACK_INTERVAL_MS). A stack costs 10–50 µs of CPU (more than a
- * call's own client work): one per 2 ms was 2–2.5 % of a core, and on a route with one call at
- * 2 000 req/s (Node 24) CPU per request read 4.4 % [0.6, 8.1] lower without them. At 0.3 %, a
- * 40 µs stack is followed by 13 ms without one: some 75 stacks a second, hundreds a window.
+ * comes some d / STACK_BUDGET later (at least STACK_INTERVAL_MS). A stack costs 10–50 µs of CPU
+ * (more than a call's own client work): one per 2 ms was 2–2.5 % of a core, and on a route with
+ * one call at 2 000 req/s (Node 24) CPU per request read 4.4 % [0.6, 8.1] lower without them. At
+ * 0.3 %, a 40 µs stack is followed by 13 ms without one: some 75 stacks a second.
+ *
+ * Which call gets the stack is drawn by count, not by the clock: after each stack, the number of
+ * calls to the next is a geometric draw whose mean is the calls that come in that time at the
+ * rate since the last stack. A clock alone picks the first call after each interval: the call
+ * after the longest pause, and, on a route whose requests repeat at about the interval, the same
+ * call of each request (a route awaiting three queries in series read 0.36–0.64 of its calls made
+ * by the function that resumed to make two of three, 2026-12-07). Drawn by count, every call is
+ * as likely as any other to be sampled, and each stack stands for the calls since the last.
  */
 export const STACK_BUDGET = 0.003;
+
+/** The weight of the rate since the last stack in the smoothed call rate. */
+const RATE_WEIGHT = 0.2;
+
+/** Calls to the next stack: geometric with mean `mean` (at least 1). */
+export function callsToNextStack(mean: number, random = Math.random()): number {
+  if (!(mean > 1)) return 1;
+  return 1 + Math.floor(Math.log(1 - random) / Math.log(1 - 1 / mean));
+}
 
 const ANONYMOUS = '(anonymous)';
 
@@ -88,7 +105,10 @@ export class WaitingCode {
     this.fnOutside = [];
     this.stackCalls = [];
     this.stackWaiting = [];
-    this.stackAfter = Number.NEGATIVE_INFINITY;
+    this.countdown = 0;
+    this.callsSinceStack = 0;
+    this.lastStackAt = Number.NEGATIVE_INFINITY;
+    this.callRate = 0;
   }
 
   /**
@@ -147,20 +167,42 @@ export class WaitingCode {
     return { functions, stacks };
   }
 
-  /** When the next stack may be taken (performance.now(), ms). */
-  private stackAfter = Number.NEGATIVE_INFINITY;
+  /** Calls to go before the next stack is taken (see STACK_BUDGET); 0: the next call's. */
+  private countdown = 0;
+  /** Calls started since the last stack, and when it was taken (performance.now(), ms). */
+  private callsSinceStack = 0;
+  private lastStackAt = Number.NEGATIVE_INFINITY;
+  /**
+   * Calls per ms, smoothed over the last stacks: the rate since one stack alone depends on the
+   * call it fell on (after a long pause or a short one), and so would the next draw.
+   */
+  private callRate = 0;
 
-  /** Whether a stack may be taken now (see STACK_BUDGET); userFrames, which takes it, sets the next. */
+  /** Whether the call being made now gets a stack (see STACK_BUDGET); userFrames, which takes it, draws the next. */
   stackDue(): boolean {
-    return performance.now() >= this.stackAfter;
+    return this.countdown <= 0;
   }
 
-  /** The user's frames on the stack now; the next stack waits by what this one cost (STACK_BUDGET). */
+  /** A call started in the window (after its stack, if it got one). */
+  callStarted(): void {
+    this.countdown--;
+    this.callsSinceStack++;
+  }
+
+  /** The user's frames on the stack now; the calls to the next stack are drawn from what this one cost (STACK_BUDGET). */
   userFrames(below: (...args: never[]) => unknown): UserFrames {
     const started = performance.now();
     const frames = this.framesBelow(below);
     const took = performance.now() - started;
-    this.stackAfter = started + Math.max(STACK_INTERVAL_MS, took / STACK_BUDGET);
+    const interval = Math.max(STACK_INTERVAL_MS, took / STACK_BUDGET);
+    const elapsed = started - this.lastStackAt;
+    if (elapsed > 0 && Number.isFinite(elapsed)) {
+      const perMs = this.callsSinceStack / elapsed;
+      this.callRate = this.callRate > 0 ? this.callRate + RATE_WEIGHT * (perMs - this.callRate) : perMs;
+    }
+    this.countdown = callsToNextStack(this.callRate * interval);
+    this.callsSinceStack = 0;
+    this.lastStackAt = started;
     return frames;
   }
 

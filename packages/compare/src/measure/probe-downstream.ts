@@ -216,6 +216,7 @@ export class DownstreamRecorder implements OriginSource {
       endpoint.stacked = group;
       this.code.addHeld(group, group);
     }
+    this.code.callStarted();
     const context = origin.context ?? this.waiting.store?.getStore();
     if (context && !context.done) this.waiting.callStarted(context, call);
     return origin;
