@@ -102,7 +102,7 @@ for (const dir of packages) {
   if (existsSync(leases(dir)))
     for (const line of readFileSync(leases(dir), 'utf8').split('\n').filter(Boolean)) {
       const lease = JSON.parse(line);
-      held.set(lease.file, lease.to - lease.from);
+      held.set(lease.file, { ms: lease.to - lease.from, busy: lease.busy });
       allLeases.push({ ...lease, name: `${dir}/${lease.file.slice(lease.file.indexOf('test/'))}` });
     }
   const suffixes = everyCpu.some((p) => p.dir === dir) ? ['', EVERY] : [''];
@@ -118,7 +118,7 @@ for (const dir of packages) {
     for (const file of json.testResults ?? []) {
       const name = `${dir}/${file.name.slice(file.name.indexOf('test/'))}`;
       if (Number.isFinite(file.endTime - file.startTime))
-        durations.push({ file: name, ms: held.get(file.name) ?? file.endTime - file.startTime });
+        durations.push({ file: name, ms: file.endTime - file.startTime, ...held.get(file.name) });
       for (const test of file.assertionResults ?? [])
         if (test.status === 'failed')
           failures.push(`${name} › ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`);
@@ -139,11 +139,14 @@ for (const [i, a] of allLeases.entries())
       failures.push(`${a.name} and ${b.name} held CPU ${a.cpus.find((c) => b.cpus.includes(c))} at once`);
     }
 // The slowest files: where the suite's time goes (the budget is ten minutes on a 2-core machine),
-// each as long as it held its CPU (not its wait for one).
+// each as long as it held its CPU (not its wait for one), and how busy it kept that CPU (a file
+// that mostly waits holds a CPU another file could use).
 durations.sort((a, b) => b.ms - a.ms);
-console.log('\nslowest test files:');
-for (const { file, ms } of durations.slice(0, 12))
-  console.log(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${file}`);
+console.log('\nslowest test files (s held; the held CPUs busy):');
+for (const { file, ms, busy } of durations.slice(0, 12))
+  console.log(
+    `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${busy === undefined ? '     ' : `${Math.round(busy * 100)} %`.padStart(5)}  ${file}`,
+  );
 // The failing tests' names last, so that the tail of a long CI log says which one failed.
 for (const line of failures) console.log(`failed: ${line}`);
 const seconds = Math.round(performance.now() / 1000);

@@ -10,7 +10,7 @@
 // `// @hotpath-test every-cpu` in its first lines: it waits for every CPU and runs alone (in
 // `pnpm test`, in a step of its own before the rest: scripts/vitest-every-cpu.mjs).
 import { spawnSync } from 'node:child_process';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { leaseCpus, releaseCpus } from './cpu-lease.mjs';
@@ -20,8 +20,34 @@ import { needsEveryCpu } from './vitest-every-cpu.mjs';
 // A file may wait for the longest file beside it (some 2 minutes) before it starts.
 const WAIT_MS = 20 * 60_000;
 
-/** @type {{ file?: string, cpus: number[], asked: number, from: number } | undefined} */
+/** @type {{ file?: string, cpus: number[], asked: number, from: number, ticks?: { busy: number, all: number } } | undefined} */
 let held;
+
+/**
+ * The leased CPUs' time so far (/proc/stat, in clock ticks): busy (every state but idle and
+ * iowait) and all. Over a lease, busy / all is how much of its CPUs the file used: a file that
+ * holds a CPU it mostly waits on shows low.
+ * @param {number[]} cpus
+ */
+function cpuTicks(cpus) {
+  let text;
+  try {
+    text = readFileSync('/proc/stat', 'utf8');
+  } catch {
+    return undefined;
+  }
+  let busy = 0;
+  let all = 0;
+  for (const cpu of cpus) {
+    const line = new RegExp(`^cpu${cpu} (.+)$`, 'm').exec(text)?.[1];
+    if (!line) return undefined;
+    const fields = line.trim().split(/\s+/).map(Number);
+    const total = fields.slice(0, 8).reduce((a, b) => a + b, 0);
+    busy += total - (fields[3] ?? 0) - (fields[4] ?? 0);
+    all += total;
+  }
+  return { busy, all };
+}
 
 beforeAll(async (suite) => {
   if (process.platform !== 'linux') return;
@@ -31,16 +57,24 @@ beforeAll(async (suite) => {
   const every = Boolean(file && needsEveryCpu(file));
   const asked = Date.now();
   const leased = await leaseCpus(cpus, { every });
-  held = { file, pid: process.pid, cpus: leased, asked, from: Date.now() };
   spawnSync('taskset', ['-a', '-p', '-c', leased.join(','), String(process.pid)], { stdio: 'ignore' });
+  held = { file, pid: process.pid, cpus: leased, asked, from: Date.now(), ticks: cpuTicks(leased) };
 }, WAIT_MS);
 
 afterAll(() => {
   const to = Date.now();
+  const ticks = held && cpuTicks(held.cpus);
+  const busy =
+    held?.ticks && ticks && ticks.all > held.ticks.all
+      ? Math.round((1000 * (ticks.busy - held.ticks.busy)) / (ticks.all - held.ticks.all)) / 1000
+      : undefined;
   releaseCpus();
   // when the file held which CPUs: `pnpm test`'s slowest-files list (scripts/test.mjs) reads a
   // file's time as the time it held them, and checks that no two files held one at once
   if (held?.file)
-    appendFileSync(join(process.cwd(), '.vitest-cpu-leases.jsonl'), `${JSON.stringify({ ...held, to })}\n`);
+    appendFileSync(
+      join(process.cwd(), '.vitest-cpu-leases.jsonl'),
+      `${JSON.stringify({ ...held, ticks: undefined, to, busy })}\n`,
+    );
   held = undefined;
 });

@@ -10,7 +10,7 @@ describe('nodecached story: naive server with Nagle on (base) vs memcache-proto 
       cwd,
       baseStart: 'IMPL=naive node server.js',
       headStart: 'IMPL=proto node server.js',
-      args: ['--url', 'memcache://127.0.0.1:$PORT', '--connections', '20'],
+      args: ['--url', 'memcache://127.0.0.1:$PORT', '--connections', '20', '--memory', 'off'],
     });
     expect(sideMean(report, 'base', 'errors')).toBe(0);
     expect(sideMean(report, 'head', 'errors')).toBe(0);
