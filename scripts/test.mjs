@@ -93,6 +93,8 @@ let failed = 0;
 let skipped = 0;
 const missing = [];
 const failures = [];
+/** Files of the measuring packages that ran tests without a CPU lease. */
+let unleased = 0;
 /** Every test file's wall time, for the slowest-files list at the end. */
 const durations = [];
 /** The CPU leases the measuring packages' files held: no two may overlap on a CPU. */
@@ -119,6 +121,13 @@ for (const dir of packages) {
       const name = `${dir}/${file.name.slice(file.name.indexOf('test/'))}`;
       if (Number.isFinite(file.endTime - file.startTime))
         durations.push({ file: name, ms: file.endTime - file.startTime, ...held.get(file.name) });
+      // a file of a package whose files hold CPUs that ran a test without one ran beside another
+      // file unnoticed (its servers and load on any CPU): a failure, as an overlap is
+      const ran = (file.assertionResults ?? []).some((t) => t.status === 'passed' || t.status === 'failed');
+      if (held.size > 0 && ran && !held.has(file.name)) {
+        failures.push(`${name} ran without holding a CPU (scripts/vitest-pin.mjs took no lease for it)`);
+        unleased++;
+      }
       for (const test of file.assertionResults ?? [])
         if (test.status === 'failed')
           failures.push(`${name} › ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`);
@@ -151,4 +160,6 @@ for (const { file, ms, busy } of durations.slice(0, 12))
 for (const line of failures) console.log(`failed: ${line}`);
 const seconds = Math.round(performance.now() / 1000);
 console.log(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped (${seconds} s)`);
-process.exit(first.status === 0 && !everyCpuFailed && turbo.status === 0 && overlaps === 0 ? 0 : 1);
+process.exit(
+  first.status === 0 && !everyCpuFailed && turbo.status === 0 && overlaps === 0 && unleased === 0 ? 0 : 1,
+);
