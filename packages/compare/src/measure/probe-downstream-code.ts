@@ -32,8 +32,26 @@ export const STACK_INTERVAL_MS = 2;
  */
 export const STACK_BUDGET = 0.003;
 
-/** The weight of the rate since the last stack in the smoothed call rate. */
+/** The weight of the rate since the last stack in the smoothed call rate, and of a stack's cost in the smoothed cost. */
 const RATE_WEIGHT = 0.2;
+
+/**
+ * The most one stack's time counts for (ms). A stack's time is read off the clock: one taken while
+ * the process waited for its CPU (a database or the load generator on the same core) read
+ * milliseconds, and alone it set the interval to the next stack at d / STACK_BUDGET — a second
+ * and more, a window's calls standing with one or two stacks.
+ */
+export const STACK_COST_CAP_MS = 0.5;
+
+/**
+ * The smoothed cost of a stack after one that took `took` ms (each capped at STACK_COST_CAP_MS),
+ * and the interval it sets to the next: at least STACK_INTERVAL_MS, cost / STACK_BUDGET.
+ */
+export function stackInterval(cost: number, took: number): { cost: number; interval: number } {
+  const sample = Math.min(Math.max(0, took), STACK_COST_CAP_MS);
+  const smoothed = cost > 0 ? cost + RATE_WEIGHT * (sample - cost) : sample;
+  return { cost: smoothed, interval: Math.max(STACK_INTERVAL_MS, smoothed / STACK_BUDGET) };
+}
 
 /** Calls to the next stack: geometric with mean `mean` (at least 1). */
 export function callsToNextStack(mean: number, random = Math.random()): number {
@@ -177,6 +195,8 @@ export class WaitingCode {
    * call it fell on (after a long pause or a short one), and so would the next draw.
    */
   private callRate = 0;
+  /** A stack's cost (ms), smoothed over the process's stacks (see stackInterval). */
+  private stackCost = 0;
 
   /** Whether the call being made now gets a stack (see STACK_BUDGET); userFrames, which takes it, draws the next. */
   stackDue(): boolean {
@@ -194,7 +214,9 @@ export class WaitingCode {
     const started = performance.now();
     const frames = this.framesBelow(below);
     const took = performance.now() - started;
-    const interval = Math.max(STACK_INTERVAL_MS, took / STACK_BUDGET);
+    const next = stackInterval(this.stackCost, took);
+    this.stackCost = next.cost;
+    const interval = next.interval;
     const elapsed = started - this.lastStackAt;
     if (elapsed > 0 && Number.isFinite(elapsed)) {
       const perMs = this.callsSinceStack / elapsed;
