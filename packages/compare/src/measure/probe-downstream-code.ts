@@ -24,7 +24,7 @@ export const STACK_INTERVAL_MS = 2;
  *
  * Which call gets the stack is drawn by count, not by the clock: after each stack, the number of
  * calls to the next is a geometric draw whose mean is the calls that come in that time at the
- * rate since the last stack. A clock alone picks the first call after each interval: the call
+ * call rate, smoothed over the last stacks. A clock alone picks the first call after each interval: the call
  * after the longest pause, and, on a route whose requests repeat at about the interval, the same
  * call of each request (a route awaiting three queries in series read 0.36–0.64 of its calls made
  * by the function that resumed to make two of three, 2026-12-07). Drawn by count, every call is
@@ -32,8 +32,12 @@ export const STACK_INTERVAL_MS = 2;
  */
 export const STACK_BUDGET = 0.003;
 
-/** The weight of the rate since the last stack in the smoothed call rate, and of a stack's cost in the smoothed cost. */
-const RATE_WEIGHT = 0.2;
+/** The weight of the newest reading in a smoothed one (the call rate, a stack's cost). */
+const SMOOTHING = 0.2;
+
+/** `previous` moved toward `sample` by SMOOTHING; the sample itself when there is none yet. */
+const smoothed = (previous: number, sample: number): number =>
+  previous > 0 ? previous + SMOOTHING * (sample - previous) : sample;
 
 /**
  * The most one stack's time counts for (ms). A stack's time is read off the clock: one taken while
@@ -48,9 +52,8 @@ export const STACK_COST_CAP_MS = 0.5;
  * and the interval it sets to the next: at least STACK_INTERVAL_MS, cost / STACK_BUDGET.
  */
 export function stackInterval(cost: number, took: number): { cost: number; interval: number } {
-  const sample = Math.min(Math.max(0, took), STACK_COST_CAP_MS);
-  const smoothed = cost > 0 ? cost + RATE_WEIGHT * (sample - cost) : sample;
-  return { cost: smoothed, interval: Math.max(STACK_INTERVAL_MS, smoothed / STACK_BUDGET) };
+  const next = smoothed(cost, Math.min(Math.max(0, took), STACK_COST_CAP_MS));
+  return { cost: next, interval: Math.max(STACK_INTERVAL_MS, next / STACK_BUDGET) };
 }
 
 /** Calls to the next stack: geometric with mean `mean` (at least 1). */
@@ -214,14 +217,11 @@ export class WaitingCode {
     const started = performance.now();
     const frames = this.framesBelow(below);
     const took = performance.now() - started;
-    const next = stackInterval(this.stackCost, took);
-    this.stackCost = next.cost;
-    const interval = next.interval;
+    const { cost, interval } = stackInterval(this.stackCost, took);
+    this.stackCost = cost;
     const elapsed = started - this.lastStackAt;
-    if (elapsed > 0 && Number.isFinite(elapsed)) {
-      const perMs = this.callsSinceStack / elapsed;
-      this.callRate = this.callRate > 0 ? this.callRate + RATE_WEIGHT * (perMs - this.callRate) : perMs;
-    }
+    if (elapsed > 0 && Number.isFinite(elapsed))
+      this.callRate = smoothed(this.callRate, this.callsSinceStack / elapsed);
     this.countdown = callsToNextStack(this.callRate * interval);
     this.callsSinceStack = 0;
     this.lastStackAt = started;
