@@ -41,6 +41,8 @@ export interface ConnectionOwner {
   /** Per-request callback (slow path: serialises every request), or null. */
   readonly buildRequest: ((connection: number, sequence: number) => BuiltRequest) | null;
   readonly pipelining: number;
+  /** The fixed-rate model: requests go at their intended times (false: the closed model). */
+  readonly paced: boolean;
   createParser(sink: ResponseSink): WireParser;
   /** Intended send time (ms, performance clock) of the next request, or -1 when none may go now. */
   take(now: number): number;

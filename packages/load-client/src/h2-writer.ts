@@ -16,6 +16,18 @@ import {
 /** Writers whose frames wait for the end of the loop's poll phase (flushSoon), and the spare list. */
 let soon: FrameWriter[] = [];
 let spare: FrameWriter[] = [];
+/** Writers holding their requests (hold), and the one timer that bounds the wait for all of them. */
+let held: FrameWriter[] = [];
+let heldTimer: ReturnType<typeof setTimeout> | null = null;
+/** The longest a held request waits for company (setTimeout's 1 ms). */
+const HOLD_MS = 1;
+
+function flushHeld(): void {
+  heldTimer = null;
+  const writers = held;
+  held = [];
+  for (let i = 0; i < writers.length; i++) (writers[i] as FrameWriter).flushHeld();
+}
 
 function flushAllSoon(): void {
   const writers = soon;
@@ -36,6 +48,9 @@ export class FrameWriter {
   private out = Buffer.allocUnsafe(16 * 1024);
   private length = 0;
   private queued = false;
+  private holding = false;
+  /** Requests (HEADERS frames) written since the last flush. */
+  requests = 0;
   private socket: Socket | TLSSocket | null = null;
   private write: ((data: Uint8Array) => number) | null = null;
 
@@ -58,6 +73,7 @@ export class FrameWriter {
     this.socket = null;
     this.write = null;
     this.length = 0;
+    this.requests = 0;
   }
 
   private reserve(bytes: number): void {
@@ -77,6 +93,7 @@ export class FrameWriter {
   /** A request's header block: one HEADERS frame, or HEADERS and CONTINUATION past `maxFrame`. */
   headers(id: number, block: Buffer, endStream: boolean, maxFrame: number): void {
     const flags = endStream ? FLAG_END_STREAM : 0;
+    this.requests++;
     let offset = 0;
     let type = FRAME_HEADERS;
     do {
@@ -146,6 +163,28 @@ export class FrameWriter {
     if (soon.push(this) === 1) setImmediate(flushAllSoon);
   }
 
+  /**
+   * Holds the frames for more company: flushed with the next flushSoon or flush, or after
+   * HOLD_MS (one timer for every writer of the thread). Over TLS, a connection whose streams are
+   * mostly still in flight holds the few requests a read freed (see H2Connection.fill): the
+   * server decrypts one record per write, so a write of two requests costs it nearly what a
+   * write of five does.
+   */
+  hold(): void {
+    if (this.queued || this.holding || this.length === 0) return;
+    this.holding = true;
+    held.push(this);
+    if (heldTimer === null) {
+      heldTimer = setTimeout(flushHeld, HOLD_MS);
+      heldTimer.unref();
+    }
+  }
+
+  /** @internal the timer of hold. */
+  flushHeld(): void {
+    if (this.holding) this.flush();
+  }
+
   /** @internal the setImmediate of flushSoon. */
   flushQueued(): void {
     this.queued = false;
@@ -153,6 +192,8 @@ export class FrameWriter {
   }
 
   flush(): void {
+    this.holding = false;
+    this.requests = 0;
     const length = this.length;
     if (length === 0) return;
     this.length = 0;

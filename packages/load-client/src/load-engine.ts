@@ -222,6 +222,10 @@ export class LoadEngine extends EventEmitter<EngineEvents> implements Connection
 
   // ---- ConnectionOwner: called by connections on the hot path ----
 
+  get paced(): boolean {
+    return this.interval > 0;
+  }
+
   take(now: number): number {
     if (this.phase >= PHASE_DRAIN || this.phase === PHASE_CONNECTING) return -1;
     const measuring = this.phase === PHASE_MEASURE;

@@ -58,3 +58,57 @@ describe('FrameWriter.flushSoon', () => {
     expect(a.writes.map((w) => w.toString())).toEqual(['new']);
   });
 });
+
+// Over TLS, requests freed while most of a connection's streams are still in flight are held
+// (hold) so that the next responses' requests share their record: against nginx one write carried
+// 2.4 requests without it and 5.6 with it (h2load: 5.5).
+describe('FrameWriter.hold', () => {
+  const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('goes out with the next flushSoon, in one write with what came after it', async () => {
+    const a = fakeSocket();
+    const writer = new FrameWriter();
+    writer.attach(a.socket, false);
+    writer.headers(1, Buffer.from([0x82]), true, 16_384);
+    expect(writer.requests).toBe(1);
+    writer.hold();
+    await immediate();
+    expect(a.writes).toHaveLength(0);
+    writer.headers(3, Buffer.from([0x82]), true, 16_384);
+    writer.flushSoon();
+    await immediate();
+    expect(a.writes).toHaveLength(1);
+    expect(a.writes[0]?.length).toBe(2 * (9 + 1));
+    expect(writer.requests).toBe(0);
+    // the hold's timer then finds nothing left to write
+    await later(5);
+    expect(a.writes).toHaveLength(1);
+  });
+
+  it('goes out by itself within a few milliseconds when nothing else comes', async () => {
+    const a = fakeSocket();
+    const writer = new FrameWriter();
+    writer.attach(a.socket, false);
+    writer.headers(1, Buffer.from([0x82]), true, 16_384);
+    writer.hold();
+    writer.hold();
+    await later(20);
+    expect(a.writes).toHaveLength(1);
+    // held again after that write: the timer is armed anew
+    writer.headers(3, Buffer.from([0x82]), true, 16_384);
+    writer.hold();
+    await later(20);
+    expect(a.writes).toHaveLength(2);
+  });
+
+  it('writes nothing for a writer detached while it held', async () => {
+    const a = fakeSocket();
+    const writer = new FrameWriter();
+    writer.attach(a.socket, false);
+    writer.headers(1, Buffer.from([0x82]), true, 16_384);
+    writer.hold();
+    writer.detach();
+    await later(20);
+    expect(a.writes).toHaveLength(0);
+  });
+});
