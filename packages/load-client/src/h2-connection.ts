@@ -97,9 +97,9 @@ export const H2_LIMITS = {
 } as const;
 
 /**
- * Over TLS in the closed model, the requests a read freed wait (1 ms at most: FrameWriter.hold)
- * while more than this share of the connection's streams are still in flight, so that each write
- * carries several requests in one record.
+ * In the closed model, the requests a read freed wait (1 ms at most: FrameWriter.hold) while more
+ * than this share of the connection's streams are still in flight, so that each write carries
+ * several requests: one read for the server (and over TLS one record to decrypt), not two or three.
  */
 const HOLD_WHILE_IN_FLIGHT = 0.5;
 
@@ -330,10 +330,15 @@ export class H2Connection implements LoadConnection, FrameSink {
         }
       }
     }
-    if (this.owner.tls === null) this.writer.flush();
-    else if (this.owner.paced || this.size - this.writer.requests <= this.cap * HOLD_WHILE_IN_FLIGHT)
-      this.writer.flushSoon(); // one record for all a socket read's responses freed (flushSoon)
-    else this.writer.hold(); // most streams still in flight: their responses free more requests
+    if (this.owner.paced) {
+      // requests at their intended times: over TLS still one record for a read's responses
+      if (this.owner.tls === null) this.writer.flush();
+      else this.writer.flushSoon();
+    } else if (this.size - this.writer.requests <= this.cap * HOLD_WHILE_IN_FLIGHT) {
+      this.writer.flushSoon(); // one write for all a loop turn's reads freed (flushSoon)
+    } else {
+      this.writer.hold(); // most streams still in flight: their responses free more requests
+    }
   }
 
   /** Sends as much of a stream's body as both windows allow. */
