@@ -165,10 +165,10 @@ export class FrameWriter {
 
   /**
    * Holds the frames for more company: flushed with the next flushSoon or flush, or after
-   * HOLD_MS (one timer for every writer of the thread). Over TLS, a connection whose streams are
-   * mostly still in flight holds the few requests a read freed (see H2Connection.fill): the
-   * server decrypts one record per write, so a write of two requests costs it nearly what a
-   * write of five does.
+   * HOLD_MS (one timer for every writer of the thread). A connection whose streams are mostly
+   * still in flight holds the few requests a read freed (see H2Connection.fill): the server reads
+   * (and over TLS decrypts a record) once per write, so a write of two requests costs it nearly
+   * what a write of five does.
    */
   hold(): void {
     if (this.queued || this.holding || this.length === 0) return;

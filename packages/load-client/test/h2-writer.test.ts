@@ -59,7 +59,7 @@ describe('FrameWriter.flushSoon', () => {
   });
 });
 
-// Over TLS, requests freed while most of a connection's streams are still in flight are held
+// Requests freed while most of a connection's streams are still in flight are held
 // (hold) so that the next responses' requests share their record: against nginx one write carried
 // 2.4 requests without it and 5.6 with it (h2load: 5.5).
 describe('FrameWriter.hold', () => {
