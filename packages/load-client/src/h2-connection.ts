@@ -334,7 +334,10 @@ export class H2Connection implements LoadConnection, FrameSink {
       // requests at their intended times: over TLS still one record for a read's responses
       if (this.owner.tls === null) this.writer.flush();
       else this.writer.flushSoon();
-    } else if (this.size - this.writer.requests <= this.cap * HOLD_WHILE_IN_FLIGHT) {
+    } else if (
+      this.size - this.writer.requests <=
+      Math.min(this.peerMaxStreams, this.cap) * HOLD_WHILE_IN_FLIGHT
+    ) {
       this.writer.flushSoon(); // one write for all a loop turn's reads freed (flushSoon)
     } else {
       this.writer.hold(); // most streams still in flight: their responses free more requests
