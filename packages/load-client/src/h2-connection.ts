@@ -288,8 +288,8 @@ export class H2Connection implements LoadConnection, FrameSink {
 
   /** Opens streams while the run allows and the server's limit has room; one write. */
   fill(now: number = performance.now()): void {
+    const limit = Math.min(this.peerMaxStreams, this.cap);
     if (this.ready && !this.stopped && !this.goingAway && this.socket !== null) {
-      const limit = Math.min(this.peerMaxStreams, this.cap);
       const owner = this.owner;
       const count = this.plan.fields.length;
       while (this.size < limit) {
@@ -334,10 +334,7 @@ export class H2Connection implements LoadConnection, FrameSink {
       // requests at their intended times: over TLS still one record for a read's responses
       if (this.owner.tls === null) this.writer.flush();
       else this.writer.flushSoon();
-    } else if (
-      this.size - this.writer.requests <=
-      Math.min(this.peerMaxStreams, this.cap) * HOLD_WHILE_IN_FLIGHT
-    ) {
+    } else if (this.size - this.writer.requests <= limit * HOLD_WHILE_IN_FLIGHT) {
       this.writer.flushSoon(); // one write for all a loop turn's reads freed (flushSoon)
     } else {
       this.writer.hold(); // most streams still in flight: their responses free more requests

@@ -22,7 +22,7 @@ let heldTimer: ReturnType<typeof setTimeout> | null = null;
 /** The longest a held request waits for company (setTimeout's 1 ms). */
 const HOLD_MS = 1;
 
-function flushHeld(): void {
+function onHoldTimer(): void {
   heldTimer = null;
   const writers = held;
   held = [];
@@ -155,7 +155,8 @@ export class FrameWriter {
    * response in a record): ten responses in one read were ten writes, each its own record,
    * syscall and Writable call (in practice one, then the rest queued behind it and written
    * together). Waiting for the end of the poll phase writes what all of them freed as one
-   * record, as h2load writes once a loop.
+   * record, as h2load writes once a loop. The closed model flushes this way over h2c too (one
+   * read for the server), when it does not hold (see hold).
    */
   flushSoon(): void {
     if (this.queued || this.length === 0) return;
@@ -175,7 +176,7 @@ export class FrameWriter {
     this.holding = true;
     held.push(this);
     if (heldTimer === null) {
-      heldTimer = setTimeout(flushHeld, HOLD_MS);
+      heldTimer = setTimeout(onHoldTimer, HOLD_MS);
       heldTimer.unref();
     }
   }

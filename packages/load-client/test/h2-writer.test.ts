@@ -64,12 +64,17 @@ describe('FrameWriter.flushSoon', () => {
 // 2.4 requests without it and 5.6 with it (h2load: 5.5).
 describe('FrameWriter.hold', () => {
   const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-  it('goes out with the next flushSoon, in one write with what came after it', async () => {
+  /** A writer on a fake socket with one request (a one-byte header block) written, not flushed. */
+  const withRequest = () => {
     const a = fakeSocket();
     const writer = new FrameWriter();
     writer.attach(a.socket, false);
     writer.headers(1, Buffer.from([0x82]), true, 16_384);
+    return { a, writer };
+  };
+
+  it('goes out with the next flushSoon, in one write with what came after it', async () => {
+    const { a, writer } = withRequest();
     expect(writer.requests).toBe(1);
     writer.hold();
     await immediate();
@@ -86,10 +91,7 @@ describe('FrameWriter.hold', () => {
   });
 
   it('goes out by itself within a few milliseconds when nothing else comes', async () => {
-    const a = fakeSocket();
-    const writer = new FrameWriter();
-    writer.attach(a.socket, false);
-    writer.headers(1, Buffer.from([0x82]), true, 16_384);
+    const { a, writer } = withRequest();
     writer.hold();
     writer.hold();
     await later(20);
@@ -102,10 +104,7 @@ describe('FrameWriter.hold', () => {
   });
 
   it('writes nothing for a writer detached while it held', async () => {
-    const a = fakeSocket();
-    const writer = new FrameWriter();
-    writer.attach(a.socket, false);
-    writer.headers(1, Buffer.from([0x82]), true, 16_384);
+    const { a, writer } = withRequest();
     writer.hold();
     writer.detach();
     await later(20);
